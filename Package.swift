@@ -1,0 +1,119 @@
+// swift-tools-version: 6.1
+// GiftKeeper: a private gift-list keeper whose every action is an encrypted
+// event in an append-only journal. Dependencies point one way:
+// giftkeeper → GiftKeeperREPL → GiftKeeperService → (GiftKeeperDomain,
+// GiftKeeperJournal → GiftKeeperCrypto) → CSodium / CReadline.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "GiftKeeper",
+    products: [
+        .executable(name: "giftkeeper", targets: ["giftkeeper"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+    ],
+    targets: [
+        // C libraries from Debian, bound as system-library targets.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
+            name: "CReadline",
+            pkgConfig: "readline",
+            providers: [.apt(["libreadline-dev"])]
+        ),
+
+        // The only Swift that touches libsodium.
+        .target(
+            name: "GiftKeeperCrypto",
+            dependencies: ["CSodium"],
+            swiftSettings: strictSettings
+        ),
+        // Append-only frames on disk; knows nothing of gifts.
+        .target(
+            name: "GiftKeeperJournal",
+            dependencies: ["GiftKeeperCrypto"],
+            swiftSettings: strictSettings
+        ),
+        // Pure event-sourced gift-list model: no I/O, no C, no clock.
+        .target(
+            name: "GiftKeeperDomain",
+            dependencies: [
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Application service: load → fold → decide → append → notify; audit; export; import.
+        .target(
+            name: "GiftKeeperService",
+            dependencies: ["GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto"],
+            swiftSettings: strictSettings
+        ),
+        // The readline shell: line editing, command parsing, rendering.
+        .target(
+            name: "GiftKeeperREPL",
+            dependencies: [
+                "GiftKeeperService", "GiftKeeperDomain", "CReadline",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The executable: argument parsing and wiring only.
+        .executableTarget(
+            name: "giftkeeper",
+            dependencies: [
+                "GiftKeeperREPL", "GiftKeeperService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(
+            name: "GiftKeeperCryptoTests",
+            dependencies: ["GiftKeeperCrypto"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "GiftKeeperJournalTests",
+            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "GiftKeeperDomainTests",
+            dependencies: [
+                "GiftKeeperDomain",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "GiftKeeperServiceTests",
+            dependencies: ["GiftKeeperService", "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto"],
+            resources: [.copy("Golden")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "GiftKeeperREPLTests",
+            dependencies: ["GiftKeeperREPL", "GiftKeeperService"],
+            swiftSettings: strictSettings
+        ),
+        // End-to-end: runs the built giftkeeper binary in script mode and under tmux.
+        .testTarget(
+            name: "GiftKeeperEndToEndTests",
+            dependencies: ["giftkeeper"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
