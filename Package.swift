@@ -86,7 +86,15 @@ let package = Package(
         ),
         .testTarget(
             name: "GiftKeeperJournalTests",
-            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto"],
+            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto", "journal-append-probe"],
+            swiftSettings: strictSettings
+        ),
+        // Test support: appends frames in a loop, printing each acknowledged sequence
+        // number after fsync, so a fault test can SIGKILL it mid-append.
+        .executableTarget(
+            name: "journal-append-probe",
+            dependencies: ["GiftKeeperJournal"],
+            path: "Tests/Support/JournalAppendProbe",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,56 @@
+import CSodium
+
+/// BLAKE2b hashing (`crypto_generichash`), for the journal's hash chain and for
+/// authenticating the remembered journal head.
+public enum Blake2b {
+    /// The digest length the journal uses: 32 bytes.
+    public static let digestLength = 32
+
+    /// BLAKE2b-256 of `bytes`, optionally keyed by public bytes `key` (at most 64).
+    ///
+    /// The journal chains frames by keying each frame's hash with the previous frame's
+    /// hash, which hashes both in one pass over contiguous file bytes.
+    /// The corresponding C function is `crypto_generichash`.
+    public static func hash(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer? = nil) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: digestLength)
+        digest.withUnsafeMutableBytes { out in
+            hash(bytes, key: key, into: out)
+        }
+        return digest
+    }
+
+    /// BLAKE2b-256 of `bytes` written into `output` (exactly 32 bytes), for hot loops
+    /// that must not allocate.
+    public static func hash(
+        _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer?, into output: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(output.count == digestLength, "BLAKE2b output buffer must be 32 bytes")
+        precondition((key?.count ?? 0) <= Int(crypto_generichash_KEYBYTES_MAX), "BLAKE2b key too long")
+        // crypto_generichash only fails on out-of-range lengths, which the preconditions exclude.
+        _ = crypto_generichash(
+            output.uint8Pointer, output.count,
+            bytes.uint8Pointer, UInt64(bytes.count),
+            key?.count ?? 0 > 0 ? key?.uint8Pointer : nil, key?.count ?? 0)
+    }
+
+    /// BLAKE2b-256 of an array, optionally keyed by public bytes.
+    public static func hash(_ bytes: [UInt8], key: [UInt8]? = nil) -> [UInt8] {
+        bytes.withUnsafeBytes { b in
+            if let key {
+                return key.withUnsafeBytes { k in hash(b, key: k) }
+            }
+            return hash(b, key: nil)
+        }
+    }
+
+    /// Keyed BLAKE2b-256 (a MAC) of `bytes` under a secret key (16 to 64 bytes).
+    public static func mac(_ bytes: [UInt8], key: SecureBytes) throws -> [UInt8] {
+        try Sodium.ensureInitialized()
+        guard key.count >= Int(crypto_generichash_KEYBYTES_MIN), key.count <= Int(crypto_generichash_KEYBYTES_MAX) else {
+            throw CryptoError(.invalidLength(what: "MAC key", expected: digestLength, actual: key.count))
+        }
+        return bytes.withUnsafeBytes { b in
+            key.withUnsafeBytes { k in hash(b, key: k) }
+        }
+    }
+}

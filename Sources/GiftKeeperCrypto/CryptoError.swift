@@ -1,0 +1,45 @@
+/// A failure in the cryptography layer. Carries no secret and no plaintext.
+public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong, as data; `description` words it.
+    public enum Code: Equatable, Sendable {
+        /// `sodium_init` failed: the library cannot be used at all.
+        case initializationFailed
+        /// `sodium_malloc` returned NULL.
+        case outOfSecureMemory(bytes: Int)
+        /// Authentication failed: wrong key, altered ciphertext, tag or additional data.
+        case authenticationFailed
+        /// An input had the wrong length.
+        case invalidLength(what: String, expected: Int, actual: Int)
+        /// Key derivation parameters outside the bounds this program accepts.
+        case unsafeKDFParameters(opsLimit: UInt64, memLimit: UInt64)
+        /// `crypto_pwhash` failed (usually: not enough memory for the requested cost).
+        case keyDerivationFailed
+        /// A libsodium call returned an unexpected error.
+        case operationFailed(function: String)
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) {
+        self.code = code
+    }
+
+    public var description: String {
+        switch code {
+        case .initializationFailed:
+            return "libsodium could not be initialised"
+        case .outOfSecureMemory(let bytes):
+            return "could not allocate \(bytes) bytes of guarded memory (check 'ulimit -l')"
+        case .authenticationFailed:
+            return "authentication failed"
+        case .invalidLength(let what, let expected, let actual):
+            return "\(what) must be \(expected) bytes, not \(actual)"
+        case .unsafeKDFParameters(let ops, let mem):
+            return "key derivation cost out of bounds (opslimit \(ops), memlimit \(mem) bytes)"
+        case .keyDerivationFailed:
+            return "key derivation failed (not enough memory for the requested cost?)"
+        case .operationFailed(let function):
+            return "\(function) failed"
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import CSodium
+
+/// The cost of Argon2id password hashing, stored in the journal so each journal opens
+/// with the cost it was made with.
+///
+/// Values read from a file pass ``init(validatingOpsLimit:memLimit:)``, which refuses
+/// anything beyond sane bounds before any work, so a hostile file cannot make the
+/// program hang or exhaust memory.
+public struct KDFParameters: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// Argon2id v1.3 — the only algorithm format v1 knows.
+    public static let argon2id13: UInt8 = 2
+
+    /// Number of passes (`opslimit`).
+    public let opsLimit: UInt64
+    /// Memory in bytes (`memlimit`).
+    public let memLimit: UInt64
+
+    /// Largest accepted opslimit (libsodium's SENSITIVE is 4).
+    public static let maximumOpsLimit: UInt64 = 16
+    /// Largest accepted memlimit: 4 GiB (SENSITIVE is 1 GiB).
+    public static let maximumMemLimit: UInt64 = 4 << 30
+
+    /// ~0.1 s here: libsodium's INTERACTIVE (2 passes, 64 MiB). The lowest production cost.
+    public static let interactive = KDFParameters(
+        unchecked: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE))
+    /// ~0.7 s here: libsodium's MODERATE (3 passes, 256 MiB). The default.
+    public static let moderate = KDFParameters(
+        unchecked: UInt64(crypto_pwhash_OPSLIMIT_MODERATE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE))
+    /// Several seconds: libsodium's SENSITIVE (4 passes, 1 GiB).
+    public static let sensitive = KDFParameters(
+        unchecked: UInt64(crypto_pwhash_OPSLIMIT_SENSITIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_SENSITIVE))
+    /// libsodium's minimum (1 pass, 8 KiB). **Tests only**: production code never writes
+    /// it; the service accepts it only through its explicit test-only switch.
+    public static let testMinimum = KDFParameters(
+        unchecked: UInt64(crypto_pwhash_OPSLIMIT_MIN), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MIN))
+
+    private init(unchecked opsLimit: UInt64, memLimit: UInt64) {
+        self.opsLimit = opsLimit
+        self.memLimit = memLimit
+    }
+
+    /// Accepts stored parameters only within libsodium's minimum and this program's maximum.
+    /// - Throws: ``CryptoError/Code/unsafeKDFParameters(opsLimit:memLimit:)`` otherwise.
+    public init(validatingOpsLimit opsLimit: UInt64, memLimit: UInt64) throws {
+        guard opsLimit >= UInt64(crypto_pwhash_OPSLIMIT_MIN), opsLimit <= Self.maximumOpsLimit,
+              memLimit >= UInt64(crypto_pwhash_MEMLIMIT_MIN), memLimit <= Self.maximumMemLimit
+        else {
+            throw CryptoError(.unsafeKDFParameters(opsLimit: opsLimit, memLimit: memLimit))
+        }
+        self.init(unchecked: opsLimit, memLimit: memLimit)
+    }
+
+    /// Whether this cost is at least ``interactive`` (what production may write).
+    public var isProductionStrength: Bool {
+        opsLimit >= Self.interactive.opsLimit && memLimit >= Self.interactive.memLimit
+    }
+
+    /// The preset's name, or the raw figures.
+    public var description: String {
+        switch self {
+        case .interactive: return "interactive"
+        case .moderate: return "moderate"
+        case .sensitive: return "sensitive"
+        case .testMinimum: return "test-minimum"
+        default: return "opslimit \(opsLimit), memlimit \(memLimit >> 20) MiB"
+        }
+    }
+}
+
+/// Argon2id password-based key derivation (`crypto_pwhash`).
+public enum PasswordKDF {
+    /// Salt length: 16 bytes (`crypto_pwhash_SALTBYTES`).
+    public static let saltLength = Int(crypto_pwhash_SALTBYTES)
+
+    /// A fresh random salt; one per account and per password change.
+    public static func generateSalt() throws -> [UInt8] {
+        try randomBytes(count: saltLength)
+    }
+
+    /// Derives a `keyLength`-byte key from `password` into guarded memory.
+    ///
+    /// The password must already be NFC-normalised UTF-8. The corresponding C function is
+    /// `crypto_pwhash` with `crypto_pwhash_ALG_ARGON2ID13`.
+    public static func deriveKey(
+        password: SecureBytes, salt: [UInt8], parameters: KDFParameters, keyLength: Int = AEAD.keyLength
+    ) throws -> SecureBytes {
+        try Sodium.ensureInitialized()
+        guard salt.count == saltLength else {
+            throw CryptoError(.invalidLength(what: "salt", expected: saltLength, actual: salt.count))
+        }
+        // Re-validate: a parameters value can only be made valid, but be explicit at the C edge.
+        _ = try KDFParameters(validatingOpsLimit: parameters.opsLimit, memLimit: parameters.memLimit)
+        let key = try SecureBytes(capacity: keyLength)
+        let result = key.withUnsafeMutableBytes { out in
+            password.withUnsafeBytes { pw in
+                salt.withUnsafeBytes { saltBytes in
+                    UnsafeRawPointer(pw.uint8Pointer).withMemoryRebound(to: CChar.self, capacity: max(pw.count, 1)) { pwChars in
+                        crypto_pwhash(
+                            out.uint8Pointer, UInt64(out.count),
+                            pwChars, UInt64(pw.count),
+                            saltBytes.uint8Pointer,
+                            parameters.opsLimit, Int(parameters.memLimit), gk_pwhash_alg_argon2id13())
+                    }
+                }
+            }
+        }
+        guard result == 0 else {
+            key.wipe()
+            throw CryptoError(.keyDerivationFailed)
+        }
+        return key
+    }
+}

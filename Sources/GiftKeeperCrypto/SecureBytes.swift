@@ -1,0 +1,117 @@
+import CSodium
+
+/// Secret bytes that live in libsodium's guarded memory.
+///
+/// The buffer comes from `sodium_malloc` (guard pages, `mlock`ed, never swapped where the
+/// system allows), is zeroed on ``wipe()`` and freed with `sodium_free` (which zeroes it
+/// again) in `deinit`. Keys and passwords only ever live here: they never become a Swift
+/// `String`, `Data` or `[UInt8]`, which Swift copies freely and cannot wipe.
+///
+/// A `SecureBytes` is a reference type so that it is never implicitly copied; share it,
+/// don't duplicate it. It is not thread-safe; the program uses each from one task.
+public final class SecureBytes: @unchecked Sendable {
+    private let base: UnsafeMutableRawPointer
+    /// The number of bytes in use (at most the allocated capacity).
+    public private(set) var count: Int
+    /// The number of bytes allocated.
+    public let capacity: Int
+
+    /// Allocates `capacity` zeroed bytes of guarded memory, `count` of them in use.
+    /// - Throws: ``CryptoError/Code/outOfSecureMemory(bytes:)`` when `sodium_malloc` fails.
+    public init(capacity: Int, count: Int? = nil) throws {
+        try Sodium.ensureInitialized()
+        precondition(capacity >= 0, "negative capacity")
+        // sodium_malloc(0) is legal but returns a pointer we must not write; keep one byte.
+        let allocation = max(capacity, 1)
+        guard let pointer = sodium_malloc(allocation) else {
+            throw CryptoError(.outOfSecureMemory(bytes: allocation))
+        }
+        sodium_memzero(pointer, allocation)
+        self.base = pointer
+        self.capacity = capacity
+        self.count = min(count ?? capacity, capacity)
+    }
+
+    /// Allocates `count` bytes filled from the system CSPRNG (`randombytes_buf`).
+    public static func random(count: Int) throws -> SecureBytes {
+        let bytes = try SecureBytes(capacity: count)
+        if count > 0 {
+            randombytes_buf(bytes.base, count)
+        }
+        return bytes
+    }
+
+    /// Copies `other` into new guarded memory.
+    public convenience init(copying other: SecureBytes) throws {
+        try self.init(capacity: other.count)
+        if other.count > 0 {
+            base.copyMemory(from: other.base, byteCount: other.count)
+        }
+    }
+
+    deinit {
+        // sodium_free zeroes the buffer before releasing it.
+        sodium_free(base)
+    }
+
+    /// Calls `body` with the bytes in use. The pointer must not escape `body`.
+    public func withUnsafeBytes<R>(
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Calls `body` with the bytes in use, writable. The pointer must not escape `body`.
+    public func withUnsafeMutableBytes<R>(
+        _ body: (UnsafeMutableRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        try body(UnsafeMutableRawBufferPointer(start: base, count: count))
+    }
+
+    /// Calls `body` with the whole allocated capacity, writable, and then keeps
+    /// the count `body` returns as the bytes in use (clamped to the capacity).
+    /// Used to read a password into the buffer one byte at a time.
+    public func fill(
+        _ body: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) rethrows {
+        let used = try body(UnsafeMutableRawBufferPointer(start: base, count: capacity))
+        count = max(0, min(used, capacity))
+        if count < capacity {
+            sodium_memzero(base + count, capacity - count)
+        }
+    }
+
+    /// Appends one byte. Returns false (and changes nothing) when the buffer is full.
+    @discardableResult
+    public func append(_ byte: UInt8) -> Bool {
+        guard count < capacity else { return false }
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+        return true
+    }
+
+    /// Removes the last byte (for backspace while typing a password), zeroing it.
+    public func removeLast() {
+        guard count > 0 else { return }
+        count -= 1
+        base.storeBytes(of: 0, toByteOffset: count, as: UInt8.self)
+    }
+
+    /// Zeroes every allocated byte (`sodium_memzero`) and sets the count to zero.
+    public func wipe() {
+        sodium_memzero(base, max(capacity, 1))
+        count = 0
+    }
+
+    /// Constant-time equality of contents (`sodium_memcmp`); lengths are not secret.
+    public func constantTimeEquals(_ other: SecureBytes) -> Bool {
+        guard count == other.count else { return false }
+        if count == 0 { return true }
+        return sodium_memcmp(base, other.base, count) == 0
+    }
+
+    /// True when every byte in use is ASCII (so NFC normalisation is the identity).
+    public var isASCII: Bool {
+        withUnsafeBytes { buffer in buffer.allSatisfy { $0 < 0x80 } }
+    }
+}
