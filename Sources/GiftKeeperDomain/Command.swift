@@ -1,0 +1,19 @@
+/// What a user asks for. ``GiftList/decide(_:at:state:)`` turns it into events or an error.
+public enum Command: Hashable, Sendable {
+    /// Set up the account of a new journal; yields `accountCreated` then `loginSucceeded`.
+    case createAccount(name: String)
+    /// The password unlocked the journal.
+    case signIn
+    /// A wrong password was given (always recorded; never idempotent).
+    case recordFailedSignIn
+    case signOut
+    /// Before a sign-in: if the state says the last session is still open (a crash),
+    /// record `signedOut(clean: false)`; otherwise nothing.
+    case endUncleanSession
+    case addPresent(recipient: String, title: String, notes: String = "", price: Money? = nil, occasion: String = "")
+    case editPresent(id: PresentID, changes: [PresentChange])
+    case markPresent(id: PresentID, status: PresentStatus)
+    case removePresent(id: PresentID)
+    case changePassword
+    case recordExport(presentCount: Int)
+}

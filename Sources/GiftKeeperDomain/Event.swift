@@ -1,0 +1,143 @@
+/// A fact recorded in the journal: what happened and when.
+///
+/// Events are the storage format. Their ``EventType`` names and tags never change;
+/// ``EventCodec`` writes them.
+public struct Event: Hashable, Sendable {
+    /// When it happened (UTC milliseconds).
+    public var at: Timestamp
+    public var body: EventBody
+
+    public init(at: Timestamp, _ body: EventBody) {
+        self.at = at
+        self.body = body
+    }
+
+    public var type: EventType { body.type }
+    /// The stable type string, e.g. `presentAdded`.
+    public var typeName: String { body.type.name }
+    /// One short human line, e.g. `added p3 "Blue scarf" for Mum (25.00)`.
+    public var summary: String { body.summary }
+}
+
+/// What happened, with its data. Past-tense facts (SPEC §5).
+public enum EventBody: Hashable, Sendable {
+    /// The account was set up (a new journal).
+    case accountCreated(name: String)
+    /// The journal was unlocked.
+    case loginSucceeded
+    /// A wrong password was reported (recorded while locked, so it carries nothing but the time).
+    case loginFailed
+    /// The session ended. `clean` is false when the service found a session that ended
+    /// without a sign-out (a crash) and recorded it before the next sign-in.
+    case signedOut(clean: Bool)
+    /// A present was added with status `idea`.
+    case presentAdded(id: PresentID, recipient: String, title: String, notes: String, price: Money?, occasion: String)
+    /// Fields of a present were changed; only the fields that changed are listed.
+    case presentEdited(id: PresentID, changes: [PresentChange])
+    case presentStatusChanged(id: PresentID, status: PresentStatus)
+    case presentRemoved(id: PresentID)
+    /// A new password (and data key) is in effect for the events after this one.
+    case passwordChanged
+    /// The decrypted state was exported.
+    case stateExported(presentCount: Int)
+
+    public var type: EventType {
+        switch self {
+        case .accountCreated: .accountCreated
+        case .loginSucceeded: .loginSucceeded
+        case .loginFailed: .loginFailed
+        case .signedOut: .signedOut
+        case .presentAdded: .presentAdded
+        case .presentEdited: .presentEdited
+        case .presentStatusChanged: .presentStatusChanged
+        case .presentRemoved: .presentRemoved
+        case .passwordChanged: .passwordChanged
+        case .stateExported: .stateExported
+        }
+    }
+
+    /// One short human line for history and audit.
+    public var summary: String {
+        switch self {
+        case .accountCreated(let name):
+            return "account created for \(Self.short(name))"
+        case .loginSucceeded:
+            return "signed in"
+        case .loginFailed:
+            return "failed sign-in reported"
+        case .signedOut(let clean):
+            return clean ? "signed out" : "signed out (session ended without sign-out)"
+        case .presentAdded(let id, let recipient, let title, _, let price, _):
+            let priceText = price.map { " (\($0))" } ?? ""
+            return "added \(id) \"\(Self.short(title))\" for \(Self.short(recipient))\(priceText)"
+        case .presentEdited(let id, let changes):
+            let fields = changes.map(\.field.rawValue).joined(separator: ", ")
+            return "edited \(id): \(fields.isEmpty ? "nothing" : fields)"
+        case .presentStatusChanged(let id, let status):
+            return "marked \(id) \(status)"
+        case .presentRemoved(let id):
+            return "removed \(id)"
+        case .passwordChanged:
+            return "password changed"
+        case .stateExported(let count):
+            return "exported \(count) present\(count == 1 ? "" : "s")"
+        }
+    }
+
+    /// User text for a one-line summary: control characters become spaces and long text is cut.
+    static func short(_ text: String, limit: Int = 60) -> String {
+        var out = ""
+        var count = 0
+        for character in text {
+            if count == limit {
+                out.append("…")
+                break
+            }
+            let isControl = character.unicodeScalars.contains { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) }
+            out.append(isControl ? " " : character)
+            count += 1
+        }
+        return out
+    }
+}
+
+/// The kind of an event: a stable name and a stable one-byte tag, neither ever changed or reused.
+public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+    case accountCreated = 1
+    case loginSucceeded = 2
+    case loginFailed = 3
+    case signedOut = 4
+    case presentAdded = 5
+    case presentEdited = 6
+    case presentStatusChanged = 7
+    case presentRemoved = 8
+    case passwordChanged = 9
+    case stateExported = 10
+
+    /// The tag written by ``EventCodec``.
+    public var tag: UInt8 { rawValue }
+
+    /// The type string of SPEC §5, e.g. `presentAdded`.
+    public var name: String {
+        switch self {
+        case .accountCreated: "accountCreated"
+        case .loginSucceeded: "loginSucceeded"
+        case .loginFailed: "loginFailed"
+        case .signedOut: "signedOut"
+        case .presentAdded: "presentAdded"
+        case .presentEdited: "presentEdited"
+        case .presentStatusChanged: "presentStatusChanged"
+        case .presentRemoved: "presentRemoved"
+        case .passwordChanged: "passwordChanged"
+        case .stateExported: "stateExported"
+        }
+    }
+
+    /// The type named `name`, if any.
+    public init?(name: String) {
+        guard let type = EventType.allCases.first(where: { $0.name == name }) else { return nil }
+        self = type
+    }
+
+    public var description: String { name }
+}

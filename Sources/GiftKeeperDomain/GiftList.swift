@@ -1,0 +1,183 @@
+public import OrderedCollections
+
+/// The state of one journal: the fold of its events. A value; never stored.
+public struct GiftList: Hashable, Sendable {
+    /// Whether the journal is unlocked, as the events tell it.
+    public enum SessionStatus: Hashable, Sendable {
+        case signedOut
+        case signedIn
+    }
+
+    /// The account name; nil before `accountCreated`.
+    public internal(set) var accountName: String?
+    public internal(set) var session: SessionStatus = .signedOut
+    /// Current presents in id order; removed ones are not here.
+    public internal(set) var presents: OrderedDictionary<PresentID, Present> = [:]
+    /// Removed presents, in order of removal, as they were when removed
+    /// (`updatedAt` is the removal time), so history and errors can name them.
+    public internal(set) var removedPresents: OrderedDictionary<PresentID, Present> = [:]
+    /// The number the next added present gets; never goes down, so numbers are never reused.
+    public internal(set) var nextPresentNumber: UInt64 = 1
+    /// Times of failed sign-ins reported since the last successful sign-in.
+    public internal(set) var failedSignIns: [Timestamp] = []
+    /// Times of the failed sign-ins reported between the two latest successful sign-ins:
+    /// what the greeting "2 failed attempts since your last visit" counts right after signing in.
+    public internal(set) var failedSignInsBeforeLastSignIn: [Timestamp] = []
+    /// The latest successful sign-in (the current session's start when signed in).
+    public internal(set) var lastSignInAt: Timestamp?
+    /// The successful sign-in before ``lastSignInAt``: "your last visit".
+    public internal(set) var previousSignInAt: Timestamp?
+    public internal(set) var lastPasswordChangeAt: Timestamp?
+    public internal(set) var lastExportAt: Timestamp?
+    /// The time of the last event folded (applied or ignored).
+    public internal(set) var lastEventAt: Timestamp?
+    /// How many events were folded (applied or ignored).
+    public internal(set) var eventCount: Int = 0
+
+    /// The state of an empty journal.
+    public init() {}
+
+    public var hasAccount: Bool { accountName != nil }
+    public var isSignedIn: Bool { session == .signedIn }
+
+    /// The present with `id`, current or removed, and whether it was removed.
+    public func present(_ id: PresentID) -> (present: Present, isRemoved: Bool)? {
+        if let present = presents[id] { return (present, false) }
+        if let present = removedPresents[id] { return (present, true) }
+        return nil
+    }
+
+    /// Reserves room for a journal of about `presentCount` presents before a big replay.
+    public mutating func reserveCapacity(_ presentCount: Int) {
+        presents.reserveCapacity(presentCount)
+    }
+
+    // MARK: Fold
+
+    /// The state after `event`. Total: any event in any state gives a state, deterministically;
+    /// what cannot apply (an edit of an unknown id, a second `accountCreated`, a present event
+    /// before the account exists, an add of an id already used) changes nothing but the
+    /// event count and ``lastEventAt``.
+    public static func evolve(_ state: GiftList, _ event: Event) -> GiftList {
+        var next = state
+        next.apply(event)
+        return next
+    }
+
+    /// Folds `events` into the state of an empty journal.
+    public static func fold(_ events: some Sequence<Event>) -> GiftList {
+        var state = GiftList()
+        for event in events { state.apply(event) }
+        return state
+    }
+
+    /// ``evolve(_:_:)`` in place, the fast path for replay.
+    public mutating func apply(_ event: Event) {
+        eventCount &+= 1
+        lastEventAt = event.at
+        guard accountName != nil else {
+            if case .accountCreated(let name) = event.body { accountName = name }
+            return
+        }
+        switch event.body {
+        case .accountCreated:
+            break
+        case .loginSucceeded:
+            session = .signedIn
+            previousSignInAt = lastSignInAt
+            lastSignInAt = event.at
+            failedSignInsBeforeLastSignIn = failedSignIns
+            failedSignIns = []
+        case .loginFailed:
+            failedSignIns.append(event.at)
+        case .signedOut:
+            session = .signedOut
+        case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion):
+            guard presents[id] == nil, removedPresents[id] == nil else { return }
+            presents[id] = Present(
+                id: id, recipient: recipient, title: title, notes: notes, price: price,
+                occasion: occasion, status: .idea, createdAt: event.at, updatedAt: event.at)
+            if id.number >= nextPresentNumber {
+                nextPresentNumber = id.number == .max ? .max : id.number + 1
+            }
+        case .presentEdited(let id, let changes):
+            guard !changes.isEmpty, let index = presents.index(forKey: id) else { return }
+            presents.values[index].updatedAt = event.at
+            for change in changes { presents.values[index].apply(change) }
+        case .presentStatusChanged(let id, let status):
+            guard let index = presents.index(forKey: id) else { return }
+            presents.values[index].status = status
+            presents.values[index].updatedAt = event.at
+        case .presentRemoved(let id):
+            guard var present = presents.removeValue(forKey: id) else { return }
+            present.updatedAt = event.at
+            removedPresents[id] = present
+        case .passwordChanged:
+            lastPasswordChangeAt = event.at
+        case .stateExported:
+            lastExportAt = event.at
+        }
+    }
+}
+
+// MARK: - Derived views
+
+extension GiftList {
+    /// The presents of one recipient and what they cost.
+    public struct RecipientGroup: Hashable, Sendable {
+        public var recipient: String
+        /// In id order.
+        public var presents: [Present]
+        /// Sum of the known prices (presents without a price count as nothing), saturating.
+        public var total: Money
+    }
+
+    /// Current presents grouped by exact recipient, groups sorted case-insensitively
+    /// (ties broken by the exact spelling, so the order is deterministic).
+    public var presentsByRecipient: [RecipientGroup] {
+        var groups: [String: RecipientGroup] = [:]
+        for present in presents.values {
+            groups[present.recipient, default: RecipientGroup(recipient: present.recipient, presents: [], total: .zero)]
+                .add(present)
+        }
+        return groups.values.sorted { lhs, rhs in
+            let left = lhs.recipient.lowercased(), right = rhs.recipient.lowercased()
+            return left != right ? left < right : lhs.recipient < rhs.recipient
+        }
+    }
+
+    /// Sum of known prices per recipient, in the order of ``presentsByRecipient``.
+    public var totalsByRecipient: [(recipient: String, total: Money)] {
+        presentsByRecipient.map { ($0.recipient, $0.total) }
+    }
+
+    /// Sum of known prices per status; every status is present, zero when unused.
+    public var totalsByStatus: [PresentStatus: Money] {
+        var totals = Dictionary(uniqueKeysWithValues: PresentStatus.allCases.map { ($0, Money.zero) })
+        for present in presents.values {
+            if let price = present.price {
+                totals[present.status] = totals[present.status, default: .zero].addingSaturating(price)
+            }
+        }
+        return totals
+    }
+
+    /// Number of current presents per status; every status is present, zero when unused.
+    public var countsByStatus: [PresentStatus: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: PresentStatus.allCases.map { ($0, 0) })
+        for present in presents.values { counts[present.status, default: 0] += 1 }
+        return counts
+    }
+
+    /// Sum of all known prices of current presents, saturating.
+    public var total: Money {
+        presents.values.reduce(Money.zero) { $0.addingSaturating($1.price ?? .zero) }
+    }
+}
+
+extension GiftList.RecipientGroup {
+    mutating func add(_ present: Present) {
+        presents.append(present)
+        if let price = present.price { total = total.addingSaturating(price) }
+    }
+}

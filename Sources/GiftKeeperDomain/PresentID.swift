@@ -1,0 +1,42 @@
+/// A present's short, stable, typeable id: `p1`, `p2`, …; a number is never reused.
+public struct PresentID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The number after the `p`; always at least 1.
+    public let number: UInt64
+
+    /// An id for `number`; nil for 0, which is never an id.
+    public init?(number: UInt64) {
+        guard number > 0 else { return nil }
+        self.number = number
+    }
+
+    /// Parses `p12` or `P12`. Rejects a missing or zero number, signs, leading zeros
+    /// (`p07`), spaces, and numbers beyond `UInt64`.
+    public init?(parsing text: some StringProtocol) {
+        var utf8 = text.utf8.makeIterator()
+        guard let prefix = utf8.next(), prefix == UInt8(ascii: "p") || prefix == UInt8(ascii: "P") else {
+            return nil
+        }
+        var value: UInt64 = 0
+        var digitCount = 0
+        while let byte = utf8.next() {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            if digitCount == 0 && byte == UInt8(ascii: "0") { return nil }  // p0, p07
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            digitCount += 1
+        }
+        self.init(number: value)
+    }
+
+    /// Parses like ``init(parsing:)`` and throws ``DomainError/invalidPresentID(_:)`` for bad input.
+    public static func parse(_ text: String) throws(DomainError) -> PresentID {
+        guard let id = PresentID(parsing: text) else { throw .invalidPresentID(text) }
+        return id
+    }
+
+    public static func < (lhs: PresentID, rhs: PresentID) -> Bool { lhs.number < rhs.number }
+
+    public var description: String { "p\(number)" }
+}
