@@ -1,0 +1,50 @@
+# GiftKeeper — the two commands a newcomer needs: `make run` and `make test`.
+# Both install the Debian packages GiftKeeper links against when they are missing.
+
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test build release deps bench demo clean
+
+## run: install dependencies, build, and start the REPL
+run: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product giftkeeper
+	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/giftkeeper $(ARGS)
+
+## test: install dependencies, build, and run the whole test suite
+test: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
+	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build
+
+## build: debug build
+build: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+## release: optimised build (.build/release/giftkeeper)
+release: deps
+	$(SWIFT) build -c release --product giftkeeper
+
+## deps: the Debian packages (apt-get update first: a fresh machine may have empty lists)
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+## bench: the package-benchmark suite in Benchmarks/
+bench: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
+
+## demo: regenerate journal/demo.journal (password: demo)
+demo: deps
+	scripts/make-demo-journal.sh
+
+clean:
+	rm -rf .build
