@@ -40,6 +40,12 @@ public struct GiftList: Hashable, Sendable {
     public var hasAccount: Bool { accountName != nil }
     public var isSignedIn: Bool { session == .signedIn }
 
+    /// The current (not removed) present with `id`; clients need not import OrderedCollections.
+    public subscript(id id: PresentID) -> Present? { presents[id] }
+
+    /// The removed present that had `id`, as it was when removed.
+    public func removedPresent(_ id: PresentID) -> Present? { removedPresents[id] }
+
     /// The present with `id`, current or removed, and whether it was removed.
     public func present(_ id: PresentID) -> (present: Present, isRemoved: Bool)? {
         if let present = presents[id] { return (present, false) }

@@ -99,9 +99,12 @@ extension Timestamp {
         else { return nil }
         let days = Self.days(fromCivil: year, month, day)
         let msOfDay = ((hour * 60 + minute) * 60 + second) * 1000 + milli
-        let (dayMs, overflow1) = days.multipliedReportingOverflow(by: Self.millisecondsPerDay)
+        // Before 1970 the day's start may overflow where the time itself does not (Int64.min),
+        // so count from the next midnight backwards instead.
+        let (wholeDays, partMs) = days < 0 ? (days + 1, msOfDay - Self.millisecondsPerDay) : (days, msOfDay)
+        let (dayMs, overflow1) = wholeDays.multipliedReportingOverflow(by: Self.millisecondsPerDay)
         guard !overflow1 else { return nil }
-        let (total, overflow2) = dayMs.addingReportingOverflow(msOfDay)
+        let (total, overflow2) = dayMs.addingReportingOverflow(partMs)
         guard !overflow2 else { return nil }
         self.init(millisecondsSinceEpoch: total)
     }

@@ -1,0 +1,393 @@
+/// The binary payload of one event, as sealed into a journal frame. Compact, versioned,
+/// hand-written; decoding reads straight from the buffer.
+///
+/// # Byte layout, schema version 1
+///
+/// Every payload is:
+///
+/// | bytes  | field                                                           |
+/// |--------|-----------------------------------------------------------------|
+/// | 1      | schema version, `0x01`                                          |
+/// | 1      | event type tag (table below)                                    |
+/// | varint | `at`: milliseconds since 1970-01-01T00:00:00Z, signed (zigzag)  |
+/// | …      | the fields of the type, in the order listed, nothing after them |
+///
+/// Primitive encodings:
+/// - **uvarint**: unsigned LEB128, 7 bits per byte, least significant group first, high bit
+///   set on every byte but the last; at most 10 bytes for 64 bits. Must be minimal: a final
+///   `0x00` byte after the first (e.g. `80 00`) is rejected, so every value has one encoding.
+/// - **svarint**: a signed 64-bit integer zigzag-mapped (`(n << 1) ^ (n >> 63)`: 0→0, -1→1,
+///   1→2, -2→3, …) then written as a uvarint.
+/// - **string**: uvarint byte count, then that many bytes of valid UTF-8 (no terminator;
+///   invalid UTF-8 is an error, never replaced).
+/// - **bool**: one byte, `0x00` false or `0x01` true; anything else is an error.
+/// - **id**: a present id's number as a uvarint, at least 1 (`p12` is `0C`).
+/// - **money?**: one byte `0x00` (no price) or `0x01` followed by the amount in minor units
+///   (cents) as a uvarint no larger than 2^63-1.
+/// - **status**: one byte: `0x00` idea, `0x01` bought, `0x02` wrapped, `0x03` given.
+///
+/// Event types (tag: name — fields):
+///
+/// | tag    | type string            | fields after `at`                                     |
+/// |--------|------------------------|-------------------------------------------------------|
+/// | `0x01` | `accountCreated`       | name: string                                          |
+/// | `0x02` | `loginSucceeded`       | (none)                                                |
+/// | `0x03` | `loginFailed`          | (none)                                                |
+/// | `0x04` | `signedOut`            | clean: bool                                           |
+/// | `0x05` | `presentAdded`         | id, recipient: string, title: string, notes: string, price: money?, occasion: string |
+/// | `0x06` | `presentEdited`        | id, change count: uvarint, then per change: field tag byte and value (below) |
+/// | `0x07` | `presentStatusChanged` | id, status                                            |
+/// | `0x08` | `presentRemoved`       | id                                                    |
+/// | `0x09` | `passwordChanged`      | (none)                                                |
+/// | `0x0A` | `stateExported`        | present count: svarint                                |
+///
+/// A change in `presentEdited` is a field tag byte then its new value: `0x01` title: string,
+/// `0x02` recipient: string, `0x03` notes: string, `0x04` price: money? (`0x00` clears it),
+/// `0x05` occasion: string. Changes keep their order.
+///
+/// Example: `presentStatusChanged` of `p3` to `bought` at 2026-11-22T14:03:07.123Z
+/// (1795356187123 ms) is `01 07 E6 E7 8A B9 C0 68 03 01`.
+///
+/// Tags and field orders never change. A new event type takes a new tag; a changed
+/// payload takes a new schema version, and the decoder keeps reading the old ones
+/// (upcasting them to the current ``Event``).
+public enum EventCodec {
+    /// The version written in the first byte of every payload.
+    public static let schemaVersion: UInt8 = 1
+
+    // MARK: Encoding
+
+    /// The payload of `event`.
+    public static func encode(_ event: Event) -> [UInt8] {
+        var out: [UInt8] = []
+        encode(event, into: &out)
+        return out
+    }
+
+    /// Appends the payload of `event` to `out`.
+    public static func encode(_ event: Event, into out: inout [UInt8]) {
+        var writer = Writer(out: consume out)
+        writer.out.reserveCapacity(writer.out.count + estimatedSize(of: event.body))
+        writer.out.append(schemaVersion)
+        writer.out.append(event.type.tag)
+        writer.signed(event.at.millisecondsSinceEpoch)
+        switch event.body {
+        case .accountCreated(let name):
+            writer.string(name)
+        case .loginSucceeded, .loginFailed, .passwordChanged:
+            break
+        case .signedOut(let clean):
+            writer.out.append(clean ? 1 : 0)
+        case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion):
+            writer.unsigned(id.number)
+            writer.string(recipient)
+            writer.string(title)
+            writer.string(notes)
+            writer.money(price)
+            writer.string(occasion)
+        case .presentEdited(let id, let changes):
+            writer.unsigned(id.number)
+            writer.unsigned(UInt64(changes.count))
+            for change in changes {
+                writer.out.append(fieldTag(change.field))
+                switch change {
+                case .title(let value), .recipient(let value), .notes(let value), .occasion(let value):
+                    writer.string(value)
+                case .price(let value):
+                    writer.money(value)
+                }
+            }
+        case .presentStatusChanged(let id, let status):
+            writer.unsigned(id.number)
+            writer.out.append(statusTag(status))
+        case .presentRemoved(let id):
+            writer.unsigned(id.number)
+        case .stateExported(let count):
+            writer.signed(Int64(count))
+        }
+        out = writer.out
+    }
+
+    private static func estimatedSize(of body: EventBody) -> Int {
+        switch body {
+        case .accountCreated(let name): 16 + name.utf8.count
+        case .presentAdded(_, let recipient, let title, let notes, _, let occasion):
+            48 + recipient.utf8.count + title.utf8.count + notes.utf8.count + occasion.utf8.count
+        case .presentEdited(_, let changes): 24 + changes.count * 24
+        default: 24
+        }
+    }
+
+    // MARK: Decoding
+
+    /// The event in `bytes`, which must hold exactly one payload.
+    /// - Throws: ``EventDecodingError`` for an unknown version or type, truncation,
+    ///   a bad varint, invalid UTF-8, an out-of-range value or trailing bytes. Never traps.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> Event {
+        var reader = Reader(bytes: bytes)
+        let version = try reader.byte()
+        guard version == schemaVersion else { throw .unsupportedSchemaVersion(version) }
+        let tag = try reader.byte()
+        guard let type = EventType(rawValue: tag) else { throw .unknownEventType(tag) }
+        let at = Timestamp(millisecondsSinceEpoch: try reader.signed())
+        let body: EventBody
+        switch type {
+        case .accountCreated:
+            body = .accountCreated(name: try reader.string())
+        case .loginSucceeded:
+            body = .loginSucceeded
+        case .loginFailed:
+            body = .loginFailed
+        case .signedOut:
+            body = .signedOut(clean: try reader.bool())
+        case .presentAdded:
+            let id = try reader.presentID()
+            let recipient = try reader.string()
+            let title = try reader.string()
+            let notes = try reader.string()
+            let price = try reader.money()
+            let occasion = try reader.string()
+            body = .presentAdded(id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion)
+        case .presentEdited:
+            let id = try reader.presentID()
+            let countOffset = reader.offset
+            let count = try reader.unsigned()
+            // Each change takes at least two bytes, so a count the rest cannot hold is a
+            // truncation, found before any allocation.
+            guard count <= UInt64(reader.remaining / 2) else { throw .truncated(offset: countOffset) }
+            var changes: [PresentChange] = []
+            changes.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                let fieldOffset = reader.offset
+                switch try reader.byte() {
+                case 1: changes.append(.title(try reader.string()))
+                case 2: changes.append(.recipient(try reader.string()))
+                case 3: changes.append(.notes(try reader.string()))
+                case 4: changes.append(.price(try reader.money()))
+                case 5: changes.append(.occasion(try reader.string()))
+                default: throw .invalidValue(.changeField, offset: fieldOffset)
+                }
+            }
+            body = .presentEdited(id: id, changes: changes)
+        case .presentStatusChanged:
+            let id = try reader.presentID()
+            let statusOffset = reader.offset
+            let status: PresentStatus
+            switch try reader.byte() {
+            case 0: status = .idea
+            case 1: status = .bought
+            case 2: status = .wrapped
+            case 3: status = .given
+            default: throw .invalidValue(.status, offset: statusOffset)
+            }
+            body = .presentStatusChanged(id: id, status: status)
+        case .presentRemoved:
+            body = .presentRemoved(id: try reader.presentID())
+        case .passwordChanged:
+            body = .passwordChanged
+        case .stateExported:
+            let countOffset = reader.offset
+            let count = try reader.signed()
+            guard let count = Int(exactly: count) else { throw .invalidValue(.presentCount, offset: countOffset) }
+            body = .stateExported(presentCount: count)
+        }
+        guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
+        return Event(at: at, body)
+    }
+
+    /// The event in `bytes`; see ``decode(_:)-(UnsafeRawBufferPointer)``.
+    public static func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> Event {
+        let result: Result<Event, EventDecodingError> = bytes.withUnsafeBytes { buffer in
+            do throws(EventDecodingError) {
+                return .success(try decode(buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    static func statusTag(_ status: PresentStatus) -> UInt8 {
+        switch status {
+        case .idea: 0
+        case .bought: 1
+        case .wrapped: 2
+        case .given: 3
+        }
+    }
+
+    static func fieldTag(_ field: PresentField) -> UInt8 {
+        switch field {
+        case .title: 1
+        case .recipient: 2
+        case .notes: 3
+        case .price: 4
+        case .occasion: 5
+        }
+    }
+}
+
+/// Why a payload could not be decoded. Offsets are byte offsets into the payload.
+public enum EventDecodingError: Error, Hashable, Sendable {
+    /// A schema version this build cannot read (written by a newer GiftKeeper).
+    case unsupportedSchemaVersion(UInt8)
+    /// A type tag this build does not know (written by a newer GiftKeeper).
+    case unknownEventType(UInt8)
+    /// The payload ends in the middle of a field (or a length runs past its end).
+    case truncated(offset: Int)
+    /// A varint longer than 64 bits.
+    case varintOverflow(offset: Int)
+    /// A varint with redundant trailing zero groups.
+    case nonCanonicalVarint(offset: Int)
+    /// A string whose bytes are not valid UTF-8.
+    case invalidUTF8(offset: Int)
+    /// A value out of its range.
+    case invalidValue(Field, offset: Int)
+    /// Bytes left after the last field.
+    case trailingBytes(offset: Int)
+
+    /// A field whose value can be out of range.
+    public enum Field: String, Hashable, Sendable {
+        case bool, presentID, price, status, changeField, presentCount
+    }
+
+    /// One line for audit output.
+    public var message: String {
+        switch self {
+        case .unsupportedSchemaVersion(let version):
+            "event schema version \(version) is not supported by this version of GiftKeeper; upgrade it"
+        case .unknownEventType(let tag):
+            "unknown event type \(tag); a newer GiftKeeper wrote it, upgrade to read it"
+        case .truncated(let offset): "event payload truncated at byte \(offset)"
+        case .varintOverflow(let offset): "integer too large at byte \(offset)"
+        case .nonCanonicalVarint(let offset): "integer not minimally encoded at byte \(offset)"
+        case .invalidUTF8(let offset): "text at byte \(offset) is not valid UTF-8"
+        case .invalidValue(let field, let offset): "invalid \(field.rawValue) at byte \(offset)"
+        case .trailingBytes(let offset): "unexpected bytes after the event at byte \(offset)"
+        }
+    }
+}
+
+// MARK: - Primitives
+
+private struct Writer {
+    var out: [UInt8]
+
+    mutating func unsigned(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        out.append(UInt8(value))
+    }
+
+    mutating func signed(_ value: Int64) {
+        unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            unsigned(UInt64(utf8.count))
+            out.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func money(_ value: Money?) {
+        if let value {
+            out.append(1)
+            unsigned(UInt64(value.minorUnits))
+        } else {
+            out.append(0)
+        }
+    }
+}
+
+private struct Reader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    var remaining: Int { bytes.count - offset }
+
+    @inline(__always)
+    mutating func byte() throws(EventDecodingError) -> UInt8 {
+        guard offset < bytes.count else { throw .truncated(offset: offset) }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func unsigned() throws(EventDecodingError) -> UInt64 {
+        let start = offset
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count else { throw .truncated(offset: offset) }
+            let byte = bytes[offset]
+            offset += 1
+            // The tenth byte holds only bit 63.
+            if shift == 63 && byte > 1 { throw .varintOverflow(offset: start) }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                if byte == 0 && shift > 0 { throw .nonCanonicalVarint(offset: start) }
+                return result
+            }
+            shift += 7
+        }
+    }
+
+    mutating func signed() throws(EventDecodingError) -> Int64 {
+        let zigzag = try unsigned()
+        return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+    }
+
+    mutating func bool() throws(EventDecodingError) -> Bool {
+        let start = offset
+        switch try byte() {
+        case 0: return false
+        case 1: return true
+        default: throw .invalidValue(.bool, offset: start)
+        }
+    }
+
+    mutating func presentID() throws(EventDecodingError) -> PresentID {
+        let start = offset
+        guard let id = PresentID(number: try unsigned()) else { throw .invalidValue(.presentID, offset: start) }
+        return id
+    }
+
+    mutating func money() throws(EventDecodingError) -> Money? {
+        let start = offset
+        switch try byte() {
+        case 0:
+            return nil
+        case 1:
+            let amountOffset = offset
+            let units = try unsigned()
+            guard let signed = Int64(exactly: units), let money = Money(minorUnits: signed) else {
+                throw .invalidValue(.price, offset: amountOffset)
+            }
+            return money
+        default:
+            throw .invalidValue(.price, offset: start)
+        }
+    }
+
+    mutating func string() throws(EventDecodingError) -> String {
+        let lengthOffset = offset
+        let length = try unsigned()
+        guard length <= UInt64(remaining) else { throw .truncated(offset: lengthOffset) }
+        let start = offset
+        let end = start + Int(length)
+        offset = end
+        if start == end { return "" }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        let string = slice.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+        guard let string else { throw .invalidUTF8(offset: start) }
+        return string
+    }
+}

@@ -1,0 +1,255 @@
+import GiftKeeperDomain
+import OrderedCollections
+import Testing
+
+@Suite struct DecideTests {
+    @Test func setupCreatesTheAccountAndSignsIn() throws {
+        let events = try GiftList.decide(.createAccount(name: "  Alice \n"), at: at(5), state: GiftList())
+        #expect(events == [Event(at: at(5), .accountCreated(name: "Alice")), Event(at: at(5), .loginSucceeded)])
+        let state = GiftList.fold(events)
+        #expect(state.accountName == "Alice")
+        #expect(state.isSignedIn)
+        #expect(state.lastSignInAt == at(5))
+    }
+
+    @Test func addGivesTheNextIdAndTrims() throws {
+        let state = try aliceWithTwoPresents()
+        let events = try GiftList.decide(
+            .addPresent(recipient: " Mum ", title: "\tScarf ", notes: "  keep spaces ", price: nil, occasion: " Birthday "),
+            at: at(99), state: state)
+        #expect(events == [Event(at: at(99), .presentAdded(
+            id: pid(3), recipient: "Mum", title: "Scarf", notes: "  keep spaces ", price: nil, occasion: "Birthday"))])
+        #expect(events[0].summary == "added p3 \"Scarf\" for Mum")
+    }
+
+    @Test func idsAreNeverReused() throws {
+        var state = try aliceWithTwoPresents()
+        state = try run([.removePresent(id: pid(2))], from: state).state
+        let events = try GiftList.decide(.addPresent(recipient: "Dad", title: "Pen"), at: at(10_000), state: state)
+        guard case .presentAdded(let id, _, _, _, _, _) = events.first?.body else {
+            Issue.record("expected presentAdded")
+            return
+        }
+        #expect(id == pid(3))
+    }
+
+    @Test func accountAlreadyExists() throws {
+        let state = try aliceWithTwoPresents()
+        #expect(throws: DomainError.accountAlreadyExists) { try GiftList.decide(.createAccount(name: "Bob"), at: at(1), state: state) }
+    }
+
+    @Test(arguments: [
+        Command.signIn, .recordFailedSignIn, .signOut, .changePassword, .recordExport(presentCount: 0),
+        .addPresent(recipient: "Mum", title: "Hat"), .markPresent(id: pid(1), status: .bought),
+        .removePresent(id: pid(1)), .editPresent(id: pid(1), changes: [.title("x")]),
+    ])
+    func noAccountYet(command: Command) {
+        #expect(throws: DomainError.noAccount) { try GiftList.decide(command, at: at(1), state: GiftList()) }
+    }
+
+    @Test func endUncleanSessionBeforeSetupIsNothing() throws {
+        #expect(throws: DomainError.noAccount) { try GiftList.decide(.endUncleanSession, at: at(1), state: GiftList()) }
+    }
+
+    @Test(arguments: [
+        Command.changePassword, .recordExport(presentCount: 2), .addPresent(recipient: "Mum", title: "Hat"),
+        .markPresent(id: pid(1), status: .bought), .removePresent(id: pid(1)),
+        .editPresent(id: pid(1), changes: [.title("x")]),
+    ])
+    func notSignedIn(command: Command) throws {
+        let locked = try run([.signOut], from: try aliceWithTwoPresents()).state
+        #expect(throws: DomainError.notSignedIn) { try GiftList.decide(command, at: at(1), state: locked) }
+    }
+
+    @Test(arguments: [
+        (Command.createAccount(name: " \n\t"), DomainError.InputField.name),
+        (.addPresent(recipient: "  ", title: "Hat"), .recipient),
+        (.addPresent(recipient: "Mum", title: ""), .title),
+        (.editPresent(id: pid(1), changes: [.title("   ")]), .title),
+        (.editPresent(id: pid(1), changes: [.recipient("\n")]), .recipient),
+    ])
+    func emptyValues(command: Command, field: DomainError.InputField) throws {
+        let state = if case .createAccount = command { GiftList() } else { try aliceWithTwoPresents() }
+        #expect(throws: DomainError.emptyValue(field)) { try GiftList.decide(command, at: at(1), state: state) }
+    }
+
+    @Test func emptyNotesAndOccasionAreFine() throws {
+        let events = try GiftList.decide(
+            .editPresent(id: pid(1), changes: [.notes(""), .occasion("  ")]), at: at(1), state: try aliceWithTwoPresents())
+        #expect(events.map(\.body) == [.presentEdited(id: pid(1), changes: [.occasion("")])])
+    }
+
+    @Test func fieldsTooLong() throws {
+        let state = try aliceWithTwoPresents()
+        let cases: [(Command, DomainError)] = [
+            (.addPresent(recipient: "Mum", title: String(repeating: "é", count: 1001)), .tooLong(.title, limit: 1000, length: 1001)),
+            (.addPresent(recipient: String(repeating: "a", count: 201), title: "x"), .tooLong(.recipient, limit: 200, length: 201)),
+            (.addPresent(recipient: "M", title: "x", occasion: String(repeating: "o", count: 300)), .tooLong(.occasion, limit: 200, length: 300)),
+            (.addPresent(recipient: "M", title: "x", notes: String(repeating: "n", count: 10_001)), .tooLong(.notes, limit: 10_000, length: 10_001)),
+            (.editPresent(id: pid(1), changes: [.title(String(repeating: "👩‍👩‍👧", count: 1001))]), .tooLong(.title, limit: 1000, length: 1001)),
+        ]
+        for (command, error) in cases {
+            #expect(throws: error) { try GiftList.decide(command, at: at(1), state: state) }
+        }
+        #expect(throws: DomainError.tooLong(.name, limit: 200, length: 201)) {
+            try GiftList.decide(.createAccount(name: String(repeating: "A", count: 201)), at: at(1), state: GiftList())
+        }
+        // Exactly at the limit, counted in characters (a family emoji is one).
+        let fits = try GiftList.decide(
+            .addPresent(recipient: "Mum", title: String(repeating: "👩‍👩‍👧", count: 1000)), at: at(1), state: state)
+        #expect(fits.count == 1)
+    }
+
+    @Test func unknownAndRemovedPresents() throws {
+        let state = try run([.removePresent(id: pid(2))], from: try aliceWithTwoPresents()).state
+        for command in [
+            Command.markPresent(id: pid(9), status: .given), .removePresent(id: pid(9)),
+            .editPresent(id: pid(9), changes: [.title("x")]),
+        ] {
+            #expect(throws: DomainError.unknownPresent(pid(9))) { try GiftList.decide(command, at: at(1), state: state) }
+        }
+        for command in [
+            Command.markPresent(id: pid(2), status: .given), .removePresent(id: pid(2)),
+            .editPresent(id: pid(2), changes: [.title("x")]),
+        ] {
+            #expect(throws: DomainError.presentRemoved(pid(2))) { try GiftList.decide(command, at: at(1), state: state) }
+        }
+        #expect(state.present(pid(2))?.isRemoved == true)
+        #expect(state.removedPresent(pid(2))?.title == "Book")
+    }
+
+    @Test func noChanges() throws {
+        #expect(throws: DomainError.noChanges(pid(1))) {
+            try GiftList.decide(.editPresent(id: pid(1), changes: []), at: at(1), state: try aliceWithTwoPresents())
+        }
+    }
+
+    @Test func idsExhausted() throws {
+        // Only a doctored journal can hold p18446744073709551615.
+        var state = try aliceWithTwoPresents()
+        state.apply(Event(at: at(50_000), .presentAdded(id: pid(.max), recipient: "X", title: "Y", notes: "", price: nil, occasion: "")))
+        #expect(state.nextPresentNumber == .max)
+        #expect(throws: DomainError.presentIDsExhausted) {
+            try GiftList.decide(.addPresent(recipient: "Mum", title: "Hat"), at: at(60_000), state: state)
+        }
+    }
+
+    @Test func alreadySatisfiedCommandsYieldNothing() throws {
+        let state = try aliceWithTwoPresents()
+        #expect(try GiftList.decide(.signIn, at: at(1), state: state) == [])
+        #expect(try GiftList.decide(.endUncleanSession, at: at(1), state: try run([.signOut], from: state).state) == [])
+        #expect(try GiftList.decide(.signOut, at: at(1), state: try run([.signOut], from: state).state) == [])
+        #expect(try GiftList.decide(.markPresent(id: pid(1), status: .idea), at: at(1), state: state) == [])
+        #expect(try GiftList.decide(
+            .editPresent(id: pid(1), changes: [.title(" Blue scarf "), .price(cents(2500)), .notes("")]), at: at(1), state: state) == [])
+    }
+
+    @Test func editKeepsOnlyRealChangesLastValueWins() throws {
+        let state = try aliceWithTwoPresents()
+        let events = try GiftList.decide(
+            .editPresent(id: pid(1), changes: [.price(nil), .title("Red scarf"), .price(cents(3000)), .recipient("Mum")]),
+            at: at(7_000), state: state)
+        #expect(events.map(\.body) == [.presentEdited(id: pid(1), changes: [.price(cents(3000)), .title("Red scarf")])])
+        #expect(events[0].summary == "edited p1: price, title")
+        let after = GiftList.evolve(state, events[0])
+        #expect(after[id: pid(1)]?.title == "Red scarf")
+        #expect(after[id: pid(1)]?.price == cents(3000))
+        #expect(after[id: pid(1)]?.updatedAt == at(7_000))
+        #expect(after[id: pid(1)]?.createdAt != at(7_000))
+    }
+
+    @Test func sessionsAndFailedSignIns() throws {
+        var state = try aliceWithTwoPresents()
+        let firstSignIn = try #require(state.lastSignInAt)
+        state = try run([.signOut, .recordFailedSignIn, .recordFailedSignIn], from: state).state
+        #expect(state.failedSignIns.count == 2)
+        #expect(try GiftList.decide(.endUncleanSession, at: at(1), state: state) == [])
+        state = try run([.signIn], from: state).state
+        #expect(state.failedSignIns.isEmpty)
+        #expect(state.failedSignInsBeforeLastSignIn.count == 2)
+        #expect(state.previousSignInAt == firstSignIn)
+        // A crash leaves the session open; the service records it before the next sign-in.
+        let unclean = try GiftList.decide(.endUncleanSession, at: at(90_000), state: state)
+        #expect(unclean.map(\.body) == [.signedOut(clean: false)])
+        #expect(unclean[0].summary == "signed out (session ended without sign-out)")
+        #expect(!GiftList.evolve(state, unclean[0]).isSignedIn)
+    }
+
+    @Test func passwordAndExport() throws {
+        let (state, events) = try run([.changePassword, .recordExport(presentCount: 2)], from: try aliceWithTwoPresents())
+        #expect(events.map(\.body) == [.passwordChanged, .stateExported(presentCount: 2)])
+        #expect(events.map(\.summary) == ["password changed", "exported 2 presents"])
+        #expect(state.lastPasswordChangeAt == events[0].at)
+        #expect(state.lastExportAt == events[1].at)
+    }
+
+    @Test func everyErrorHasAMessage() {
+        let errors: [DomainError] = [
+            .accountAlreadyExists, .noAccount, .notSignedIn, .emptyValue(.title), .tooLong(.title, limit: 1000, length: 1200),
+            .unknownPresent(pid(9)), .presentRemoved(pid(3)), .noChanges(pid(3)),
+            .invalidPrice("12,5", reason: .invalidCharacter(",")), .unknownStatus("sold"), .unknownField("colour"),
+            .invalidPresentID("x9"), .presentIDsExhausted,
+        ]
+        for error in errors {
+            #expect(!error.message.isEmpty)
+            #expect(error.message.hasSuffix("."))
+        }
+        #expect(DomainError.unknownPresent(pid(9)).message == "No present 'p9'. Type 'list' to see ids.")
+        #expect(DomainError.invalidPrice("12,5", reason: .invalidCharacter(",")).message.contains("'12,5'"))
+    }
+}
+
+@Suite struct EvolveTests {
+    @Test func ignoresWhatCannotApply() throws {
+        let before = [
+            Event(at: at(1), .presentAdded(id: pid(1), recipient: "Mum", title: "Hat", notes: "", price: nil, occasion: "")),
+            Event(at: at(2), .loginSucceeded),
+        ]
+        var state = GiftList.fold(before)
+        #expect(state.accountName == nil && state.presents.isEmpty && !state.isSignedIn && state.eventCount == 2)
+
+        state = try aliceWithTwoPresents()
+        let snapshot = state
+        for body: EventBody in [
+            .accountCreated(name: "Mallory"),
+            .presentAdded(id: pid(1), recipient: "X", title: "dup", notes: "", price: nil, occasion: ""),
+            .presentEdited(id: pid(9), changes: [.title("x")]), .presentEdited(id: pid(1), changes: []),
+            .presentStatusChanged(id: pid(9), status: .given), .presentRemoved(id: pid(9)),
+        ] {
+            state.apply(Event(at: at(77), body))
+        }
+        #expect(state.presents == snapshot.presents)
+        #expect(state.accountName == "Alice")
+        #expect(state.eventCount == snapshot.eventCount + 6)
+        #expect(state.lastEventAt == at(77))
+    }
+
+    @Test func derivedViews() throws {
+        let state = try run([
+            .addPresent(recipient: "alice", title: "Mug", price: cents(1000)),
+            .addPresent(recipient: "Mum", title: "Gloves", price: cents(1550)),
+            .markPresent(id: pid(2), status: .bought),
+            .removePresent(id: pid(4)),
+        ], from: try aliceWithTwoPresents()).state
+        let groups = state.presentsByRecipient
+        #expect(groups.map(\.recipient) == ["alice", "Dad", "Mum"])
+        #expect(groups.map { $0.presents.map(\.id) } == [[pid(3)], [pid(2)], [pid(1)]])
+        #expect(state.totalsByRecipient.map(\.total) == [cents(1000), .zero, cents(2500)])
+        #expect(state.countsByStatus == [.idea: 2, .bought: 1, .wrapped: 0, .given: 0])
+        #expect(state.totalsByStatus == [.idea: cents(3500), .bought: .zero, .wrapped: .zero, .given: .zero])
+        #expect(state.total == cents(3500))
+        #expect(state.removedPresents.keys.elementsEqual([pid(4)]))
+    }
+
+    @Test func summaries() {
+        let added = EventBody.presentAdded(id: pid(3), recipient: "Mum", title: "Blue scarf", notes: "", price: cents(2500), occasion: "")
+        #expect(added.summary == "added p3 \"Blue scarf\" for Mum (25.00)")
+        #expect(EventBody.presentStatusChanged(id: pid(3), status: .bought).summary == "marked p3 bought")
+        #expect(EventBody.signedOut(clean: true).summary == "signed out")
+        #expect(EventBody.loginFailed.summary == "failed sign-in reported")
+        #expect(EventBody.stateExported(presentCount: 1).summary == "exported 1 present")
+        let long = EventBody.presentAdded(
+            id: pid(1), recipient: "M\num", title: String(repeating: "x", count: 100), notes: "", price: nil, occasion: "")
+        #expect(long.summary == "added p1 \"\(String(repeating: "x", count: 60))…\" for M um")
+    }
+}

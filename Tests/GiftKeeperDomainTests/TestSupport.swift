@@ -1,0 +1,34 @@
+import GiftKeeperDomain
+
+/// Test shorthand for a timestamp.
+func at(_ ms: Int64) -> Timestamp { Timestamp(millisecondsSinceEpoch: ms) }
+
+/// Test shorthand for `p<number>`; number must be at least 1.
+func pid(_ number: UInt64) -> PresentID { PresentID(number: number)! }
+
+/// Test shorthand for an amount in cents.
+func cents(_ value: Int64) -> Money { Money(minorUnits: value)! }
+
+/// Runs `commands` from an empty journal, one millisecond apart, and returns the state and
+/// the events; a command that fails stops everything.
+func run(_ commands: [Command], from start: GiftList = GiftList()) throws -> (state: GiftList, events: [Event]) {
+    var state = start
+    var events: [Event] = []
+    var time = state.lastEventAt?.millisecondsSinceEpoch ?? 1_000
+    for command in commands {
+        time += 1
+        let new = try GiftList.decide(command, at: at(time), state: state)
+        for event in new { state.apply(event) }
+        events += new
+    }
+    return (state, events)
+}
+
+/// A signed-in account "Alice" with two presents: p1 "Blue scarf" for Mum (25.00), p2 "Book" for Dad.
+func aliceWithTwoPresents() throws -> GiftList {
+    try run([
+        .createAccount(name: "Alice"),
+        .addPresent(recipient: "Mum", title: "Blue scarf", price: cents(2500), occasion: "Christmas"),
+        .addPresent(recipient: "Dad", title: "Book"),
+    ]).state
+}
