@@ -1,0 +1,112 @@
+import GiftKeeperDomain
+import PropertyBased
+
+/// Deterministic bits from one seed (SplitMix64), so each generated event or command is a
+/// pure function of a `UInt64` and PropertyBased can shrink the list of seeds.
+struct Bits {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+
+    mutating func pick<T>(_ choices: [T]) -> T { choices[below(choices.count)] }
+
+    static let texts = [
+        "", " ", "Mum", "dad", "Blue scarf", "  padded  ", "é", "e\u{301}", "👩‍👩‍👧", "日本語", "line\nbreak",
+        "tab\t", "\u{0}", String(repeating: "x", count: 300),
+    ]
+
+    mutating func text() -> String { pick(Self.texts) }
+
+    mutating func id() -> PresentID {
+        // Mostly small ids so events hit existing presents; sometimes the extremes.
+        switch below(10) {
+        case 0: PresentID(number: .max)!
+        case 1: PresentID(number: next() | 1)!
+        default: PresentID(number: UInt64(below(8) + 1))!
+        }
+    }
+
+    mutating func price() -> Money? {
+        switch below(4) {
+        case 0: nil
+        case 1: .max
+        default: Money(minorUnits: Int64(below(100_000)))!
+        }
+    }
+
+    mutating func timestamp() -> Timestamp {
+        switch below(8) {
+        case 0: Timestamp(millisecondsSinceEpoch: Int64(bitPattern: next()))
+        case 1: Timestamp(millisecondsSinceEpoch: 0)
+        default: Timestamp(millisecondsSinceEpoch: 1_700_000_000_000 + Int64(below(100_000_000)))
+        }
+    }
+
+    mutating func change() -> PresentChange {
+        switch below(5) {
+        case 0: .title(text())
+        case 1: .recipient(text())
+        case 2: .notes(text())
+        case 3: .price(price())
+        default: .occasion(text())
+        }
+    }
+
+    /// Any event, valid or not in any state.
+    mutating func event() -> Event {
+        let body: EventBody = switch below(10) {
+        case 0: .accountCreated(name: text())
+        case 1: .loginSucceeded
+        case 2: .loginFailed
+        case 3: .signedOut(clean: below(2) == 0)
+        case 4: .presentAdded(id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text())
+        case 5: .presentEdited(id: id(), changes: (0..<below(4)).map { _ in change() })
+        case 6: .presentStatusChanged(id: id(), status: pick(PresentStatus.allCases))
+        case 7: .presentRemoved(id: id())
+        case 8: .passwordChanged
+        default: .stateExported(presentCount: below(5) == 0 ? Int(bitPattern: UInt(next())) : below(50))
+        }
+        return Event(at: timestamp(), body)
+    }
+
+    /// Any command, likely to succeed about half the time.
+    mutating func command() -> Command {
+        switch below(14) {
+        case 0: .createAccount(name: text())
+        case 1: .signIn
+        case 2: .recordFailedSignIn
+        case 3: .signOut
+        case 4: .endUncleanSession
+        case 5, 6: .addPresent(recipient: text(), title: text(), notes: text(), price: price(), occasion: text())
+        case 7, 8: .editPresent(id: id(), changes: (0..<below(4)).map { _ in change() })
+        case 9, 10: .markPresent(id: id(), status: pick(PresentStatus.allCases))
+        case 11: .removePresent(id: id())
+        case 12: .changePassword
+        default: .recordExport(presentCount: below(20))
+        }
+    }
+}
+
+enum Generate {
+    static func events(_ count: ClosedRange<Int>) -> Generator<[Event], some SendableSequenceType> {
+        Gen.uint64().array(of: count).map { seeds in seeds.map { var bits = Bits(state: $0); return bits.event() } }
+    }
+
+    static func commands(_ count: ClosedRange<Int>) -> Generator<[Command], some SendableSequenceType> {
+        Gen.uint64().array(of: count).map { seeds in
+            // Start most sequences with setup so the interesting commands get a chance.
+            let setup: [Command] = seeds.first.map { $0 % 4 == 0 } == true ? [] : [.createAccount(name: "Alice")]
+            return setup + seeds.map { var bits = Bits(state: $0); return bits.command() }
+        }
+    }
+
+    static let bytes = Gen.uint8().array(of: 0...48)
+}
