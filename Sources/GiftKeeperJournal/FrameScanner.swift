@@ -1,0 +1,134 @@
+import GiftKeeperCrypto
+import Glibc
+
+/// The one place that decides what the bytes at a frame boundary are.
+///
+/// It keeps the chain state (next expected sequence number, previous frame's hash) and
+/// classifies the bytes it is shown, without allocating. ``JournalReader`` feeds it the
+/// file block by block; opening, replaying and verifying all go through it.
+final class FrameScanner {
+    /// A whole frame that verified. Its payload points into the bytes passed to ``next``.
+    struct Frame {
+        let sequence: UInt64
+        let kind: FrameKind
+        let payload: UnsafeRawBufferPointer
+        /// Header + payload + hash.
+        let size: Int
+    }
+
+    enum Step {
+        /// Nothing after the last whole frame.
+        case cleanEnd
+        /// The rest of the file is an unfinished frame: a partial header, or a header that
+        /// verifies followed by less than the whole body.
+        case tornTail
+        /// The header did not verify. The caller decides: all-zero rest of file → torn
+        /// tail; anything else → corruption with this reason.
+        case invalidHeader(reason: String)
+        /// The frame hash did not match: corruption.
+        case corrupt(reason: String)
+        /// Show at least this many bytes from the frame boundary (they exist in the file).
+        case needMore(Int)
+        /// A frame that verified; call ``accept()`` once done with it.
+        case frame(Frame)
+    }
+
+    /// The sequence number the next frame must carry.
+    private(set) var expectedSequence: UInt64
+    /// The previous frame's hash (the genesis hash before frame 1): 32 bytes.
+    let previousHash: UnsafeMutableRawBufferPointer
+    /// The hash computed for the frame last returned by ``next``.
+    private let computed: UnsafeMutableRawBufferPointer
+
+    init(genesisHash: [UInt8]) {
+        precondition(genesisHash.count == JournalFormat.hashSize, "genesis hash must be 32 bytes")
+        expectedSequence = 1
+        previousHash = .allocate(byteCount: JournalFormat.hashSize, alignment: 8)
+        computed = .allocate(byteCount: JournalFormat.hashSize, alignment: 8)
+        genesisHash.withUnsafeBytes { previousHash.copyMemory(from: $0) }
+        computed.initializeMemory(as: UInt8.self, repeating: 0)
+    }
+
+    deinit {
+        previousHash.deallocate()
+        computed.deallocate()
+    }
+
+    /// The previous hash as an array (the head of the chain once every frame is accepted).
+    var headHash: [UInt8] { Array(previousHash) }
+
+    /// Classifies the bytes at a frame boundary.
+    /// - Parameters:
+    ///   - bytes: the bytes from the boundary on that are in memory; never more than `remaining`.
+    ///   - remaining: the bytes from the boundary to the end of the file (or of the scanned range).
+    func next(in bytes: UnsafeRawBufferPointer, remaining: Int) -> Step {
+        if remaining == 0 {
+            return .cleanEnd
+        }
+        if remaining < JournalFormat.frameHeaderSize {
+            return .tornTail
+        }
+        if bytes.count < JournalFormat.frameHeaderSize {
+            return .needMore(JournalFormat.frameHeaderSize)
+        }
+        let length = Int(bytes.loadLittleEndian(UInt32.self, at: 0))
+        let sequence = bytes.loadLittleEndian(UInt64.self, at: 4)
+        let kindByte = bytes[12]
+
+        Blake2b.hash(
+            UnsafeRawBufferPointer(rebasing: bytes[0..<JournalFormat.frameCheckedSize]),
+            key: UnsafeRawBufferPointer(previousHash), into: computed)
+        let checkMatches = Self.equal(
+            UnsafeRawBufferPointer(rebasing: computed[0..<JournalFormat.headerCheckSize]),
+            UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameCheckedSize..<JournalFormat.frameHeaderSize]))
+        let kind = FrameKind(rawValue: kindByte)
+
+        // The precise reasons come first; the header check catches what they cannot name.
+        if sequence != expectedSequence {
+            return .invalidHeader(reason: "sequence number \(sequence), expected \(expectedSequence)")
+        }
+        guard let kind else {
+            return .invalidHeader(reason: "unknown frame kind \(kindByte)")
+        }
+        if length > JournalFormat.maximumPayload {
+            return .invalidHeader(reason: "frame length \(length) exceeds the 1 MiB bound")
+        }
+        if !checkMatches {
+            return .invalidHeader(
+                reason: "frame header does not verify (bit flip, or a frame spliced, reordered, duplicated or dropped)")
+        }
+
+        let size = JournalFormat.frameOverhead + length
+        if size > remaining {
+            return .tornTail
+        }
+        if size > bytes.count {
+            return .needMore(size)
+        }
+        let hashed = JournalFormat.frameHeaderSize + length
+        Blake2b.hash(
+            UnsafeRawBufferPointer(rebasing: bytes[0..<hashed]),
+            key: UnsafeRawBufferPointer(previousHash), into: computed)
+        guard Self.equal(UnsafeRawBufferPointer(computed), UnsafeRawBufferPointer(rebasing: bytes[hashed..<size])) else {
+            return .corrupt(reason: "frame hash does not match (payload altered, or chain broken)")
+        }
+        return .frame(Frame(
+            sequence: sequence, kind: kind,
+            payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
+            size: size))
+    }
+
+    /// Byte equality of two equally long buffers (public hashes: no need for constant time).
+    private static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count, let left = lhs.baseAddress, let right = rhs.baseAddress else {
+            return lhs.count == rhs.count
+        }
+        return memcmp(left, right, lhs.count) == 0
+    }
+
+    /// Moves the chain past the frame ``next`` last returned.
+    func accept() {
+        previousHash.copyMemory(from: UnsafeRawBufferPointer(computed))
+        expectedSequence += 1
+    }
+}

@@ -1,0 +1,93 @@
+import GiftKeeperCrypto
+import Glibc
+
+/// The frames of one append, built in memory; ``Journal/append(_:)`` passes it `inout`.
+///
+/// Each ``add(kind:payload:)`` encodes a whole frame (header check and frame hash
+/// included) and moves ``nextSequence`` and ``previousHash`` on, so the caller can bind
+/// them into the next payload's additional data before sealing it.
+public struct AppendBatch {
+    /// The sequence number the next added frame gets.
+    public private(set) var nextSequence: UInt64
+    /// The hash the next added frame chains to.
+    public private(set) var previousHash: [UInt8]
+    public let journalID: [UInt8]
+
+    let path: String
+    let startOffset: Int
+    private(set) var bytes: [UInt8] = []
+    private(set) var frames: [AppendedFrame] = []
+
+    init(nextSequence: UInt64, previousHash: [UInt8], journalID: [UInt8], path: String, startOffset: Int) {
+        self.nextSequence = nextSequence
+        self.previousHash = previousHash
+        self.journalID = journalID
+        self.path = path
+        self.startOffset = startOffset
+    }
+
+    /// Adds one frame carrying `payload`.
+    /// - Throws: ``JournalError/Code/frameTooLarge(_:)`` for a payload over 1 MiB (nothing added).
+    public mutating func add(kind: FrameKind, payload: [UInt8]) throws(JournalError) {
+        guard payload.count <= JournalFormat.maximumPayload else {
+            throw JournalError(.frameTooLarge(payload.count), path: path)
+        }
+        let start = bytes.count
+        bytes.appendLittleEndian(UInt32(payload.count))
+        bytes.appendLittleEndian(nextSequence)
+        bytes.append(kind.rawValue)
+        let check = bytes.withUnsafeBytes { all in
+            previousHash.withUnsafeBytes { key in
+                Blake2b.hash(UnsafeRawBufferPointer(rebasing: all[start..<start + JournalFormat.frameCheckedSize]), key: key)
+            }
+        }
+        bytes += check.prefix(JournalFormat.headerCheckSize)
+        bytes += payload
+        let hash = bytes.withUnsafeBytes { all in
+            previousHash.withUnsafeBytes { key in
+                Blake2b.hash(UnsafeRawBufferPointer(rebasing: all[start...]), key: key)
+            }
+        }
+        bytes += hash
+        frames.append(AppendedFrame(sequence: nextSequence, kind: kind, hash: hash, offset: startOffset + start))
+        nextSequence += 1
+        previousHash = hash
+    }
+}
+
+extension Journal {
+    /// Appends the frames `build` adds as one write and one fsync; returns after the fsync.
+    ///
+    /// The frames are written with `pwrite` at ``size`` (short writes continued) and made
+    /// durable with one `fsync`: only then are they acknowledged by returning. A failed
+    /// write or fsync is fatal: the file is cut back to its previous size (best effort, so
+    /// that unacknowledged frames do not appear later), this handle becomes unusable and
+    /// the error is thrown; nothing is retried. An empty batch writes nothing.
+    /// - Throws: what `build` throws (nothing written), or ``JournalError`` with
+    ///   `.readOnlyAccess`, `.unusable`, `.frameTooLarge` or `.io` (`ENOSPC`, `EIO`...).
+    @discardableResult
+    public func append(_ build: (inout AppendBatch) throws -> Void) throws -> [AppendedFrame] {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        var batch = AppendBatch(
+            nextSequence: lastSequence + 1, previousHash: headHash, journalID: header.journalID,
+            path: path, startOffset: size)
+        try build(&batch)
+        guard !batch.frames.isEmpty else { return [] }
+
+        do throws(SystemCallError) {
+            try batch.bytes.withBytes { bytes throws(SystemCallError) in try file.writeFully(bytes, at: size) }
+            try file.synchronize()
+        } catch {
+            isUnusable = true
+            // Best effort: the error below is what the caller must see.
+            try? file.truncate(to: size)
+            throw JournalError(error, path: path)
+        }
+        size += batch.bytes.count
+        frameCount += batch.frames.count
+        lastSequence = batch.nextSequence - 1
+        headHash = batch.previousHash
+        return batch.frames
+    }
+}

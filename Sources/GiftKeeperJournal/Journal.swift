@@ -1,0 +1,287 @@
+import GiftKeeperCrypto
+import Glibc
+
+/// An open journal file: a clear header followed by hash-chained frames of opaque payload.
+///
+/// A `Journal` owns the file descriptor and its `flock` (exclusive for `.readWrite`, shared
+/// for `.readOnly`); both are released in `deinit`. It is not thread-safe: use it from one
+/// task at a time. The format is specified in `docs/journal-format.md`.
+public final class Journal {
+    /// The path the journal was opened or created at.
+    public let path: String
+    public let header: JournalHeader
+    /// The last frame's sequence number; 0 when there are no frames.
+    public internal(set) var lastSequence: UInt64
+    /// The last frame's hash; the genesis hash when there are no frames.
+    public internal(set) var headHash: [UInt8]
+    public internal(set) var frameCount: Int
+    /// Header plus whole frames, in bytes: where the next frame goes. With `.readOnly`
+    /// access a torn tail may lie beyond it (see ``trimmedTail``).
+    public internal(set) var size: Int
+    /// The torn tail found on open: trimmed with `.readWrite`, only reported with `.readOnly`.
+    public let trimmedTail: TornTail?
+
+    let access: JournalAccess
+    let file: FileDescriptor
+    /// Set after a failed write or fsync: every later call throws ``JournalError/Code/unusable``.
+    var isUnusable = false
+
+    private init(
+        path: String, file: FileDescriptor, access: JournalAccess, header: JournalHeader,
+        summary: ScanSummary, trimmedTail: TornTail?
+    ) {
+        self.path = path
+        self.file = file
+        self.access = access
+        self.header = header
+        self.lastSequence = summary.lastSequence
+        self.headHash = summary.headHash
+        self.frameCount = summary.frameCount
+        self.size = summary.validEnd
+        self.trimmedTail = trimmedTail
+    }
+
+    deinit {
+        // Closing the descriptor also releases the flock.
+        file.close()
+    }
+
+    // MARK: - Creating
+
+    /// Creates a new, empty journal at `path` and opens it read-write, lock held.
+    ///
+    /// Missing parent directories are created with mode 0700 (an existing parent is left
+    /// as it is). The header goes to a temporary file in the same directory, created
+    /// `O_CREAT|O_EXCL|O_NOFOLLOW` with mode 0600, locked and fsynced; `link` then gives it
+    /// its name, so `path` never names a half-written file and an existing file is never
+    /// replaced. The directory is fsynced before this returns.
+    /// - Throws: ``JournalError/Code/alreadyExists`` when `path` exists; `.io` otherwise.
+    public static func create(at path: String) throws(JournalError) -> Journal {
+        let (directory, name) = splitPath(path)
+        try mapIO(path) { () throws(SystemCallError) in try makeDirectories(directory) }
+
+        let journalID: [UInt8]
+        let suffix: [UInt8]
+        do {
+            journalID = try randomBytes(count: JournalFormat.journalIDSize)
+            suffix = try randomBytes(count: 8)
+        } catch {
+            throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: path)
+        }
+        let temporaryPath = directory + "/." + name + ".new-" + suffix.map { String($0, radix: 16) }.joined()
+        let file = try mapIO(path) { () throws(SystemCallError) in
+            try FileDescriptor.open(
+                temporaryPath, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        }
+        var temporaryExists = true
+        do throws(JournalError) {
+            let headerBytes = JournalHeader.encode(journalID: journalID)
+            try mapIO(path) { () throws(SystemCallError) in
+                try file.setMode(0o600)  // whatever the umask
+                _ = try file.tryLock(exclusive: true)  // a name only we know: cannot be taken
+                try headerBytes.withBytes { bytes throws(SystemCallError) in try file.writeFully(bytes, at: 0) }
+                try file.synchronize()
+            }
+            do throws(SystemCallError) {
+                try FileSystem.link(temporaryPath, to: path)
+            } catch {
+                throw error.errno == EEXIST ? JournalError(.alreadyExists, path: path) : JournalError(error, path: path)
+            }
+            try mapIO(path) { () throws(SystemCallError) in
+                try FileSystem.unlink(temporaryPath)
+                temporaryExists = false
+                try FileSystem.synchronizeDirectory(directory)
+            }
+            let header = try headerBytes.withBytes { bytes throws(JournalError) in
+                try decodeHeader(bytes, path: path)
+            }
+            return Journal(
+                path: path, file: file, access: .readWrite, header: header,
+                summary: ScanSummary(headHash: header.genesisHash, validEnd: JournalFormat.headerSize),
+                trimmedTail: nil)
+        } catch {
+            if temporaryExists {
+                try? FileSystem.unlink(temporaryPath)
+            }
+            // Once linked, the journal stays even if the directory sync failed: it is whole.
+            file.close()
+            throw error
+        }
+    }
+
+    /// `mkdir -p` with mode 0700 for the directories it creates, fsyncing each one's parent.
+    private static func makeDirectories(_ directory: String) throws(SystemCallError) {
+        do throws(SystemCallError) {
+            if try FileSystem.makeDirectory(directory, mode: 0o700) {
+                try FileSystem.synchronizeDirectory(splitPath(directory).directory)
+            }
+        } catch where error.errno == ENOENT {
+            let parent = splitPath(directory).directory
+            guard parent != directory else { throw error }
+            try makeDirectories(parent)
+            if try FileSystem.makeDirectory(directory, mode: 0o700) {
+                try FileSystem.synchronizeDirectory(parent)
+            }
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Opens an existing journal, verifying its whole structure and hash chain.
+    ///
+    /// `.readWrite` takes `flock(LOCK_EX|LOCK_NB)` and trims a torn tail (reported in
+    /// ``trimmedTail``); `.readOnly` takes `LOCK_SH|LOCK_NB` and only reports one. A lock
+    /// held elsewhere fails at once with ``JournalError/Code/inUse``, never waits.
+    /// - Throws: `.notFound`, `.isDirectory`, `.notRegularFile` (symlinks included),
+    ///   `.foreignOwner`, `.insecurePermissions` (any group/world bit), `.notAJournal`,
+    ///   `.unsupportedVersion`, `.corrupt` for anything but a torn tail, `.io`.
+    public static func open(at path: String, access: JournalAccess) throws(JournalError) -> Journal {
+        let file = try openChecked(path, writable: access == .readWrite, checkOwnership: true)
+        do throws(JournalError) {
+            guard try mapIO(path, { () throws(SystemCallError) in try file.tryLock(exclusive: access == .readWrite) })
+            else {
+                throw JournalError(.inUse, path: path)
+            }
+            let fileSize = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
+            let header = try readHeader(file, fileSize: fileSize, path: path)
+            let summary = try mapIO(path) {
+                try JournalReader.scan(
+                    file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: fileSize)
+            }
+            if let problem = summary.problem {
+                throw JournalError(.corrupt(problem), path: path)
+            }
+            if summary.tornTail != nil, access == .readWrite {
+                try mapIO(path) { () throws(SystemCallError) in
+                    try file.truncate(to: summary.validEnd)
+                    try file.synchronize()
+                }
+            }
+            return Journal(
+                path: path, file: file, access: access, header: header, summary: summary,
+                trimmedTail: summary.tornTail)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// Opens `path` without following a symlink or blocking on a FIFO, and checks that it
+    /// is a regular file (and, with `checkOwnership`, ours and private).
+    static func openChecked(_ path: String, writable: Bool, checkOwnership: Bool) throws(JournalError) -> FileDescriptor {
+        let flags = (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+        let file: FileDescriptor
+        do throws(SystemCallError) {
+            file = try FileDescriptor.open(path, flags: flags)
+        } catch {
+            switch error.errno {
+            case ENOENT: throw JournalError(.notFound, path: path)
+            case EISDIR: throw JournalError(.isDirectory, path: path)
+            case ELOOP, ENXIO: throw JournalError(.notRegularFile, path: path)
+            default: throw JournalError(error, path: path)
+            }
+        }
+        do throws(JournalError) {
+            let info = try mapIO(path) { () throws(SystemCallError) in try file.status() }
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR {
+                throw JournalError(.isDirectory, path: path)
+            }
+            if type != S_IFREG {
+                throw JournalError(.notRegularFile, path: path)
+            }
+            if checkOwnership {
+                if info.st_uid != getuid() {
+                    throw JournalError(.foreignOwner(uid: info.st_uid), path: path)
+                }
+                if info.st_mode & 0o077 != 0 {
+                    throw JournalError(.insecurePermissions(mode: UInt32(info.st_mode & 0o7777)), path: path)
+                }
+            }
+            try mapIO(path) { () throws(SystemCallError) in try file.clearNonBlocking() }
+            return file
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// Reads and checks the 60-byte header.
+    static func readHeader(_ file: FileDescriptor, fileSize: Int, path: String) throws(JournalError) -> JournalHeader {
+        var bytes = [UInt8](repeating: 0, count: min(fileSize, JournalFormat.headerSize))
+        try mapIO(path) { () throws(SystemCallError) in
+            try bytes.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: 0) }
+        }
+        return try bytes.withBytes { buffer throws(JournalError) in try decodeHeader(buffer, path: path) }
+    }
+
+    /// The header, or the error that says why it cannot be used.
+    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, path: String) throws(JournalError) -> JournalHeader {
+        do throws(JournalHeader.DecodingFailure) {
+            return try JournalHeader.decode(bytes)
+        } catch {
+            switch error {
+            case .notAJournal:
+                throw JournalError(.notAJournal, path: path)
+            case .newerVersion(let version):
+                throw JournalError(.unsupportedVersion(version), path: path)
+            case .hashMismatch:
+                throw JournalError(.corrupt(headerProblem), path: path)
+            }
+        }
+    }
+
+    /// The problem reported when the header hash does not match.
+    static let headerProblem = JournalProblem(
+        sequence: 0, offset: 0, reason: "file header does not verify (header hash does not match)")
+
+    // MARK: - Replaying
+
+    /// Calls `body` with every frame in order, verifying structure and chain as it goes.
+    ///
+    /// Reads the file in blocks of about 1 MiB through the same ``FrameScanner`` as `open`;
+    /// no system call or allocation per frame. `progress`, when given, is called now and
+    /// then with (bytes done, bytes total). The views are valid only inside `body`.
+    /// - Throws: ``JournalError`` (`.corrupt` if the file changed under the lock, `.io`,
+    ///   `.unusable`), or what `body` throws.
+    public func replay(progress: ((Int, Int) -> Void)? = nil, _ body: (FrameView) throws -> Void) throws {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        let summary = try withoutActuallyEscaping(body) { body in
+            do {
+                return try JournalReader.scan(
+                    file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: size,
+                    progress: progress, body: body)
+            } catch let error as SystemCallError {
+                throw JournalError(error, path: path)
+            }
+        }
+        if let problem = summary.problem {
+            throw JournalError(.corrupt(problem), path: path)
+        }
+        if let torn = summary.tornTail {
+            // Bytes that verified on open no longer do: something wrote under our lock.
+            throw JournalError(
+                .corrupt(JournalProblem(
+                    sequence: summary.lastSequence + 1, offset: torn.offset,
+                    reason: "the journal changed while it was open")),
+                path: path)
+        }
+    }
+}
+
+/// Runs `body`, turning a ``SystemCallError`` into ``JournalError/Code/io(operation:errno:)``
+/// for `path` and letting a ``JournalError`` through.
+func mapIO<T, E: Error>(_ path: String, _ body: () throws(E) -> T) throws(JournalError) -> T {
+    do {
+        return try body()
+    } catch {
+        switch error {
+        case let error as JournalError:
+            throw error
+        case let error as SystemCallError:
+            throw JournalError(error, path: path)
+        default:
+            throw JournalError(.io(operation: "read", errno: EIO), path: path)
+        }
+    }
+}

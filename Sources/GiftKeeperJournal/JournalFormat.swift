@@ -1,0 +1,130 @@
+import GiftKeeperCrypto
+
+/// The constants of journal format version 1 (`docs/journal-format.md` is the contract).
+enum JournalFormat {
+    /// `GIFTKEEP` in ASCII.
+    static let magic: [UInt8] = Array("GIFTKEEP".utf8)
+    /// The only version this build writes and the newest it reads.
+    static let currentVersion: UInt16 = 1
+    /// Magic 8 + version 2 + flags 2 + journal id 16 + header hash 32.
+    static let headerSize = 60
+    /// The bytes the header hash covers: everything before it.
+    static let headerHashedSize = 28
+    static let journalIDSize = 16
+    static let hashSize = 32
+    /// Length 4 + sequence 8 + kind 1: the bytes the header check covers.
+    static let frameCheckedSize = 13
+    /// Length, sequence, kind and the 8-byte header check.
+    static let frameHeaderSize = 21
+    static let headerCheckSize = 8
+    /// Frame header + frame hash: a frame is this plus its payload.
+    static let frameOverhead = frameHeaderSize + hashSize
+    /// The largest payload a frame may carry (1 MiB). A larger length field is corruption.
+    static let maximumPayload = 1 << 20
+}
+
+/// What a frame's payload is, the only thing about it in clear.
+public enum FrameKind: UInt8, Sendable {
+    /// Sealed under the data key (an event).
+    case dataSealed = 1
+    /// Sealed to the journal's public key (a failed login recorded without the password).
+    case publicSealed = 2
+    /// A key wrap (the data key sealed under a password-derived key).
+    case keyWrap = 3
+}
+
+/// The clear header at the start of a journal file.
+public struct JournalHeader: Sendable, Equatable {
+    /// The format version the file was written in.
+    public let formatVersion: UInt16
+    /// 16 random bytes naming this journal; bound into every event's additional data.
+    public let journalID: [UInt8]
+    /// BLAKE2b-256 of the header's first 28 bytes: the "previous hash" of frame 1.
+    public let genesisHash: [UInt8]
+
+    /// The 60 header bytes of a new version-1 journal with identifier `journalID`.
+    static func encode(journalID: [UInt8]) -> [UInt8] {
+        precondition(journalID.count == JournalFormat.journalIDSize, "journal id must be 16 bytes")
+        var bytes = JournalFormat.magic
+        bytes.appendLittleEndian(JournalFormat.currentVersion)
+        bytes.appendLittleEndian(UInt16(0))
+        bytes += journalID
+        bytes += Blake2b.hash(bytes)
+        return bytes
+    }
+
+    /// Why a header cannot be read.
+    enum DecodingFailure: Error, Equatable {
+        /// Too short, wrong magic, version 0 or unknown flags.
+        case notAJournal
+        /// A version newer than this build reads.
+        case newerVersion(UInt16)
+        /// The header hash does not match the bytes it covers.
+        case hashMismatch
+    }
+
+    /// Reads a header from the first 60 bytes of a file (fewer when the file is shorter).
+    ///
+    /// The version is checked before the hash: a later version may lay its header out
+    /// differently, and must be reported as newer, not as damaged.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodingFailure) -> JournalHeader {
+        guard bytes.count >= JournalFormat.headerSize,
+              bytes.prefix(JournalFormat.magic.count).elementsEqual(JournalFormat.magic)
+        else {
+            throw .notAJournal
+        }
+        let version = bytes.loadLittleEndian(UInt16.self, at: 8)
+        if version > JournalFormat.currentVersion {
+            throw .newerVersion(version)
+        }
+        let covered = UnsafeRawBufferPointer(rebasing: bytes[0..<JournalFormat.headerHashedSize])
+        let stored = Array(bytes[JournalFormat.headerHashedSize..<JournalFormat.headerSize])
+        let genesis = Blake2b.hash(covered)
+        guard constantTimeEqual(genesis, stored) else {
+            throw .hashMismatch
+        }
+        let flags = bytes.loadLittleEndian(UInt16.self, at: 10)
+        guard version >= 1, flags == 0 else {
+            throw .notAJournal
+        }
+        return JournalHeader(
+            formatVersion: version,
+            journalID: Array(bytes[12..<12 + JournalFormat.journalIDSize]),
+            genesisHash: genesis)
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// An unaligned little-endian integer at `offset`.
+    @inline(__always)
+    func loadLittleEndian<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
+        T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+}
+
+extension UnsafeMutableRawBufferPointer {
+    /// Stores an integer little-endian at `offset`, unaligned.
+    @inline(__always)
+    func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends an integer's little-endian bytes.
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// `withUnsafeBytes` for a body with a typed error (the standard one only rethrows `any Error`).
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeBytes { bytes in Result { () throws(E) in try body(bytes) } }.get()
+    }
+
+    /// `withUnsafeMutableBytes` for a body with a typed error.
+    mutating func withMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeMutableBytes { bytes in Result { () throws(E) in try body(bytes) } }.get()
+    }
+}
