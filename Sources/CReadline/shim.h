@@ -1,5 +1,8 @@
 // GNU readline as GiftKeeperREPL sees it. Only GiftKeeperREPL imports this module.
 // readline.h needs FILE from <stdio.h> declared before it.
+//
+// Swift 6 strict concurrency cannot touch C global variables, so readline's
+// settings and hooks are reached through the static inline accessors below.
 #ifndef GIFTKEEPER_CREADLINE_SHIM_H
 #define GIFTKEEPER_CREADLINE_SHIM_H
 
@@ -7,5 +10,63 @@
 #include <stdlib.h>
 #include <readline/readline.h>
 #include <readline/history.h>
+#include <sys/prctl.h>
+
+/// Installs the attempted-completion hook (`rl_attempted_completion_function`).
+static inline void giftkeeper_rl_set_attempted_completion(rl_completion_func_t *function) {
+    rl_attempted_completion_function = function;
+}
+
+/// `rl_attempted_completion_over = 1`: never fall back to filename completion.
+static inline void giftkeeper_rl_set_attempted_completion_over(int value) {
+    rl_attempted_completion_over = value;
+}
+
+/// `rl_completion_append_character`.
+static inline void giftkeeper_rl_set_completion_append_character(int character) {
+    rl_completion_append_character = character;
+}
+
+/// The quote character readline found before the word being completed (0 if none).
+static inline int giftkeeper_rl_completion_quote_character(void) {
+    return rl_completion_quote_character;
+}
+
+/// Words break on whitespace only, and `'`/`"` open quoted words, like the REPL's tokenizer.
+static inline void giftkeeper_rl_set_word_syntax(void) {
+    rl_completer_word_break_characters = " \t\n";
+    rl_basic_word_break_characters = " \t\n";
+    rl_completer_quote_characters = "\"'";
+}
+
+/// `rl_catch_signals` / `rl_catch_sigwinch`: 0 lets the REPL handle SIGINT and SIGWINCH itself.
+static inline void giftkeeper_rl_set_catch_signals(int signals, int sigwinch) {
+    rl_catch_signals = signals;
+    rl_catch_sigwinch = sigwinch;
+}
+
+/// The application name used for conditional parsing of ~/.inputrc (`$if GiftKeeper`).
+static inline void giftkeeper_rl_set_readline_name(const char *name) {
+    rl_readline_name = name;
+}
+
+/// The line typed so far (`rl_line_buffer`, `rl_end` bytes; not NUL-terminated at rl_point).
+static inline const char *giftkeeper_rl_line_buffer(void) {
+    return rl_line_buffer;
+}
+
+static inline int giftkeeper_rl_point(void) {
+    return rl_point;
+}
+
+static inline int giftkeeper_rl_end(void) {
+    return rl_end;
+}
+
+/// `prctl(PR_SET_DUMPABLE, 0)`: prctl is variadic, which Swift cannot call.
+/// (Process hygiene, not readline: it lives here because this is the REPL's only C module.)
+static inline int giftkeeper_prctl_set_not_dumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
 
 #endif

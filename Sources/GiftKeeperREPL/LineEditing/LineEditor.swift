@@ -1,0 +1,86 @@
+/// Something that reads the REPL's command lines: GNU readline on a terminal
+/// (``ReadlineLineEditor``), raw lines from a file descriptor otherwise (``ScriptLineEditor``).
+///
+/// Editors are used from one thread at a time (the REPL's loop).
+public protocol LineEditor: AnyObject {
+    /// Reads one line, without its line terminator. Never throws: bad input is data.
+    func readLine(prompt: String) -> LineInput
+
+    /// Adds `line` to the in-memory history (never written to disk). The REPL decides
+    /// what goes in: password lines and other secrets are never passed here.
+    func addToHistory(_ line: String)
+
+    /// Sets the tab-completion provider. The provider may return every candidate for
+    /// the word; the editor keeps those that start with ``CompletionRequest/word``.
+    func setCompletion(_ provider: @escaping (CompletionRequest) -> [String])
+}
+
+/// What one ``LineEditor/readLine(prompt:)`` produced.
+public enum LineInput: Equatable, Sendable {
+    /// A complete line, without `\n` (and without a trailing `\r`).
+    case line(String)
+    /// Ctrl-D on an empty line, or the end of the script.
+    case endOfInput
+    /// Ctrl-C cancelled the line; the session goes on with a fresh prompt.
+    case interrupted
+    /// The line could not be used; say so in one line and read the next one.
+    case invalid(LineInputProblem)
+}
+
+/// Why a line was unusable. Data only; ``description`` words it.
+public enum LineInputProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The line is not valid UTF-8.
+    case invalidUTF8
+    /// The line is longer than ``LineLimits/maximumLineBytes``; all of it was skipped.
+    case lineTooLong(limit: Int)
+    /// `read` failed with `errno`; the editor reports end of input after this.
+    case readFailed(errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .invalidUTF8:
+            return "the line is not valid UTF-8; it was ignored"
+        case .lineTooLong(let limit):
+            return "the line is longer than \(limit / 1024) KiB; it was ignored"
+        case .readFailed(let code):
+            return "could not read input (\(SystemErrorText.describe(code)))"
+        }
+    }
+}
+
+/// Bounds shared by every line editor.
+public enum LineLimits {
+    /// The longest accepted line, in bytes, without its terminator (64 KiB).
+    public static let maximumLineBytes = 64 * 1024
+}
+
+/// A tab-completion request: the line up to the cursor and the word under it.
+public struct CompletionRequest: Equatable, Sendable {
+    /// The line from its start up to the cursor, as typed (quotes included).
+    public var line: String
+    /// The words before the word being completed, unquoted (`words[0]` is the command).
+    public var precedingWords: [String]
+    /// The word being completed, unquoted; empty right after a space.
+    public var word: String
+    /// The index of ``word`` among the line's words (0 = the command name).
+    public var wordIndex: Int { precedingWords.count }
+
+    public init(line: String, precedingWords: [String], word: String) {
+        self.line = line
+        self.precedingWords = precedingWords
+        self.word = word
+    }
+}
+
+extension LineInput {
+    /// Validates raw line bytes (terminator already removed) into a ``LineInput``.
+    static func validating(_ bytes: some Collection<UInt8>) -> LineInput {
+        guard bytes.count <= LineLimits.maximumLineBytes else {
+            return .invalid(.lineTooLong(limit: LineLimits.maximumLineBytes))
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .invalid(.invalidUTF8)
+        }
+        return .line(text)
+    }
+}

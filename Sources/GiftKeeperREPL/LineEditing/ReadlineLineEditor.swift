@@ -1,0 +1,166 @@
+import CReadline
+import Glibc
+import Synchronization
+
+/// Line editing with GNU readline on a terminal: arrow keys, Ctrl-R, tab completion and an
+/// in-memory history.
+///
+/// - History lives only in memory (`stifle_history(1000)`); no history file is ever read
+///   or written (this type never calls `read_history`/`write_history`/`append_history`).
+/// - Ctrl-C cancels the line and returns ``LineInput/interrupted``; the process goes on.
+///   Readline runs through its callback interface (`rl_callback_handler_install`) with
+///   `rl_catch_signals = 0`; the editor `poll`s standard input together with the signal
+///   self-pipe of ``SignalRouter``. On an interrupt it calls `rl_free_line_state`,
+///   `rl_callback_sigcleanup`, `rl_echo_signal_char`, `rl_cleanup_after_signal` and
+///   `rl_callback_handler_remove` (which restores the terminal) and prints a newline.
+/// - Completion never falls back to file names.
+///
+/// Readline is process-global state: create one editor per process and use it from one thread.
+public final class ReadlineLineEditor: LineEditor {
+    private var hasPrompted = false
+
+    public init() {
+        SignalRouter.install()
+        giftkeeper_rl_set_readline_name("GiftKeeper")
+        giftkeeper_rl_set_catch_signals(0, 0)
+        giftkeeper_rl_set_word_syntax()
+        giftkeeper_rl_set_attempted_completion(readlineCompletionTrampoline)
+        stifle_history(1000)
+    }
+
+    public func readLine(prompt: String) -> LineInput {
+        let drained = SignalRouter.drainPromptPipe()
+        if drained.resized && hasPrompted {
+            rl_reset_screen_size()
+        }
+        hasPrompted = true
+        ReadlineBridge.shared.withLock { $0.result = nil }
+
+        // If a fatal signal comes while readline has the terminal in raw mode, put it back.
+        var original = termios()
+        let isTerminal = tcgetattr(STDIN_FILENO, &original) == 0
+        if isTerminal { TerminalRestoration.remember(original, for: STDIN_FILENO) }
+        SignalRouter.promptActive.store(true, ordering: .sequentiallyConsistent)
+        defer {
+            SignalRouter.promptActive.store(false, ordering: .sequentiallyConsistent)
+            if isTerminal { TerminalRestoration.clear() }
+        }
+
+        rl_callback_handler_install(prompt, readlineLineHandler)
+        let signalPipe = SignalRouter.promptPipeRead
+        while true {
+            var descriptors = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signalPipe, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&descriptors, nfds_t(signalPipe >= 0 ? 2 : 1), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                rl_callback_handler_remove()
+                return .invalid(.readFailed(errno: errno))
+            }
+            if descriptors[1].revents != 0 {
+                let signals = SignalRouter.drainPromptPipe()
+                if signals.interrupted {
+                    cancelLine()
+                    return .interrupted
+                }
+                if signals.resized { rl_resize_terminal() }
+            }
+            if descriptors[0].revents != 0 {
+                rl_callback_read_char()
+                if let result = ReadlineBridge.shared.withLock({ $0.result }) {
+                    return result
+                }
+            }
+        }
+    }
+
+    public func addToHistory(_ line: String) {
+        guard !line.isEmpty else { return }
+        add_history(line)
+    }
+
+    public func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) {
+        ReadlineBridge.shared.withLock { $0.provider = UncheckedProvider(call: provider) }
+    }
+
+    /// Throws away the half-typed line and gives the terminal back, like readline's own
+    /// SIGINT handling in callback mode, without re-raising the signal.
+    private func cancelLine() {
+        rl_free_line_state()
+        rl_callback_sigcleanup()
+        rl_echo_signal_char(SIGINT)
+        rl_cleanup_after_signal()
+        rl_callback_handler_remove()
+        POSIXIO.writeAll(STDOUT_FILENO, "\n")
+    }
+}
+
+/// The completion provider, called only synchronously by readline on the thread that is
+/// inside ``ReadlineLineEditor/readLine(prompt:)``; never across threads.
+private struct UncheckedProvider: @unchecked Sendable {
+    let call: (CompletionRequest) -> [String]
+}
+
+/// The one registry readline's C callbacks reach (they cannot capture context).
+private struct ReadlineBridge {
+    var provider: UncheckedProvider?
+    var result: LineInput?
+    /// Matches handed to `rl_completion_matches`' generator, one at a time.
+    var matches: [String] = []
+
+    static let shared = Mutex(ReadlineBridge())
+}
+
+/// `rl_vcpfunc_t`: readline finished a line (`NULL` at end of input).
+private let readlineLineHandler: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { line in
+    // Removing the handler here stops readline from printing a fresh prompt after the line.
+    rl_callback_handler_remove()
+    let result: LineInput
+    if let line {
+        let length = strlen(line)
+        result = LineInput.validating(UnsafeRawBufferPointer(start: line, count: length))
+        free(line)
+    } else {
+        result = .endOfInput
+        // Readline leaves the cursor after the prompt on Ctrl-D.
+        POSIXIO.writeAll(STDOUT_FILENO, "\n")
+    }
+    ReadlineBridge.shared.withLock { $0.result = result }
+}
+
+/// `rl_completion_func_t`: builds the request, asks the provider, keeps the matches.
+private let readlineCompletionTrampoline: @convention(c) (
+    UnsafePointer<CChar>?, Int32, Int32
+) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, _, end in
+    giftkeeper_rl_set_attempted_completion_over(1)
+    guard let text, let buffer = giftkeeper_rl_line_buffer() else { return nil }
+    let upToCursor = UnsafeRawBufferPointer(start: buffer, count: Int(max(end, 0)))
+    let line = String(decoding: upToCursor, as: UTF8.self)
+    let partial = CommandLineTokenizer.splitPartial(line)
+    let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
+    guard let provider = ReadlineBridge.shared.withLock({ $0.provider }) else { return nil }
+
+    let insideQuotes = giftkeeper_rl_completion_quote_character() != 0
+    let candidates = provider.call(request)
+        .filter { $0.hasPrefix(request.word) }
+        .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
+    guard !candidates.isEmpty else { return nil }
+    ReadlineBridge.shared.withLock { $0.matches = candidates }
+    return rl_completion_matches(text, readlineMatchGenerator)
+}
+
+/// `rl_compentry_func_t`: returns the `state`-th match as a `malloc`ed string, then NULL.
+private let readlineMatchGenerator: @convention(c) (
+    UnsafePointer<CChar>?, Int32
+) -> UnsafeMutablePointer<CChar>? = { _, state in
+    ReadlineBridge.shared.withLock { bridge in
+        let index = Int(state)
+        guard index < bridge.matches.count else {
+            bridge.matches = []
+            return nil
+        }
+        return strdup(bridge.matches[index])
+    }
+}

@@ -1,0 +1,151 @@
+/// Splits a REPL line into words the way a POSIX shell does, without expansions.
+///
+/// - Unquoted ASCII whitespace (space, tab, CR, LF, VT, FF) separates words.
+/// - `'…'` is literal; `"…"` is literal except `\"` and `\\`; outside quotes a backslash
+///   makes the next character literal.
+/// - Quotes join with their neighbours (`'O'"'"'Brien'` is `O'Brien`); `""` is an empty word.
+public enum CommandLineTokenizer {
+    /// The words of `line`.
+    /// - Throws: ``TokenizerError`` for an unterminated quote or a trailing backslash.
+    public static func split(_ line: String) throws(TokenizerError) -> [String] {
+        let scan = scan(line)
+        if let quote = scan.openQuote {
+            throw TokenizerError(.unterminatedQuote(quote))
+        }
+        if scan.trailingBackslash {
+            throw TokenizerError(.trailingBackslash)
+        }
+        return scan.words + (scan.current.map { [$0] } ?? [])
+    }
+
+    /// The words of an unfinished line, for completion: the finished words, and the
+    /// word under the cursor (unquoted so far; empty after whitespace). Never fails.
+    public static func splitPartial(_ line: String) -> (words: [String], current: String) {
+        let scan = scan(line)
+        return (scan.words, scan.current ?? "")
+    }
+
+    /// `word` quoted so that ``split(_:)`` gives it back as one word (unchanged when safe).
+    public static func quoted(_ word: String) -> String {
+        let special: Set<Unicode.Scalar> = ["'", "\"", "\\", "#", "$", "`", "*", "?", "[", "]", "(", ")", "{", "}", ";", "&", "|", "<", ">", "~", "!"]
+        let needsQuotes = word.isEmpty || word.unicodeScalars.contains {
+            isSeparator($0) || special.contains($0) || $0.value < 0x20 || $0.value == 0x7F
+        }
+        guard needsQuotes else { return word }
+        if !word.contains("'") { return "'" + word + "'" }
+        var escaped = "\""
+        for scalar in word.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(scalar)
+        }
+        return escaped + "\""
+    }
+
+    private struct Scan {
+        var words: [String] = []
+        var current: String?
+        var openQuote: Character?
+        var trailingBackslash = false
+    }
+
+    private static func isSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}": return true
+        default: return false
+        }
+    }
+
+    private enum State {
+        case unquoted, single, double
+    }
+
+    private static func scan(_ line: String) -> Scan {
+        var result = Scan()
+        var word = String.UnicodeScalarView()
+        var inWord = false
+        var state = State.unquoted
+        var escaping = false
+
+        for scalar in line.unicodeScalars {
+            switch state {
+            case .unquoted:
+                if escaping {
+                    word.append(scalar)
+                    escaping = false
+                } else if scalar == "\\" {
+                    escaping = true
+                    inWord = true
+                } else if scalar == "'" {
+                    state = .single
+                    inWord = true
+                } else if scalar == "\"" {
+                    state = .double
+                    inWord = true
+                } else if isSeparator(scalar) {
+                    if inWord {
+                        result.words.append(String(word))
+                        word = String.UnicodeScalarView()
+                        inWord = false
+                    }
+                } else {
+                    word.append(scalar)
+                    inWord = true
+                }
+            case .single:
+                if scalar == "'" {
+                    state = .unquoted
+                } else {
+                    word.append(scalar)
+                }
+            case .double:
+                if escaping {
+                    if scalar != "\"" && scalar != "\\" { word.append("\\") }
+                    word.append(scalar)
+                    escaping = false
+                } else if scalar == "\\" {
+                    escaping = true
+                } else if scalar == "\"" {
+                    state = .unquoted
+                } else {
+                    word.append(scalar)
+                }
+            }
+        }
+        switch state {
+        case .unquoted:
+            result.trailingBackslash = escaping
+        case .single:
+            result.openQuote = "'"
+        case .double:
+            if escaping { word.append("\\") }
+            result.openQuote = "\""
+        }
+        if inWord { result.current = String(word) }
+        return result
+    }
+}
+
+/// A line that cannot be split into words. Data; ``description`` words it.
+public struct TokenizerError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: Equatable, Sendable {
+        /// A `'` or `"` was opened and never closed.
+        case unterminatedQuote(Character)
+        /// The line ends with a backslash that escapes nothing.
+        case trailingBackslash
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) {
+        self.code = code
+    }
+
+    public var description: String {
+        switch code {
+        case .unterminatedQuote(let quote):
+            return "unterminated quote: a \(quote) was opened but not closed; close it with \(quote)"
+        case .trailingBackslash:
+            return "the line ends with a backslash; remove it or quote it as '\\'"
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// The process's handling of SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGWINCH.
+///
+/// One `sigaction` handler does only async-signal-safe work: it restores a saved terminal
+/// state if one is registered (``TerminalRestoration``) and writes one byte to a self-pipe.
+///
+/// - SIGINT while a readline prompt is active, and every SIGWINCH, go to the prompt's pipe;
+///   ``ReadlineLineEditor`` polls it and cancels the line (or resizes).
+/// - Anything else is fatal: the byte goes to a watcher thread, which runs
+///   ``SecretWiping/wipeAll()`` on an ordinary thread (where locks and `sodium_memzero` are
+///   fine), and then calls `_exit(128 + signal)` (130 for SIGINT, 143 for SIGTERM).
+enum SignalRouter {
+    static let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    /// Bytes written to the prompt pipe.
+    static let interruptByte: UInt8 = 1
+    static let resizeByte: UInt8 = 2
+
+    // Read by the handler. Set once in `install()` before any handler exists.
+    static let promptActive = Atomic<Bool>(false)
+    static let promptPipeWrite = Atomic<Int32>(-1)
+    static let fatalPipeWrite = Atomic<Int32>(-1)
+    static let promptPipeReadEnd = Atomic<Int32>(-1)
+
+    private static let installed = Mutex<Bool>(false)
+
+    /// The read end of the prompt pipe (non-blocking), or -1 before `install()`.
+    static var promptPipeRead: Int32 { promptPipeReadEnd.load(ordering: .acquiring) }
+
+    /// Installs the handlers and starts the watcher thread, once per process.
+    /// Idempotent and thread-safe; every component that changes the terminal calls it.
+    static func install() {
+        installed.withLock { done in
+            guard !done else { return }
+            done = true
+            // Touch every global the handler reads, so no lazy initialisation happens in it.
+            TerminalRestoration.prepare()
+            _ = promptActive.load(ordering: .relaxed)
+
+            guard let prompt = makePipe(nonBlockingRead: true),
+                  let fatal = makePipe(nonBlockingRead: false)
+            else {
+                // Without pipes the default actions stay: the process still dies on a signal.
+                return
+            }
+            promptPipeReadEnd.store(prompt.read, ordering: .releasing)
+            promptPipeWrite.store(prompt.write, ordering: .releasing)
+            fatalPipeWrite.store(fatal.write, ordering: .releasing)
+
+            let fatalRead = fatal.read
+            let watcher = Thread {
+                watchFatalSignals(readEnd: fatalRead)
+            }
+            watcher.name = "giftkeeper-signals"
+            watcher.start()
+
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = signalHandler
+            sigfillset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            for signal in fatalSignals + [SIGWINCH] {
+                _ = sigaction(signal, &action, nil)
+            }
+            _ = atexit { SecretWiping.wipeAll() }
+        }
+    }
+
+    /// Discards pending prompt bytes; returns whether an interrupt and a resize were seen.
+    static func drainPromptPipe() -> (interrupted: Bool, resized: Bool) {
+        let fd = promptPipeRead
+        guard fd >= 0 else { return (false, false) }
+        var interrupted = false
+        var resized = false
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while true {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 {
+                if count < 0 && errno == EINTR { continue }
+                break
+            }
+            for byte in bytes[0..<count] {
+                if byte == interruptByte { interrupted = true }
+                if byte == resizeByte { resized = true }
+            }
+        }
+        return (interrupted, resized)
+    }
+
+    private static func makePipe(nonBlockingRead: Bool) -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        // The handler must never block on a full pipe: the byte is a wake-up, not a count.
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        if nonBlockingRead {
+            _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        }
+        return (fds[0], fds[1])
+    }
+
+    private static func watchFatalSignals(readEnd: Int32) {
+        var signal: UInt8 = 0
+        while true {
+            let count = Glibc.read(readEnd, &signal, 1)
+            if count == 1 { break }
+            if count < 0 && errno == EINTR { continue }
+            return  // the pipe is gone: nothing more to watch
+        }
+        SecretWiping.wipeAll()
+        if isatty(STDERR_FILENO) == 1 {
+            POSIXIO.writeAll(STDERR_FILENO, "\n")
+        }
+        _exit(128 + Int32(signal))
+    }
+}
+
+/// Async-signal-safe: atomics, `tcsetattr` and `write` only. Keeps `errno` intact.
+private let signalHandler: @convention(c) (Int32) -> Void = { signal in
+    let savedErrno = errno
+    defer { errno = savedErrno }
+    var byte: UInt8
+    let target: Int32
+    if signal == SIGWINCH {
+        byte = SignalRouter.resizeByte
+        target = SignalRouter.promptPipeWrite.load(ordering: .acquiring)
+    } else if signal == SIGINT && SignalRouter.promptActive.load(ordering: .acquiring) {
+        byte = SignalRouter.interruptByte
+        target = SignalRouter.promptPipeWrite.load(ordering: .acquiring)
+    } else {
+        TerminalRestoration.restoreFromSignalHandler()
+        byte = UInt8(truncatingIfNeeded: signal)
+        target = SignalRouter.fatalPipeWrite.load(ordering: .acquiring)
+    }
+    if target >= 0 {
+        _ = Glibc.write(target, &byte, 1)
+    }
+}
+
+/// The one terminal state to put back if a fatal signal arrives (echo turned off for a
+/// password, or readline's raw mode). One slot: the REPL never nests these.
+enum TerminalRestoration {
+    private static let descriptor = Atomic<Int32>(-1)
+    // Written only while `descriptor` is -1; read by the handler only while it is not.
+    nonisolated(unsafe) private static let saved: UnsafeMutablePointer<termios> = {
+        let pointer = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        pointer.initialize(to: termios())
+        return pointer
+    }()
+
+    static func prepare() {
+        _ = descriptor.load(ordering: .relaxed)
+        _ = saved
+    }
+
+    /// Restores `state` on `fd` if a fatal signal arrives before ``clear()``.
+    static func remember(_ state: termios, for fd: Int32) {
+        SignalRouter.install()
+        descriptor.store(-1, ordering: .sequentiallyConsistent)
+        saved.pointee = state
+        descriptor.store(fd, ordering: .sequentiallyConsistent)
+    }
+
+    static func clear() {
+        descriptor.store(-1, ordering: .sequentiallyConsistent)
+    }
+
+    fileprivate static func restoreFromSignalHandler() {
+        let fd = descriptor.load(ordering: .sequentiallyConsistent)
+        if fd >= 0 {
+            _ = tcsetattr(fd, TCSANOW, saved)
+        }
+    }
+}
