@@ -304,6 +304,23 @@ private struct Writer {
     }
 }
 
+/// Whether every byte is below 0x80, eight bytes at a time.
+@inline(__always)
+private func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var index = 0
+    let count = bytes.count
+    let raw = UnsafeRawBufferPointer(bytes)
+    while index + 8 <= count {
+        if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+        index += 8
+    }
+    while index < count {
+        if bytes[index] >= 0x80 { return false }
+        index += 1
+    }
+    return true
+}
+
 private struct Reader {
     let bytes: UnsafeRawBufferPointer
     var offset = 0
@@ -386,7 +403,11 @@ private struct Reader {
         offset = end
         if start == end { return "" }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-        let string = slice.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+        let string = slice.withMemoryRebound(to: UInt8.self) { utf8 -> String? in
+            // Most text is ASCII, which is valid UTF-8 as it stands; the rest is validated
+            // in full (`String(validating:)` never substitutes replacement characters).
+            isASCII(utf8) ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
+        }
         guard let string else { throw .invalidUTF8(offset: start) }
         return string
     }
