@@ -14,6 +14,8 @@ public enum DomainError: Error, Hashable, Sendable {
     case unknownPresent(PresentID)
     /// The id belonged to a present that has been removed.
     case presentRemoved(PresentID)
+    /// An imported present whose id this journal already used.
+    case presentAlreadyExists(PresentID)
     /// `edit` without any change.
     case noChanges(PresentID)
     case invalidPrice(String, reason: MoneyParsingError)
@@ -55,6 +57,8 @@ public enum DomainError: Error, Hashable, Sendable {
             return "No present '\(id)'. Type 'list' to see ids."
         case .presentRemoved(let id):
             return "Present '\(id)' was removed. Type 'list' to see current ids, or 'history' to see what happened."
+        case .presentAlreadyExists(let id):
+            return "Present '\(id)' already exists in this journal. Import into a new journal instead (--journal PATH)."
         case .noChanges(let id):
             return "Nothing to change for '\(id)'. Type 'edit \(id) <field>=<value>', e.g. 'edit \(id) price=25.00'."
         case .invalidPrice(let input, let reason):

@@ -50,6 +50,16 @@ extension GiftList {
             else { throw .presentIDsExhausted }
             return [event(.presentAdded(
                 id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion))]
+        case .importPresent(let present):
+            let recipient = try checked(present.recipient, .recipient, allowEmpty: false)
+            let title = try checked(present.title, .title, allowEmpty: false)
+            let notes = try checked(present.notes, .notes, allowEmpty: true, trim: false)
+            let occasion = try checked(present.occasion, .occasion, allowEmpty: true)
+            guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
+            let added = event(.presentAdded(
+                id: present.id, recipient: recipient, title: title, notes: notes, price: present.price, occasion: occasion))
+            guard present.status != .idea else { return [added] }
+            return [added, event(.presentStatusChanged(id: present.id, status: present.status))]
         case .editPresent(let id, let changes):
             let present = try current(id, in: state)
             guard !changes.isEmpty else { throw .noChanges(id) }

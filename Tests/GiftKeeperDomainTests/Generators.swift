@@ -79,7 +79,7 @@ struct Bits {
 
     /// Any command, likely to succeed about half the time.
     mutating func command() -> Command {
-        switch below(14) {
+        switch below(15) {
         case 0: .createAccount(name: text())
         case 1: .signIn
         case 2: .recordFailedSignIn
@@ -90,6 +90,9 @@ struct Bits {
         case 9, 10: .markPresent(id: id(), status: pick(PresentStatus.allCases))
         case 11: .removePresent(id: id())
         case 12: .changePassword
+        case 13: .importPresent(Present(
+            id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
+            status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
         default: .recordExport(presentCount: below(20))
         }
     }

@@ -186,7 +186,7 @@ import Testing
     @Test func everyErrorHasAMessage() {
         let errors: [DomainError] = [
             .accountAlreadyExists, .noAccount, .notSignedIn, .emptyValue(.title), .tooLong(.title, limit: 1000, length: 1200),
-            .unknownPresent(pid(9)), .presentRemoved(pid(3)), .noChanges(pid(3)),
+            .unknownPresent(pid(9)), .presentRemoved(pid(3)), .presentAlreadyExists(pid(3)), .noChanges(pid(3)),
             .invalidPrice("12,5", reason: .invalidCharacter(",")), .unknownStatus("sold"), .unknownField("colour"),
             .invalidPresentID("x9"), .presentIDsExhausted,
         ]
@@ -251,5 +251,38 @@ import Testing
         let long = EventBody.presentAdded(
             id: pid(1), recipient: "M\num", title: String(repeating: "x", count: 100), notes: "", price: nil, occasion: "")
         #expect(long.summary == "added p1 \"\(String(repeating: "x", count: 60))…\" for M um")
+    }
+}
+
+@Suite struct ImportTests {
+    @Test func recreatesAPresentWithItsIdAndStatus() throws {
+        let state = try run([.createAccount(name: "Bob")]).state
+        let exported = Present(
+            id: pid(7), recipient: " Mum ", title: "Blue scarf", notes: " soft ", price: cents(2500), occasion: "Xmas",
+            status: .wrapped, createdAt: at(1), updatedAt: at(2))
+        let events = try GiftList.decide(.importPresent(exported), at: at(9_000), state: state)
+        #expect(events.map(\.body) == [
+            .presentAdded(id: pid(7), recipient: "Mum", title: "Blue scarf", notes: " soft ", price: cents(2500), occasion: "Xmas"),
+            .presentStatusChanged(id: pid(7), status: .wrapped),
+        ])
+        let after = events.reduce(state, GiftList.evolve)
+        #expect(after[id: pid(7)]?.status == .wrapped)
+        #expect(after.nextPresentNumber == 8)
+        // Importing it again would duplicate it: refused.
+        #expect(throws: DomainError.presentAlreadyExists(pid(7))) {
+            try GiftList.decide(.importPresent(exported), at: at(9_001), state: after)
+        }
+        var idea = exported
+        idea.id = pid(1)
+        idea.status = .idea
+        #expect(try GiftList.decide(.importPresent(idea), at: at(9_002), state: after).count == 1)
+        idea.title = " "
+        #expect(throws: DomainError.emptyValue(.title)) { try GiftList.decide(.importPresent(idea), at: at(9_003), state: after) }
+    }
+
+    @Test func needsASignedInSession() throws {
+        let locked = try run([.createAccount(name: "Bob"), .signOut]).state
+        let present = Present(id: pid(1), recipient: "Mum", title: "Hat", createdAt: at(1), updatedAt: at(1))
+        #expect(throws: DomainError.notSignedIn) { try GiftList.decide(.importPresent(present), at: at(2), state: locked) }
     }
 }
