@@ -1,0 +1,69 @@
+import Glibc
+import Synchronization
+
+/// A progress line on standard error, rewritten in place with `\r`, shown only when
+/// the output is a terminal (nothing at all otherwise, so scripts and logs stay clean).
+///
+/// Thread-safe; updates are throttled to about ten per second.
+public final class Progress: Sendable {
+    private struct State {
+        var lastDrawn: ContinuousClock.Instant?
+        var lastText = ""
+        var finished = false
+    }
+
+    private let label: String
+    private let output: Int32
+    /// Whether anything is written at all.
+    public let isEnabled: Bool
+    private let state = Mutex(State())
+
+    /// - Parameters:
+    ///   - label: what is being done, e.g. `Opening journal`.
+    ///   - output: the descriptor to write to (standard error by default).
+    ///   - isEnabled: forces output on or off; by default, on only if `output` is a terminal.
+    public init(label: String, output: Int32 = 2, isEnabled: Bool? = nil) {
+        self.label = label
+        self.output = output
+        self.isEnabled = isEnabled ?? (isatty(output) == 1)
+    }
+
+    /// Reports `completed` of `total` units (`total` nil or 0: a count without a percentage).
+    public func update(completed: Int, total: Int?) {
+        guard isEnabled else { return }
+        let text: String
+        if let total, total > 0 {
+            let percent = min(100, completed * 100 / total)
+            text = "\(label): \(percent)% (\(completed)/\(total))"
+        } else {
+            text = "\(label): \(completed)"
+        }
+        let now = ContinuousClock.now
+        let shouldDraw = state.withLock { state -> Bool in
+            guard !state.finished, text != state.lastText else { return false }
+            let isLast = total.map { completed >= $0 } ?? false
+            if let last = state.lastDrawn, now - last < .milliseconds(100), !isLast {
+                return false
+            }
+            state.lastDrawn = now
+            state.lastText = text
+            return true
+        }
+        if shouldDraw {
+            // \r back to column 0, then clear to the end of the line.
+            POSIXIO.writeAll(output, "\r\(TerminalText.sanitized(text))\u{1B}[K")
+        }
+    }
+
+    /// Clears the progress line. Later updates are ignored.
+    public func finish() {
+        guard isEnabled else { return }
+        let wasDrawn = state.withLock { state -> Bool in
+            defer { state.finished = true }
+            return !state.finished && state.lastDrawn != nil
+        }
+        if wasDrawn {
+            POSIXIO.writeAll(output, "\r\u{1B}[K")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// Text as a terminal shows it: how many columns it takes, and without control characters.
+public enum TerminalText {
+    /// The number of terminal columns `text` takes: one per `Character`, two for East Asian
+    /// wide/full-width characters and emoji. Approximate (no `wcwidth` tables), but never
+    /// counts bytes or scalars, so combining marks and ZWJ sequences don't break alignment.
+    public static func width(_ text: String) -> Int {
+        text.reduce(0) { $0 + width(of: $1) }
+    }
+
+    /// `text` with control characters (C0, DEL, C1 — including ESC, so no terminal
+    /// escape sequence from stored data can reach the screen) replaced by `�`.
+    public static func sanitized(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            result.append(isControl(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(result)
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    static func width(of character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.value < 0x7F { return 1 }
+        // Emoji shown as emoji: default emoji presentation, or text default + VS16.
+        if first.properties.isEmojiPresentation
+            || (first.properties.isEmoji && scalars.contains("\u{FE0F}")) {
+            return 2
+        }
+        return isWide(first.value) ? 2 : 1
+    }
+
+    /// East Asian Wide (W) and Fullwidth (F) blocks (Unicode UAX #11), coarsely.
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F,  // Hangul Jamo initials
+             0x2E80...0x303E,  // CJK radicals, Kangxi, CJK symbols and punctuation
+             0x3041...0x33FF,  // Hiragana, Katakana, Bopomofo, CJK compatibility
+             0x3400...0x4DBF,  // CJK Extension A
+             0x4E00...0x9FFF,  // CJK Unified Ideographs
+             0xA000...0xA4CF,  // Yi
+             0xAC00...0xD7A3,  // Hangul syllables
+             0xF900...0xFAFF,  // CJK compatibility ideographs
+             0xFE30...0xFE4F,  // CJK compatibility forms
+             0xFF00...0xFF60,  // Fullwidth forms
+             0xFFE0...0xFFE6,
+             0x1F300...0x1F64F, 0x1F900...0x1F9FF,  // pictographs, emoticons
+             0x20000...0x3FFFD:  // CJK Extensions B and later
+            return true
+        default:
+            return false
+        }
+    }
+}

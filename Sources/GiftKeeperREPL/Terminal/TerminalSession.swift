@@ -1,0 +1,38 @@
+import Glibc
+
+/// What the process is attached to, and the editors that fit it.
+public enum TerminalSession {
+    /// Standard input is a terminal (`isatty(0)`): interactive mode with readline.
+    public static var isStandardInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Standard output is a terminal (`isatty(1)`).
+    public static var isStandardOutputTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// Standard error is a terminal (`isatty(2)`): progress is shown.
+    public static var isStandardErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// The REPL's input: readline on a terminal, or script lines from standard input.
+    /// In script mode, the same ``ScriptLineEditor`` is also the password source (answers
+    /// are read from the next line, through the same buffer).
+    public static func makeREPLInput() -> (editor: any LineEditor, passwords: any PasswordSource) {
+        if isStandardInputTerminal {
+            return (ReadlineLineEditor(), TerminalPasswordSource())
+        }
+        let script = ScriptLineEditor(fileDescriptor: STDIN_FILENO)
+        return (script, script)
+    }
+
+    /// The password source for a one-shot subcommand (`audit`, `export`, `import`):
+    /// `--password-file` if given, else the terminal if standard input is one, else the
+    /// first line of standard input.
+    /// - Throws: ``PasswordInputError`` from ``PasswordFile/open(_:)``.
+    public static func makePasswordSource(passwordFile: String?) throws -> any PasswordSource {
+        if let passwordFile {
+            return try PasswordFile.open(passwordFile)
+        }
+        if isStandardInputTerminal {
+            return TerminalPasswordSource()
+        }
+        return FileDescriptorPasswordSource(fileDescriptor: STDIN_FILENO)
+    }
+}

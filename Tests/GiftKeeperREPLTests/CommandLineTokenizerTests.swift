@@ -1,0 +1,60 @@
+@testable import GiftKeeperREPL
+import Testing
+
+@Suite struct CommandLineTokenizerTests {
+    @Test(arguments: [
+        (#"add Mum "Blue scarf" --price 25"#, ["add", "Mum", "Blue scarf", "--price", "25"]),
+        (#"add 'O'"'"'Brien' x"#, ["add", "O'Brien", "x"]),
+        (#"add "" x"#, ["add", "", "x"]),
+        (#"add '' """#, ["add", "", ""]),
+        ("  list   \t Mum\t", ["list", "Mum"]),
+        ("", []),
+        ("   \t ", []),
+        (#"add Mum "say \"hi\" \\ now""#, ["add", "Mum", #"say "hi" \ now"#]),
+        (#"add Mum "keep \n literal""#, ["add", "Mum", #"keep \n literal"#]),
+        (#"add Mum Blue\ scarf"#, ["add", "Mum", "Blue scarf"]),
+        (#"add Mum it\'s"#, ["add", "Mum", "it's"]),
+        (#"add 'back\slash' x"#, ["add", #"back\slash"#, "x"]),
+        ("add Grand-mère 'écharpe bleue' 🎁", ["add", "Grand-mère", "écharpe bleue", "🎁"]),
+        ("add 祖母 \"赤い 傘\"", ["add", "祖母", "赤い 傘"]),
+        ("edit p1 title='New title' price=30", ["edit", "p1", "title=New title", "price=30"]),
+        ("add\tMum\t\"tab\tinside\"", ["add", "Mum", "tab\tinside"]),
+        ("a\"b\"c'd'e", ["abcde"]),
+        ("add Mum \u{00A0}nbsp", ["add", "Mum", "\u{00A0}nbsp"]),
+    ])
+    func splits(line: String, words: [String]) throws {
+        #expect(try CommandLineTokenizer.split(line) == words)
+    }
+
+    @Test func unterminatedQuotesAreErrors() {
+        #expect(throws: TokenizerError(.unterminatedQuote("\""))) {
+            try CommandLineTokenizer.split(#"add Mum "Blue scarf"#)
+        }
+        #expect(throws: TokenizerError(.unterminatedQuote("'"))) {
+            try CommandLineTokenizer.split("add 'Mum")
+        }
+        #expect(throws: TokenizerError(.trailingBackslash)) {
+            try CommandLineTokenizer.split(#"add Mum \"#)
+        }
+        let message = TokenizerError(.unterminatedQuote("\"")).description
+        #expect(message.contains("unterminated quote"))
+    }
+
+    @Test func partialLinesForCompletion() {
+        #expect(CommandLineTokenizer.splitPartial("") == ([], ""))
+        #expect(CommandLineTokenizer.splitPartial("sh") == ([], "sh"))
+        #expect(CommandLineTokenizer.splitPartial("show ") == (["show"], ""))
+        #expect(CommandLineTokenizer.splitPartial("list \"Aunt M") == (["list"], "Aunt M"))
+    }
+
+    @Test(arguments: ["plain", "Blue scarf", "O'Brien", "", #"a "b" \c"#, "tab\there", "$HOME", "é 🎁"])
+    func quotedRoundTrips(word: String) throws {
+        #expect(try CommandLineTokenizer.split("x " + CommandLineTokenizer.quoted(word)) == ["x", word])
+    }
+
+    @Test func quotedLeavesSafeWordsAlone() {
+        #expect(CommandLineTokenizer.quoted("p12") == "p12")
+        #expect(CommandLineTokenizer.quoted("Grand-mère") == "Grand-mère")
+        #expect(CommandLineTokenizer.quoted("Blue scarf") == "'Blue scarf'")
+    }
+}

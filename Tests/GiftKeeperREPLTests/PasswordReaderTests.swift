@@ -1,0 +1,101 @@
+import Foundation
+import GiftKeeperCrypto
+@testable import GiftKeeperREPL
+import Glibc
+import Testing
+
+@Suite struct PasswordReaderTests {
+    private func bytes(_ secret: SecureBytes) -> [UInt8] {
+        secret.withUnsafeBytes { Array($0) }
+    }
+
+    @Test func readsExactlyOneLineFromAPipe() throws {
+        let pipe = TestPipe("correct horse\r\nsecond line\nthird")
+        let password = try PasswordReader.readLine(from: pipe.readEnd)
+        #expect(bytes(password) == Array("correct horse".utf8))
+        #expect(password.capacity == PasswordReader.capacity)
+        // Nothing after the newline was consumed: a script reader sees the next line.
+        let editor = ScriptLineEditor(fileDescriptor: pipe.readEnd)
+        #expect(editor.readLine(prompt: "") == .line("second line"))
+        #expect(editor.readLine(prompt: "") == .line("third"))
+    }
+
+    @Test func successiveLinesAndEnd() throws {
+        let pipe = TestPipe("one\n\ntwo")
+        let source = FileDescriptorPasswordSource(fileDescriptor: pipe.readEnd)
+        #expect(bytes(try source.readPassword(prompt: "")) == Array("one".utf8))
+        #expect(bytes(try source.readPassword(prompt: "")) == [])
+        #expect(bytes(try source.readPassword(prompt: "")) == Array("two".utf8))
+        #expect(throws: PasswordInputError(.endOfInput)) { try source.readPassword(prompt: "") }
+    }
+
+    @Test func capacityIsTheLimit() throws {
+        let exact = String(repeating: "a", count: 1024)
+        let pipe = TestPipe(exact + "\n" + exact + "b\nafter\n")
+        #expect(bytes(try PasswordReader.readLine(from: pipe.readEnd)).count == 1024)
+        #expect(throws: PasswordInputError(.tooLong(limit: 1024))) {
+            try PasswordReader.readLine(from: pipe.readEnd)
+        }
+        #expect(bytes(try PasswordReader.readLine(from: pipe.readEnd)) == Array("after".utf8))
+    }
+
+    @Test func normalizationKeepsASCIIAndComposesTheRest() throws {
+        let ascii = try SecureBytes(capacity: 8, count: 0)
+        for byte in "abc".utf8 { ascii.append(byte) }
+        #expect(try PasswordReader.normalized(ascii) === ascii)
+
+        let decomposed = try SecureBytes(capacity: 16, count: 0)
+        for byte in "e\u{0301}t\u{00E9}".utf8 { decomposed.append(byte) }
+        let composed = try PasswordReader.normalized(decomposed)
+        #expect(bytes(composed) == Array("\u{00E9}t\u{00E9}".utf8))
+        #expect(decomposed.count == 0)
+
+        let invalid = try SecureBytes(capacity: 2, count: 0)
+        invalid.append(0xC3)
+        #expect(throws: PasswordInputError(.invalidUTF8)) { try PasswordReader.normalized(invalid) }
+    }
+
+    private func temporaryFile(_ contents: String, mode: mode_t) throws -> String {
+        let path = NSTemporaryDirectory() + "giftkeeper-pw-\(UInt64.random(in: 0...UInt64.max))"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(fd >= 0)
+        _ = contents.withCString { write(fd, $0, strlen($0)) }
+        _ = close(fd)
+        #expect(chmod(path, mode) == 0)
+        return path
+    }
+
+    @Test func passwordFileRefusesGroupOrWorldAccess() throws {
+        let path = try temporaryFile("hunter2\n", mode: 0o644)
+        defer { unlink(path) }
+        let error = try #require(throws: PasswordInputError.self) { try PasswordFile.open(path) }
+        #expect(error.code == .tooPermissive(path: path, mode: 0o100644))
+        #expect(error.description.contains("chmod 600 \(path)"))
+    }
+
+    @Test func passwordFileAcceptsOwnerOnly() throws {
+        let path = try temporaryFile("hunter2\r\nignored\n", mode: 0o600)
+        defer { unlink(path) }
+        let file = try PasswordFile.open(path)
+        #expect(bytes(try file.readPassword()) == Array("hunter2".utf8))
+        #expect(bytes(try file.readPassword(prompt: "")) == Array("hunter2".utf8))
+    }
+
+    @Test func passwordFileMissingOrDirectory() throws {
+        #expect(throws: PasswordInputError(.fileNotFound(path: "/nonexistent/pw"))) {
+            try PasswordFile.open("/nonexistent/pw")
+        }
+        let directory = NSTemporaryDirectory() + "giftkeeper-dir-\(UInt64.random(in: 0...UInt64.max))"
+        #expect(mkdir(directory, 0o700) == 0)
+        defer { rmdir(directory) }
+        #expect(throws: PasswordInputError(.isDirectory(path: directory))) {
+            try PasswordFile.open(directory)
+        }
+    }
+
+    @Test func emptyPasswordFileIsEndOfInput() throws {
+        let path = try temporaryFile("", mode: 0o600)
+        defer { unlink(path) }
+        #expect(throws: PasswordInputError(.endOfInput)) { try PasswordFile.open(path).readPassword() }
+    }
+}

@@ -1,0 +1,80 @@
+@testable import GiftKeeperREPL
+import Glibc
+import Testing
+
+@Suite struct RenderingTests {
+    @Test func alignsColumnsLeftAndRight() {
+        let table = TableRenderer(columns: [
+            .init("ID"), .init("RECIPIENT"), .init("TITLE"), .init("PRICE", alignment: .right), .init("STATUS"),
+        ])
+        let text = table.render([
+            ["p1", "Mum", "Blue scarf", "25.00", "idea"],
+            ["p12", "Grand-mère", "Livre", "7.50", "bought"],
+        ])
+        #expect(text == """
+            ID   RECIPIENT   TITLE       PRICE  STATUS
+            ---  ----------  ----------  -----  ------
+            p1   Mum         Blue scarf  25.00  idea
+            p12  Grand-mère  Livre        7.50  bought
+            """)
+    }
+
+    @Test func wideCharactersTakeTwoColumns() {
+        #expect(TerminalText.width("abc") == 3)
+        #expect(TerminalText.width("é") == 1)
+        #expect(TerminalText.width("e\u{0301}") == 1)
+        #expect(TerminalText.width("祖母") == 4)
+        #expect(TerminalText.width("🎁") == 2)
+        #expect(TerminalText.width("👨‍👩‍👧") == 2)
+        let table = TableRenderer(columns: [.init("WHO"), .init("N", alignment: .right)], showsRule: false)
+        #expect(table.renderLines([["祖母", "1"], ["🎁x", "22"], ["ab", "3"]]) == [
+            "WHO    N",
+            "祖母   1",
+            "🎁x   22",
+            "ab     3",
+        ])
+    }
+
+    @Test func controlCharactersAreNeutralised() {
+        #expect(TerminalText.sanitized("a\u{1B}[31mb\nc") == "a\u{FFFD}[31mb\u{FFFD}c")
+        #expect(TerminalText.sanitized("plain") == "plain")
+        let table = TableRenderer(columns: [.init("T")], showsRule: false)
+        #expect(table.renderLines([["x\ty"]]) == ["T", "x\u{FFFD}y"])
+    }
+
+    @Test func missingCellsAreEmptyAndNoTrailingSpaces() {
+        let table = TableRenderer(columns: [.init("A"), .init("B")])
+        #expect(table.renderLines([["long value"], ["x", "y"]]) == [
+            "A           B", "----------  -", "long value", "x           y",
+        ])
+    }
+
+    @Test func progressIsSilentOffTerminal() {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { _ = close(fds[0]) }
+        let progress = Progress(label: "Opening", output: fds[1])
+        #expect(!progress.isEnabled)
+        progress.update(completed: 5, total: 10)
+        progress.finish()
+        _ = close(fds[1])
+        var byte: UInt8 = 0
+        #expect(read(fds[0], &byte, 1) == 0)
+    }
+
+    @Test func progressDrawsWhenEnabled() {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { _ = close(fds[0]) }
+        let progress = Progress(label: "Opening", output: fds[1], isEnabled: true)
+        progress.update(completed: 5, total: 10)
+        progress.update(completed: 6, total: 10)  // throttled
+        progress.update(completed: 10, total: 10)  // the last one always shows
+        progress.finish()
+        _ = close(fds[1])
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(fds[0], &buffer, buffer.count)
+        let text = String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
+        #expect(text == "\rOpening: 50% (5/10)\u{1B}[K\rOpening: 100% (10/10)\u{1B}[K\r\u{1B}[K")
+    }
+}
