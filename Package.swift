@@ -57,7 +57,10 @@ let package = Package(
         // Application service: load → fold → decide → append → notify; audit; export; import.
         .target(
             name: "GiftKeeperService",
-            dependencies: ["GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto"],
+            dependencies: [
+                "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             swiftSettings: strictSettings
         ),
         // The readline shell: line editing, command parsing, rendering.

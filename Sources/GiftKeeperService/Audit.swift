@@ -1,0 +1,51 @@
+public import GiftKeeperCrypto
+public import GiftKeeperDomain
+public import GiftKeeperJournal
+
+/// The result of replaying and verifying a whole journal with its password.
+public struct AuditReport: Sendable {
+    /// One record per frame that verified, in order.
+    public let records: [AuditRecord]
+    /// The first problem, if any: nothing after it was read or shown.
+    public let problem: ServiceError?
+    /// A torn last frame found (not trimmed: auditing never changes the journal).
+    public let tornTail: TornTail?
+    /// The failed logins recorded in the journal ("reported": anyone who can write the
+    /// file could forge one).
+    public var reportedFailedLogins: [Timestamp] {
+        records.compactMap { $0.isReported && $0.type == EventType.loginFailed.name ? $0.at : nil }
+    }
+    public var isValid: Bool { problem == nil }
+}
+
+extension GiftKeeperService {
+    /// Replays and authenticates every frame of the journal at `journalPath` (SPEC §6).
+    ///
+    /// Read-only: it takes a shared lock, records nothing (not even a wrong password) and
+    /// never trims a torn tail. A wrong password throws; everything else that does not
+    /// verify ends the report with its sequence number and reason.
+    public static func audit(
+        journalPath: String, password: SecureBytes, environment: ServiceEnvironment,
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws(ServiceError) -> AuditReport {
+        let service = GiftKeeperService(journalPath: journalPath, environment: environment)
+        service.onProgress = progress
+        try service.openExisting(access: .readOnly)
+        guard service.phase == .locked, let journal = service.journal else {
+            throw ServiceError(.tampered(sequence: 1, reason: "the journal holds no account"))
+        }
+        let keyring = try service.unlock(password: password, recordFailure: nil)
+        defer { keyring.wipe() }
+        var records: [AuditRecord] = []
+        records.reserveCapacity(journal.frameCount)
+        var problem: ServiceError?
+        do {
+            try Replayer.replay(journal: journal, keyring: keyring, progress: progress) { frame, event in
+                records.append(AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event))
+            }
+        } catch {
+            problem = error
+        }
+        return AuditReport(records: records, problem: problem, tornTail: journal.trimmedTail)
+    }
+}

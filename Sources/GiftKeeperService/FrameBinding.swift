@@ -1,0 +1,39 @@
+import GiftKeeperJournal
+
+/// What every sealed item in a frame is bound to: the additional data of its AEAD.
+///
+/// Layout (60 bytes): purpose (1) ‖ format version (u16 LE) ‖ journal id (16) ‖
+/// sequence number (u64 LE) ‖ frame kind (1) ‖ previous frame hash (32). Binding the
+/// sequence number and the previous hash means a frame cannot be moved, duplicated or
+/// spliced into another journal without its AEAD failing, even by someone who recomputes
+/// the (unkeyed) chain hashes.
+struct FrameBinding: Equatable {
+    /// Which sealed item of a frame the binding is for, so one can never pass for another.
+    enum Purpose: UInt8 {
+        case event = 1
+        case wrappedDataKey = 2
+        case boxSecretKey = 3
+        case previousDataKey = 4
+        case failedLoginRecord = 5
+    }
+
+    static let length = 60
+
+    let formatVersion: UInt16
+    let journalID: [UInt8]
+    let sequence: UInt64
+    let kind: FrameKind
+    let previousHash: [UInt8]
+
+    func bytes(for purpose: Purpose) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.length)
+        out.append(purpose.rawValue)
+        out.appendLittleEndian(formatVersion)
+        out.append(contentsOf: journalID)
+        out.appendLittleEndian(sequence)
+        out.append(kind.rawValue)
+        out.append(contentsOf: previousHash)
+        return out
+    }
+}

@@ -1,0 +1,528 @@
+public import GiftKeeperCrypto
+public import GiftKeeperDomain
+public import GiftKeeperJournal
+
+/// The application service: load → fold → decide → append → notify.
+///
+/// One instance drives one journal for one process. It holds the journal open (and its
+/// exclusive lock) from ``open()`` to ``close()``, keeps every key in guarded memory while
+/// signed in, and wipes them on ``signOut()``. Not thread-safe: the REPL calls it from
+/// one thread.
+public final class GiftKeeperService {
+    /// Where the journal lives.
+    public let journalPath: String
+    let environment: ServiceEnvironment
+
+    private(set) var journal: Journal?
+    private var wraps: [KeyWrapRecord] = []
+    private var failuresSinceLastSuccess = 0
+    private var keyring: Keyring?
+
+    /// The decrypted gift list; empty while locked.
+    public internal(set) var state = GiftList()
+
+    /// Called for every change of login status, as it happens.
+    public var onNotification: ((LoginNotification) -> Void)?
+    /// Called now and then while a long replay runs, with (bytes done, bytes total).
+    public var onProgress: ((Int, Int) -> Void)?
+
+    /// Where a session stands.
+    public enum Phase: Equatable, Sendable {
+        /// No journal (or an empty one) at the path: only `setup` is possible.
+        case noAccount
+        /// A journal with an account, locked.
+        case locked
+        /// Unlocked: the keys are in memory.
+        case signedIn
+    }
+
+    public var phase: Phase {
+        if keyring != nil { return .signedIn }
+        return wraps.isEmpty ? .noAccount : .locked
+    }
+
+    /// The account name, known only once unlocked (it is encrypted too).
+    public var accountName: String? { keyring == nil ? nil : state.accountName }
+
+    /// What opening the journal for writing trimmed off its end (a torn append).
+    public private(set) var trimmedTail: TornTail?
+
+    /// The wait, in seconds, that ``login(password:)`` will make before checking.
+    public var nextLoginDelay: Int { loginDelay(afterFailures: failuresSinceLastSuccess) }
+
+    /// The cost the journal's newest key wrap was made with.
+    public var keyDerivationParameters: KDFParameters? { wraps.last?.payload.parameters }
+
+    public init(journalPath: String, environment: ServiceEnvironment) {
+        self.journalPath = journalPath
+        self.environment = environment
+    }
+
+    deinit {
+        keyring?.wipe()
+    }
+
+    // MARK: Opening
+
+    /// Opens and locks the journal if it exists, verifying its structure and chain and
+    /// trimming a torn last frame. A missing journal is not an error: the phase is
+    /// ``Phase/noAccount`` and `setup` creates it.
+    public func open(access: JournalAccess = .readWrite) throws(ServiceError) {
+        guard journal == nil else { return }
+        let opened: Journal
+        do {
+            opened = try Journal.open(at: journalPath, access: access)
+        } catch {
+            if error.code == .notFound { return }
+            throw ServiceError(.journal(error))
+        }
+        journal = opened
+        trimmedTail = opened.trimmedTail
+        do {
+            try scanClearFrames(opened)
+        } catch {
+            journal = nil
+            throw error
+        }
+    }
+
+    /// Opens an existing journal; a missing one is an error (for `audit`, `export`, `import`).
+    public func openExisting(access: JournalAccess) throws(ServiceError) {
+        try open(access: access)
+        guard journal != nil else { throw ServiceError(.noJournal(path: journalPath)) }
+    }
+
+    /// Reads what is readable without a key: the key wraps and the failed logins at the end.
+    private func scanClearFrames(_ journal: Journal) throws(ServiceError) {
+        var found: [KeyWrapRecord] = []
+        var failures = 0
+        var problem: ServiceError?
+        let header = journal.header
+        do {
+            try journal.replay(progress: onProgress) { frame in
+                switch frame.kind {
+                case .keyWrap:
+                    let binding = FrameBinding(
+                        formatVersion: header.formatVersion, journalID: header.journalID,
+                        sequence: frame.sequence, kind: .keyWrap, previousHash: Array(frame.previousHash))
+                    do {
+                        let payload = try KeyWrapPayload(parsing: Array(frame.payload))
+                        found.append(KeyWrapRecord(binding: binding, payload: payload))
+                    } catch let error as KeyWrapPayload.ParseFailure {
+                        problem = Self.wrapProblem(error, sequence: frame.sequence)
+                        throw ReplayStop()
+                    }
+                    failures = 0
+                case .publicSealed:
+                    failures += 1
+                case .dataSealed:
+                    if found.isEmpty {
+                        problem = ServiceError(.tampered(sequence: frame.sequence, reason: "an event comes before any key wrap"))
+                        throw ReplayStop()
+                    }
+                    failures = 0
+                }
+            }
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            if let problem { throw problem }
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+        if !found.isEmpty, found[0].binding.sequence != 1 {
+            throw ServiceError(.tampered(sequence: 1, reason: "the journal does not start with a key wrap"))
+        }
+        wraps = found
+        failuresSinceLastSuccess = failures
+    }
+
+    private static func wrapProblem(_ error: KeyWrapPayload.ParseFailure, sequence: UInt64) -> ServiceError {
+        switch error {
+        case .malformed(let reason):
+            return ServiceError(.tampered(sequence: sequence, reason: reason))
+        case .unsafeParameters(let ops, let mem):
+            return ServiceError(.tampered(
+                sequence: sequence,
+                reason: "key-derivation cost out of bounds (opslimit \(ops), memlimit \(mem)); refused before any work"))
+        }
+    }
+
+    /// Releases the journal and its lock, signing out first when signed in.
+    public func close() throws(ServiceError) {
+        defer {
+            keyring?.wipe()
+            keyring = nil
+            state = GiftList()
+            journal = nil
+            wraps = []
+        }
+        if keyring != nil {
+            try signOut()
+        }
+    }
+
+    private func requireJournal() throws(ServiceError) -> Journal {
+        guard let journal else { throw ServiceError(.noJournal(path: journalPath)) }
+        return journal
+    }
+
+    private func requireKeyring() throws(ServiceError) -> Keyring {
+        guard let keyring else { throw ServiceError(.notSignedIn) }
+        return keyring
+    }
+
+    // MARK: Setup and login
+
+    /// Creates the journal and its account, then signs in.
+    ///
+    /// - Parameters:
+    ///   - name: the account name (NFC-normalised here).
+    ///   - password: NFC-normalised UTF-8 in guarded memory; never stored, nor any hash of it.
+    ///   - parameters: the Argon2id cost; below ``KDFParameters/interactive`` only in tests.
+    public func setup(name: String, password: SecureBytes, parameters: KDFParameters = .moderate) throws(ServiceError) {
+        guard phase == .noAccount else {
+            throw ServiceError(keyring == nil ? .journalExists(path: journalPath) : .alreadySignedIn)
+        }
+        guard password.count > 0 else { throw ServiceError(.emptyPassword) }
+        guard parameters.isProductionStrength || environment.allowsTestKeyDerivationCost else {
+            throw ServiceError(.weakKeyDerivation)
+        }
+        let now = environment.now()
+        let events: [Event]
+        do {
+            events = try GiftList.decide(.createAccount(name: normalized(name)), at: now, state: GiftList())
+        } catch {
+            throw ServiceError(.domain(error))
+        }
+        let journal: Journal
+        if let existing = self.journal {
+            journal = existing
+        } else {
+            do {
+                journal = try Journal.create(at: journalPath)
+            } catch {
+                throw ServiceError(.journal(error))
+            }
+            self.journal = journal
+        }
+        let newKeyring = try crypto { () throws in
+            let salt = try PasswordKDF.generateSalt()
+            let passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: parameters)
+            defer { passwordKey.wipe() }
+            let dataKey = try AEAD.generateKey()
+            let boxKeyPair = try BoxKeyPair.generate()
+            let wrap = try self.appendWrap(
+                to: journal, parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+                boxKeyPair: boxKeyPair, previousDataKey: nil, eventsAfter: events)
+            self.wraps = [wrap]
+            return Keyring(first: Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair))
+        }
+        keyring = newKeyring
+        state = GiftList.fold(events)
+        failuresSinceLastSuccess = 0
+        rememberHead()
+        notify(.signedIn(name: state.accountName ?? "", failedAttempts: 0, previousVisit: nil))
+    }
+
+    /// Unlocks with `password`, replays and verifies the whole journal, records the sign-in.
+    ///
+    /// Waits ``nextLoginDelay`` seconds first. A wrong password is recorded as a failed
+    /// login sealed to the public key, announced, and thrown as ``ServiceError/Code/wrongPassword(recorded:)``.
+    public func login(password: SecureBytes) throws(ServiceError) {
+        switch phase {
+        case .noAccount: throw ServiceError(.noJournal(path: journalPath))
+        case .signedIn: throw ServiceError(.alreadySignedIn)
+        case .locked: break
+        }
+        let journal = try requireJournal()
+        let unlocked = try unlock(password: password, recordFailure: journal)
+        var replayed: GiftList
+        do {
+            replayed = try fold(journal: journal, keyring: unlocked)
+        } catch {
+            unlocked.wipe()
+            throw error
+        }
+        keyring = unlocked
+        let failedSinceLastVisit = replayed.failedSignIns.count
+        let previousVisit = replayed.lastSignInAt
+        let now = environment.now()
+        do {
+            var events = try GiftList.decide(.endUncleanSession, at: now, state: replayed)
+            let unclean = !events.isEmpty
+            for event in events { replayed.apply(event) }
+            let signIn = try GiftList.decide(.signIn, at: now, state: replayed)
+            events += signIn
+            for event in signIn { replayed.apply(event) }
+            state = replayed
+            try appendSealed(events)
+            failuresSinceLastSuccess = 0
+            if unclean { notify(.uncleanSessionRecorded) }
+        } catch let error as DomainError {
+            discardSession()
+            throw ServiceError(.domain(error))
+        } catch let error as ServiceError {
+            discardSession()
+            throw error
+        } catch {
+            discardSession()
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+        notify(.signedIn(name: state.accountName ?? "", failedAttempts: failedSinceLastVisit, previousVisit: previousVisit))
+        rememberHead()
+    }
+
+    /// Unlocks the keyring, recording a failed attempt in `recordFailure` when given.
+    func unlock(password: SecureBytes, recordFailure journal: Journal?) throws(ServiceError) -> Keyring {
+        guard password.count > 0 else { throw ServiceError(.emptyPassword) }
+        environment.sleep(nextLoginDelay)
+        do {
+            return try Keyring.unlock(password: password, wraps: wraps)
+        } catch Keyring.UnlockFailure.wrongPassword {
+            var recorded = false
+            if let journal {
+                try recordFailedLogin(in: journal)
+                recorded = true
+            }
+            notify(.failedAttempt(recorded: recorded, nextDelaySeconds: nextLoginDelay))
+            throw ServiceError(.wrongPassword(recorded: recorded))
+        } catch Keyring.UnlockFailure.damagedWrap(let sequence, let reason) {
+            throw ServiceError(.tampered(sequence: sequence, reason: reason))
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+
+    private func recordFailedLogin(in journal: Journal) throws(ServiceError) {
+        guard let newest = wraps.last else { return }
+        let event = Event(at: environment.now(), .loginFailed)
+        do {
+            try journal.append { batch in
+                let binding = FrameBinding(
+                    formatVersion: journal.header.formatVersion, journalID: journal.header.journalID,
+                    sequence: batch.nextSequence, kind: .publicSealed, previousHash: batch.previousHash)
+                try batch.add(
+                    kind: .publicSealed,
+                    payload: EventSealing.sealedToPublicKey(event, publicKey: newest.payload.publicKey, binding: binding))
+            }
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+        failuresSinceLastSuccess += 1
+    }
+
+    /// Signs out: records it, remembers the head, wipes every key and the decrypted state.
+    public func signOut() throws(ServiceError) {
+        guard keyring != nil else { throw ServiceError(.notSignedIn) }
+        defer {
+            discardSession()
+            notify(.signedOut)
+        }
+        try perform(.signOut)
+        rememberHead()
+    }
+
+    private func discardSession() {
+        keyring?.wipe()
+        keyring = nil
+        state = GiftList()
+    }
+
+    // MARK: Commands
+
+    /// Decides `command` against the current state, seals and appends the events (one fsync),
+    /// then applies them. Returns the events; `[]` when the command was already satisfied.
+    @discardableResult
+    public func perform(_ command: Command) throws(ServiceError) -> [Event] {
+        guard keyring != nil else { throw ServiceError(.notSignedIn) }
+        let events: [Event]
+        do {
+            events = try GiftList.decide(normalized(command), at: environment.now(), state: state)
+        } catch {
+            throw ServiceError(.domain(error))
+        }
+        guard !events.isEmpty else { return [] }
+        try appendSealed(events)
+        for event in events { state.apply(event) }
+        return events
+    }
+
+    /// Changes the password: checks the old one, wraps a brand-new data key under the new
+    /// one (new salt, same cost, new key pair), and carries the previous data key inside the
+    /// new wrap so history stays readable with the new password only.
+    public func changePassword(old: SecureBytes, new: SecureBytes) throws(ServiceError) {
+        let keyring = try requireKeyring()
+        let journal = try requireJournal()
+        guard new.count > 0 else { throw ServiceError(.emptyPassword) }
+        guard let newestWrap = wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
+        let matches = try crypto { () throws in
+            try Keyring.passwordMatches(old, newest: newestWrap, dataKey: current.dataKey)
+        }
+        guard matches else { throw ServiceError(.wrongPassword(recorded: false)) }
+        let events: [Event]
+        do {
+            events = try GiftList.decide(.changePassword, at: environment.now(), state: state)
+        } catch {
+            throw ServiceError(.domain(error))
+        }
+        let parameters = newestWrap.payload.parameters
+        let epoch = try crypto { () throws in
+            let salt = try PasswordKDF.generateSalt()
+            let passwordKey = try PasswordKDF.deriveKey(password: new, salt: salt, parameters: parameters)
+            defer { passwordKey.wipe() }
+            let dataKey = try AEAD.generateKey()
+            let boxKeyPair = try BoxKeyPair.generate()
+            let wrap = try self.appendWrap(
+                to: journal, parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+                boxKeyPair: boxKeyPair, previousDataKey: current.dataKey, eventsAfter: events)
+            self.wraps.append(wrap)
+            return Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
+        }
+        keyring.append(epoch)
+        for event in events { state.apply(event) }
+        rememberHead()
+    }
+
+    /// Appends a key-wrap frame and the events sealed under its new data key, in one batch.
+    private func appendWrap(
+        to journal: Journal, parameters: KDFParameters, salt: [UInt8], passwordKey: SecureBytes,
+        dataKey: SecureBytes, boxKeyPair: BoxKeyPair, previousDataKey: SecureBytes?, eventsAfter events: [Event]
+    ) throws -> KeyWrapRecord {
+        var record: KeyWrapRecord?
+        let header = journal.header
+        try journal.append { batch in
+            let binding = FrameBinding(
+                formatVersion: header.formatVersion, journalID: header.journalID,
+                sequence: batch.nextSequence, kind: .keyWrap, previousHash: batch.previousHash)
+            let payload = try KeyWrapPayload.make(
+                parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+                boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, binding: binding)
+            try batch.add(kind: .keyWrap, payload: payload)
+            record = KeyWrapRecord(binding: binding, payload: try KeyWrapPayload(parsing: payload))
+            for event in events {
+                let eventBinding = FrameBinding(
+                    formatVersion: header.formatVersion, journalID: header.journalID,
+                    sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
+                try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: dataKey, binding: eventBinding))
+            }
+        }
+        guard let record else { throw ServiceError(.internalFailure("key wrap was not written")) }
+        return record
+    }
+
+    /// Seals `events` under the newest data key and appends them as one batch (one fsync).
+    func appendSealed(_ events: [Event]) throws(ServiceError) {
+        let keyring = try requireKeyring()
+        let journal = try requireJournal()
+        guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
+        let header = journal.header
+        do {
+            try journal.append { batch in
+                for event in events {
+                    let binding = FrameBinding(
+                        formatVersion: header.formatVersion, journalID: header.journalID,
+                        sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
+                    try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: epoch.dataKey, binding: binding))
+                }
+            }
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+
+    // MARK: Replay
+
+    /// Replays and authenticates every frame into a fresh state, checking the remembered head.
+    private func fold(journal: Journal, keyring: Keyring) throws(ServiceError) -> GiftList {
+        var state = GiftList()
+        state.reserveCapacity(journal.frameCount)
+        let remembered = rememberedHead(journal: journal, keyring: keyring)
+        var hashAtRemembered: [UInt8]?
+        try Replayer.replay(journal: journal, keyring: keyring, progress: onProgress) { frame, event in
+            if case .remembered(let head) = remembered, frame.sequence == head.lastSequence + 1 {
+                hashAtRemembered = Array(frame.previousHash)
+            }
+            if let event { state.apply(event) }
+        }
+        switch remembered {
+        case .none:
+            break
+        case .unverified:
+            notify(.rememberedHeadUnverified)
+        case .remembered(let head):
+            if head.lastSequence > journal.lastSequence {
+                notify(.eventsMissing(count: head.lastSequence - journal.lastSequence))
+            } else {
+                let actual = head.lastSequence == journal.lastSequence ? journal.headHash : hashAtRemembered
+                if actual != head.headHash {
+                    notify(.historyDiverged(sequence: head.lastSequence))
+                }
+            }
+        }
+        return state
+    }
+
+    /// The full history, one record per frame, for `history` (signed in).
+    public func history() throws(ServiceError) -> [AuditRecord] {
+        let keyring = try requireKeyring()
+        let journal = try requireJournal()
+        var records: [AuditRecord] = []
+        records.reserveCapacity(journal.frameCount)
+        try Replayer.replay(journal: journal, keyring: keyring, progress: onProgress) { frame, event in
+            records.append(AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event))
+        }
+        return records
+    }
+
+    // MARK: Rollback memory
+
+    private func rememberedHead(journal: Journal, keyring: Keyring) -> RememberedHead.ReadResult {
+        guard let directory = environment.stateDirectory else { return .none }
+        return RememberedHead.read(from: directory, journalID: journal.header.journalID) { wrapSequence in
+            keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
+        }
+    }
+
+    /// Remembers the current head; a failure here is not fatal (the journal is intact).
+    private func rememberHead() {
+        guard let directory = environment.stateDirectory, let journal, let epoch = keyring?.newest else { return }
+        let head = RememberedHead(
+            journalID: journal.header.journalID, lastSequence: journal.lastSequence,
+            headHash: journal.headHash, epochWrapSequence: epoch.wrapSequence)
+        try? head.write(to: directory, dataKey: epoch.dataKey)
+    }
+
+    // MARK: Helpers
+
+    private func notify(_ notification: LoginNotification) {
+        onNotification?(notification)
+    }
+
+    private func crypto<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+        do {
+            return try body()
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch let error as CryptoError {
+            throw ServiceError(.internalFailure(error.description))
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+}
+
+/// Thrown inside a replay callback to stop early; the caller has recorded why.
+struct ReplayStop: Error {}
+
+extension Keyring {
+    /// A keyring with the single epoch a new account starts with.
+    convenience init(first epoch: Epoch) {
+        self.init(epochs: [epoch])
+    }
+}

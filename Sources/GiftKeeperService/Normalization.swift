@@ -1,0 +1,31 @@
+import Foundation
+import GiftKeeperDomain
+
+/// NFC normalisation of the text users type, so "é" typed as one code point or two is the
+/// same name, title or recipient (SPEC §4).
+func normalized(_ text: String) -> String {
+    text.precomposedStringWithCanonicalMapping
+}
+
+func normalized(_ command: Command) -> Command {
+    switch command {
+    case .createAccount(let name):
+        return .createAccount(name: normalized(name))
+    case .addPresent(let recipient, let title, let notes, let price, let occasion):
+        return .addPresent(
+            recipient: normalized(recipient), title: normalized(title), notes: normalized(notes),
+            price: price, occasion: normalized(occasion))
+    case .editPresent(let id, let changes):
+        return .editPresent(id: id, changes: changes.map { change in
+            switch change {
+            case .title(let value): return .title(normalized(value))
+            case .recipient(let value): return .recipient(normalized(value))
+            case .notes(let value): return .notes(normalized(value))
+            case .occasion(let value): return .occasion(normalized(value))
+            case .price: return change
+            }
+        })
+    default:
+        return command
+    }
+}

@@ -1,0 +1,155 @@
+import GiftKeeperCrypto
+import Glibc
+
+/// What this machine remembers of a journal between sessions, to detect a rollback
+/// (SPEC §5): the journal id, the last sequence number and the chain hash at the end of
+/// the last session, authenticated with a subkey of the data key.
+///
+/// Stored in `STATE_DIR/<journal id in hex>.head`, mode 0600 in a 0700 directory,
+/// written atomically (temporary file, fsync, rename, fsync of the directory).
+/// Layout (100 bytes): magic `GKHEAD01` ‖ journal id (16) ‖ last sequence (u64 LE) ‖
+/// head hash (32) ‖ key-epoch wrap sequence (u64 LE) ‖ BLAKE2b-256 MAC of the previous 72
+/// bytes under `crypto_kdf` subkey 1, context `GKhead01`, of that epoch's data key.
+struct RememberedHead: Equatable {
+    static let magic: [UInt8] = Array("GKHEAD01".utf8)
+    static let length = 8 + 16 + 8 + 32 + 8 + 32
+
+    let journalID: [UInt8]
+    let lastSequence: UInt64
+    let headHash: [UInt8]
+    let epochWrapSequence: UInt64
+
+    static func path(in directory: String, journalID: [UInt8]) -> String {
+        directory + "/" + journalID.map { hex($0) }.joined() + ".head"
+    }
+
+    private var body: [UInt8] {
+        var out = Self.magic
+        out += journalID
+        out.appendLittleEndian(lastSequence)
+        out += headHash
+        out.appendLittleEndian(epochWrapSequence)
+        return out
+    }
+
+    private static func macKey(_ dataKey: SecureBytes) throws -> SecureBytes {
+        try SubkeyDerivation.derive(from: dataKey, id: 1, context: "GKhead01")
+    }
+
+    func encoded(dataKey: SecureBytes) throws -> [UInt8] {
+        let key = try Self.macKey(dataKey)
+        defer { key.wipe() }
+        return body + (try Blake2b.mac(body, key: key))
+    }
+
+    enum ReadResult: Equatable {
+        case none
+        case unverified
+        case remembered(RememberedHead)
+    }
+
+    /// Reads and authenticates the remembered head. `dataKey(wrapSequence)` gives the data
+    /// key of the epoch that wrote it, if this journal still has that epoch.
+    static func read(
+        from directory: String, journalID: [UInt8], dataKey: (UInt64) -> SecureBytes?
+    ) -> ReadResult {
+        guard let bytes = readSmallFile(path(in: directory, journalID: journalID)) else { return .none }
+        var reader = ByteReader(bytes)
+        guard bytes.count == length, reader.read(8) == magic,
+              let id = reader.read(16), id == journalID,
+              let sequence = reader.readLittleEndian(UInt64.self),
+              let hash = reader.read(32),
+              let epoch = reader.readLittleEndian(UInt64.self),
+              let mac = reader.read(32)
+        else { return .unverified }
+        let head = RememberedHead(journalID: id, lastSequence: sequence, headHash: hash, epochWrapSequence: epoch)
+        guard let key = dataKey(epoch),
+              let expected = try? head.encoded(dataKey: key),
+              constantTimeEqual(Array(expected.suffix(32)), mac)
+        else { return .unverified }
+        return .remembered(head)
+    }
+
+    /// Writes atomically; failures are reported to the caller, who treats them as a warning.
+    func write(to directory: String, dataKey: SecureBytes) throws {
+        try makePrivateDirectory(directory)
+        let bytes = try encoded(dataKey: dataKey)
+        let final = Self.path(in: directory, journalID: journalID)
+        try writeFileAtomically(bytes, to: final)
+    }
+}
+
+private func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+}
+
+/// Creates `path` and missing parents with mode 0700.
+func makePrivateDirectory(_ path: String) throws {
+    var current = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+        current += "/" + component
+        if mkdir(current, 0o700) != 0 && errno != EEXIST {
+            throw ServiceError(.fileIO(operation: "create the directory", path: current, errno: errno))
+        }
+    }
+}
+
+/// Reads a file of at most 64 KiB; nil when it is missing or unreadable.
+func readSmallFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while bytes.count <= 65536 {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else { return nil }
+        if n == 0 { return bytes }
+        bytes += buffer[0..<n]
+    }
+    return nil
+}
+
+/// Writes `bytes` to `path` with mode 0600: a temporary file in the same directory,
+/// fsync, rename over `path`, fsync of the directory. Nothing half-written is ever seen.
+func writeFileAtomically(_ bytes: [UInt8], to path: String) throws {
+    let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    let temporary = path + ".tmp-\(getpid())"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw ServiceError(.fileIO(operation: "create", path: temporary, errno: errno)) }
+    var failure: ServiceError?
+    var written = 0
+    while written < bytes.count {
+        let n = bytes.withUnsafeBytes { buffer in
+            write(fd, buffer.baseAddress.map { $0 + written }, buffer.count - written)
+        }
+        if n < 0 {
+            if errno == EINTR { continue }
+            failure = ServiceError(.fileIO(operation: "write", path: temporary, errno: errno))
+            break
+        }
+        written += n
+    }
+    if failure == nil && fsync(fd) != 0 {
+        failure = ServiceError(.fileIO(operation: "fsync", path: temporary, errno: errno))
+    }
+    close(fd)
+    if let failure {
+        unlink(temporary)
+        throw failure
+    }
+    guard rename(temporary, path) == 0 else {
+        let code = errno
+        unlink(temporary)
+        throw ServiceError(.fileIO(operation: "replace", path: path, errno: code))
+    }
+    let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directoryFD >= 0 {
+        defer { close(directoryFD) }
+        guard fsync(directoryFD) == 0 else {
+            throw ServiceError(.fileIO(operation: "fsync the directory of", path: path, errno: errno))
+        }
+    }
+}

@@ -1,0 +1,52 @@
+public import GiftKeeperDomain
+import Glibc
+
+/// Everything the service takes from the outside world, injected so tests are
+/// deterministic: the clock, how to wait, and where to remember the journal head.
+public struct ServiceEnvironment: Sendable {
+    /// The current time.
+    public var now: @Sendable () -> Timestamp
+    /// Waits `seconds` (the growing delay after failed logins).
+    public var sleep: @Sendable (_ seconds: Int) -> Void
+    /// Where the authenticated "last seen head" of each journal is remembered
+    /// (`$XDG_STATE_HOME/giftkeeper`); nil remembers nothing.
+    public var stateDirectory: String?
+    /// Test-only switch: lets `setup` write a key-derivation cost below `interactive`.
+    /// Production code never sets it.
+    public var allowsTestKeyDerivationCost: Bool
+
+    public init(
+        now: @escaping @Sendable () -> Timestamp,
+        sleep: @escaping @Sendable (_ seconds: Int) -> Void,
+        stateDirectory: String?,
+        allowsTestKeyDerivationCost: Bool = false
+    ) {
+        self.now = now
+        self.sleep = sleep
+        self.stateDirectory = stateDirectory
+        self.allowsTestKeyDerivationCost = allowsTestKeyDerivationCost
+    }
+
+    /// The real clock, real sleeping, and the given state directory.
+    public static func system(stateDirectory: String?) -> ServiceEnvironment {
+        ServiceEnvironment(
+            now: {
+                var spec = timespec()
+                clock_gettime(CLOCK_REALTIME, &spec)
+                return Timestamp(millisecondsSinceEpoch: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+            },
+            sleep: { seconds in
+                if seconds > 0 { Glibc.sleep(UInt32(seconds)) }
+            },
+            stateDirectory: stateDirectory)
+    }
+}
+
+/// The wait before the next password check, from the number of failed attempts recorded
+/// since the last success: none after 0, then 1 s, 2 s, 4 s … capped at 30 s. Nobody is
+/// ever locked out for good.
+public func loginDelay(afterFailures failures: Int) -> Int {
+    guard failures > 0 else { return 0 }
+    if failures > 5 { return 30 }
+    return min(1 << (failures - 1), 30)
+}

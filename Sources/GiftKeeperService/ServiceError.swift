@@ -1,0 +1,117 @@
+public import GiftKeeperDomain
+public import GiftKeeperJournal
+
+/// A failure of the application service, as data. ``description`` words it in one line,
+/// quoting the user's input and naming what to do next; it never contains a secret.
+public struct ServiceError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable {
+        /// The command broke a rule of the gift list (empty title, unknown id, …).
+        case domain(DomainError)
+        /// The journal file could not be used (missing, in use, corrupt, I/O).
+        case journal(JournalError)
+        /// The password did not unlock the journal. The attempt was recorded when `recorded`.
+        case wrongPassword(recorded: Bool)
+        /// The two new passwords typed differ.
+        case passwordsDoNotMatch
+        /// An empty password was given.
+        case emptyPassword
+        /// No journal exists at the path yet.
+        case noJournal(path: String)
+        /// `setup` on a journal that already exists.
+        case journalExists(path: String)
+        /// The command needs a signed-in session.
+        case notSignedIn
+        /// `login` or `setup` while already signed in.
+        case alreadySignedIn
+        /// A frame that does not authenticate: tampering or corruption.
+        case tampered(sequence: UInt64, reason: String)
+        /// An event written by a newer GiftKeeper.
+        case unsupportedEvent(sequence: UInt64, reason: String)
+        /// Key derivation cost below `interactive` outside tests.
+        case weakKeyDerivation
+        /// A file the service writes besides the journal (export, remembered head) failed.
+        case fileIO(operation: String, path: String, errno: Int32)
+        /// An import document was rejected; nothing was appended.
+        case importRejected(location: String, reason: String)
+        /// Guarded memory or a libsodium call failed.
+        case internalFailure(String)
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) {
+        self.code = code
+    }
+
+    /// SPEC §2: 0 ok, 1 verification failed, 2 usage, 3 wrong password,
+    /// 4 missing/locked/unreadable/unknown version, 5 I/O.
+    public var exitCode: Int32 {
+        switch code {
+        case .domain, .passwordsDoNotMatch, .emptyPassword, .notSignedIn, .alreadySignedIn,
+             .weakKeyDerivation, .importRejected, .journalExists:
+            return 2
+        case .journal(let error):
+            return error.exitCode
+        case .wrongPassword:
+            return 3
+        case .noJournal, .unsupportedEvent:
+            return 4
+        case .tampered:
+            return 1
+        case .fileIO, .internalFailure:
+            return 5
+        }
+    }
+
+    public var description: String {
+        switch code {
+        case .domain(let error):
+            return error.message
+        case .journal(let error):
+            return error.description
+        case .wrongPassword(let recorded):
+            return recorded
+                ? "Wrong password. The attempt was recorded; try again."
+                : "Wrong password. Try again."
+        case .passwordsDoNotMatch:
+            return "The passwords do not match. Nothing was changed; try again."
+        case .emptyPassword:
+            return "The password is empty. Type a password, then press Enter."
+        case .noJournal(let path):
+            return "No journal at '\(path)'. Run 'giftkeeper' and type 'setup' to create one, or pass --journal PATH."
+        case .journalExists(let path):
+            return "A journal already exists at '\(path)'. Type 'login' to unlock it, or choose another --journal PATH."
+        case .notSignedIn:
+            return "You are signed out. Type 'login' first."
+        case .alreadySignedIn:
+            return "You are already signed in. Type 'signout' first."
+        case .tampered(let sequence, let reason):
+            return "Frame \(sequence) does not verify: \(reason). The journal was altered or damaged; run 'giftkeeper audit' and restore from a backup."
+        case .unsupportedEvent(let sequence, let reason):
+            return "Frame \(sequence) was written by a newer GiftKeeper (\(reason)). Upgrade giftkeeper to open this journal."
+        case .weakKeyDerivation:
+            return "That key-derivation cost is below 'interactive'. Use --kdf interactive, moderate or sensitive."
+        case .fileIO(let operation, let path, let errno):
+            return "Could not \(operation) '\(path)': \(describeErrno(errno)). Check the path, its permissions and free space."
+        case .importRejected(let location, let reason):
+            return "Import rejected at \(location): \(reason). Nothing was imported; fix the document and try again."
+        case .internalFailure(let reason):
+            return "Internal failure: \(reason). Nothing more was written; please report this."
+        }
+    }
+}
+
+/// A short, stable wording of an errno value (strerror is not thread-safe everywhere).
+func describeErrno(_ code: Int32) -> String {
+    switch code {
+    case 1, 13: return "permission denied"
+    case 2: return "no such file or directory"
+    case 17: return "it already exists"
+    case 20: return "a path component is not a directory"
+    case 21: return "it is a directory"
+    case 28: return "no space left on the device"
+    case 30: return "the file system is read-only"
+    case 122: return "disk quota exceeded"
+    default: return "error \(code)"
+    }
+}
