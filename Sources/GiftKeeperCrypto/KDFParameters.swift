@@ -62,8 +62,15 @@ public struct KDFParameters: Equatable, Hashable, Sendable, CustomStringConverti
         case .moderate: return "moderate"
         case .sensitive: return "sensitive"
         case .testMinimum: return "test-minimum"
-        default: return "opslimit \(opsLimit), memlimit \(memLimit >> 20) MiB"
+        default: return "opslimit \(opsLimit), memlimit \(Self.describeMemory(memLimit))"
         }
+    }
+
+    /// Whole MiB or KiB when exact, otherwise bytes (`memLimit >> 20` alone showed 64 KiB as "0 MiB").
+    private static func describeMemory(_ bytes: UInt64) -> String {
+        if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 }
 

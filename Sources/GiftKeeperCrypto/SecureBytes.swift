@@ -16,7 +16,8 @@ public final class SecureBytes: @unchecked Sendable {
     /// The number of bytes allocated.
     public let capacity: Int
 
-    /// Allocates `capacity` zeroed bytes of guarded memory, `count` of them in use.
+    /// Allocates `capacity` zeroed bytes of guarded memory, `count` of them in use
+    /// (clamped to 0…`capacity`; all of them when `count` is nil).
     /// - Throws: ``CryptoError/Code/outOfSecureMemory(bytes:)`` when `sodium_malloc` fails.
     public init(capacity: Int, count: Int? = nil) throws {
         try Sodium.ensureInitialized()
@@ -29,7 +30,9 @@ public final class SecureBytes: @unchecked Sendable {
         sodium_memzero(pointer, allocation)
         self.base = pointer
         self.capacity = capacity
-        self.count = min(count ?? capacity, capacity)
+        // Clamp to 0…capacity like fill(_:): a negative count would make every
+        // withUnsafeBytes build a buffer of negative length and trap.
+        self.count = max(0, min(count ?? capacity, capacity))
     }
 
     /// Allocates `count` bytes filled from the system CSPRNG (`randombytes_buf`).
