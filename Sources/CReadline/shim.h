@@ -45,9 +45,10 @@ static inline void giftkeeper_rl_set_catch_signals(int signals, int sigwinch) {
     rl_catch_sigwinch = sigwinch;
 }
 
-/// The application name used for conditional parsing of ~/.inputrc (`$if GiftKeeper`).
-static inline void giftkeeper_rl_set_readline_name(const char *name) {
-    rl_readline_name = name;
+/// The application name for conditional parsing of ~/.inputrc (`$if GiftKeeper`).
+/// A C literal: readline keeps the pointer.
+static inline void giftkeeper_rl_set_readline_name(void) {
+    rl_readline_name = "GiftKeeper";
 }
 
 /// The line typed so far (`rl_line_buffer`, `rl_end` bytes; not NUL-terminated at rl_point).

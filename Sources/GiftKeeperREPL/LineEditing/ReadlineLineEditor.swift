@@ -21,10 +21,12 @@ public final class ReadlineLineEditor: LineEditor {
 
     public init() {
         SignalRouter.install()
-        giftkeeper_rl_set_readline_name("GiftKeeper")
+        giftkeeper_rl_set_readline_name()
         giftkeeper_rl_set_catch_signals(0, 0)
         giftkeeper_rl_set_word_syntax()
         giftkeeper_rl_set_attempted_completion(readlineCompletionTrampoline)
+        // Reads ~/.inputrc now (once per process), so its history-size cannot undo the bound.
+        _ = rl_initialize()
         stifle_history(1000)
     }
 
@@ -55,9 +57,10 @@ public final class ReadlineLineEditor: LineEditor {
             ]
             let ready = poll(&descriptors, nfds_t(signalPipe >= 0 ? 2 : 1), -1)
             if ready < 0 {
-                if errno == EINTR { continue }
+                let error = errno
+                if error == EINTR { continue }
                 rl_callback_handler_remove()
-                return .invalid(.readFailed(errno: errno))
+                return .invalid(.readFailed(errno: error))
             }
             if descriptors[1].revents != 0 {
                 let signals = SignalRouter.drainPromptPipe()

@@ -111,10 +111,11 @@ enum SignalRouter {
             if count < 0 && errno == EINTR { continue }
             return  // the pipe is gone: nothing more to watch
         }
-        SecretWiping.wipeAll()
+        // The cursor may sit after a prompt ("Password: "); end that line first.
         if isatty(STDERR_FILENO) == 1 {
             POSIXIO.writeAll(STDERR_FILENO, "\n")
         }
+        SecretWiping.wipeAll()
         _exit(128 + Int32(signal))
     }
 }
