@@ -1,4 +1,5 @@
 import CSodium
+import Synchronization
 
 /// Secret bytes that live in libsodium's guarded memory.
 ///
@@ -28,6 +29,7 @@ public final class SecureBytes: @unchecked Sendable {
             throw CryptoError(.outOfSecureMemory(bytes: allocation))
         }
         sodium_memzero(pointer, allocation)
+        LiveSecrets.insert(pointer, length: allocation)
         self.base = pointer
         self.capacity = capacity
         // Clamp to 0…capacity like fill(_:): a negative count would make every
@@ -53,8 +55,16 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
+        LiveSecrets.remove(base)
         // sodium_free zeroes the buffer before releasing it.
         sodium_free(base)
+    }
+
+    /// Zeroes every live `SecureBytes` in the process. For the exit path of a fatal signal
+    /// (SIGTERM, SIGINT outside a prompt): the process ends right after, so nothing reads
+    /// the zeroed buffers as keys again.
+    public static func wipeAllLive() {
+        LiveSecrets.wipeAll()
     }
 
     /// Calls `body` with the bytes in use. The pointer must not escape `body`.
@@ -116,5 +126,28 @@ public final class SecureBytes: @unchecked Sendable {
     /// True when every byte in use is ASCII (so NFC normalisation is the identity).
     public var isASCII: Bool {
         withUnsafeBytes { buffer in buffer.allSatisfy { $0 < 0x80 } }
+    }
+}
+
+/// Every live guarded allocation, so a fatal signal can zero them all before exit.
+private enum LiveSecrets {
+    private static let allocations = Mutex<[UInt: Int]>([:])
+
+    static func insert(_ pointer: UnsafeMutableRawPointer, length: Int) {
+        allocations.withLock { $0[UInt(bitPattern: pointer)] = length }
+    }
+
+    static func remove(_ pointer: UnsafeMutableRawPointer) {
+        _ = allocations.withLock { $0.removeValue(forKey: UInt(bitPattern: pointer)) }
+    }
+
+    static func wipeAll() {
+        allocations.withLock { live in
+            for (address, length) in live {
+                if let pointer = UnsafeMutableRawPointer(bitPattern: address) {
+                    sodium_memzero(pointer, length)
+                }
+            }
+        }
     }
 }

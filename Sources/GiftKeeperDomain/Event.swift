@@ -64,7 +64,7 @@ public enum EventBody: Hashable, Sendable {
         case .loginSucceeded:
             return "signed in"
         case .loginFailed:
-            return "failed sign-in reported"
+            return "failed sign-in"
         case .signedOut(let clean):
             return clean ? "signed out" : "signed out (session ended without sign-out)"
         case .presentAdded(let id, let recipient, let title, _, let price, _):

@@ -74,9 +74,10 @@ public enum ExportDocument {
 }
 
 extension GiftKeeperService {
-    /// The decrypted state as an export v1 document; records a `stateExported` event
-    /// (acknowledged before the bytes are handed back).
-    public func export() throws(ServiceError) -> [UInt8] {
+    /// Exports the decrypted state as an export v1 document: hands the bytes to `write`
+    /// and, once that succeeded, records a `stateExported` event (acknowledged after fsync).
+    /// A failed write records nothing.
+    public func export(to write: ([UInt8]) throws(ServiceError) -> Void) throws(ServiceError) {
         guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
         let bytes: [UInt8]
         do {
@@ -84,7 +85,7 @@ extension GiftKeeperService {
         } catch {
             throw ServiceError(.internalFailure("could not encode the export: \(error)"))
         }
+        try write(bytes)
         try perform(.recordExport(presentCount: state.presents.count))
-        return bytes
     }
 }

@@ -246,7 +246,7 @@ import Testing
         #expect(added.summary == "added p3 \"Blue scarf\" for Mum (25.00)")
         #expect(EventBody.presentStatusChanged(id: pid(3), status: .bought).summary == "marked p3 bought")
         #expect(EventBody.signedOut(clean: true).summary == "signed out")
-        #expect(EventBody.loginFailed.summary == "failed sign-in reported")
+        #expect(EventBody.loginFailed.summary == "failed sign-in")
         #expect(EventBody.stateExported(presentCount: 1).summary == "exported 1 present")
         let long = EventBody.presentAdded(
             id: pid(1), recipient: "M\num", title: String(repeating: "x", count: 100), notes: "", price: nil, occasion: "")

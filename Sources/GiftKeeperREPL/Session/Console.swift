@@ -1,0 +1,70 @@
+import Glibc
+
+/// Where the REPL writes: results to standard output, errors and warnings to standard
+/// error, each line flushed at once so interleaving with prompts stays readable.
+public struct Console: Sendable {
+    let outputDescriptor: Int32
+    let errorDescriptor: Int32
+
+    public init(output: Int32 = 1, error: Int32 = 2) {
+        self.outputDescriptor = output
+        self.errorDescriptor = error
+    }
+
+    /// Writes `text` and a newline to standard output.
+    public func print(_ text: String) {
+        writeAll(text + "\n", to: outputDescriptor)
+    }
+
+    /// Writes raw bytes to standard output (an export to the screen).
+    public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(outputDescriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// Writes `giftkeeper: error: <message>` to standard error: one line.
+    public func error(_ message: String) {
+        writeAll("giftkeeper: error: " + oneLine(message) + "\n", to: errorDescriptor)
+    }
+
+    /// Writes `giftkeeper: warning: <message>` to standard error: one line.
+    public func warning(_ message: String) {
+        writeAll("giftkeeper: warning: " + oneLine(message) + "\n", to: errorDescriptor)
+    }
+
+    /// Writes a note to standard error (prompts' companions such as "Waiting 2 s…").
+    public func note(_ message: String) {
+        writeAll(message + "\n", to: errorDescriptor)
+    }
+
+    private func oneLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+
+    private func writeAll(_ text: String, to descriptor: Int32) {
+        write(Array(text.utf8), descriptor: descriptor)
+    }
+
+    private func write(_ bytes: [UInt8], descriptor: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+
+/// The REPL's command tree. Each line a user types is split like a shell would split it
+/// and parsed by swift-argument-parser against these commands, so usage errors and help
+/// read the same in the REPL and on the command line.
+///
+/// Arguments a command needs but did not get are optional here: the session asks for them
+/// (on a terminal, with a prompt; in a script, from the next line).
+struct REPLCommands: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "",
+        abstract: "GiftKeeper commands.",
+        subcommands: [
+            Setup.self, Login.self, SignOut.self, Add.self, List.self, Show.self, Edit.self, Mark.self,
+            Remove.self, History.self, Export.self, Import.self, Passwd.self, Help.self, Quit.self,
+        ])
+
+    /// Every command name and alias, for completion and help.
+    static var commandNames: [String] {
+        configuration.subcommands.flatMap { command in
+            [command._commandName] + command.configuration.aliases
+        }
+    }
+
+    enum KDFCost: String, ExpressibleByArgument, CaseIterable {
+        case interactive, moderate, sensitive
+    }
+
+    struct Setup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create the account of a new journal (asks for a password twice).",
+            usage: "setup <name> [--kdf interactive|moderate|sensitive]")
+        @Argument(help: "Your name (encrypted in the journal).") var name: String?
+        @Option(help: "Password-hashing cost: interactive (~0.1 s), moderate (~0.7 s, default), sensitive (several seconds).")
+        var kdf: KDFCost = .moderate
+    }
+
+    struct Login: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unlock the journal (asks for the password).")
+    }
+
+    struct SignOut: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "signout", abstract: "Lock the journal and wipe every key from memory.", aliases: ["logout"])
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a present (status 'idea').",
+            usage: "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion TEXT]")
+        @Argument(help: "Who the present is for.") var recipient: String?
+        @Argument(help: "What it is.") var title: String?
+        @Option(help: "Price, a non-negative decimal such as 25 or 25.00.") var price: String?
+        @Option(help: "Free-form notes.") var notes: String?
+        @Option(help: "The occasion, e.g. Christmas.") var occasion: String?
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List presents: id, recipient, title, price, status.",
+            usage: "list [recipient] [--status idea|bought|wrapped|given]")
+        @Argument(help: "Only this recipient's presents.") var recipient: String?
+        @Option(help: "Only presents with this status.") var status: String?
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every field of a present.", usage: "show <id>")
+        @Argument(help: "A present id such as p3.") var id: String?
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change fields of a present: title, recipient, notes, price, occasion.",
+            usage: "edit <id> <field>=<value> ...")
+        @Argument(help: "A present id such as p3.") var id: String?
+        @Argument(help: "Changes such as title=\"Red scarf\" price=30 (price= clears the price).")
+        var changes: [String] = []
+    }
+
+    struct Mark: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move a present through its life: idea, bought, wrapped, given.",
+            usage: "mark <id> idea|bought|wrapped|given")
+        @Argument(help: "A present id such as p3.") var id: String?
+        @Argument(help: "idea, bought, wrapped or given.") var status: String?
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a present (recorded as an event; the history keeps it).", usage: "remove <id>")
+        @Argument(help: "A present id such as p3.") var id: String?
+    }
+
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The audit trail: sequence number, time, event, summary.", usage: "history [--last N]")
+        @Option(help: "Only the last N entries.") var last: Int?
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the decrypted list as JSON (giftkeeper.export.v1) to FILE (mode 0600) or the screen.",
+            usage: "export [FILE]")
+        @Argument(help: "Where to write; the screen when omitted.") var file: String?
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add the presents of an export document (checked whole first).", usage: "import FILE")
+        @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
+    }
+
+    struct Passwd: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the password (asks for the old one, then the new one twice).")
+    }
+
+    struct Help: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the commands, or how to use one.", usage: "help [command]")
+        @Argument(help: "A command name.") var command: String?
+    }
+
+    struct Quit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign out and leave (also Ctrl-D).", aliases: ["exit"])
+    }
+}

@@ -1,0 +1,538 @@
+import ArgumentParser
+public import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+public import GiftKeeperService
+import Glibc
+import OrderedCollections
+
+/// The interactive shell: reads command lines, runs them against the service, prints
+/// results, notifications and one-line errors. Errors never end the session.
+///
+/// On a terminal it uses GNU readline and asks for missing arguments; in script mode
+/// (standard input not a terminal) it reads one command per line with no prompt, takes
+/// answers from the next line, and asks nothing unprompted. ``run()`` returns 0 when
+/// every command succeeded, else the exit code of the last failure.
+public final class REPLSession {
+    private let service: GiftKeeperService
+    private let editor: any LineEditor
+    private let passwords: any PasswordSource
+    private let isInteractive: Bool
+    private let console: Console
+    private var exitCode: Int32 = 0
+    private var isRunning = true
+
+    public init(
+        service: GiftKeeperService, editor: any LineEditor, passwords: any PasswordSource,
+        isInteractive: Bool, console: Console = Console()
+    ) {
+        self.service = service
+        self.editor = editor
+        self.passwords = passwords
+        self.isInteractive = isInteractive
+        self.console = console
+    }
+
+    /// Runs until `quit`, Ctrl-D or the end of the script; signs out and releases the journal.
+    public func run() -> Int32 {
+        let console = self.console
+        service.onNotification = { notification in console.print(notification.description) }
+        let progress = Progress(label: "Reading the journal")
+        service.onProgress = { done, total in progress.update(completed: done, total: total) }
+        editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
+        do {
+            try service.open()
+        } catch {
+            progress.finish()
+            console.error(error.description)
+            return error.exitCode
+        }
+        progress.finish()
+        if let tail = service.trimmedTail {
+            console.warning(
+                "the journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed; every saved event is intact")
+        }
+        if isInteractive {
+            greet()
+        }
+        while isRunning {
+            switch editor.readLine(prompt: prompt) {
+            case .line(let line):
+                let trimmed = line.trimmingWhitespace
+                guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+                editor.addToHistory(line)
+                execute(line)
+            case .endOfInput:
+                if isInteractive { console.print("") }
+                isRunning = false
+            case .interrupted:
+                continue
+            case .invalid(let problem):
+                fail(problem.description, code: 2)
+            }
+        }
+        finish()
+        return exitCode
+    }
+
+    private var prompt: String {
+        switch service.phase {
+        case .noAccount: return "giftkeeper (new)> "
+        case .locked: return "giftkeeper (locked)> "
+        case .signedIn: return "giftkeeper> "
+        }
+    }
+
+    private func greet() {
+        switch service.phase {
+        case .noAccount:
+            console.print("Welcome to GiftKeeper. There is no journal at \(service.journalPath) yet.")
+            console.print("Type 'setup <your name>' to create one, or 'help' to see the commands.")
+        case .locked:
+            console.print("GiftKeeper: \(service.journalPath) is locked.")
+            while service.phase == .locked {
+                guard login() else { break }
+            }
+        case .signedIn:
+            break
+        }
+    }
+
+    /// Signs out (announced) and releases the journal.
+    private func finish() {
+        do {
+            if service.phase == .signedIn {
+                try service.signOut()
+            }
+            try service.close()
+        } catch {
+            fail(error.description, code: error.exitCode)
+        }
+    }
+
+    // MARK: Dispatch
+
+    func execute(_ line: String) {
+        let words: [String]
+        do {
+            words = try CommandLineTokenizer.split(line)
+        } catch {
+            fail(error.description, code: 2)
+            return
+        }
+        guard let name = words.first else { return }
+        guard REPLCommands.commandNames.contains(name) else {
+            let suggestion = REPLCommands.commandNames.first { $0.hasPrefix(name.lowercased()) }
+            fail(
+                "Unknown command '\(name)'."
+                    + (suggestion.map { " Did you mean '\($0)'?" } ?? "") + " Type 'help' to see the commands.",
+                code: 2)
+            return
+        }
+        let command: any ParsableCommand
+        do {
+            command = try REPLCommands.parseAsRoot(words)
+        } catch {
+            if REPLCommands.exitCode(for: error) == .success {
+                console.print(REPLCommands.fullMessage(for: error))
+            } else {
+                fail(REPLCommands.message(for: error) + " Type 'help \(name)' for its usage.", code: 2)
+            }
+            return
+        }
+        do {
+            try run(command)
+        } catch let error as ServiceError {
+            fail(error.description, code: error.exitCode)
+        } catch let error as DomainError {
+            fail(error.message, code: 2)
+        } catch let error as PasswordInputError {
+            fail(error.description, code: 2)
+        } catch let error as REPLError {
+            fail(error.description, code: error.exitCode)
+        } catch {
+            fail("\(error)", code: 5)
+        }
+    }
+
+    private func run(_ command: any ParsableCommand) throws {
+        switch command {
+        case let setup as REPLCommands.Setup: try runSetup(setup)
+        case is REPLCommands.Login: try runLogin()
+        case is REPLCommands.SignOut: try service.signOut()
+        case let add as REPLCommands.Add: try runAdd(add)
+        case let list as REPLCommands.List: try runList(list)
+        case let show as REPLCommands.Show: try runShow(show)
+        case let edit as REPLCommands.Edit: try runEdit(edit)
+        case let mark as REPLCommands.Mark: try runMark(mark)
+        case let remove as REPLCommands.Remove: try runRemove(remove)
+        case let history as REPLCommands.History: try runHistory(history)
+        case let export as REPLCommands.Export: try runExport(export)
+        case let importing as REPLCommands.Import: try runImport(importing)
+        case is REPLCommands.Passwd: try runPasswd()
+        case let help as REPLCommands.Help: runHelp(help)
+        case is REPLCommands.Quit: isRunning = false
+        default: console.print(REPLCommands.helpMessage())
+        }
+    }
+
+    private func fail(_ message: String, code: Int32) {
+        console.error(message)
+        exitCode = code
+    }
+
+    // MARK: Asking
+
+    /// Asks for a missing argument: a prompt on a terminal, the next line in a script.
+    private func ask(_ label: String) throws -> String {
+        switch editor.readLine(prompt: isInteractive ? "\(label): " : "") {
+        case .line(let answer):
+            return answer
+        case .endOfInput, .interrupted:
+            throw REPLError(.noAnswer(label))
+        case .invalid(let problem):
+            throw REPLError(.invalidAnswer(label, problem.description))
+        }
+    }
+
+    private func value(_ given: String?, ask label: String) throws -> String {
+        if let given { return given }
+        return try ask(label)
+    }
+
+    private func readPassword(_ prompt: String) throws -> SecureBytes {
+        let raw = try passwords.readPassword(prompt: prompt)
+        return try PasswordReader.normalized(raw)
+    }
+
+    private func requireSignedIn() throws {
+        switch service.phase {
+        case .signedIn: return
+        case .locked: throw ServiceError(.notSignedIn)
+        case .noAccount: throw REPLError(.noAccountYet)
+        }
+    }
+
+    private func presentID(_ text: String) throws -> PresentID {
+        try PresentID.parse(text.trimmingWhitespace)
+    }
+
+    // MARK: Account commands
+
+    private func runSetup(_ command: REPLCommands.Setup) throws {
+        guard service.phase == .noAccount else {
+            throw ServiceError(service.phase == .signedIn ? .alreadySignedIn : .journalExists(path: service.journalPath))
+        }
+        let name = try value(command.name, ask: "Your name")
+        let first = try readPassword("New password: ")
+        defer { first.wipe() }
+        let second = try readPassword("Repeat the password: ")
+        defer { second.wipe() }
+        guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
+        let parameters: KDFParameters
+        switch command.kdf {
+        case .interactive: parameters = .interactive
+        case .moderate: parameters = .moderate
+        case .sensitive: parameters = .sensitive
+        }
+        try service.setup(name: name, password: first, parameters: parameters)
+        console.print("Journal created at \(service.journalPath) (mode 0600). Type 'add <recipient> <title>' to add a present.")
+    }
+
+    private func runLogin() throws {
+        switch service.phase {
+        case .noAccount: throw REPLError(.noAccountYet)
+        case .signedIn: throw ServiceError(.alreadySignedIn)
+        case .locked: break
+        }
+        let password = try readPassword("Password: ")
+        defer { password.wipe() }
+        let delay = service.nextLoginDelay
+        if delay > 0, isInteractive {
+            console.note("Waiting \(delay) s before checking (failed attempts were recorded)…")
+        }
+        try service.login(password: password)
+    }
+
+    /// The interactive login at start-up: true to try again after a wrong password.
+    private func login() -> Bool {
+        do {
+            try runLogin()
+            return false
+        } catch let error as ServiceError {
+            fail(error.description, code: error.exitCode)
+            if case .wrongPassword = error.code { return true }
+            return false
+        } catch let error as PasswordInputError {
+            if error.code != .endOfInput { fail(error.description, code: 2) }
+            return false
+        } catch {
+            fail("\(error)", code: 5)
+            return false
+        }
+    }
+
+    private func runPasswd() throws {
+        try requireSignedIn()
+        let old = try readPassword("Current password: ")
+        defer { old.wipe() }
+        let new = try readPassword("New password: ")
+        defer { new.wipe() }
+        let repeated = try readPassword("Repeat the new password: ")
+        defer { repeated.wipe() }
+        guard new.constantTimeEquals(repeated) else { throw ServiceError(.passwordsDoNotMatch) }
+        try service.changePassword(old: old, new: new)
+        console.print("Password changed. New events use a new key; only the new password opens the journal from now on.")
+    }
+
+    // MARK: Present commands
+
+    private func runAdd(_ command: REPLCommands.Add) throws {
+        try requireSignedIn()
+        let recipient = try value(command.recipient, ask: "Recipient")
+        let title = try value(command.title, ask: "Title")
+        let price = try command.price.map { try Money.parsePrice($0) }
+        let events = try service.perform(.addPresent(
+            recipient: recipient, title: title, notes: command.notes ?? "", price: price,
+            occasion: command.occasion ?? ""))
+        for event in events {
+            if case .presentAdded(let id, let recipient, let title, _, _, _) = event.body {
+                console.print("Saved \(id): \(quoted(title)) for \(recipient).")
+            }
+        }
+    }
+
+    private func runList(_ command: REPLCommands.List) throws {
+        try requireSignedIn()
+        let status = try command.status.map { try PresentStatus(parsing: $0) }
+        let wanted = command.recipient.map { $0.trimmingWhitespace.lowercased() }
+        let presents = service.state.presents.values.filter { present in
+            (wanted == nil || present.recipient.lowercased() == wanted)
+                && (status == nil || present.status == status)
+        }
+        guard !presents.isEmpty else {
+            if service.state.presents.isEmpty {
+                console.print("No presents yet. Add one with: add <recipient> <title> [--price 25]")
+            } else {
+                console.print("No presents match.")
+            }
+            return
+        }
+        let table = TableRenderer(columns: [
+            .init("ID"), .init("RECIPIENT"), .init("TITLE"), .init("PRICE", alignment: .right), .init("STATUS"),
+        ])
+        console.print(table.render(presents.map { present in
+            [present.id.description, present.recipient, present.title, present.price?.description ?? "-",
+             present.status.rawValue]
+        }))
+        let total = presents.reduce(Money.zero) { $0.addingSaturating($1.price ?? .zero) }
+        console.print("\(presents.count) present\(presents.count == 1 ? "" : "s"), total \(total)")
+    }
+
+    private func runShow(_ command: REPLCommands.Show) throws {
+        try requireSignedIn()
+        let id = try presentID(try value(command.id, ask: "Present id"))
+        guard let (present, isRemoved) = service.state.present(id) else {
+            throw DomainError.unknownPresent(id)
+        }
+        let rows: [[String]] = [
+            ["id", present.id.description + (isRemoved ? " (removed)" : "")],
+            ["recipient", present.recipient],
+            ["title", present.title],
+            ["price", present.price?.description ?? "-"],
+            ["status", present.status.rawValue],
+            ["occasion", present.occasion.isEmpty ? "-" : present.occasion],
+            ["notes", present.notes.isEmpty ? "-" : present.notes],
+            ["created", present.createdAt.iso8601],
+            ["updated", present.updatedAt.iso8601],
+        ]
+        console.print(TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
+            .joined(separator: "\n"))
+    }
+
+    private func runEdit(_ command: REPLCommands.Edit) throws {
+        try requireSignedIn()
+        let id = try presentID(try value(command.id, ask: "Present id"))
+        var assignments = command.changes
+        if assignments.isEmpty {
+            assignments = [try ask("Change (field=value)")]
+        }
+        var changes: [PresentChange] = []
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "=") else {
+                throw REPLError(.expectedAssignment(assignment))
+            }
+            let field = try PresentField(parsing: String(assignment[..<equals]))
+            changes.append(try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...])))
+        }
+        let events = try service.perform(.editPresent(id: id, changes: changes))
+        if events.isEmpty {
+            console.print("\(id) already has those values; nothing changed.")
+        } else {
+            let fields = events.flatMap { event -> [String] in
+                if case .presentEdited(_, let changes) = event.body { return changes.map(\.field.rawValue) }
+                return []
+            }
+            console.print("Saved \(id): \(fields.joined(separator: ", ")) changed.")
+        }
+    }
+
+    private func runMark(_ command: REPLCommands.Mark) throws {
+        try requireSignedIn()
+        let id = try presentID(try value(command.id, ask: "Present id"))
+        let status = try PresentStatus(parsing: try value(command.status, ask: "Status (idea, bought, wrapped, given)"))
+        let events = try service.perform(.markPresent(id: id, status: status))
+        console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")
+    }
+
+    private func runRemove(_ command: REPLCommands.Remove) throws {
+        try requireSignedIn()
+        let id = try presentID(try value(command.id, ask: "Present id"))
+        try service.perform(.removePresent(id: id))
+        console.print("Saved \(id): removed (the history keeps it).")
+    }
+
+    // MARK: History, export, import
+
+    private func runHistory(_ command: REPLCommands.History) throws {
+        try requireSignedIn()
+        if let last = command.last, last < 1 {
+            throw REPLError(.invalidCount(last))
+        }
+        var records = try service.history()
+        if let last = command.last, records.count > last {
+            records = Array(records.suffix(last))
+        }
+        let table = TableRenderer(columns: [
+            .init("SEQ", alignment: .right), .init("TIME (UTC)"), .init("EVENT"), .init("SUMMARY"),
+        ])
+        console.print(table.render(records.map { record in
+            [String(record.sequence), record.at.map(Self.shortTime) ?? "-", record.type,
+             record.summary + (record.isReported ? " (reported)" : "")]
+        }))
+    }
+
+    static func shortTime(_ time: Timestamp) -> String {
+        let text = time.iso8601  // 2026-11-22T14:03:07.123Z
+        guard text.count == 24 else { return text }
+        return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    private func runExport(_ command: REPLCommands.Export) throws {
+        try requireSignedIn()
+        let count = service.state.presents.count
+        if let path = command.file {
+            try service.export { bytes throws(ServiceError) in try PrivateFile.write(bytes, to: path) }
+            console.print("Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600).")
+        } else {
+            try service.export { bytes throws(ServiceError) in console.write(bytes) }
+        }
+    }
+
+    private func runImport(_ command: REPLCommands.Import) throws {
+        try requireSignedIn()
+        let path = try value(command.file, ask: "File to import")
+        let bytes = try PrivateFile.read(path)
+        let summary = try service.importDocument(bytes)
+        console.print("Imported \(summary.presentsImported) present\(summary.presentsImported == 1 ? "" : "s") (saved in \(summary.batches) batch\(summary.batches == 1 ? "" : "es")).")
+    }
+
+    // MARK: Help
+
+    private func runHelp(_ command: REPLCommands.Help) {
+        guard let name = command.command else {
+            console.print("Commands (type 'help <command>' for details):")
+            let rows = REPLCommands.configuration.subcommands.map { type -> [String] in
+                let config = type.configuration
+                let name = ([type._commandName] + config.aliases).joined(separator: ", ")
+                return [name, config.abstract]
+            }
+            console.print(TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
+                .map { "  " + $0 }.joined(separator: "\n"))
+            console.print("Arguments follow shell quoting: add Mum \"Blue scarf\" --price 25")
+            return
+        }
+        guard let type = REPLCommands.configuration.subcommands.first(where: {
+            $0._commandName == name || $0.configuration.aliases.contains(name)
+        }) else {
+            fail("Unknown command '\(name)'. Type 'help' to see the commands.", code: 2)
+            return
+        }
+        console.print(REPLCommands.helpMessage(for: type))
+    }
+
+    // MARK: Completion
+
+    func completions(for request: CompletionRequest) -> [String] {
+        let words = request.precedingWords
+        guard let command = words.first else { return REPLCommands.commandNames.sorted() }
+        let ids = service.state.presents.keys.map(\.description)
+        let recipients = Array(Set(service.state.presents.values.map(\.recipient))).sorted()
+        let statuses = PresentStatus.allCases.map(\.rawValue)
+        if words.last == "--status" { return statuses }
+        switch (command, request.wordIndex) {
+        case ("help", 1): return REPLCommands.commandNames.sorted()
+        case ("show", 1), ("edit", 1), ("mark", 1), ("remove", 1): return ids
+        case ("mark", 2): return statuses
+        case ("edit", _): return PresentField.allCases.map { $0.rawValue + "=" }
+        case ("add", 1), ("list", 1): return recipients
+        case ("setup", _): return ["--kdf", "interactive", "moderate", "sensitive"]
+        default: return []
+        }
+    }
+}
+
+/// A REPL-level failure (not the service's), as data.
+struct REPLError: Error, CustomStringConvertible {
+    enum Code {
+        case noAnswer(String)
+        case invalidAnswer(String, String)
+        case noAccountYet
+        case expectedAssignment(String)
+        case invalidCount(Int)
+        case fileTooLarge(String)
+    }
+
+    let code: Code
+
+    init(_ code: Code) {
+        self.code = code
+    }
+
+    var exitCode: Int32 { 2 }
+
+    var description: String {
+        switch code {
+        case .noAnswer(let label):
+            return "No answer for '\(label)'; the command was cancelled."
+        case .invalidAnswer(let label, let problem):
+            return "The answer for '\(label)' was unusable: \(problem)."
+        case .noAccountYet:
+            return "There is no account yet. Type 'setup <your name>' first."
+        case .expectedAssignment(let text):
+            return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion."
+        case .invalidCount(let count):
+            return "'--last \(count)' must be 1 or more."
+        case .fileTooLarge(let path):
+            return "'\(path)' is larger than 1 GiB; split it or check the path."
+        }
+    }
+}
+
+private func quoted(_ text: String) -> String {
+    "\"" + text + "\""
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[start...end])
+    }
+
+    func replacingOccurrences(of target: Character, with replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
+}

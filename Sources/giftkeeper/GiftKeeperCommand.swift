@@ -1,0 +1,126 @@
+import ArgumentParser
+import GiftKeeperCrypto
+import GiftKeeperREPL
+import GiftKeeperService
+import Glibc
+
+/// `giftkeeper`: the command line of SPEC §2. Argument parsing and wiring only; the work
+/// is done by GiftKeeperREPL and GiftKeeperService.
+@main
+struct GiftKeeperCommand: ParsableCommand {
+    static let version = "1.0.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "giftkeeper",
+        abstract: "A private gift-list keeper: every change is an encrypted event in an append-only journal.",
+        discussion: """
+            The journal is --journal PATH, else $GIFTKEEPER_JOURNAL, else \
+            $XDG_DATA_HOME/giftkeeper/default.journal (~/.local/share/giftkeeper/default.journal).
+            Passwords are read from the terminal without echo, from --password-file F, or from the \
+            first line of standard input when it is not a terminal; never from arguments or the environment.
+            Exit codes: 0 ok, 1 the journal failed verification, 2 usage error, 3 wrong password, \
+            4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
+            """,
+        version: "giftkeeper \(version) (journal format 1, libsodium \(Sodium.libraryVersion))",
+        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self],
+        defaultSubcommand: REPL.self)
+
+    /// Parses, runs, and maps every failure to one `giftkeeper: error:` line and SPEC §2's exit codes.
+    static func main() {
+        let console = Console()
+        do {
+            try ProcessHardening.apply()
+        } catch {
+            console.error("\(error.description). Refusing to run without process hardening.")
+            Glibc.exit(5)
+        }
+        SecretWiping.installSignalHandlers()
+        SecretWiping.register { SecureBytes.wipeAllLive() }
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Glibc.exit(0)
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            if exitCode(for: error) == .success {
+                console.print(fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            let text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+            console.error("\(text) (see 'giftkeeper --help')")
+            Glibc.exit(2)
+        }
+    }
+}
+
+/// `--journal PATH`, shared by every subcommand.
+struct JournalOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The journal file.", valueName: "path"))
+    var journal: String?
+
+    /// The journal path: the flag, else $GIFTKEEPER_JOURNAL, else the XDG data directory.
+    var path: String {
+        if let journal { return journal }
+        if let fromEnvironment = environment("GIFTKEEPER_JOURNAL"), !fromEnvironment.isEmpty { return fromEnvironment }
+        return dataDirectory() + "/giftkeeper/default.journal"
+    }
+}
+
+/// `--password-file F`, for the subcommands that unlock.
+struct PasswordOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read the password from the first line of this file (must not be group- or world-readable).",
+            valueName: "file"))
+    var passwordFile: String?
+
+    /// Reads the password: the file, else the terminal, else the first line of standard input.
+    func readPassword() throws -> SecureBytes {
+        let source = try TerminalSession.makePasswordSource(passwordFile: passwordFile)
+        return try PasswordReader.normalized(try source.readPassword(prompt: "Password: "))
+    }
+}
+
+func environment(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+}
+
+func dataDirectory() -> String {
+    if let xdg = environment("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg }
+    return homeDirectory() + "/.local/share"
+}
+
+func stateDirectory() -> String {
+    if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") { return xdg + "/giftkeeper" }
+    return homeDirectory() + "/.local/state/giftkeeper"
+}
+
+func homeDirectory() -> String {
+    if let home = environment("HOME"), !home.isEmpty { return home }
+    if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+    return "."
+}
+
+/// The production environment: real clock and sleep, the XDG state directory.
+func productionEnvironment() -> ServiceEnvironment {
+    .system(stateDirectory: stateDirectory())
+}
+
+/// Prints `error` as one line and turns it into the exit code SPEC §2 gives it.
+func failure(_ error: any Error, console: Console = Console()) -> ExitCode {
+    switch error {
+    case let error as ServiceError:
+        console.error(error.description)
+        return ExitCode(error.exitCode)
+    case let error as PasswordInputError:
+        console.error(error.description)
+        return ExitCode(2)
+    default:
+        console.error("\(error)")
+        return ExitCode(5)
+    }
+}

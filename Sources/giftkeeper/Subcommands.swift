@@ -1,0 +1,229 @@
+import ArgumentParser
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperREPL
+import GiftKeeperService
+import Glibc
+
+/// `giftkeeper [repl]`: the interactive shell (script mode when stdin is not a terminal).
+struct REPL: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repl", abstract: "Start the GiftKeeper shell (the default).")
+
+    @OptionGroup var journal: JournalOption
+
+    func run() throws {
+        let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
+        let input = TerminalSession.makeREPLInput()
+        let session = REPLSession(
+            service: service, editor: input.editor, passwords: input.passwords,
+            isInteractive: TerminalSession.isStandardInputTerminal)
+        let code = session.run()
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// `giftkeeper audit`: replay and authenticate the whole journal, read-only.
+struct Audit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay and verify the whole journal with its password, one line per event (read-only).")
+
+    @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
+    @Flag(help: "JSON lines instead of text.") var json = false
+
+    func run() throws {
+        let console = Console()
+        let report: AuditReport
+        do {
+            let secret = try password.readPassword()
+            defer { secret.wipe() }
+            let progress = Progress(label: "Auditing")
+            defer { progress.finish() }
+            report = try GiftKeeperService.audit(
+                journalPath: journal.path, password: secret, environment: productionEnvironment(),
+                progress: { progress.update(completed: $0, total: $1) })
+        } catch {
+            throw failure(error)
+        }
+        for record in report.records {
+            if json {
+                console.print(JSONLine.object([
+                    ("seq", .number(Int64(record.sequence))),
+                    ("time", record.at.map { .string($0.iso8601) } ?? .null),
+                    ("event", .string(record.type)),
+                    ("summary", .string(record.summary)),
+                    ("reported", .bool(record.isReported)),
+                ]))
+            } else {
+                let time = record.at.map(\.iso8601) ?? "-"
+                let reported = record.isReported ? " (reported)" : ""
+                console.print("\(record.sequence)\t\(time)\t\(record.type)\t\(record.summary)\(reported)")
+            }
+        }
+        let failed = report.reportedFailedLogins.count
+        if let tail = report.tornTail {
+            console.warning("the last \(tail.length) bytes are an incomplete write (a crash); opening the journal for writing trims them")
+        }
+        if let problem = report.problem {
+            if json {
+                console.print(JSONLine.object([
+                    ("verdict", .string("failed")), ("events", .number(Int64(report.records.count))),
+                    ("reason", .string(problem.description)),
+                ]))
+            } else {
+                console.print("FAILED after \(report.records.count) verified frames")
+            }
+            console.error(problem.description)
+            throw ExitCode(problem.exitCode)
+        }
+        if json {
+            console.print(JSONLine.object([
+                ("verdict", .string("ok")), ("events", .number(Int64(report.records.count))),
+                ("failedLoginsReported", .number(Int64(failed))),
+            ]))
+        } else {
+            console.print("OK: \(report.records.count) frames verified; \(failed) failed login\(failed == 1 ? "" : "s") reported")
+        }
+    }
+}
+
+/// Unlocks a journal for a one-shot task (export, import): signs in, runs `body`, signs out.
+/// Notifications go to standard error, so standard output stays clean for the task.
+func withSignedInService(
+    journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void
+) throws {
+    let console = Console()
+    let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
+    service.onNotification = { console.note($0.description) }
+    let progress = Progress(label: "Reading the journal")
+    service.onProgress = { progress.update(completed: $0, total: $1) }
+    do {
+        try service.openExisting(access: .readWrite)
+        let secret = try password.readPassword()
+        defer { secret.wipe() }
+        try service.login(password: secret)
+        progress.finish()
+        try body(service)
+        try service.close()
+    } catch {
+        progress.finish()
+        try? service.close()
+        throw failure(error)
+    }
+}
+
+/// `giftkeeper export`: the decrypted state as JSON.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the decrypted list as giftkeeper.export.v1 JSON (to standard output, or --output FILE with mode 0600).")
+
+    @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
+    @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file")) var output: String?
+
+    func run() throws {
+        try withSignedInService(journal: journal, password: password) { service in
+            if let output {
+                try service.export { bytes throws(ServiceError) in try PrivateFile.write(bytes, to: output) }
+            } else {
+                try service.export { bytes throws(ServiceError) in Console().write(bytes) }
+            }
+        }
+    }
+}
+
+/// `giftkeeper import FILE`: append the events that recreate an export document.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add the presents of a giftkeeper.export.v1 document (checked whole first; nothing is added if it is malformed).")
+
+    @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
+    @Argument(help: ArgumentHelp("The export document.", valueName: "file")) var file: String
+
+    func run() throws {
+        let bytes: [UInt8]
+        do {
+            bytes = try PrivateFile.read(file)
+        } catch {
+            throw failure(error)
+        }
+        try withSignedInService(journal: journal, password: password) { service in
+            let summary = try service.importDocument(bytes)
+            Console().note("Imported \(summary.presentsImported) presents in \(summary.batches) batch(es).")
+        }
+    }
+}
+
+/// `giftkeeper verify`: keyless check of structure and chain.
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the journal's structure and hash chain without the password (accidents, not forgery: use audit for that).")
+
+    @OptionGroup var journal: JournalOption
+
+    func run() throws {
+        let console = Console()
+        let report: VerificationReport
+        do {
+            report = try Journal.verify(at: journal.path)
+        } catch {
+            console.error(error.description)
+            throw ExitCode(error.exitCode)
+        }
+        if let tail = report.tornTail {
+            console.warning(
+                "the last \(tail.length) bytes (from byte \(tail.offset)) are an incomplete write, e.g. a crash; the next session trims them")
+        }
+        if let problem = report.problem {
+            console.print("FAILED: frame \(problem.sequence) at byte \(problem.offset): \(problem.reason)")
+            console.error(
+                "The journal failed verification at frame \(problem.sequence) (byte \(problem.offset)): \(problem.reason). Restore it from a backup.")
+            throw ExitCode(1)
+        }
+        console.print("OK: \(report.frameCount) frames, structure and hash chain intact (last sequence \(report.lastSequence))")
+    }
+}
+
+/// A tiny JSON-lines writer for `audit --json` (keys in the order given; strings escaped).
+enum JSONLine {
+    enum Value {
+        case string(String)
+        case number(Int64)
+        case bool(Bool)
+        case null
+    }
+
+    static func object(_ pairs: [(String, Value)]) -> String {
+        "{" + pairs.map { key, value in "\(escaped(key)):\(render(value))" }.joined(separator: ",") + "}"
+    }
+
+    private static func render(_ value: Value) -> String {
+        switch value {
+        case .string(let text): return escaped(text)
+        case .number(let number): return String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        }
+    }
+
+    private static func escaped(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
