@@ -1,0 +1,170 @@
+import GiftKeeperCrypto
+import GiftKeeperJournal
+import Glibc
+import Testing
+
+extension JournalTestSuite {
+    /// Every truncation, every bit flip, reorder, duplicate, drop, splice: SPEC §5.
+    @Suite struct JournalFaultTests {
+        @Test func everyTruncationKeepsTheWholeFramesBeforeTheCut() throws {
+            let directory = try TemporaryDirectory()
+            let original = directory.file("original.journal")
+            let contents = payloads(sizes: smallJournalSizes)
+            let bytes = try makeJournal(at: original, payloads: contents)
+            let ranges = frameRanges(bytes)
+            #expect(ranges.count == contents.count)
+            let copy = directory.file("cut.journal")
+
+            for cut in 0..<60 {
+                try writeBytes(Array(bytes[0..<cut]), to: copy)
+                #expect(journalError { try Journal.open(at: copy, access: .readWrite) }?.code == .notAJournal, "cut \(cut)")
+                #expect(journalError { try Journal.verify(at: copy) }?.code == .notAJournal, "cut \(cut)")
+            }
+            for cut in 60..<bytes.count {
+                try writeBytes(Array(bytes[0..<cut]), to: copy)
+                let whole = ranges.filter { $0.upperBound <= cut }
+                let boundary = whole.last?.upperBound ?? 60
+                let expectedTail = cut == boundary ? nil : TornTail(offset: boundary, length: cut - boundary)
+
+                let report = try Journal.verify(at: copy)
+                #expect(report.isValid, "cut \(cut): \(String(describing: report.problem))")
+                #expect(report.tornTail == expectedTail, "cut \(cut)")
+                #expect(report.frameCount == whole.count)
+
+                let journal = try Journal.open(at: copy, access: .readWrite)
+                #expect(journal.trimmedTail == expectedTail, "cut \(cut)")
+                #expect(journal.frameCount == whole.count, "cut \(cut)")
+                #expect(journal.lastSequence == UInt64(whole.count))
+                #expect(journal.size == boundary)
+                let frames = try replayAll(journal)
+                #expect(frames.map(\.payload) == Array(contents.prefix(whole.count)), "cut \(cut)")
+                #expect(try readBytes(copy) == Array(bytes[0..<boundary]), "cut \(cut)")
+            }
+        }
+
+        @Test func everyBitFlipIsReportedNeverTrimmed() throws {
+            let directory = try TemporaryDirectory()
+            let original = directory.file("original.journal")
+            let bytes = try makeJournal(at: original, payloads: payloads(sizes: smallJournalSizes))
+            let ranges = frameRanges(bytes)
+            let copy = directory.file("flipped.journal")
+            try writeBytes(bytes, to: copy)
+            var failures = 0
+
+            for index in 0..<bytes.count {
+                for bit in 0..<8 {
+                    var flipped = bytes
+                    flipped[index] ^= UInt8(1 << bit)
+                    try patchByte(copy, at: index, to: flipped[index])
+                    defer { try? patchByte(copy, at: index, to: bytes[index]) }
+                    let label = "byte \(index) bit \(bit)"
+
+                    // Where the problem must be reported: the frame holding the byte, or the header.
+                    let frame = ranges.firstIndex { $0.contains(index) }
+                    let expectedSequence = frame.map { UInt64($0 + 1) } ?? 0
+                    let expectedOffset = frame.map { ranges[$0].lowerBound } ?? 0
+
+                    do {
+                        let report = try Journal.verify(at: copy)
+                        #expect(!report.isValid, "\(label)")
+                        #expect(report.tornTail == nil, "\(label)")
+                        #expect(report.problem?.sequence == expectedSequence, "\(label): \(String(describing: report.problem))")
+                        #expect(report.problem?.offset == expectedOffset, "\(label)")
+                        if report.isValid { failures += 1 }
+                    } catch {
+                        // Only the magic and version bytes may make the file unreadable as a journal.
+                        let allowed: Bool
+                        switch error.code {
+                        case .notAJournal: allowed = index < 8
+                        case .unsupportedVersion: allowed = index == 8 || index == 9
+                        default: allowed = false
+                        }
+                        #expect(allowed, "\(label): \(error)")
+                    }
+
+                    let openError = journalError { try Journal.open(at: copy, access: .readWrite) }
+                    #expect(openError != nil, "\(label) opened")
+                    if case .corrupt(let problem)? = openError?.code {
+                        #expect(problem.sequence == expectedSequence, "\(label)")
+                        #expect(openError?.exitCode == 1)
+                    }
+                    #expect(try readBytes(copy) == flipped, "\(label): file changed")
+                    if openError == nil { failures += 1 }
+                }
+            }
+            #expect(failures == 0)
+        }
+
+        /// The small journal, split into header and frames, and the expected problem after an edit.
+        private func expectProblem(
+            _ name: String, header: [UInt8], frames: [[UInt8]], sequence: UInt64, offsetOfFrame frameIndex: Int,
+            reasonContains phrase: String, in directory: TemporaryDirectory
+        ) throws {
+            let path = directory.file(name)
+            try writeBytes(header + frames.flatMap { $0 }, to: path)
+            let offset = 60 + frames.prefix(frameIndex).reduce(0) { $0 + $1.count }
+            let report = try Journal.verify(at: path)
+            #expect(report.problem?.sequence == sequence, "\(name): \(String(describing: report.problem))")
+            #expect(report.problem?.offset == offset, "\(name)")
+            #expect(report.problem?.reason.contains(phrase) == true, "\(name): \(String(describing: report.problem))")
+            #expect(report.frameCount == Int(sequence) - 1)
+            #expect(report.tornTail == nil)
+            for access in [JournalAccess.readOnly, .readWrite] {
+                let error = journalError { try Journal.open(at: path, access: access) }
+                #expect(error?.code == report.problem.map { .corrupt($0) }, "\(name)")
+                #expect(error?.exitCode == 1)
+            }
+        }
+
+        @Test func reorderedDuplicatedDroppedAndSplicedFramesAreReported() throws {
+            let directory = try TemporaryDirectory()
+            let contents = payloads(sizes: smallJournalSizes)
+            let bytes = try makeJournal(at: directory.file("a.journal"), payloads: contents)
+            let other = try makeJournal(at: directory.file("b.journal"), payloads: contents)
+            let header = Array(bytes[0..<60])
+            let frames = frameRanges(bytes).map { Array(bytes[$0]) }
+            let otherFrames = frameRanges(other).map { Array(other[$0]) }
+
+            var reordered = frames
+            reordered.swapAt(1, 2)
+            try expectProblem(
+                "reordered", header: header, frames: reordered, sequence: 2, offsetOfFrame: 1,
+                reasonContains: "sequence number 3, expected 2", in: directory)
+
+            var duplicated = frames
+            duplicated.insert(frames[1], at: 2)
+            try expectProblem(
+                "duplicated", header: header, frames: duplicated, sequence: 3, offsetOfFrame: 2,
+                reasonContains: "sequence number 2, expected 3", in: directory)
+
+            var dropped = frames
+            dropped.remove(at: 2)
+            try expectProblem(
+                "dropped", header: header, frames: dropped, sequence: 3, offsetOfFrame: 2,
+                reasonContains: "sequence number 4, expected 3", in: directory)
+
+            var spliced = frames
+            spliced[2] = otherFrames[2]  // same sequence, kind and length: only the chain tells
+            try expectProblem(
+                "spliced", header: header, frames: spliced, sequence: 3, offsetOfFrame: 2,
+                reasonContains: "frame header does not verify", in: directory)
+
+            try expectProblem(
+                "foreign-header", header: Array(other[0..<60]), frames: frames, sequence: 1, offsetOfFrame: 0,
+                reasonContains: "frame header does not verify", in: directory)
+
+            var altered = frames
+            altered[3][30] ^= 0xFF  // a payload byte: the header still verifies
+            try expectProblem(
+                "altered-payload", header: header, frames: altered, sequence: 4, offsetOfFrame: 3,
+                reasonContains: "frame hash does not match", in: directory)
+
+            // A bad frame followed by good ones is never cut away, whatever the access.
+            var truncatedMiddle = frames
+            truncatedMiddle[1].removeLast(10)
+            try expectProblem(
+                "short-middle-frame", header: header, frames: truncatedMiddle, sequence: 2, offsetOfFrame: 1,
+                reasonContains: "frame hash does not match", in: directory)
+        }
+    }
+}
