@@ -26,8 +26,11 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product giftkeeper
 
-## deps: the Debian packages (apt-get update first: a fresh machine may have empty lists)
+## deps: the Debian packages (apt-get update first: a fresh machine may have empty lists),
+## and mode 0600 on the sample journals (git checks files out 0644, and GiftKeeper
+## refuses a journal others can read)
 deps:
+	@chmod 600 journal/*.journal journal/golden/*.journal 2>/dev/null || true
 	@missing=""; \
 	for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
