@@ -110,7 +110,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GiftKeeperServiceTests",
-            dependencies: ["GiftKeeperService", "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto"],
+            dependencies: [
+                "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             resources: [.copy("Golden")],
             swiftSettings: strictSettings
         ),

@@ -201,6 +201,9 @@ public final class GiftKeeperService {
             do {
                 journal = try Journal.create(at: journalPath)
             } catch {
+                // Not opened first (or created by someone else since): the same refusal as
+                // a journal found by open(), never a replaced file.
+                if error.code == .alreadyExists { throw ServiceError(.journalExists(path: journalPath)) }
                 throw ServiceError(.journal(error))
             }
             self.journal = journal

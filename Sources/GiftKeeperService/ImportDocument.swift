@@ -109,6 +109,23 @@ extension GiftKeeperService {
     /// Events per batch: one fsync each (group commit).
     static let importBatchSize = 1024
 
+    /// The field a domain refusal of an imported present is about (`.title`, `.id` …), so
+    /// the rejection names it like the parser's own rejections do.
+    private static func field(of error: DomainError) -> String {
+        switch error {
+        case .emptyValue(let field), .tooLong(let field, _, _):
+            return "." + field.rawValue
+        case .presentAlreadyExists, .presentRemoved, .unknownPresent, .invalidPresentID, .presentIDsExhausted:
+            return ".id"
+        case .invalidPrice:
+            return ".price"
+        case .unknownStatus:
+            return ".status"
+        default:
+            return ""
+        }
+    }
+
     /// Appends the events that recreate the presents of an export v1 document (SPEC §6).
     ///
     /// The whole document is parsed and every present checked against the current state
@@ -132,7 +149,7 @@ extension GiftKeeperService {
                 for event in produced { planned.apply(event) }
                 events += produced
             } catch {
-                throw ServiceError(.importRejected(location: "presents[\(index)]", reason: error.message))
+                throw ServiceError(.importRejected(location: "presents[\(index)]" + Self.field(of: error), reason: error.message))
             }
         }
         var batches = 0

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperService
+import OrderedCollections
+
+/// The three presents of the integration scenario.
+func addScenarioPresents(_ service: GiftKeeperService) throws {
+    try service.perform(.addPresent(
+        recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic",
+        price: try Money.parsePrice("25.00"), occasion: "Christmas"))
+    try service.perform(.addPresent(
+        recipient: "Dad", title: "Chess clock", price: try Money.parsePrice("42.5"), occasion: "Birthday"))
+    try service.perform(.addPresent(recipient: "Sam", title: "Kite"))
+}
+
+@Suite struct ScenarioTests {
+    /// Issue "Done means" 1: setup → 3 presents → sign out → wrong password → login →
+    /// passwd → old refused, new accepted → export equals the golden file.
+    @Test func wholeSessionFromSetupToExport() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp(name: "Alice", password: "first secret")
+        #expect(service.phase == .signedIn)
+        #expect(service.accountName == "Alice")
+        try addScenarioPresents(service)
+        let presents = service.state.presents
+        #expect(presents.keys.map(\.description) == ["p1", "p2", "p3"])
+
+        try service.signOut()
+        #expect(service.phase == .locked)
+        #expect(service.state.presents.isEmpty)
+        #expect(service.accountName == nil)
+
+        sandbox.notifications.items.removeAll()
+        sandbox.sleeps.removeAll()
+        let wrong = serviceError { try service.login(password: password("first secre")) }
+        #expect(wrong?.wrongPasswordRecorded == true)
+        #expect(wrong?.exitCode == 3)
+        #expect(sandbox.notifications.items == [.failedAttempt(recorded: true, nextDelaySeconds: 1)])
+        #expect(service.phase == .locked)
+        #expect(service.nextLoginDelay == 1)
+
+        sandbox.notifications.items.removeAll()
+        try service.login(password: password("first secret"))
+        #expect(sandbox.sleeps.delays == [0, 1])
+        guard case .signedIn(let name, let failed, let previousVisit)? = sandbox.notifications.items.last else {
+            Issue.record("no signedIn notification: \(sandbox.notifications.items)")
+            return
+        }
+        #expect(name == "Alice")
+        #expect(failed == 1)
+        #expect(previousVisit != nil)
+        #expect(service.state.presents == presents)
+
+        try service.changePassword(old: password("first secret"), new: password("second secret"))
+        #expect(service.state.lastPasswordChangeAt != nil)
+        try service.signOut()
+
+        let old = serviceError { try service.login(password: password("first secret")) }
+        #expect(old?.wrongPasswordRecorded == true)
+        try service.login(password: password("second secret"))
+        #expect(service.state.presents == presents)
+        #expect(service.accountName == "Alice")
+
+        let exported = try exportBytes(service)
+        if Golden.isRecording {
+            try Golden.record(exported, as: "export-v1.json")
+        }
+        let golden = try Golden.bytes("export-v1.json")
+        #expect(exported == golden, "export differs from Golden/export-v1.json:\n\(String(decoding: exported, as: UTF8.self))")
+        try service.close()
+        #expect(service.phase == .locked || service.phase == .noAccount)
+    }
+
+    /// Issue "Done means" 6: export is deterministic (its stateExported event does not
+    /// change the presents, so the bytes are identical), and each export is recorded.
+    @Test func exportTwiceGivesIdenticalBytes() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        try addScenarioPresents(service)
+        try service.perform(.markPresent(id: #require(PresentID(number: 2)), status: .wrapped))
+        let framesBefore = try RawJournal(sandbox.journalBytes()).frames.count
+        let first = try exportBytes(service)
+        let second = try exportBytes(service)
+        #expect(first == second)
+        #expect(try RawJournal(sandbox.journalBytes()).frames.count == framesBefore + 2)
+        #expect(service.state.lastExportAt != nil)
+
+        let text = String(decoding: first, as: UTF8.self)
+        #expect(text.contains("\"format\" : \"giftkeeper.export.v1\""))
+        #expect(text.contains("\"price\" : \"42.50\""))
+        #expect(text.contains("\"price\" : null"))
+        #expect(text.hasSuffix("}\n"))
+        let history = try service.history()
+        #expect(history.filter { $0.type == "stateExported" }.count == 2)
+        try service.close()
+    }
+}
