@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Stored in `STATE_DIR/<journal id in hex>.head`, mode 0600 in a 0700 directory,
 /// written atomically (temporary file, fsync, rename, fsync of the directory).
-/// Layout (100 bytes): magic `GKHEAD01` ‖ journal id (16) ‖ last sequence (u64 LE) ‖
+/// Layout (104 bytes): magic `GKHEAD01` ‖ journal id (16) ‖ last sequence (u64 LE) ‖
 /// head hash (32) ‖ key-epoch wrap sequence (u64 LE) ‖ BLAKE2b-256 MAC of the previous 72
 /// bytes under `crypto_kdf` subkey 1, context `GKhead01`, of that epoch's data key.
 struct RememberedHead: Equatable {
