@@ -155,13 +155,6 @@ enum FileSystem {
         defer { directory.close() }
         try directory.synchronize()
     }
-
-    /// The status of `path` without following a final symlink (`lstat`).
-    static func status(_ path: String) throws(SystemCallError) -> stat {
-        var info = stat()
-        _ = try systemCall("lstat") { lstat(path, &info) }.get()
-        return info
-    }
 }
 
 /// Splits a path into its directory and last component (`"a/b/c"` → `("a/b", "c")`;
