@@ -15,6 +15,10 @@ let package = Package(
     name: "GiftKeeper",
     products: [
         .executable(name: "giftkeeper", targets: ["giftkeeper"]),
+        // For the separate Benchmarks/ package (it depends on this one by path).
+        .library(
+            name: "GiftKeeperCore",
+            targets: ["GiftKeeperCrypto", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

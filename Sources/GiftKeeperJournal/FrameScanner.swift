@@ -33,6 +33,7 @@ final class FrameScanner {
         case frame(Frame)
     }
 
+    let chainCheck: ChainCheck
     /// The sequence number the next frame must carry.
     private(set) var expectedSequence: UInt64
     /// The previous frame's hash (the genesis hash before frame 1): 32 bytes.
@@ -40,8 +41,9 @@ final class FrameScanner {
     /// The hash computed for the frame last returned by ``next``.
     private let computed: UnsafeMutableRawBufferPointer
 
-    init(genesisHash: [UInt8]) {
+    init(genesisHash: [UInt8], chainCheck: ChainCheck = .recompute) {
         precondition(genesisHash.count == JournalFormat.hashSize, "genesis hash must be 32 bytes")
+        self.chainCheck = chainCheck
         expectedSequence = 1
         previousHash = .allocate(byteCount: JournalFormat.hashSize, alignment: 8)
         computed = .allocate(byteCount: JournalFormat.hashSize, alignment: 8)
@@ -74,6 +76,9 @@ final class FrameScanner {
         let length = Int(bytes.loadLittleEndian(UInt32.self, at: 0))
         let sequence = bytes.loadLittleEndian(UInt64.self, at: 4)
         let kindByte = bytes[12]
+        if chainCheck == .trustVerifiedOnOpen {
+            return nextTrusted(in: bytes, remaining: remaining, length: length, sequence: sequence, kindByte: kindByte)
+        }
 
         Blake2b.hash(
             UnsafeRawBufferPointer(rebasing: bytes[0..<JournalFormat.frameCheckedSize]),
@@ -112,6 +117,32 @@ final class FrameScanner {
         guard Self.equal(UnsafeRawBufferPointer(computed), UnsafeRawBufferPointer(rebasing: bytes[hashed..<size])) else {
             return .corrupt(reason: "frame hash does not match (payload altered, or chain broken)")
         }
+        return .frame(Frame(
+            sequence: sequence, kind: kind,
+            payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
+            size: size))
+    }
+
+    /// ``next(in:remaining:)`` for ``ChainCheck/trustVerifiedOnOpen``: no hashing. Whatever
+    /// does not match what the open-scan saw means the file changed under the lock.
+    private func nextTrusted(
+        in bytes: UnsafeRawBufferPointer, remaining: Int, length: Int, sequence: UInt64, kindByte: UInt8
+    ) -> Step {
+        guard sequence == expectedSequence, let kind = FrameKind(rawValue: kindByte),
+              length <= JournalFormat.maximumPayload
+        else {
+            return .corrupt(reason: "the journal changed while it was open")
+        }
+        let size = JournalFormat.frameOverhead + length
+        if size > remaining {
+            return .tornTail
+        }
+        if size > bytes.count {
+            return .needMore(size)
+        }
+        let hashed = JournalFormat.frameHeaderSize + length
+        // The stored frame hash, verified on open, is the next frame's previous hash.
+        computed.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[hashed..<size]))
         return .frame(Frame(
             sequence: sequence, kind: kind,
             payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),

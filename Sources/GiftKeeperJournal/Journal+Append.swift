@@ -17,8 +17,14 @@ public struct AppendBatch {
     let startOffset: Int
     private(set) var bytes: [UInt8] = []
     private(set) var frames: [AppendedFrame] = []
+    /// The journal's frame index as it will be once this batch is durable.
+    var index: FrameIndex
 
-    init(nextSequence: UInt64, previousHash: [UInt8], journalID: [UInt8], path: String, startOffset: Int) {
+    init(
+        nextSequence: UInt64, previousHash: [UInt8], journalID: [UInt8], path: String, startOffset: Int,
+        index: FrameIndex
+    ) {
+        self.index = index
         self.nextSequence = nextSequence
         self.previousHash = previousHash
         self.journalID = journalID
@@ -49,6 +55,13 @@ public struct AppendBatch {
             }
         }
         bytes += hash
+        previousHash.withUnsafeBytes { previous in
+            payload.withUnsafeBytes { payload in
+                index.note(
+                    sequence: nextSequence, kind: kind, offset: startOffset + start, previousHash: previous,
+                    payload: payload)
+            }
+        }
         frames.append(AppendedFrame(sequence: nextSequence, kind: kind, hash: hash, offset: startOffset + start))
         nextSequence += 1
         previousHash = hash
@@ -71,7 +84,7 @@ extension Journal {
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
         var batch = AppendBatch(
             nextSequence: lastSequence + 1, previousHash: headHash, journalID: header.journalID,
-            path: path, startOffset: size)
+            path: path, startOffset: size, index: frameIndex)
         try build(&batch)
         guard !batch.frames.isEmpty else { return [] }
 
@@ -88,6 +101,7 @@ extension Journal {
         frameCount += batch.frames.count
         lastSequence = batch.nextSequence - 1
         headHash = batch.previousHash
+        frameIndex = batch.index
         return batch.frames
     }
 }

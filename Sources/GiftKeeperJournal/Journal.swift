@@ -20,6 +20,8 @@ public final class Journal {
     public internal(set) var size: Int
     /// The torn tail found on open: trimmed with `.readWrite`, only reported with `.readOnly`.
     public let trimmedTail: TornTail?
+    /// What opening noted about the frames' kinds (key wraps kept), kept up to date by appends.
+    public internal(set) var frameIndex: FrameIndex
 
     let access: JournalAccess
     let file: FileDescriptor
@@ -28,7 +30,7 @@ public final class Journal {
 
     private init(
         path: String, file: FileDescriptor, access: JournalAccess, header: JournalHeader,
-        summary: ScanSummary, trimmedTail: TornTail?
+        summary: ScanSummary, trimmedTail: TornTail?, frameIndex: FrameIndex
     ) {
         self.path = path
         self.file = file
@@ -39,6 +41,7 @@ public final class Journal {
         self.frameCount = summary.frameCount
         self.size = summary.validEnd
         self.trimmedTail = trimmedTail
+        self.frameIndex = frameIndex
     }
 
     deinit {
@@ -98,7 +101,7 @@ public final class Journal {
             return Journal(
                 path: path, file: file, access: .readWrite, header: header,
                 summary: ScanSummary(headHash: header.genesisHash, validEnd: JournalFormat.headerSize),
-                trimmedTail: nil)
+                trimmedTail: nil, frameIndex: FrameIndex())
         } catch {
             if temporaryExists {
                 try? FileSystem.unlink(temporaryPath)
@@ -132,10 +135,16 @@ public final class Journal {
     /// `.readWrite` takes `flock(LOCK_EX|LOCK_NB)` and trims a torn tail (reported in
     /// ``trimmedTail``); `.readOnly` takes `LOCK_SH|LOCK_NB` and only reports one. A lock
     /// held elsewhere fails at once with ``JournalError/Code/inUse``, never waits.
+    ///
+    /// The same pass notes the frames' kinds and copies the key wraps into ``frameIndex``,
+    /// so that nobody needs to read the file again before unlocking. `progress`, when
+    /// given, is called now and then with (bytes done, bytes total).
     /// - Throws: `.notFound`, `.isDirectory`, `.notRegularFile` (symlinks included),
     ///   `.foreignOwner`, `.insecurePermissions` (any group/world bit), `.notAJournal`,
     ///   `.unsupportedVersion`, `.corrupt` for anything but a torn tail, `.io`.
-    public static func open(at path: String, access: JournalAccess) throws(JournalError) -> Journal {
+    public static func open(
+        at path: String, access: JournalAccess, progress: ((Int, Int) -> Void)? = nil
+    ) throws(JournalError) -> Journal {
         let file = try openChecked(path, writable: access == .readWrite, checkOwnership: true)
         do throws(JournalError) {
             guard try mapIO(path, { () throws(SystemCallError) in try file.tryLock(exclusive: access == .readWrite) })
@@ -144,9 +153,16 @@ public final class Journal {
             }
             let fileSize = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
             let header = try readHeader(file, fileSize: fileSize, path: path)
+            var index = FrameIndex()
             let summary = try mapIO(path) {
                 try JournalReader.scan(
-                    file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: fileSize)
+                    file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: fileSize,
+                    progress: progress
+                ) { frame in
+                    index.note(
+                        sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
+                        previousHash: frame.previousHash, payload: frame.payload)
+                }
             }
             if let problem = summary.problem {
                 throw JournalError(.corrupt(problem), path: path)
@@ -159,7 +175,7 @@ public final class Journal {
             }
             return Journal(
                 path: path, file: file, access: access, header: header, summary: summary,
-                trimmedTail: summary.tornTail)
+                trimmedTail: summary.tornTail, frameIndex: index)
         } catch {
             file.close()
             throw error
@@ -240,17 +256,24 @@ public final class Journal {
     /// Calls `body` with every frame in order, verifying structure and chain as it goes.
     ///
     /// Reads the file in blocks of about 1 MiB through the same ``FrameScanner`` as `open`;
-    /// no system call or allocation per frame. `progress`, when given, is called now and
-    /// then with (bytes done, bytes total). The views are valid only inside `body`.
+    /// no system call or allocation per frame. With `chainCheck` ``ChainCheck/recompute``
+    /// every hash is recomputed; with ``ChainCheck/trustVerifiedOnOpen`` none is (opening
+    /// did, under the lock still held), and each view's `previousHash` is the previous
+    /// frame's stored hash — for callers that authenticate every payload together with its
+    /// previous hash. `progress`, when given, is called now and then with (bytes done,
+    /// bytes total). The views are valid only inside `body`.
     /// - Throws: ``JournalError`` (`.corrupt` if the file changed under the lock, `.io`,
     ///   `.unusable`), or what `body` throws.
-    public func replay(progress: ((Int, Int) -> Void)? = nil, _ body: (FrameView) throws -> Void) throws {
+    public func replay(
+        chainCheck: ChainCheck = .recompute, progress: ((Int, Int) -> Void)? = nil,
+        _ body: (FrameView) throws -> Void
+    ) throws {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         let summary = try withoutActuallyEscaping(body) { body in
             do {
                 return try JournalReader.scan(
                     file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: size,
-                    progress: progress, body: body)
+                    chainCheck: chainCheck, progress: progress, body: body)
             } catch let error as SystemCallError {
                 throw JournalError(error, path: path)
             }
@@ -263,6 +286,13 @@ public final class Journal {
             throw JournalError(
                 .corrupt(JournalProblem(
                     sequence: summary.lastSequence + 1, offset: torn.offset,
+                    reason: "the journal changed while it was open")),
+                path: path)
+        }
+        if summary.frameCount != frameCount || summary.headHash != headHash {
+            throw JournalError(
+                .corrupt(JournalProblem(
+                    sequence: summary.lastSequence, offset: summary.validEnd,
                     reason: "the journal changed while it was open")),
                 path: path)
         }

@@ -27,10 +27,11 @@ enum JournalReader {
     /// `body` throws.
     static func scan(
         _ file: FileDescriptor, genesisHash: [UInt8], from start: Int, to end: Int,
+        chainCheck: ChainCheck = .recompute,
         progress: ((Int, Int) -> Void)? = nil,
         body: ((FrameView) throws -> Void)? = nil
     ) throws -> ScanSummary {
-        let scanner = FrameScanner(genesisHash: genesisHash)
+        let scanner = FrameScanner(genesisHash: genesisHash, chainCheck: chainCheck)
         let capacity = max(1, min(bufferCapacity, end - start))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }

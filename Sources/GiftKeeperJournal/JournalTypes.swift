@@ -75,3 +75,70 @@ public enum JournalAccess: Sendable {
     /// Exclusive lock; may append; a torn tail is trimmed.
     case readWrite
 }
+
+/// How ``Journal/replay(chainCheck:progress:_:)`` treats the hash chain.
+public enum ChainCheck: Sendable {
+    /// Recompute every header check and frame hash, as opening does.
+    case recompute
+    /// Trust the chain that opening recomputed, under the lock held since: check only what
+    /// keeps the walk in bounds and in order (length, sequence number, kind, the head hash
+    /// at the end) and hand each frame the previous frame's *stored* hash. For a second
+    /// pass whose payloads are authenticated anyway — the service binds the previous hash
+    /// into every AEAD, so a frame changed since opening fails there — it saves two
+    /// BLAKE2b computations per frame without leaving anything unchecked.
+    case trustVerifiedOnOpen
+}
+
+/// A frame that opening (or appending) kept a copy of: the key wraps, the only payloads
+/// a caller needs before it has a key.
+public struct RetainedFrame: Sendable, Equatable {
+    public let sequence: UInt64
+    public let kind: FrameKind
+    /// The previous frame's hash (the genesis hash for frame 1).
+    public let previousHash: [UInt8]
+    /// A copy of the payload.
+    public let payload: [UInt8]
+    /// The frame's byte offset in the file.
+    public let offset: Int
+}
+
+/// What opening noted about the kinds of the frames, as it verified them, so that a caller
+/// needs no second pass over the file before it has a key. Kept up to date by appends.
+public struct FrameIndex: Sendable, Equatable {
+    /// Every key-wrap frame (kind 3), in order, with copies of their payloads.
+    public internal(set) var keyWraps: [RetainedFrame] = []
+    /// The kind of frame 1; nil when there are no frames.
+    public internal(set) var firstKind: FrameKind?
+    /// The sequence number of the first frame sealed under a data key (kind 1), if any.
+    public internal(set) var firstDataSealedSequence: UInt64?
+    /// The kind of the last frame, and how many frames of that kind end the journal in a
+    /// row (e.g. the failed logins since the last other frame).
+    public internal(set) var trailingKind: FrameKind?
+    public internal(set) var trailingCount = 0
+
+    public init() {}
+
+    /// Notes one more frame at the end of the journal.
+    mutating func note(
+        sequence: UInt64, kind: FrameKind, offset: Int,
+        previousHash: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer
+    ) {
+        if firstKind == nil { firstKind = kind }
+        switch kind {
+        case .keyWrap:
+            keyWraps.append(RetainedFrame(
+                sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload),
+                offset: offset))
+        case .dataSealed:
+            if firstDataSealedSequence == nil { firstDataSealedSequence = sequence }
+        case .publicSealed:
+            break
+        }
+        if trailingKind == kind {
+            trailingCount += 1
+        } else {
+            trailingKind = kind
+            trailingCount = 1
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import Glibc
 
 /// Seals events into frame payloads and opens them again: the one place that knows
 /// which key and which additional data each frame kind uses.
@@ -59,5 +60,69 @@ enum EventSealing {
             throw .doesNotAuthenticate("only failed logins may be sealed to the public key")
         }
         return event
+    }
+}
+
+/// Opens the kind-1 frames of a replay without allocating per frame.
+///
+/// One additional-data buffer whose fixed part is written once, and one plaintext buffer
+/// that grows to the largest event seen; each event is decoded by ``EventCodec`` straight
+/// from it. The plaintext buffer is zeroed when the opener goes away. One per replay.
+final class EventOpener {
+    private let additionalData: EventAdditionalData
+    private var plaintext: UnsafeMutableRawBufferPointer
+    #if DEBUG
+    private let formatVersion: UInt16
+    private let journalID: [UInt8]
+    #endif
+
+    init(formatVersion: UInt16, journalID: [UInt8]) {
+        additionalData = EventAdditionalData(formatVersion: formatVersion, journalID: journalID)
+        plaintext = .allocate(byteCount: 4096, alignment: 16)
+        #if DEBUG
+        self.formatVersion = formatVersion
+        self.journalID = journalID
+        #endif
+    }
+
+    deinit {
+        if let base = plaintext.baseAddress {
+            memset(base, 0, plaintext.count)
+        }
+        plaintext.deallocate()
+    }
+
+    /// Authenticates a kind-1 frame under `dataKey` with its binding as additional data and
+    /// decodes its event; the same checks and failures as ``EventSealing/open(_:binding:epoch:)``.
+    func open(_ frame: FrameView, dataKey: SecureBytes) throws(EventSealing.OpenFailure) -> Event {
+        additionalData.update(sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash)
+        #if DEBUG
+        assert(Array(additionalData.bytes) == FrameBinding(
+            formatVersion: formatVersion, journalID: journalID, sequence: frame.sequence, kind: frame.kind,
+            previousHash: Array(frame.previousHash)).bytes(for: .event))
+        #endif
+        let messageLength = frame.payload.count - AEAD.nonceLength - AEAD.tagLength
+        guard messageLength >= 0 else {
+            throw .doesNotAuthenticate("event does not authenticate under its data key")
+        }
+        if messageLength > plaintext.count {
+            if let base = plaintext.baseAddress {
+                memset(base, 0, plaintext.count)
+            }
+            plaintext.deallocate()
+            plaintext = .allocate(byteCount: max(messageLength, 2 * plaintext.count), alignment: 16)
+        }
+        let output = UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<messageLength])
+        do {
+            try AEAD.open(
+                frame.payload, key: dataKey, additionalData: UnsafeRawBufferPointer(additionalData.bytes), into: output)
+        } catch {
+            throw .doesNotAuthenticate("event does not authenticate under its data key")
+        }
+        do {
+            return try EventCodec.decode(UnsafeRawBufferPointer(output))
+        } catch {
+            throw .undecodable(error)
+        }
     }
 }

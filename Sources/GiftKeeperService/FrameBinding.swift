@@ -37,3 +37,41 @@ struct FrameBinding: Equatable {
         return out
     }
 }
+
+/// The additional data of kind-1 events, rewritten in place frame after frame.
+///
+/// The fixed part (purpose, format version, journal id) is written once; each frame only
+/// changes the sequence number, the kind and the previous hash. Same bytes as
+/// ``FrameBinding/bytes(for:)`` with ``FrameBinding/Purpose/event``, without allocating.
+final class EventAdditionalData {
+    private static let sequenceOffset = 19
+    private static let kindOffset = 27
+    private static let previousHashOffset = 28
+
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(formatVersion: UInt16, journalID: [UInt8]) {
+        precondition(journalID.count == 16, "journal id must be 16 bytes")
+        bytes = .allocate(byteCount: FrameBinding.length, alignment: 8)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        bytes[0] = FrameBinding.Purpose.event.rawValue
+        bytes.storeBytes(of: formatVersion.littleEndian, toByteOffset: 1, as: UInt16.self)
+        journalID.withUnsafeBytes { id in
+            UnsafeMutableRawBufferPointer(rebasing: bytes[3..<Self.sequenceOffset]).copyMemory(from: id)
+        }
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+
+    /// Points the buffer at one frame; `previousHash` must be 32 bytes.
+    @inline(__always)
+    func update(sequence: UInt64, kind: FrameKind, previousHash: UnsafeRawBufferPointer) {
+        precondition(previousHash.count == 32, "previous hash must be 32 bytes")
+        bytes.storeBytes(of: sequence.littleEndian, toByteOffset: Self.sequenceOffset, as: UInt64.self)
+        bytes[Self.kindOffset] = kind.rawValue
+        UnsafeMutableRawBufferPointer(rebasing: bytes[Self.previousHashOffset..<FrameBinding.length])
+            .copyMemory(from: previousHash)
+    }
+}

@@ -71,7 +71,7 @@ public final class GiftKeeperService {
         guard journal == nil else { return }
         let opened: Journal
         do {
-            opened = try Journal.open(at: journalPath, access: access)
+            opened = try Journal.open(at: journalPath, access: access, progress: onProgress)
         } catch {
             if error.code == .notFound { return }
             throw ServiceError(.journal(error))
@@ -93,47 +93,35 @@ public final class GiftKeeperService {
     }
 
     /// Reads what is readable without a key: the key wraps and the failed logins at the end.
+    ///
+    /// From what opening noted (``Journal/frameIndex``), so the file is not read again:
+    /// opening verified the chain and kept copies of the key wraps. The checks are those of
+    /// a pass in order: an event before any key wrap, then each wrap's parameters.
     private func scanClearFrames(_ journal: Journal) throws(ServiceError) {
-        var found: [KeyWrapRecord] = []
-        var failures = 0
-        var problem: ServiceError?
+        let index = journal.frameIndex
         let header = journal.header
-        do {
-            try journal.replay(progress: onProgress) { frame in
-                switch frame.kind {
-                case .keyWrap:
-                    let binding = FrameBinding(
-                        formatVersion: header.formatVersion, journalID: header.journalID,
-                        sequence: frame.sequence, kind: .keyWrap, previousHash: Array(frame.previousHash))
-                    do {
-                        let payload = try KeyWrapPayload(parsing: Array(frame.payload))
-                        found.append(KeyWrapRecord(binding: binding, payload: payload))
-                    } catch let error as KeyWrapPayload.ParseFailure {
-                        problem = Self.wrapProblem(error, sequence: frame.sequence)
-                        throw ReplayStop()
-                    }
-                    failures = 0
-                case .publicSealed:
-                    failures += 1
-                case .dataSealed:
-                    if found.isEmpty {
-                        problem = ServiceError(.tampered(sequence: frame.sequence, reason: "an event comes before any key wrap"))
-                        throw ReplayStop()
-                    }
-                    failures = 0
-                }
+        if let firstEvent = index.firstDataSealedSequence,
+           index.keyWraps.first.map({ firstEvent < $0.sequence }) ?? true {
+            throw ServiceError(.tampered(sequence: firstEvent, reason: "an event comes before any key wrap"))
+        }
+        var found: [KeyWrapRecord] = []
+        found.reserveCapacity(index.keyWraps.count)
+        for frame in index.keyWraps {
+            let binding = FrameBinding(
+                formatVersion: header.formatVersion, journalID: header.journalID,
+                sequence: frame.sequence, kind: .keyWrap, previousHash: frame.previousHash)
+            do {
+                let payload = try KeyWrapPayload(parsing: frame.payload)
+                found.append(KeyWrapRecord(binding: binding, payload: payload))
+            } catch {
+                throw Self.wrapProblem(error, sequence: frame.sequence)
             }
-        } catch let error as JournalError {
-            throw ServiceError(.journal(error))
-        } catch {
-            if let problem { throw problem }
-            throw ServiceError(.internalFailure("\(error)"))
         }
         if !found.isEmpty, found[0].binding.sequence != 1 {
             throw ServiceError(.tampered(sequence: 1, reason: "the journal does not start with a key wrap"))
         }
         wraps = found
-        failuresSinceLastSuccess = failures
+        failuresSinceLastSuccess = index.trailingKind == .publicSealed ? index.trailingCount : 0
     }
 
     private static func wrapProblem(_ error: KeyWrapPayload.ParseFailure, sequence: UInt64) -> ServiceError {

@@ -1,54 +1,55 @@
+import GiftKeeperCrypto
 public import GiftKeeperDomain
-public import GiftKeeperJournal
+import GiftKeeperJournal
 
 /// Walks an unlocked journal frame by frame, authenticating every frame under the key of
 /// its epoch and decoding its event. The one replay loop shared by login, history and audit.
 enum Replayer {
     /// Calls `body` with each frame and its event (nil for key wraps). Stops at the first
     /// frame that does not authenticate or decode, throwing why; nothing is skipped.
+    ///
+    /// Trusts the hash chain that opening verified (the lock is held since) and binds each
+    /// frame's *stored* previous hash into its additional data: a frame changed, moved or
+    /// spliced since opening fails to authenticate, so nothing goes unchecked. No
+    /// allocation per kind-1 frame: see ``EventOpener``.
     static func replay(
         journal: Journal, keyring: Keyring, progress: ((Int, Int) -> Void)?,
         _ body: (FrameView, Event?) throws -> Void
     ) throws(ServiceError) {
         let header = journal.header
+        let opener = EventOpener(formatVersion: header.formatVersion, journalID: header.journalID)
+        let epochs = keyring.epochs
         var epochIndex = -1
+        var dataKey: SecureBytes?
         var problem: ServiceError?
         do {
-            try journal.replay(progress: progress) { frame in
-                let binding = FrameBinding(
-                    formatVersion: header.formatVersion, journalID: header.journalID,
-                    sequence: frame.sequence, kind: frame.kind, previousHash: Array(frame.previousHash))
+            try journal.replay(chainCheck: .trustVerifiedOnOpen, progress: progress) { frame in
                 if frame.kind == .keyWrap {
                     epochIndex += 1
-                    guard epochIndex < keyring.epochs.count,
-                          keyring.epochs[epochIndex].wrapSequence == frame.sequence
-                    else {
+                    guard epochIndex < epochs.count, epochs[epochIndex].wrapSequence == frame.sequence else {
                         problem = ServiceError(.tampered(sequence: frame.sequence, reason: "unexpected key wrap"))
                         throw ReplayStop()
                     }
+                    dataKey = epochs[epochIndex].dataKey
                     try body(frame, nil)
                     return
                 }
-                guard epochIndex >= 0 else {
+                guard let key = dataKey else {
                     problem = ServiceError(.tampered(sequence: frame.sequence, reason: "an event comes before any key wrap"))
                     throw ReplayStop()
                 }
                 let event: Event
-                do {
-                    event = try EventSealing.open(frame, binding: binding, epoch: keyring.epochs[epochIndex])
-                } catch let failure as EventSealing.OpenFailure {
-                    switch failure {
-                    case .doesNotAuthenticate(let reason):
-                        problem = ServiceError(.tampered(sequence: frame.sequence, reason: reason))
-                    case .undecodable(let error):
-                        switch error {
-                        case .unknownEventType, .unsupportedSchemaVersion:
-                            problem = ServiceError(.unsupportedEvent(sequence: frame.sequence, reason: error.message))
-                        default:
-                            problem = ServiceError(.tampered(
-                                sequence: frame.sequence, reason: "event does not decode: \(error.message)"))
-                        }
+                do throws(EventSealing.OpenFailure) {
+                    if frame.kind == .dataSealed {
+                        event = try opener.open(frame, dataKey: key)
+                    } else {
+                        let binding = FrameBinding(
+                            formatVersion: header.formatVersion, journalID: header.journalID,
+                            sequence: frame.sequence, kind: frame.kind, previousHash: Array(frame.previousHash))
+                        event = try EventSealing.open(frame, binding: binding, epoch: epochs[epochIndex])
                     }
+                } catch {
+                    problem = Self.problem(error, sequence: frame.sequence)
                     throw ReplayStop()
                 }
                 try body(frame, event)
@@ -62,6 +63,20 @@ enum Replayer {
             throw ServiceError(.internalFailure("\(error)"))
         }
         if let problem { throw problem }
+    }
+
+    private static func problem(_ failure: EventSealing.OpenFailure, sequence: UInt64) -> ServiceError {
+        switch failure {
+        case .doesNotAuthenticate(let reason):
+            return ServiceError(.tampered(sequence: sequence, reason: reason))
+        case .undecodable(let error):
+            switch error {
+            case .unknownEventType, .unsupportedSchemaVersion:
+                return ServiceError(.unsupportedEvent(sequence: sequence, reason: error.message))
+            default:
+                return ServiceError(.tampered(sequence: sequence, reason: "event does not decode: \(error.message)"))
+            }
+        }
     }
 }
 
