@@ -136,7 +136,7 @@ public final class REPLSession {
             if REPLCommands.exitCode(for: error) == .success {
                 console.print(REPLCommands.fullMessage(for: error))
             } else {
-                fail(REPLCommands.message(for: error) + " Type 'help \(name)' for its usage.", code: 2)
+                fail(sentence(REPLCommands.message(for: error)) + " Type 'help \(name)' for its usage.", code: 2)
             }
             return
         }
@@ -517,6 +517,13 @@ struct REPLError: Error, CustomStringConvertible {
             return "'\(path)' is larger than 1 GiB; split it or check the path."
         }
     }
+}
+
+/// `text` ending with a full stop (argument-parser's messages have none), on one line.
+private func sentence(_ text: String) -> String {
+    let line = text.split(separator: "\n").first.map(String.init) ?? text
+    guard let last = line.last, !".!?".contains(last) else { return line }
+    return line + "."
 }
 
 private func quoted(_ text: String) -> String {
