@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperService
+import OrderedCollections
+
+@Suite struct RollbackTests {
+    /// Session 1: frames 1 wrap, 2 accountCreated, 3 loginSucceeded, 4 p1 (copy taken),
+    /// 5 p2, 6 p3, 7 signedOut — the state directory remembers sequence 7.
+    private func sessionWithCopy(_ sandbox: Sandbox) throws -> [UInt8] {
+        let service = try sandbox.setUp()
+        try service.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        let copy = try sandbox.journalBytes()
+        try service.perform(.addPresent(recipient: "Dad", title: "Clock"))
+        try service.perform(.addPresent(recipient: "Sam", title: "Kite"))
+        try service.close()
+        #expect(try RawJournal(copy).frames.count == 4)
+        #expect(try RawJournal(sandbox.journalBytes()).frames.count == 7)
+        return copy
+    }
+
+    @Test func aCleanHistoryRaisesNoAlarm() throws {
+        let sandbox = try Sandbox()
+        _ = try sessionWithCopy(sandbox)
+        sandbox.notifications.items.removeAll()
+        let service = try sandbox.signIn()
+        #expect(sandbox.notifications.items.count == 1)
+        guard case .signedIn? = sandbox.notifications.items.first else {
+            Issue.record("unexpected \(sandbox.notifications.items)")
+            return
+        }
+        try service.close()
+    }
+
+    @Test func anOlderCopyOfTheJournalIsReportedAsEventsMissing() throws {
+        let sandbox = try Sandbox()
+        let copy = try sessionWithCopy(sandbox)
+        try sandbox.writeJournal(copy)
+        sandbox.notifications.items.removeAll()
+        let service = try sandbox.signIn()
+        #expect(sandbox.notifications.items.contains(.eventsMissing(count: 3)), "\(sandbox.notifications.items)")
+        #expect(LoginNotification.eventsMissing(count: 3).description.contains("3 events missing"))
+        #expect(service.state.presents.count == 1)
+        try service.close()
+    }
+
+    @Test func aDifferentHistoryAtTheRememberedPointIsReportedAsDiverged() throws {
+        let sandbox = try Sandbox()
+        let copy = try sessionWithCopy(sandbox)
+        // Someone continues the older copy elsewhere (remembering nothing here), past
+        // the remembered sequence 7, with a different history.
+        try sandbox.writeJournal(copy)
+        let elsewhere = try sandbox.signIn(stateDirectory: .some(nil))
+        try elsewhere.perform(.addPresent(recipient: "Eve", title: "Other one"))
+        try elsewhere.perform(.addPresent(recipient: "Eve", title: "Other two"))
+        try elsewhere.close()
+        #expect(try RawJournal(sandbox.journalBytes()).frames.count > 7)
+
+        sandbox.notifications.items.removeAll()
+        let service = try sandbox.signIn()
+        #expect(sandbox.notifications.items.contains(.historyDiverged(sequence: 7)), "\(sandbox.notifications.items)")
+        try service.close()
+    }
+
+    @Test func anAlteredRememberedHeadIsReported() throws {
+        let sandbox = try Sandbox()
+        _ = try sessionWithCopy(sandbox)
+        let head = try #require(try sandbox.headFiles().first)
+        var bytes = try readBytes(head)
+        #expect(bytes.count == 104)
+        bytes[30] ^= 0x01  // the remembered sequence number
+        try writeBytes(bytes, to: head)
+        sandbox.notifications.items.removeAll()
+        let service = try sandbox.signIn()
+        #expect(sandbox.notifications.items.contains(.rememberedHeadUnverified), "\(sandbox.notifications.items)")
+        try service.close()
+    }
+}
+
+@Suite struct AuditTests {
+    /// A journal with two reported failed logins and a password change.
+    private func busyJournal(_ sandbox: Sandbox) throws {
+        let service = try sandbox.setUp()
+        try addScenarioPresents(service)
+        try service.perform(.markPresent(id: #require(PresentID(number: 1)), status: .bought))
+        try service.signOut()
+        _ = serviceError { try service.login(password: password("guess one")) }
+        _ = serviceError { try service.login(password: password("guess two")) }
+        try service.login(password: password("correct horse"))
+        try service.changePassword(old: password("correct horse"), new: password("battery staple"))
+        try service.perform(.removePresent(id: #require(PresentID(number: 3))))
+        try service.close()
+    }
+
+    @Test func aGoodJournalAuditsValidWithOneRecordPerFrame() throws {
+        let sandbox = try Sandbox()
+        try busyJournal(sandbox)
+        let before = try sandbox.journalBytes()
+        let frames = try RawJournal(before).frames
+        let report = try GiftKeeperService.audit(
+            journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
+        #expect(report.isValid)
+        #expect(report.problem == nil)
+        #expect(report.tornTail == nil)
+        #expect(report.records.count == frames.count)
+        #expect(report.records.map(\.sequence) == frames.map(\.sequence))
+        #expect(report.records.map(\.isReported) == frames.map { $0.kind == 2 })
+        #expect(report.records.filter { $0.type == "keyWrap" }.count == 2)
+        #expect(report.records.first?.type == "keyWrap")
+        #expect(report.records.first?.at == nil)
+        #expect(report.reportedFailedLogins.count == 2)
+        #expect(report.records.filter(\.isReported).allSatisfy { $0.type == "loginFailed" })
+        let types = report.records.map(\.type)
+        for type in ["accountCreated", "loginSucceeded", "presentAdded", "presentStatusChanged", "presentRemoved",
+                     "signedOut", "passwordChanged", "loginFailed"] {
+            #expect(types.contains(type), "\(type) missing from \(types)")
+        }
+        #expect(report.records.allSatisfy { !$0.summary.isEmpty })
+        #expect(try sandbox.journalBytes() == before)
+    }
+
+    @Test func auditNeverChangesTheJournalEvenWithAWrongPassword() throws {
+        let sandbox = try Sandbox()
+        try busyJournal(sandbox)
+        let before = try sandbox.journalBytes()
+        for secret in ["wrong", "correct horse"] {  // the old password opens only the old epoch
+            let error = serviceError {
+                _ = try GiftKeeperService.audit(
+                    journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
+            }
+            #expect(error?.wrongPasswordRecorded == false, "\(secret): \(String(describing: error))")
+            #expect(error?.exitCode == 3)
+        }
+        #expect(try sandbox.journalBytes() == before)
+        // Nor is a wrong password remembered as a failure: the next login waits nothing.
+        let service = sandbox.service()
+        try service.open()
+        #expect(service.nextLoginDelay == 0)
+    }
+
+    @Test func auditReportsATornTailWithoutTrimmingIt() throws {
+        let sandbox = try Sandbox()
+        try busyJournal(sandbox)
+        let whole = try sandbox.journalBytes()
+        let torn = whole + [0x20, 0, 0, 0, 99, 0, 0, 0, 0, 0]
+        try sandbox.writeJournal(torn)
+        let report = try GiftKeeperService.audit(
+            journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
+        #expect(report.isValid)
+        #expect(report.tornTail == TornTail(offset: whole.count, length: 10))
+        #expect(try sandbox.journalBytes() == torn)
+        // Opening for writing trims it; every acknowledged frame survives.
+        let service = sandbox.service()
+        try service.open()
+        #expect(service.trimmedTail == TornTail(offset: whole.count, length: 10))
+        #expect(try sandbox.journalBytes() == whole)
+        try service.login(password: password("battery staple"))
+        #expect(service.state.presents.count == 2)
+        try service.close()
+    }
+
+    @Test func auditOfAJournalInUseFailsAtOnce() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        let error = serviceError {
+            _ = try GiftKeeperService.audit(
+                journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
+        }
+        #expect(error?.journalErrorCode == .inUse)
+        #expect(error?.exitCode == 4)
+        try service.close()
+        let report = try GiftKeeperService.audit(
+            journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
+        #expect(report.isValid)
+    }
+
+    @Test func historyIsTheAuditTrailWhileSignedIn() throws {
+        let sandbox = try Sandbox()
+        try busyJournal(sandbox)
+        let service = try sandbox.signIn(password: "battery staple")
+        let history = try service.history()
+        try service.close()
+        let report = try GiftKeeperService.audit(
+            journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
+        // The audit sees the history plus the sign-out that close() appended.
+        #expect(Array(report.records.prefix(history.count)) == history)
+        #expect(report.records.count == history.count + 1)
+    }
+}
