@@ -97,4 +97,29 @@ func addScenarioPresents(_ service: GiftKeeperService) throws {
         #expect(history.filter { $0.type == "stateExported" }.count == 2)
         try service.close()
     }
+
+    /// Names and present text are NFC-normalised (SPEC §4): "é" typed as one code point or
+    /// as "e" + combining accent is the same text, live and after replay.
+    @Test func textIsNFCNormalised() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp(name: "Zoe\u{301}")
+        #expect(service.accountName == "Zo\u{E9}")
+        #expect(service.accountName?.unicodeScalars.count == 3)
+        try service.perform(.addPresent(recipient: "Rene\u{301}e", title: "Cre\u{300}me bru\u{302}le\u{301}e", occasion: "Noe\u{308}l"))
+        let id = try #require(PresentID(number: 1))
+        try service.perform(.editPresent(id: id, changes: [.notes("cafe\u{301}")]))
+        let present = try #require(service.state[id: id])
+        #expect(Array(present.recipient.unicodeScalars) == Array("Ren\u{E9}e".unicodeScalars))
+        #expect(Array(present.title.unicodeScalars) == Array("Cr\u{E8}me br\u{FB}l\u{E9}e".unicodeScalars))
+        #expect(Array(present.occasion.unicodeScalars) == Array("No\u{EB}l".unicodeScalars))
+        #expect(Array(present.notes.unicodeScalars) == Array("caf\u{E9}".unicodeScalars))
+        // Editing to the same text in the other form changes nothing.
+        #expect(try service.perform(.editPresent(id: id, changes: [.title("Cr\u{E8}me br\u{FB}l\u{E9}e")])).isEmpty)
+        let live = service.state.presents
+        try service.close()
+        let replayed = try sandbox.signIn()
+        #expect(replayed.state.presents == live)
+        #expect(Array(replayed.accountName?.unicodeScalars ?? "".unicodeScalars) == Array("Zo\u{E9}".unicodeScalars))
+        try replayed.close()
+    }
 }
