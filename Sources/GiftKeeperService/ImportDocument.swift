@@ -40,7 +40,8 @@ enum ImportDocument {
             guard let fields = item as? [String: Any] else {
                 throw Rejection(location: here, reason: "each present must be an object")
             }
-            if let unknown = fields.keys.sorted().first(where: { !presentKeys.contains($0) }) {
+            if fields.keys.contains(where: { !presentKeys.contains($0) }),
+               let unknown = fields.keys.sorted().first(where: { !presentKeys.contains($0) }) {
                 throw Rejection(location: "\(here).\(unknown)", reason: "unknown field")
             }
             func string(_ key: String, required: Bool = true) throws(Rejection) -> String {

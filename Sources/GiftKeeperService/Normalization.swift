@@ -4,7 +4,9 @@ import GiftKeeperDomain
 /// NFC normalisation of the text users type, so "é" typed as one code point or two is the
 /// same name, title or recipient (SPEC §4).
 func normalized(_ text: String) -> String {
-    text.precomposedStringWithCanonicalMapping
+    // ASCII is already NFC: skip Foundation's normaliser (most of an import's text).
+    if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+    return text.precomposedStringWithCanonicalMapping
 }
 
 func normalized(_ command: Command) -> Command {
