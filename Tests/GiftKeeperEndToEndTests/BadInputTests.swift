@@ -1,0 +1,233 @@
+import Foundation
+import Glibc
+import Testing
+
+/// One bad command line of SPEC §7, typed into a script session.
+struct BadLine: Sendable, CustomTestStringConvertible {
+    let name: String
+    let bytes: [UInt8]
+    /// A fragment of the one error line it must produce.
+    let message: String
+    /// Typed while signed in (else while locked).
+    let signedIn: Bool
+
+    init(_ name: String, _ line: String, _ message: String, signedIn: Bool = true) {
+        self.init(name, Array(line.utf8), message, signedIn: signedIn)
+    }
+
+    init(_ name: String, _ bytes: [UInt8], _ message: String, signedIn: Bool = true) {
+        self.name = name
+        self.bytes = bytes
+        self.message = message
+        self.signedIn = signedIn
+    }
+
+    var testDescription: String { name }
+
+    static let all: [BadLine] = [
+        BadLine("empty title", #"add Mum """#, "The title cannot be empty"),
+        BadLine("whitespace-only title", #"add Mum "   ""#, "The title cannot be empty"),
+        BadLine("empty recipient", #"add "" Book"#, "The recipient cannot be empty"),
+        BadLine("whitespace-only recipient", #"add "  " Book"#, "The recipient cannot be empty"),
+        BadLine("title edited to empty", "edit p1 title=", "The title cannot be empty"),
+        BadLine("title over 1,000 characters", "add Mum " + String(repeating: "x", count: 1001), "the limit is 1000"),
+        BadLine("line over 64 KiB", "add Mum " + String(repeating: "y", count: 70_000), "64 KiB"),
+        BadLine("invalid UTF-8", Array("add Mum ".utf8) + [0xFF, 0xFE, 0xC3], "not valid UTF-8"),
+        BadLine("negative price", "add Mum Scarf --price -5", "'-5' is not a price"),
+        BadLine("negative price (=)", "add Mum Scarf --price=-5", "'-5' is not a price"),
+        BadLine("letters as price", "add Mum Scarf --price abc", "'abc' is not a price"),
+        BadLine("three decimals", "add Mum Scarf --price 1.234", "'1.234' is not a price"),
+        BadLine("exponent price", "add Mum Scarf --price 1e3", "'1e3' is not a price"),
+        BadLine("negative price in edit", "edit p1 price=-1", "'-1' is not a price"),
+        BadLine("unknown command", "frobnicate now", "Unknown command 'frobnicate'"),
+        BadLine("unknown option", "add Mum Scarf --colour red", "Unknown option '--colour'"),
+        BadLine("unknown id (show)", "show p9", "'p9'"),
+        BadLine("unknown id (edit)", "edit p9 title=Hat", "'p9'"),
+        BadLine("unknown id (mark)", "mark p9 bought", "'p9'"),
+        BadLine("unknown id (remove)", "remove p9", "'p9'"),
+        BadLine("not an id", "show banana", "'banana' is not a present id"),
+        BadLine("unknown field", "edit p1 colour=red", "Unknown field 'colour'"),
+        BadLine("edit without field=value", "edit p1 red", "Expected field=value, not 'red'"),
+        BadLine("unknown status (mark)", "mark p1 lost", "Unknown status 'lost'"),
+        BadLine("unknown status (list)", "list --status lost", "Unknown status 'lost'"),
+        BadLine("history --last 0", "history --last 0", "'--last 0' must be 1 or more"),
+        BadLine("setup on an existing journal", "setup Bob --kdf interactive", "A journal already exists", signedIn: false),
+        BadLine("list while locked", "list", "You are signed out. Type 'login' first.", signedIn: false),
+        BadLine("add while locked", "add Dad Hat", "You are signed out. Type 'login' first.", signedIn: false),
+        BadLine("show while locked", "show p1", "You are signed out. Type 'login' first.", signedIn: false),
+        BadLine("history while locked", "history", "You are signed out. Type 'login' first.", signedIn: false),
+        BadLine("export while locked", "export", "You are signed out. Type 'login' first.", signedIn: false),
+        BadLine("passwd while locked", "passwd", "You are signed out. Type 'login' first.", signedIn: false),
+    ]
+}
+
+/// SPEC §7: every bad input gets one clear `giftkeeper: error:` line, the session goes on,
+/// nothing is lost, and the script's exit code says something failed.
+@Suite("Bad input")
+struct BadInputTests {
+    @Test("a bad command line", arguments: BadLine.all)
+    func badLine(_ bad: BadLine) throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Keep --price 5"])
+        let newline: [UInt8] = [0x0A]
+        let login = Array("login\nsecret\n".utf8)
+        var script = bad.signedIn ? login : []
+        script += bad.bytes + newline
+        if !bad.signedIn { script += login }
+        script += Array("add Dad After\nlist\nquit\n".utf8)
+        let outcome = try sandbox.run(["--journal", sandbox.journal], bytes: script)
+
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.stderrLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains(bad.message) == true, "\(outcome)")
+        // The session went on: the later commands ran, and nothing was lost.
+        #expect(outcome.stdout.contains(#"Saved p2: "After" for Dad."#), "\(outcome)")
+        #expect(outcome.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") && $0.contains("5.00") })
+        #expect(outcome.stdout.contains("2 presents, total 5.00"), "\(outcome)")
+        #expect(try sandbox.verifies())
+    }
+
+    @Test("empty and whitespace-only names at setup", arguments: [#"setup "" --kdf interactive"#, #"setup "   " --kdf interactive"#])
+    func emptyName(_ line: String) throws {
+        let sandbox = try Sandbox()
+        let outcome = try sandbox.script([line, "secret", "secret", "setup Alice --kdf interactive", "secret", "secret", "add Mum Hat", "quit"])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
+        #expect(outcome.stdout.contains("🔓 Signed in as Alice"))
+        #expect(outcome.stdout.contains(#"Saved p1: "Hat" for Mum."#))
+        #expect(try sandbox.verifies())
+    }
+
+    @Test("a wrong password: exit 3, recorded, and a retry works")
+    func wrongPassword() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Keep"])
+        let outcome = try sandbox.script(["login", "not-the-password", "login", "secret", "list", "quit"])
+        #expect(outcome.status == 3, "\(outcome)")
+        #expect(outcome.stderrLines == ["giftkeeper: error: Wrong password. The attempt was recorded; try again."], "\(outcome)")
+        #expect(outcome.stdout.contains("⚠️  Failed sign-in recorded; the next try waits 1 s"))
+        #expect(outcome.stdout.contains("🔓 Signed in as Alice (1 failed attempt reported since your last visit)"))
+        #expect(outcome.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") })
+        let audit = try sandbox.audits()
+        #expect(audit.status == 0, "\(audit)")
+        #expect(audit.stdout.contains("loginFailed"))
+        #expect(audit.stdoutLines.last { !$0.isEmpty } == "OK: 11 frames verified; 1 failed login reported"
+            || audit.stdout.contains("1 failed login reported"), "\(audit)")
+    }
+}
+
+/// SPEC §7's bad journals: the program refuses them with one line and the right exit code,
+/// and leaves the file exactly as it was.
+@Suite("Bad journals")
+struct BadJournalTests {
+    /// Runs a REPL on `journal` and checks a one-line refusal with `code`.
+    private func expectRefusal(
+        _ sandbox: Sandbox, journal: String, code: Int32, message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = fileBytes(journal)
+        let outcome = try sandbox.script(["login", "secret", "list"], journal: journal)
+        #expect(outcome.status == code, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.stderrLines.count == 1, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.errorLines.first?.contains(message) == true, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.stdout.isEmpty, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(fileBytes(journal) == before, "the refused journal was changed", sourceLocation: sourceLocation)
+    }
+
+    @Test("a journal path that is a directory: exit 4")
+    func directory() throws {
+        let sandbox = try Sandbox()
+        try expectRefusal(sandbox, journal: sandbox.home, code: 4, message: "is a directory")
+    }
+
+    @Test("a file that is not a GiftKeeper journal: exit 4")
+    func notAJournal() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.root + "/notes.txt"
+        try writeFile(path, Array(String(repeating: "Dear diary, nothing to see here.\n", count: 8).utf8))
+        try expectRefusal(sandbox, journal: path, code: 4, message: "is not a GiftKeeper journal")
+        let empty = sandbox.root + "/empty.journal"
+        try writeFile(empty, [])
+        try expectRefusal(sandbox, journal: empty, code: 4, message: "is not a GiftKeeper journal")
+    }
+
+    @Test("a journal of a newer format version: exit 4, upgrade")
+    func newerVersion() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Keep"])
+        let newer = sandbox.root + "/newer.journal"
+        var bytes = try #require(fileBytes(sandbox.journal))
+        bytes[8] = 2
+        bytes[9] = 0
+        let hash = try blake2b256(Array(bytes[0..<28]))
+        bytes.replaceSubrange(28..<60, with: hash)
+        try writeFile(newer, bytes)
+        try expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 2; upgrade giftkeeper")
+        let verify = try sandbox.run(["verify", "--journal", newer])
+        #expect(verify.status == 4, "\(verify)")
+        #expect(verify.errorLines.first?.contains("newer format version 2") == true, "\(verify)")
+    }
+
+    @Test("a group-readable journal: exit 4 and how to fix it")
+    func groupReadable() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Keep"])
+        chmod(sandbox.journal, 0o640)
+        try expectRefusal(sandbox, journal: sandbox.journal, code: 4, message: "run 'chmod 600 \(sandbox.journal)'")
+        chmod(sandbox.journal, 0o600)
+        let fixed = try sandbox.script(["login", "secret", "list"])
+        #expect(fixed.status == 0, "\(fixed)")
+        #expect(fixed.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") })
+    }
+
+    @Test("an unreadable journal (chmod 000): exit 4", .enabled(if: !runningAsRoot, "root reads a file whatever its mode"))
+    func unreadable() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Keep"])
+        chmod(sandbox.journal, 0o000)
+        let outcome = try sandbox.script(["login", "secret", "list"])
+        chmod(sandbox.journal, 0o600)
+        #expect(outcome.status == 4 || outcome.status == 5, "\(outcome)")
+        #expect(outcome.stderrLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains("permission denied") == true, "\(outcome)")
+        #expect(try sandbox.verifies())
+    }
+
+    @Test("a new journal in a read-only directory: one line, the session goes on", .enabled(if: !runningAsRoot, "root writes a directory whatever its mode"))
+    func readOnlyDirectory() throws {
+        let sandbox = try Sandbox()
+        let directory = sandbox.root + "/readonly"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        chmod(directory, 0o500)
+        defer { chmod(directory, 0o700) }
+        let outcome = try sandbox.script(["setup Alice --kdf interactive", "secret", "secret", "help quit"], journal: directory + "/gifts.journal")
+        #expect(outcome.status == 5, "\(outcome)")
+        #expect(outcome.stderrLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains("permission denied") == true, "\(outcome)")
+        #expect(outcome.stdout.contains("OVERVIEW: Sign out and leave"), "\(outcome)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: directory))?.isEmpty == true)
+    }
+
+    @Test("a new journal where nothing can be created, even by root (/proc): exit 5, the session goes on")
+    func uncreatable() throws {
+        let sandbox = try Sandbox()
+        let outcome = try sandbox.script(
+            ["setup Alice --kdf interactive", "secret", "secret", "help quit"], journal: "/proc/giftkeeper-e2e/gifts.journal")
+        #expect(outcome.status == 5, "\(outcome)")
+        #expect(outcome.stderrLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains("/proc/giftkeeper-e2e/gifts.journal") == true, "\(outcome)")
+        #expect(outcome.stdout.contains("OVERVIEW: Sign out and leave"), "\(outcome)")
+    }
+}
+
+/// BLAKE2b-256 of `bytes`, by Python's hashlib (the tests do not link GiftKeeperCrypto).
+func blake2b256(_ bytes: [UInt8]) throws -> [UInt8] {
+    let python = try #require(findOnPath("python3"), "python3 is needed to recompute a header hash")
+    let outcome = try runProgram(
+        python, ["-c", "import hashlib,sys; sys.stdout.write(hashlib.blake2b(sys.stdin.buffer.read(), digest_size=32).hexdigest())"],
+        input: bytes, environment: ProcessInfo.processInfo.environment)
+    #expect(outcome.status == 0, "\(outcome)")
+    let hex = Array(outcome.stdout.utf8)
+    guard hex.count == 64 else { throw SpawnError(message: "python3 gave '\(outcome.stdout)'") }
+    return stride(from: 0, to: 64, by: 2).map { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16) ?? 0 }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Script mode (standard input not a terminal): every REPL command, one per line,
+/// answers on the following lines, against the real binary.
+@Suite("Script sessions")
+struct ScriptSessionTests {
+    @Test("setup, add with every option, list filters, show, edit, mark, remove, history")
+    func presentsThroughTheirLife() throws {
+        let sandbox = try Sandbox()
+        let outcome = try sandbox.script([
+            "setup Alice --kdf interactive", "secret", "secret",
+            #"add Mum "Blue scarf" --price 25 --notes "wool, not itchy" --occasion Christmas"#,
+            "add Dad Book --price 12.50",
+            "add Mum Tea",
+            "list",
+            "list Mum",
+            "list --status idea",
+            "show p1",
+            #"edit p1 title="Red scarf" price= notes=silk occasion=Birthday recipient=Mother"#,
+            "show p1",
+            "mark p1 bought",
+            "list --status bought",
+            "mark p1 wrapped",
+            "mark p1 given",
+            "list --status given",
+            "list Dad --status idea",
+            "remove p2",
+            "show p2",
+            "list",
+            "history",
+            "history --last 2",
+            "quit",
+            "list",  // never read: quit ends the session
+        ])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stderr.isEmpty, "\(outcome)")
+        let out = outcome.stdout
+        let lines = outcome.stdoutLines
+        #expect(lines.first == "🔓 Signed in as Alice")
+        #expect(out.contains("Journal created at \(sandbox.journal) (mode 0600)."))
+        #expect(out.contains(#"Saved p1: "Blue scarf" for Mum."#))
+        #expect(out.contains(#"Saved p2: "Book" for Dad."#))
+        #expect(out.contains(#"Saved p3: "Tea" for Mum."#))
+        // The first `list`: all three, with the total of the prices.
+        #expect(lines.contains { $0.hasPrefix("ID") && $0.contains("RECIPIENT") && $0.contains("STATUS") })
+        #expect(out.contains("3 presents, total 37.50"))
+        // `list Mum`: p1 and p3 only.
+        #expect(out.contains("2 presents, total 25.00"))
+        // `show p1` before the edit: every field.
+        #expect(lines.contains { $0.hasPrefix("notes") && $0.hasSuffix("wool, not itchy") })
+        #expect(lines.contains { $0.hasPrefix("occasion") && $0.hasSuffix("Christmas") })
+        #expect(lines.contains { $0.hasPrefix("created") && $0.hasSuffix("Z") })
+        #expect(lines.contains { $0.hasPrefix("updated") && $0.hasSuffix("Z") })
+        // The edit of five fields, price cleared.
+        let edited = lines.first { $0.hasPrefix("Saved p1: ") && $0.hasSuffix(" changed.") }
+        for field in ["title", "recipient", "notes", "price", "occasion"] {
+            #expect(edited?.contains(field) == true, "edit did not report \(field): \(edited ?? "nothing")")
+        }
+        let afterEdit = out.components(separatedBy: "changed.").last ?? ""
+        #expect(afterEdit.contains("Red scarf"))
+        #expect(afterEdit.split(separator: "\n").contains { $0.hasPrefix("price") && $0.hasSuffix("-") })
+        #expect(afterEdit.split(separator: "\n").contains { $0.hasPrefix("recipient") && $0.hasSuffix("Mother") })
+        // Its life: idea → bought → wrapped → given.
+        for status in ["bought", "wrapped", "given"] {
+            #expect(out.contains("Saved p1: marked \(status)."))
+        }
+        #expect(lines.contains { $0.hasPrefix("p1") && $0.contains("Red scarf") && $0.hasSuffix("bought") })
+        #expect(lines.contains { $0.hasPrefix("p1") && $0.contains("Red scarf") && $0.hasSuffix("given") })
+        #expect(lines.contains { $0.hasPrefix("p2") && $0.contains("Dad") && $0.hasSuffix("idea") })
+        // Removed: recorded, shown as removed, gone from the list.
+        #expect(out.contains("Saved p2: removed (the history keeps it)."))
+        #expect(lines.contains { $0.hasPrefix("id") && $0.contains("p2 (removed)") })
+        let finalList = out.components(separatedBy: "p2 (removed)").last ?? ""
+        #expect(finalList.contains("2 presents, total 0.00"))
+        #expect(!finalList.split(separator: "\n").contains { $0.hasPrefix("p2 ") })
+        // History: every event in order, then the last two only.
+        for event in ["keyWrap", "accountCreated", "loginSucceeded", "presentAdded", "presentEdited",
+                      "presentStatusChanged", "presentRemoved"] {
+            #expect(out.contains(event), "history lacks \(event)")
+        }
+        let historyHeaders = lines.indices.filter { lines[$0].hasPrefix("SEQ") }
+        #expect(historyHeaders.count == 2)
+        if let last = historyHeaders.last {
+            let rows = lines[(last + 2)...].prefix { !$0.hasPrefix("🔒") && !$0.isEmpty }
+            #expect(rows.count == 2, "history --last 2 gave: \(rows)")
+            #expect(rows.last?.contains("presentRemoved") == true)
+        }
+        // quit signs out; nothing after it ran.
+        #expect(lines.filter { !$0.isEmpty }.last == "🔒 Signed out")
+        #expect(try sandbox.verifies())
+    }
+
+    @Test("signout, logout, login, passwd, and the new password opens the journal")
+    func accountCommands() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Scarf"])
+        let outcome = try sandbox.script([
+            "login", "secret",
+            "list",
+            "signout",
+            "login", "secret",
+            "logout",
+            "login", "secret",
+            "passwd", "secret", "n3w-Password", "n3w-Password",
+            "signout",
+            "login", "n3w-Password",
+            "list",
+            "exit",
+        ])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stderr.isEmpty, "\(outcome)")
+        let lines = outcome.stdoutLines
+        #expect(lines.filter { $0 == "🔓 Signed in as Alice" }.count == 4)
+        #expect(lines.filter { $0 == "🔒 Signed out" }.count == 4)  // signout, logout, signout, exit
+        #expect(outcome.stdout.contains("Password changed."))
+        #expect(lines.filter { $0.hasPrefix("p1") && $0.contains("Scarf") }.count == 2)
+
+        // A new session: the old password no longer opens the journal, the new one does.
+        let later = try sandbox.run(["audit", "--journal", sandbox.journal], input: "n3w-Password\n")
+        #expect(later.status == 0, "\(later)")
+        #expect(later.stdout.contains("passwordChanged"))
+        #expect(later.stdout.split(separator: "\n").last?.hasPrefix("OK: ") == true)
+    }
+
+    @Test("export to the screen and to a file (mode 0600), import into another journal")
+    func exportAndImport() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: [#"Mum "Blue scarf" --price 25 --notes wool --occasion Christmas"#, "Dad Book"])
+        let exportPath = sandbox.root + "/export.json"
+        let outcome = try sandbox.script(["login", "secret", "mark p2 bought", "export", "export \(exportPath)", "quit"])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("\"format\" : \"giftkeeper.export.v1\""))
+        #expect(outcome.stdout.contains("Exported 2 presents to \(exportPath) (mode 0600)."))
+        #expect(permissions(of: exportPath) == 0o600)
+        let document = try #require(fileBytes(exportPath))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(document)) as? [String: Any])
+        #expect(json["format"] as? String == "giftkeeper.export.v1")
+        let presents = try #require(json["presents"] as? [[String: Any]])
+        #expect(presents.count == 2)
+        #expect(presents.first?["title"] as? String == "Blue scarf")
+        #expect(presents.first?["price"] as? String == "25.00")
+        #expect(presents.last?["status"] as? String == "bought")
+
+        // Into a second journal with its own account.
+        let second = sandbox.root + "/second/other.journal"
+        try sandbox.createJournal(name: "Bob", password: "other", journal: second)
+        let imported = try sandbox.script(["login", "other", "import \(exportPath)", "list", "quit"], journal: second)
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.contains("Imported 2 presents"))
+        #expect(imported.stdoutLines.contains { $0.contains("Blue scarf") && $0.contains("25.00") && $0.hasSuffix("idea") })
+        #expect(imported.stdoutLines.contains { $0.contains("Book") && $0.hasSuffix("bought") })
+        #expect(try sandbox.verifies(second))
+    }
+
+    @Test("help, help <command>, end of input signs out")
+    func helpAndEndOfInput() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal()
+        let outcome = try sandbox.script(["help", "help add", "help logout", "login", "secret"])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stderr.isEmpty, "\(outcome)")
+        let out = outcome.stdout
+        #expect(out.contains("Commands (type 'help <command>' for details):"))
+        for command in ["setup", "login", "signout, logout", "add", "list", "show", "edit", "mark", "remove",
+                        "history", "export", "import", "passwd", "help", "quit, exit"] {
+            #expect(outcome.stdoutLines.contains { $0.hasPrefix("  " + command + " ") }, "help lacks \(command)")
+        }
+        #expect(out.contains("USAGE: add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion TEXT]"))
+        #expect(out.contains("--occasion <occasion>"))
+        #expect(out.contains("OVERVIEW: Lock the journal and wipe every key from memory."))
+        // The script ended without quit: the session signed out on its own.
+        #expect(outcome.stdoutLines.filter { !$0.isEmpty }.suffix(2) == ["🔓 Signed in as Alice", "🔒 Signed out"])
+        let audit = try sandbox.audits()
+        #expect(audit.stdout.split(separator: "\n").dropLast().last?.contains("signedOut") == true, "\(audit)")
+    }
+}

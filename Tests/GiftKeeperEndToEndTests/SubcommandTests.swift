@@ -1,0 +1,244 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The one-shot subcommands of SPEC §2: audit, export, import, verify, and the options
+/// every command line has.
+@Suite("Subcommands")
+struct SubcommandTests {
+    @Test("audit: one line per event and a verdict; --json: one JSON object per line")
+    func audit() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: [#"Mum "Blue \"scarf\"" --price 25"#, "Dad Book"])
+        let text = try sandbox.audits()
+        #expect(text.status == 0, "\(text)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 7)  // key wrap, account, login, 2 adds, sign-out, verdict
+        #expect(lines.first?.hasPrefix("1\t-\tkeyWrap\t") == true)
+        #expect(lines.contains { $0.hasPrefix("4\t") && $0.contains("\tpresentAdded\t") && $0.contains("p1") })
+        #expect(lines.last == "OK: 6 frames verified; 0 failed logins reported")
+
+        let json = try sandbox.run(["audit", "--json", "--journal", sandbox.journal], input: "secret\n")
+        #expect(json.status == 0, "\(json)")
+        var objects: [[String: Any]] = []
+        for line in json.stdout.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            objects.append(try #require(object, "not a JSON object: \(line)"))
+        }
+        #expect(objects.count == 7)
+        #expect(objects.first?["seq"] as? Int == 1)
+        #expect(objects.first?["event"] as? String == "keyWrap")
+        #expect(objects.dropLast().allSatisfy { $0["seq"] != nil && $0["event"] != nil && $0["summary"] != nil })
+        #expect(objects[3]["summary"] as? String == #"added p1 "Blue "scarf"" for Mum (25.00)"#)
+        #expect(objects.last?["verdict"] as? String == "ok")
+        #expect(objects.last?["events"] as? Int == 6)
+    }
+
+    @Test("audit with a wrong password: exit 3")
+    func auditWrongPassword() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal()
+        let outcome = try sandbox.audits(password: "nope")
+        #expect(outcome.status == 3, "\(outcome)")
+        #expect(outcome.errorLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains("Wrong password") == true)
+    }
+
+    @Test("export to standard output and to --output FILE (mode 0600); import it elsewhere")
+    func exportAndImport() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Scarf --price 25 --occasion Christmas", "Dad Book --notes used"])
+        let screen = try sandbox.run(["export", "--journal", sandbox.journal], input: "secret\n")
+        #expect(screen.status == 0, "\(screen)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(screen.stdoutBytes)) as? [String: Any])
+        #expect(document["format"] as? String == "giftkeeper.export.v1")
+        #expect((document["account"] as? [String: Any])?["name"] as? String == "Alice")
+        #expect((document["presents"] as? [[String: Any]])?.count == 2)
+        // Notifications go to standard error so the JSON stays clean.
+        #expect(screen.stderr.contains("🔓 Signed in as Alice"))
+
+        let passwordFile = sandbox.root + "/password"
+        try writeFile(passwordFile, Array("secret\n".utf8), mode: 0o600)
+        let file = sandbox.root + "/out/export.json"
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/out", withIntermediateDirectories: false)
+        let written = try sandbox.run(["export", "--journal", sandbox.journal, "--password-file", passwordFile, "--output", file])
+        #expect(written.status == 0, "\(written)")
+        #expect(written.stdout.isEmpty)
+        #expect(permissions(of: file) == 0o600)
+        let fileContents = try #require(fileBytes(file))
+        let fromFile = try #require(try JSONSerialization.jsonObject(with: Data(fileContents)) as? [String: Any])
+        #expect(fromFile["format"] as? String == "giftkeeper.export.v1")
+        #expect(NSDictionary(dictionary: fromFile["presents"].map { ["p": $0] } ?? [:])
+            == NSDictionary(dictionary: document["presents"].map { ["p": $0] } ?? [:]))
+
+        // Import into a fresh journal, export again: the same presents.
+        let other = sandbox.root + "/other/other.journal"
+        try sandbox.createJournal(name: "Bob", password: "other", journal: other)
+        let imported = try sandbox.run(["import", "--journal", other, file], input: "other\n")
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stderr.contains("Imported 2 presents"))
+        let again = try sandbox.run(["export", "--journal", other], input: "other\n")
+        let reexported = try #require(try JSONSerialization.jsonObject(with: Data(again.stdoutBytes)) as? [String: Any])
+        let strip: ([String: Any]) -> [String] = { present in
+            ["id", "recipient", "title", "price", "status", "notes", "occasion"].map { "\(present[$0] ?? "nil")" }
+        }
+        let before = (document["presents"] as? [[String: Any]] ?? []).map(strip)
+        let after = (reexported["presents"] as? [[String: Any]] ?? []).map(strip)
+        #expect(before == after)
+        #expect(after.count == 2)
+
+        // A malformed document is rejected whole; nothing is appended.
+        let bad = sandbox.root + "/bad.json"
+        try writeFile(bad, Array(#"{"format": "giftkeeper.export.v1", "presents": [{"title": 5}]}"#.utf8))
+        let sizeBefore = fileBytes(other)?.count
+        let rejected = try sandbox.run(["import", "--journal", other, bad], input: "other\n")
+        #expect(rejected.status != 0, "\(rejected)")
+        #expect(rejected.errorLines.count == 1, "\(rejected)")
+        #expect(rejected.errorLines.first?.contains("Nothing was imported") == true, "\(rejected)")
+        // Opening to import signs in and out (two events); no present was added.
+        let list = try sandbox.script(["login", "other", "list"], journal: other)
+        #expect(list.stdout.contains("2 presents"), "\(list)")
+        #expect((fileBytes(other)?.count ?? 0) > (sizeBefore ?? 0))
+    }
+
+    @Test("--password-file readable by others is refused, naming chmod 600")
+    func permissivePasswordFile() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal()
+        let passwordFile = sandbox.root + "/password"
+        try writeFile(passwordFile, Array("secret\n".utf8), mode: 0o644)
+        for subcommand in ["audit", "export"] {
+            let outcome = try sandbox.run([subcommand, "--journal", sandbox.journal, "--password-file", passwordFile])
+            #expect(outcome.status == 2, "\(outcome)")
+            #expect(outcome.stderrLines.count == 1, "\(outcome)")
+            #expect(outcome.errorLines.first?.contains("chmod 600 \(passwordFile)") == true, "\(outcome)")
+            #expect(outcome.stdout.isEmpty)
+        }
+        chmod(passwordFile, 0o600)
+        let allowed = try sandbox.run(["audit", "--journal", sandbox.journal, "--password-file", passwordFile])
+        #expect(allowed.status == 0, "\(allowed)")
+    }
+
+    @Test("verify and audit on a good journal, a flipped byte, and a torn last frame")
+    func damagedJournals() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Scarf", "Dad Book", "Sis Hat"])
+        let good = try sandbox.run(["verify", "--journal", sandbox.journal])
+        #expect(good.status == 0, "\(good)")
+        #expect(good.stdout.hasPrefix("OK: 7 frames, structure and hash chain intact"))
+        let original = try #require(fileBytes(sandbox.journal))
+
+        // One byte flipped in the middle.
+        let flipped = sandbox.root + "/flipped.journal"
+        var bytes = original
+        bytes[bytes.count / 2] ^= 0x01
+        try writeFile(flipped, bytes)
+        let verify = try sandbox.run(["verify", "--journal", flipped])
+        #expect(verify.status == 1, "\(verify)")
+        #expect(verify.errorLines.count == 1, "\(verify)")
+        let failedLine = try #require(verify.stdoutLines.first { $0.hasPrefix("FAILED: frame ") }, "\(verify)")
+        let sequence = try #require(failedLine.dropFirst("FAILED: frame ".count).split(separator: " ").first.map(String.init))
+        #expect(UInt64(sequence) != nil)
+        let audit = try sandbox.audits(flipped)
+        #expect(audit.status == 1, "\(audit)")
+        #expect(audit.errorLines.count == 1, "\(audit)")
+        #expect(audit.errorLines.first?.contains("sequence number \(sequence)") == true, "\(audit)")
+        let session = try sandbox.script(["login", "secret", "list"], journal: flipped)
+        #expect(session.status == 1, "\(session)")
+        #expect(session.errorLines.first?.contains("sequence number \(sequence)") == true, "\(session)")
+        #expect(fileBytes(flipped) == bytes, "a damaged journal must never be repaired")
+
+        // The last frame torn in the middle (a crash mid-append).
+        let torn = sandbox.root + "/torn.journal"
+        try writeFile(torn, Array(original.dropLast(20)))
+        let tornVerify = try sandbox.run(["verify", "--journal", torn])
+        #expect(tornVerify.status == 0, "\(tornVerify)")
+        #expect(tornVerify.stderr.contains("giftkeeper: warning: "), "\(tornVerify)")
+        #expect(tornVerify.stderr.contains("incomplete write"), "\(tornVerify)")
+        #expect(tornVerify.stdout.hasPrefix("OK: 6 frames"), "\(tornVerify)")
+        #expect(fileBytes(torn)?.count == original.count - 20, "verify must not change the journal")
+        let opened = try sandbox.script(["login", "secret", "list"], journal: torn)
+        #expect(opened.status == 0, "\(opened)")
+        #expect(opened.stderr.contains("giftkeeper: warning: the journal's last write was incomplete"), "\(opened)")
+        #expect(opened.stderr.contains("bytes were trimmed"), "\(opened)")
+        #expect(opened.stdout.contains("3 presents"), "\(opened)")
+        let afterwards = try sandbox.audits(torn)
+        #expect(afterwards.status == 0, "\(afterwards)")
+        #expect(afterwards.stderr.isEmpty, "\(afterwards)")
+        #expect(afterwards.stdoutLines.last { !$0.isEmpty }?.hasPrefix("OK: ") == true)
+        #expect(try sandbox.verifies(torn))
+    }
+
+    @Test("--version, --help, --generate-completion-script bash")
+    func informational() throws {
+        let sandbox = try Sandbox()
+        let version = try sandbox.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("giftkeeper "), "\(version)")
+        #expect(version.stdout.contains("journal format 1"))
+        let help = try sandbox.run(["--help"])
+        #expect(help.status == 0)
+        for word in ["USAGE:", "repl", "audit", "export", "import", "verify", "--journal", "GIFTKEEPER_JOURNAL"] {
+            #expect(help.stdout.contains(word), "--help lacks \(word)")
+        }
+        let completion = try sandbox.run(["--generate-completion-script", "bash"])
+        #expect(completion.status == 0, "\(completion)")
+        #expect(completion.stdout.hasPrefix("#!/bin/bash"))
+        #expect(completion.stdout.contains("-F _giftkeeper giftkeeper"), "\(completion)")
+        #expect(completion.stderr.isEmpty)
+    }
+
+    @Test("an unknown subcommand or option: exit 2, one line", arguments: [
+        ["frobnicate"], ["--frobnicate"], ["audit", "--frobnicate"], ["verify", "extra", "words"],
+        ["export", "--output"], ["import"],
+    ])
+    func usageErrors(_ arguments: [String]) throws {
+        let sandbox = try Sandbox()
+        let outcome = try sandbox.run(arguments + ["--journal", sandbox.journal])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.stderrLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.count == 1, "\(outcome)")
+        #expect(outcome.stdout.isEmpty, "\(outcome)")
+    }
+
+    @Test("the journal path: --journal over $GIFTKEEPER_JOURNAL over $XDG_DATA_HOME")
+    func journalPathPrecedence() throws {
+        let sandbox = try Sandbox()
+        let flagged = sandbox.root + "/flag/flag.journal"
+        let fromEnvironment = sandbox.root + "/env/env.journal"
+        let xdg = sandbox.data + "/giftkeeper/default.journal"
+        let setup = "setup Alice --kdf interactive\nsecret\nsecret\n"
+
+        let byXDG = try sandbox.run([], input: setup)
+        #expect(byXDG.status == 0, "\(byXDG)")
+        #expect(byXDG.stdout.contains("Journal created at \(xdg)"))
+        let byEnvironment = try sandbox.run([], input: setup, environment: ["GIFTKEEPER_JOURNAL": fromEnvironment])
+        #expect(byEnvironment.stdout.contains("Journal created at \(fromEnvironment)"), "\(byEnvironment)")
+        let byFlag = try sandbox.run(["--journal", flagged], input: setup, environment: ["GIFTKEEPER_JOURNAL": fromEnvironment])
+        #expect(byFlag.stdout.contains("Journal created at \(flagged)"), "\(byFlag)")
+        for path in [flagged, fromEnvironment, xdg] {
+            #expect(permissions(of: path) == 0o600, "\(path)")
+            #expect(permissions(of: URL(fileURLWithPath: path).deletingLastPathComponent().path) == 0o700, "\(path)")
+        }
+        // Subcommands resolve the path the same way.
+        let verify = try sandbox.run(["verify"], environment: ["GIFTKEEPER_JOURNAL": fromEnvironment])
+        #expect(verify.status == 0, "\(verify)")
+        // Without XDG_DATA_HOME: ~/.local/share.
+        var noXDG = sandbox.environment
+        noXDG.removeValue(forKey: "XDG_DATA_HOME")
+        let byHome = try runProgram(sandbox.binary, [], input: Array(setup.utf8), environment: noXDG)
+        #expect(byHome.stdout.contains("Journal created at \(sandbox.home)/.local/share/giftkeeper/default.journal"), "\(byHome)")
+    }
+
+    @Test("a missing journal for a subcommand: exit 4")
+    func missingJournal() throws {
+        let sandbox = try Sandbox()
+        for arguments in [["verify"], ["audit"], ["export"]] {
+            let outcome = try sandbox.run(arguments + ["--journal", sandbox.journal], input: "secret\n")
+            #expect(outcome.status == 4, "\(outcome)")
+            #expect(outcome.stderrLines.count == 1, "\(outcome)")
+            #expect(outcome.errorLines.count == 1, "\(outcome)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journal))
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A private tmux server (its own socket), for driving the REPL on a real terminal.
+final class Tmux {
+    let executable: String
+    let socket = "gk-e2e-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    private let environment: [String: String]
+
+    init() throws {
+        executable = try #require(
+            findOnPath("tmux"),
+            "tmux is not installed: the terminal tests need it ('make test' installs it; or apt-get install tmux)")
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "TMUX")
+        environment["LANG"] = "C.UTF-8"
+        self.environment = environment
+    }
+
+    deinit {
+        _ = try? command(["kill-server"])
+    }
+
+    @discardableResult
+    func command(_ arguments: [String]) throws -> Outcome {
+        try runProgram(executable, ["-u", "-L", socket, "-f", "/dev/null"] + arguments, environment: environment, timeout: 15)
+    }
+
+    /// Starts `shellCommand` in a detached 120×40 session; the pane stays on screen 10 minutes
+    /// after the command ends, printing its exit code as `GK-EXIT=<n>`.
+    func start(session: String, _ shellCommand: String) throws {
+        let outcome = try command([
+            "new-session", "-d", "-s", session, "-x", "120", "-y", "40",
+            "\(shellCommand); echo GK-EXIT=$?; sleep 600",
+        ])
+        try #require(outcome.status == 0, "tmux new-session failed: \(outcome)")
+    }
+
+    /// Types `text` literally (no key names).
+    func type(_ session: String, _ text: String) throws {
+        try command(["send-keys", "-t", session, "-l", text])
+    }
+
+    /// Presses keys by tmux name: Enter, Tab, C-c, C-d.
+    func press(_ session: String, _ keys: String...) throws {
+        try command(["send-keys", "-t", session] + keys)
+    }
+
+    /// The pane's whole text, scrollback included.
+    func screen(_ session: String) throws -> String {
+        try command(["capture-pane", "-p", "-J", "-S", "-", "-t", session]).stdout
+    }
+
+    /// The last non-blank line of the pane (where the cursor's prompt is), without trailing blanks.
+    func currentLine(_ session: String) throws -> String {
+        guard let line = try screen(session).split(separator: "\n").last(where: { !$0.allSatisfy(\.isWhitespace) })
+        else { return "" }
+        return String(line.reversed().drop { $0.isWhitespace }.reversed())
+    }
+
+    /// Polls the pane until `predicate` holds; fails the test with the screen after `timeout`.
+    @discardableResult
+    func waitFor(
+        _ session: String, _ what: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
+        _ predicate: (String) -> Bool
+    ) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var text = ""
+        while Date() < deadline {
+            text = try screen(session)
+            if predicate(text) { return text }
+            usleep(50_000)
+        }
+        Issue.record("timed out waiting for \(what); the screen was:\n\(text)", sourceLocation: sourceLocation)
+        throw SpawnError(message: "timed out waiting for \(what)")
+    }
+
+    func waitFor(_ session: String, text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try waitFor(session, "'\(text)'", timeout: timeout, sourceLocation: sourceLocation) { $0.contains(text) }
+    }
+}
+
+@Suite("Terminal (tmux)")
+struct TerminalTests {
+    @Test("setup without echo, tab completion, Ctrl-C, Ctrl-D, and the password asked at start")
+    func interactiveSession() throws {
+        let sandbox = try Sandbox()
+        let tmux = try Tmux()
+        let journal = sandbox.journal
+        let launch = "env -u GIFTKEEPER_JOURNAL HOME='\(sandbox.home)' XDG_STATE_HOME='\(sandbox.state)' "
+            + "XDG_DATA_HOME='\(sandbox.data)' LANG=C.UTF-8 '\(sandbox.binary)' --journal '\(journal)'"
+
+        // A new journal: setup, the password typed twice and never shown.
+        try tmux.start(session: "first", launch)
+        try tmux.waitFor("first", text: "giftkeeper (new)> ")
+        try tmux.type("first", "setup \(Secrets.name) --kdf interactive")
+        try tmux.press("first", "Enter")
+        try tmux.waitFor("first", text: "New password:")
+        try tmux.type("first", Secrets.password)
+        try tmux.press("first", "Enter")
+        try tmux.waitFor("first", text: "Repeat the password:")
+        try tmux.type("first", Secrets.password)
+        try tmux.press("first", "Enter")
+        var screen = try tmux.waitFor("first", text: "🔓 Signed in as \(Secrets.name)")
+        try tmux.waitFor("first", text: "Journal created at \(journal)")
+        #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
+
+        try tmux.type("first", "add \(Secrets.recipient) \(Secrets.title)")
+        try tmux.press("first", "Enter")
+        try tmux.waitFor("first", text: "Saved p1:")
+
+        // Tab completion: a command name, then a present id.
+        try tmux.type("first", "ma")
+        try tmux.press("first", "Tab")
+        try tmux.waitFor("first", "'ma' completed to 'mark '") { _ in
+            (try? tmux.currentLine("first")) == "giftkeeper> mark"
+        }
+        try tmux.type("first", "p")
+        try tmux.press("first", "Tab")
+        try tmux.waitFor("first", "'mark p' completed to 'mark p1'") { _ in
+            (try? tmux.currentLine("first")) == "giftkeeper> mark p1"
+        }
+        try tmux.type("first", " bought")
+        try tmux.press("first", "Enter")
+        try tmux.waitFor("first", text: "Saved p1: marked bought.")
+
+        // Ctrl-C drops a half-typed line; the session goes on.
+        try tmux.type("first", "add Dad Half-typed-line")
+        try tmux.waitFor("first", text: "Half-typed-line")
+        try tmux.press("first", "C-c")
+        try tmux.waitFor("first", "a fresh prompt after Ctrl-C") { _ in
+            (try? tmux.currentLine("first")) == "giftkeeper>"
+        }
+        try tmux.type("first", "list")
+        try tmux.press("first", "Enter")
+        screen = try tmux.waitFor("first", text: "1 present, total 0.00")
+        #expect(!screen.contains("Saved p2"), "the interrupted line was run:\n\(screen)")
+        #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
+
+        // Ctrl-D signs out and leaves.
+        try tmux.press("first", "C-d")
+        screen = try tmux.waitFor("first", text: "GK-EXIT=")
+        #expect(screen.contains("🔒 Signed out"), "\(screen)")
+        #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+
+        // A later session on the same journal asks for the password at once.
+        try tmux.start(session: "second", launch)
+        try tmux.waitFor("second", text: "is locked.")
+        try tmux.waitFor("second", text: "Password:")
+        try tmux.type("second", Secrets.password)
+        try tmux.press("second", "Enter")
+        screen = try tmux.waitFor("second", text: "🔓 Signed in as \(Secrets.name)")
+        #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
+        try tmux.type("second", "list")
+        try tmux.press("second", "Enter")
+        try tmux.waitFor("second", text: "1 present, total 0.00")
+        try tmux.type("second", "quit")
+        try tmux.press("second", "Enter")
+        screen = try tmux.waitFor("second", text: "GK-EXIT=")
+        #expect(screen.contains("🔒 Signed out"), "\(screen)")
+        #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+
+        // Readline kept its history in memory only.
+        #expect(Secrets.historyFiles(in: sandbox) == [])
+        #expect(Secrets.leaks(in: sandbox) == [])
+        #expect(try sandbox.verifies())
+    }
+}
