@@ -14,9 +14,8 @@ public enum Command: Hashable, Sendable {
     case editPresent(id: PresentID, changes: [PresentChange])
     case markPresent(id: PresentID, status: PresentStatus)
     case removePresent(id: PresentID)
-    /// Recreate a present from an export document, keeping its id, fields and status:
-    /// `presentAdded`, then `presentStatusChanged` unless the status is `idea`. Its
-    /// `createdAt`/`updatedAt` are not kept: events carry the time they were recorded.
+    /// Restores a present from an export document; yields `presentImported`, which keeps
+    /// its id, status and created/updated times. Texts are checked like `addPresent`'s.
     /// An id already used in this journal (current or removed) is an error
     /// (``DomainError/presentAlreadyExists(_:)``), so importing twice never duplicates.
     case importPresent(Present)

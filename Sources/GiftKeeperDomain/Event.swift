@@ -40,6 +40,9 @@ public enum EventBody: Hashable, Sendable {
     case passwordChanged
     /// The decrypted state was exported.
     case stateExported(presentCount: Int)
+    /// A present was restored from an export document, with its id, status and the
+    /// created/updated times it had there (the event's own time is when it was imported).
+    case presentImported(Present)
 
     public var type: EventType {
         switch self {
@@ -53,6 +56,7 @@ public enum EventBody: Hashable, Sendable {
         case .presentRemoved: .presentRemoved
         case .passwordChanged: .passwordChanged
         case .stateExported: .stateExported
+        case .presentImported: .presentImported
         }
     }
 
@@ -81,6 +85,9 @@ public enum EventBody: Hashable, Sendable {
             return "password changed"
         case .stateExported(let count):
             return "exported \(count) present\(count == 1 ? "" : "s")"
+        case .presentImported(let present):
+            let priceText = present.price.map { ", \($0)" } ?? ""
+            return "imported \(present.id) \"\(Self.short(present.title))\" for \(Self.short(present.recipient)) (\(present.status)\(priceText))"
         }
     }
 
@@ -113,6 +120,7 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
     case presentRemoved = 8
     case passwordChanged = 9
     case stateExported = 10
+    case presentImported = 11
 
     /// The tag written by ``EventCodec``.
     public var tag: UInt8 { rawValue }
@@ -130,6 +138,7 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .presentRemoved: "presentRemoved"
         case .passwordChanged: "passwordChanged"
         case .stateExported: "stateExported"
+        case .presentImported: "presentImported"
         }
     }
 

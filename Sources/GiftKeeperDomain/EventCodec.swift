@@ -40,6 +40,7 @@
 /// | `0x08` | `presentRemoved`       | id                                                    |
 /// | `0x09` | `passwordChanged`      | (none)                                                |
 /// | `0x0A` | `stateExported`        | present count: svarint                                |
+/// | `0x0B` | `presentImported`      | id, recipient: string, title: string, notes: string, price: money?, occasion: string, status, createdAt: svarint, updatedAt: svarint |
 ///
 /// A change in `presentEdited` is a field tag byte then its new value: `0x01` title: string,
 /// `0x02` recipient: string, `0x03` notes: string, `0x04` price: money? (`0x00` clears it),
@@ -104,6 +105,16 @@ public enum EventCodec {
             writer.unsigned(id.number)
         case .stateExported(let count):
             writer.signed(Int64(count))
+        case .presentImported(let present):
+            writer.unsigned(present.id.number)
+            writer.string(present.recipient)
+            writer.string(present.title)
+            writer.string(present.notes)
+            writer.money(present.price)
+            writer.string(present.occasion)
+            writer.out.append(statusTag(present.status))
+            writer.signed(present.createdAt.millisecondsSinceEpoch)
+            writer.signed(present.updatedAt.millisecondsSinceEpoch)
         }
         out = writer.out
     }
@@ -113,6 +124,9 @@ public enum EventCodec {
         case .accountCreated(let name): 16 + name.utf8.count
         case .presentAdded(_, let recipient, let title, let notes, _, let occasion):
             48 + recipient.utf8.count + title.utf8.count + notes.utf8.count + occasion.utf8.count
+        case .presentImported(let present):
+            72 + present.recipient.utf8.count + present.title.utf8.count + present.notes.utf8.count
+                + present.occasion.utf8.count
         case .presentEdited(_, let changes): 24 + changes.count * 24
         default: 24
         }
@@ -171,16 +185,7 @@ public enum EventCodec {
             body = .presentEdited(id: id, changes: changes)
         case .presentStatusChanged:
             let id = try reader.presentID()
-            let statusOffset = reader.offset
-            let status: PresentStatus
-            switch try reader.byte() {
-            case 0: status = .idea
-            case 1: status = .bought
-            case 2: status = .wrapped
-            case 3: status = .given
-            default: throw .invalidValue(.status, offset: statusOffset)
-            }
-            body = .presentStatusChanged(id: id, status: status)
+            body = .presentStatusChanged(id: id, status: try reader.status())
         case .presentRemoved:
             body = .presentRemoved(id: try reader.presentID())
         case .passwordChanged:
@@ -190,6 +195,19 @@ public enum EventCodec {
             let count = try reader.signed()
             guard let count = Int(exactly: count) else { throw .invalidValue(.presentCount, offset: countOffset) }
             body = .stateExported(presentCount: count)
+        case .presentImported:
+            let id = try reader.presentID()
+            let recipient = try reader.string()
+            let title = try reader.string()
+            let notes = try reader.string()
+            let price = try reader.money()
+            let occasion = try reader.string()
+            let status = try reader.status()
+            let createdAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
+            let updatedAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
+            body = .presentImported(Present(
+                id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion,
+                status: status, createdAt: createdAt, updatedAt: updatedAt))
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
         return Event(at: at, body)
@@ -375,6 +393,17 @@ private struct Reader {
         let start = offset
         guard let id = PresentID(number: try unsigned()) else { throw .invalidValue(.presentID, offset: start) }
         return id
+    }
+
+    mutating func status() throws(EventDecodingError) -> PresentStatus {
+        let start = offset
+        switch try byte() {
+        case 0: return .idea
+        case 1: return .bought
+        case 2: return .wrapped
+        case 3: return .given
+        default: throw .invalidValue(.status, offset: start)
+        }
     }
 
     mutating func money() throws(EventDecodingError) -> Money? {

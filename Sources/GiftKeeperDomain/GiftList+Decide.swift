@@ -56,10 +56,12 @@ extension GiftList {
             let notes = try checked(present.notes, .notes, allowEmpty: true, trim: false)
             let occasion = try checked(present.occasion, .occasion, allowEmpty: true)
             guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
-            let added = event(.presentAdded(
-                id: present.id, recipient: recipient, title: title, notes: notes, price: present.price, occasion: occasion))
-            guard present.status != .idea else { return [added] }
-            return [added, event(.presentStatusChanged(id: present.id, status: present.status))]
+            var imported = present
+            imported.recipient = recipient
+            imported.title = title
+            imported.notes = notes
+            imported.occasion = occasion
+            return [event(.presentImported(imported))]
         case .editPresent(let id, let changes):
             let present = try current(id, in: state)
             guard !changes.isEmpty else { throw .noChanges(id) }

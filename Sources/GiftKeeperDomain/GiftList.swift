@@ -106,6 +106,12 @@ public struct GiftList: Hashable, Sendable {
             if id.number >= nextPresentNumber {
                 nextPresentNumber = id.number == .max ? .max : id.number + 1
             }
+        case .presentImported(let present):
+            guard presents[present.id] == nil, removedPresents[present.id] == nil else { return }
+            presents[present.id] = present
+            if present.id.number >= nextPresentNumber {
+                nextPresentNumber = present.id.number == .max ? .max : present.id.number + 1
+            }
         case .presentEdited(let id, let changes):
             guard !changes.isEmpty, let index = presents.index(forKey: id) else { return }
             presents.values[index].updatedAt = event.at

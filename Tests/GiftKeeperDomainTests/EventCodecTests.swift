@@ -27,6 +27,12 @@ import Testing
         Event(at: at(50), .stateExported(presentCount: 0)),
         Event(at: at(51), .stateExported(presentCount: .max)),
         Event(at: at(52), .stateExported(presentCount: -7)),
+        Event(at: at(53), .presentImported(Present(
+            id: pid(9), recipient: "Mum", title: "Blue scarf", notes: "soft", price: cents(2500), occasion: "Xmas",
+            status: .wrapped, createdAt: at(-5), updatedAt: at(1_795_356_187_123)))),
+        Event(at: at(54), .presentImported(Present(
+            id: pid(.max), recipient: "日本", title: "x", notes: "", price: nil, occasion: "",
+            status: .idea, createdAt: at(.min), updatedAt: at(.max)))),
     ]
 
     @Test func samplesCoverEveryType() {
@@ -88,7 +94,7 @@ import Testing
         #expect(throws: EventDecodingError.truncated(offset: 0)) { try EventCodec.decode([]) }
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(2)) { try EventCodec.decode([0x02, 0x01, 0x00]) }
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(0)) { try EventCodec.decode([0x00]) }
-        #expect(throws: EventDecodingError.unknownEventType(11)) { try EventCodec.decode([0x01, 0x0B, 0x00]) }
+        #expect(throws: EventDecodingError.unknownEventType(12)) { try EventCodec.decode([0x01, 0x0C, 0x00]) }
         #expect(throws: EventDecodingError.unknownEventType(0)) { try EventCodec.decode([0x01, 0x00]) }
         #expect(throws: EventDecodingError.trailingBytes(offset: 3)) { try EventCodec.decode([0x01, 0x02, 0x00, 0x00]) }
         #expect(throws: EventDecodingError.invalidValue(.bool, offset: 3)) { try EventCodec.decode([0x01, 0x04, 0x00, 0x02]) }

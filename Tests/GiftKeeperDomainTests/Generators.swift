@@ -62,7 +62,7 @@ struct Bits {
 
     /// Any event, valid or not in any state.
     mutating func event() -> Event {
-        let body: EventBody = switch below(10) {
+        let body: EventBody = switch below(11) {
         case 0: .accountCreated(name: text())
         case 1: .loginSucceeded
         case 2: .loginFailed
@@ -72,6 +72,9 @@ struct Bits {
         case 6: .presentStatusChanged(id: id(), status: pick(PresentStatus.allCases))
         case 7: .presentRemoved(id: id())
         case 8: .passwordChanged
+        case 9: .presentImported(Present(
+            id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
+            status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
         default: .stateExported(presentCount: below(5) == 0 ? Int(bitPattern: UInt(next())) : below(50))
         }
         return Event(at: timestamp(), body)

@@ -261,12 +261,17 @@ import Testing
             id: pid(7), recipient: " Mum ", title: "Blue scarf", notes: " soft ", price: cents(2500), occasion: "Xmas",
             status: .wrapped, createdAt: at(1), updatedAt: at(2))
         let events = try GiftList.decide(.importPresent(exported), at: at(9_000), state: state)
+        // Texts are checked and trimmed like addPresent's (notes kept as typed); the id,
+        // status and the times the present had in the export are kept.
         #expect(events.map(\.body) == [
-            .presentAdded(id: pid(7), recipient: "Mum", title: "Blue scarf", notes: " soft ", price: cents(2500), occasion: "Xmas"),
-            .presentStatusChanged(id: pid(7), status: .wrapped),
+            .presentImported(Present(
+                id: pid(7), recipient: "Mum", title: "Blue scarf", notes: " soft ", price: cents(2500), occasion: "Xmas",
+                status: .wrapped, createdAt: at(1), updatedAt: at(2))),
         ])
         let after = events.reduce(state, GiftList.evolve)
         #expect(after[id: pid(7)]?.status == .wrapped)
+        #expect(after[id: pid(7)]?.createdAt == at(1))
+        #expect(after[id: pid(7)]?.updatedAt == at(2))
         #expect(after.nextPresentNumber == 8)
         // Importing it again would duplicate it: refused.
         #expect(throws: DomainError.presentAlreadyExists(pid(7))) {
