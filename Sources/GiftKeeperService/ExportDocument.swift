@@ -177,6 +177,6 @@ extension GiftKeeperService {
             throw ServiceError(.internalFailure("could not encode the export: \(error)"))
         }
         try write(bytes)
-        try perform(.recordExport(presentCount: state.presents.count))
+        try decideAndAppend(.recordExport(presentCount: state.presents.count))
     }
 }

@@ -311,7 +311,7 @@ public final class GiftKeeperService {
             discardSession()
             notify(.signedOut)
         }
-        try perform(.signOut)
+        try decideAndAppend(.signOut)
         rememberHead()
     }
 
@@ -327,6 +327,21 @@ public final class GiftKeeperService {
     /// then applies them. Returns the events; `[]` when the command was already satisfied.
     @discardableResult
     public func perform(_ command: Command) throws(ServiceError) -> [Event] {
+        guard keyring != nil else { throw ServiceError(.notSignedIn) }
+        switch command {
+        case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent:
+            return try decideAndAppend(command)
+        case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword,
+             .recordExport:
+            // These need keys, frames or files handled with them: use setup, login, signOut,
+            // changePassword, export. Going through here would record a fact that is not true.
+            throw ServiceError(.internalFailure("perform(\(command)) is reserved; call the dedicated service method"))
+        }
+    }
+
+    /// Decides, seals, appends (one fsync) and applies; `[]` when already satisfied.
+    @discardableResult
+    func decideAndAppend(_ command: Command) throws(ServiceError) -> [Event] {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
         let events: [Event]
         do {
@@ -444,6 +459,15 @@ public final class GiftKeeperService {
             break
         case .unverified:
             notify(.rememberedHeadUnverified)
+        case .keyMissing(let head):
+            // The key epoch that wrote it is gone from this journal: either the journal was
+            // rolled back past a password change (then it is also shorter), or the file was
+            // altered. Say which, as far as the unauthenticated length tells.
+            if head.lastSequence > journal.lastSequence {
+                notify(.eventsMissing(count: head.lastSequence - journal.lastSequence))
+            } else {
+                notify(.rememberedHeadUnverified)
+            }
         case .remembered(let head):
             if head.lastSequence > journal.lastSequence {
                 notify(.eventsMissing(count: head.lastSequence - journal.lastSequence))

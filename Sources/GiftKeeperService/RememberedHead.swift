@@ -44,7 +44,10 @@ struct RememberedHead: Equatable {
 
     enum ReadResult: Equatable {
         case none
+        /// Present but malformed, or its MAC does not verify.
         case unverified
+        /// Well-formed, but this journal no longer has the key epoch that authenticated it.
+        case keyMissing(RememberedHead)
         case remembered(RememberedHead)
     }
 
@@ -63,8 +66,8 @@ struct RememberedHead: Equatable {
               let mac = reader.read(32)
         else { return .unverified }
         let head = RememberedHead(journalID: id, lastSequence: sequence, headHash: hash, epochWrapSequence: epoch)
-        guard let key = dataKey(epoch),
-              let expected = try? head.encoded(dataKey: key),
+        guard let key = dataKey(epoch) else { return .keyMissing(head) }
+        guard let expected = try? head.encoded(dataKey: key),
               constantTimeEqual(Array(expected.suffix(32)), mac)
         else { return .unverified }
         return .remembered(head)

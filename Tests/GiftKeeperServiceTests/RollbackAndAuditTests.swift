@@ -81,9 +81,8 @@ import OrderedCollections
 
 extension RollbackTests {
     /// A copy from before a password change opens only with the old password, and the
-    /// remembered head names a key epoch the copy does not have: the alarm is still raised.
-    /// (Today it is worded as an altered record, `rememberedHeadUnverified`, since the head
-    /// cannot be authenticated without that epoch's key.)
+    /// remembered head names a key epoch the copy does not have, so it cannot be
+    /// authenticated; the copy is shorter than remembered, so the alarm says events are missing.
     @Test func aRollbackPastAPasswordChangeStillRaisesAnAlarm() throws {
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()
@@ -106,6 +105,11 @@ extension RollbackTests {
             }
         }
         #expect(alarms.count == 1, "\(sandbox.notifications.items)")
+        guard case .eventsMissing(let count) = alarms.first else {
+            Issue.record("expected eventsMissing, got \(alarms)")
+            return
+        }
+        #expect(count > 0)
         #expect(rolledBack.state.presents.count == 1)
         try rolledBack.close()
     }
