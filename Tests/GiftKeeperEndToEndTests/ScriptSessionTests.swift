@@ -92,6 +92,26 @@ struct ScriptSessionTests {
         #expect(try sandbox.verifies())
     }
 
+    @Test("a removed present: show marks it removed; edit, mark and remove refuse it; its id is never reused")
+    func removedPresent() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Scarf", "Dad Book"])
+        let outcome = try sandbox.script([
+            "login", "secret", "remove p2", "show p2", "edit p2 title=Hat", "mark p2 bought", "remove p2",
+            "add Sis Hat", "list", "quit",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.stdout.contains("Saved p2: removed (the history keeps it)."))
+        #expect(outcome.stdoutLines.contains { $0.hasPrefix("id") && $0.hasSuffix("p2 (removed)") })
+        #expect(outcome.stdoutLines.contains { $0.hasPrefix("title") && $0.hasSuffix("Book") })
+        #expect(outcome.errorLines.count == 3, "\(outcome)")
+        #expect(outcome.stderrLines.count == 3, "\(outcome)")
+        #expect(outcome.errorLines.allSatisfy { $0.contains("'p2' was removed") }, "\(outcome)")
+        #expect(outcome.stdout.contains(#"Saved p3: "Hat" for Sis."#))
+        #expect(outcome.stdout.contains("2 presents, total 0.00"))
+        #expect(try sandbox.verifies())
+    }
+
     @Test("signout, logout, login, passwd, and the new password opens the journal")
     func accountCommands() throws {
         let sandbox = try Sandbox()
