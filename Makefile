@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps bench demo clean
+.PHONY: run test build release deps bench bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -41,9 +41,24 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## bench: the package-benchmark suite in Benchmarks/
+## bench: the package-benchmark suite in Benchmarks/ (its own package; see docs/performance.md).
+## Fixture journals (10k and 1M events) are built once per run in a temporary directory.
+## BENCH_ARGS passes options through, e.g. BENCH_ARGS='--filter "Replay.*"'.
+BENCH_ARGS ?=
+BENCH = fixtures=$$(mktemp -d /tmp/giftkeeper-bench.XXXXXX) && \
+	( cd Benchmarks && GIFTKEEPER_BENCH_FIXTURES=$$fixtures $(SWIFT) package --disable-sandbox
+BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
+
 bench: deps
-	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
+	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
+
+## bench-compare: run the suite and compare it with the committed baseline 'main'
+bench-compare: deps
+	$(BENCH) benchmark baseline compare main $(BENCH_ARGS) $(BENCH_END)
+
+## bench-baseline: run the suite and store it as the baseline 'main' (Benchmarks/.benchmarkBaselines)
+bench-baseline: deps
+	$(BENCH) --allow-writing-to-package-directory benchmark baseline update main $(BENCH_ARGS) $(BENCH_END)
 
 ## demo: regenerate journal/demo.journal (password: demo)
 demo: deps
