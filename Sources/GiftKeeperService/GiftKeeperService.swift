@@ -16,6 +16,10 @@ public final class GiftKeeperService {
     private(set) var journal: Journal?
     private var wraps: [KeyWrapRecord] = []
     private var failuresSinceLastSuccess = 0
+    /// Wrong current passwords given to `changePassword` in this session: each next try
+    /// waits like a login does, so a signed-in session left unattended cannot be used to
+    /// guess the password quickly.
+    private var passwordChangeFailures = 0
     private var keyring: Keyring?
 
     /// The decrypted gift list; empty while locked.
@@ -363,10 +367,15 @@ public final class GiftKeeperService {
         let journal = try requireJournal()
         guard new.count > 0 else { throw ServiceError(.emptyPassword) }
         guard let newestWrap = wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
+        environment.sleep(loginDelay(afterFailures: passwordChangeFailures))
         let matches = try crypto { () throws in
             try Keyring.passwordMatches(old, newest: newestWrap, dataKey: current.dataKey)
         }
-        guard matches else { throw ServiceError(.wrongPassword(recorded: false)) }
+        guard matches else {
+            passwordChangeFailures += 1
+            throw ServiceError(.wrongPassword(recorded: false))
+        }
+        passwordChangeFailures = 0
         let events: [Event]
         do {
             events = try GiftList.decide(.changePassword, at: environment.now(), state: state)

@@ -221,6 +221,12 @@ import OrderedCollections
             try service.changePassword(old: password("not it"), new: password("new"))
         }
         #expect(error?.wrongPasswordRecorded == false)
+        // Each further wrong current password waits longer, like a login.
+        sandbox.sleeps.removeAll()
+        for _ in 0..<3 {
+            _ = serviceError { try service.changePassword(old: password("not it"), new: password("new")) }
+        }
+        #expect(sandbox.sleeps.delays.filter { $0 > 0 } == [1, 2, 4])
         let empty = try expectRefusedUnchanged(sandbox, service, "passwd to an empty password") {
             try service.changePassword(old: password("correct horse"), new: password(""))
         }

@@ -50,12 +50,12 @@ struct REPLCommands: ParsableCommand {
             usage: "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion TEXT]")
         @Argument(help: "Who the present is for.") var recipient: String?
         @Argument(help: "What it is.") var title: String?
-        // Unconditional, so `--price -5` reaches the price check ("it is negative")
-        // instead of being taken for an option and reported as a missing value.
+        // Unconditional, so `--price -5` reaches the price check ("it is negative") and
+        // `--notes "-- fragile"` is a note, instead of being taken for options.
         @Option(parsing: .unconditional, help: "Price, a non-negative decimal such as 25 or 25.00.")
         var price: String?
-        @Option(help: "Free-form notes.") var notes: String?
-        @Option(help: "The occasion, e.g. Christmas.") var occasion: String?
+        @Option(parsing: .unconditional, help: "Free-form notes.") var notes: String?
+        @Option(parsing: .unconditional, help: "The occasion, e.g. Christmas.") var occasion: String?
     }
 
     struct List: ParsableCommand {
