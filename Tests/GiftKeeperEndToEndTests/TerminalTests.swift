@@ -83,7 +83,7 @@ final class Tmux {
 
 @Suite("Terminal (tmux)")
 struct TerminalTests {
-    @Test("setup without echo, tab completion, Ctrl-C, Ctrl-D, and the password asked at start")
+    @Test("setup without echo, tab completion, Ctrl-C, Ctrl-D, the password asked at start, echo restored after Ctrl-C")
     func interactiveSession() throws {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
@@ -160,6 +160,16 @@ struct TerminalTests {
         screen = try tmux.waitFor("second", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+
+        // Ctrl-C at the password prompt: the program leaves (130) and puts echo back on.
+        try tmux.start(session: "third", launch)
+        try tmux.waitFor("third", text: "Password:")
+        try tmux.type("third", "abc")
+        try tmux.press("third", "C-c")
+        screen = try tmux.waitFor("third", text: "GK-EXIT=")
+        #expect(screen.contains("GK-EXIT=130"), "\(screen)")
+        try tmux.type("third", "typed-after-exit")
+        try tmux.waitFor("third", text: "typed-after-exit")
 
         // Readline kept its history in memory only.
         #expect(Secrets.historyFiles(in: sandbox) == [])
