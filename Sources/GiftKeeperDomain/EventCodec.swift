@@ -80,12 +80,7 @@ public enum EventCodec {
         case .signedOut(let clean):
             writer.out.append(clean ? 1 : 0)
         case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion):
-            writer.unsigned(id.number)
-            writer.string(recipient)
-            writer.string(title)
-            writer.string(notes)
-            writer.money(price)
-            writer.string(occasion)
+            writer.presentFields(id, recipient, title, notes, price, occasion)
         case .presentEdited(let id, let changes):
             writer.unsigned(id.number)
             writer.unsigned(UInt64(changes.count))
@@ -106,12 +101,8 @@ public enum EventCodec {
         case .stateExported(let count):
             writer.signed(Int64(count))
         case .presentImported(let present):
-            writer.unsigned(present.id.number)
-            writer.string(present.recipient)
-            writer.string(present.title)
-            writer.string(present.notes)
-            writer.money(present.price)
-            writer.string(present.occasion)
+            writer.presentFields(
+                present.id, present.recipient, present.title, present.notes, present.price, present.occasion)
             writer.out.append(statusTag(present.status))
             writer.signed(present.createdAt.millisecondsSinceEpoch)
             writer.signed(present.updatedAt.millisecondsSinceEpoch)
@@ -155,13 +146,9 @@ public enum EventCodec {
         case .signedOut:
             body = .signedOut(clean: try reader.bool())
         case .presentAdded:
-            let id = try reader.presentID()
-            let recipient = try reader.string()
-            let title = try reader.string()
-            let notes = try reader.string()
-            let price = try reader.money()
-            let occasion = try reader.string()
-            body = .presentAdded(id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion)
+            let p = try reader.presentFields()
+            body = .presentAdded(
+                id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion)
         case .presentEdited:
             let id = try reader.presentID()
             let countOffset = reader.offset
@@ -196,17 +183,12 @@ public enum EventCodec {
             guard let count = Int(exactly: count) else { throw .invalidValue(.presentCount, offset: countOffset) }
             body = .stateExported(presentCount: count)
         case .presentImported:
-            let id = try reader.presentID()
-            let recipient = try reader.string()
-            let title = try reader.string()
-            let notes = try reader.string()
-            let price = try reader.money()
-            let occasion = try reader.string()
+            let p = try reader.presentFields()
             let status = try reader.status()
             let createdAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
             let updatedAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
             body = .presentImported(Present(
-                id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion,
+                id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion,
                 status: status, createdAt: createdAt, updatedAt: updatedAt))
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
@@ -312,6 +294,18 @@ private struct Writer {
         }
     }
 
+    /// The fields `presentAdded` and `presentImported` share, in their order.
+    mutating func presentFields(
+        _ id: PresentID, _ recipient: String, _ title: String, _ notes: String, _ price: Money?, _ occasion: String
+    ) {
+        unsigned(id.number)
+        string(recipient)
+        string(title)
+        string(notes)
+        money(price)
+        string(occasion)
+    }
+
     mutating func money(_ value: Money?) {
         if let value {
             out.append(1)
@@ -393,6 +387,13 @@ private struct Reader {
         let start = offset
         guard let id = PresentID(number: try unsigned()) else { throw .invalidValue(.presentID, offset: start) }
         return id
+    }
+
+    /// The fields `presentAdded` and `presentImported` share, in their order.
+    mutating func presentFields() throws(EventDecodingError) -> (
+        id: PresentID, recipient: String, title: String, notes: String, price: Money?, occasion: String
+    ) {
+        (try presentID(), try string(), try string(), try string(), try money(), try string())
     }
 
     mutating func status() throws(EventDecodingError) -> PresentStatus {

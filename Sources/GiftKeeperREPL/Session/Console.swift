@@ -18,17 +18,7 @@ public struct Console: Sendable {
 
     /// Writes raw bytes to standard output (an export to the screen).
     public func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(outputDescriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
+        write(bytes, descriptor: outputDescriptor)
     }
 
     /// Writes `giftkeeper: error: <message>` to standard error: one line.
