@@ -10,16 +10,19 @@ struct BadLine: Sendable, CustomTestStringConvertible {
     let message: String
     /// Typed while signed in (else while locked).
     let signedIn: Bool
+    /// The script's exit code: 2 (usage) unless said otherwise.
+    let exitCode: Int32
 
-    init(_ name: String, _ line: String, _ message: String, signedIn: Bool = true) {
-        self.init(name, Array(line.utf8), message, signedIn: signedIn)
+    init(_ name: String, _ line: String, _ message: String, signedIn: Bool = true, exitCode: Int32 = 2) {
+        self.init(name, Array(line.utf8), message, signedIn: signedIn, exitCode: exitCode)
     }
 
-    init(_ name: String, _ bytes: [UInt8], _ message: String, signedIn: Bool = true) {
+    init(_ name: String, _ bytes: [UInt8], _ message: String, signedIn: Bool = true, exitCode: Int32 = 2) {
         self.name = name
         self.bytes = bytes
         self.message = message
         self.signedIn = signedIn
+        self.exitCode = exitCode
     }
 
     var testDescription: String { name }
@@ -51,6 +54,9 @@ struct BadLine: Sendable, CustomTestStringConvertible {
         BadLine("unknown status (mark)", "mark p1 lost", "Unknown status 'lost'"),
         BadLine("unknown status (list)", "list --status lost", "Unknown status 'lost'"),
         BadLine("history --last 0", "history --last 0", "'--last 0' must be 1 or more"),
+        BadLine("history --last abc", "history --last abc", "'abc' is invalid"),
+        BadLine("help for an unknown command", "help frob", "Unknown command 'frob'"),
+        BadLine("import of a missing file", "import /nonexistent/giftkeeper-e2e.json", "Could not open '/nonexistent/giftkeeper-e2e.json'", exitCode: 5),
         BadLine("setup on an existing journal", "setup Bob --kdf interactive", "A journal already exists", signedIn: false),
         BadLine("list while locked", "list", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("add while locked", "add Dad Hat", "You are signed out. Type 'login' first.", signedIn: false),
@@ -77,7 +83,7 @@ struct BadInputTests {
         script += Array("add Dad After\nlist\nquit\n".utf8)
         let outcome = try sandbox.run(["--journal", sandbox.journal], bytes: script)
 
-        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.status == bad.exitCode, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains(bad.message) == true, "\(outcome)")
