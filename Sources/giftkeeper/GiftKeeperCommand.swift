@@ -116,6 +116,9 @@ func failure(_ error: any Error, console: Console = Console()) -> ExitCode {
     case let error as ServiceError:
         console.error(error.description)
         return ExitCode(error.exitCode)
+    case let error as PasswordInputError where error.code == .interrupted:
+        console.note("Cancelled.")
+        return ExitCode(130)
     case let error as PasswordInputError:
         console.error(error.description)
         return ExitCode(2)

@@ -161,13 +161,34 @@ struct TerminalTests {
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
 
-        // Ctrl-C at the password prompt: the program leaves (130) and puts echo back on.
+        // Ctrl-C at a password prompt cancels that prompt, not the program: at start-up it
+        // leaves the session locked at its prompt; inside a session it cancels the command.
         try tmux.start(session: "third", launch)
         try tmux.waitFor("third", text: "Password:")
         try tmux.type("third", "abc")
         try tmux.press("third", "C-c")
+        screen = try tmux.waitFor("third", text: "giftkeeper (locked)>")
+        #expect(screen.contains("Cancelled."), "\(screen)")
+        #expect(!screen.contains("abc"), "the cancelled password was echoed:\n\(screen)")
+        try tmux.type("third", "login")
+        try tmux.press("third", "Enter")
+        try tmux.waitFor("third", text: "Password:")
+        // Backspace edits the hidden line: a typo fixed before Enter still signs in.
+        try tmux.type("third", Secrets.password + "x")
+        try tmux.press("third", "BSpace")
+        try tmux.press("third", "Enter")
+        try tmux.waitFor("third", text: "🔓 Signed in as \(Secrets.name)")
+        try tmux.type("third", "passwd")
+        try tmux.press("third", "Enter")
+        try tmux.waitFor("third", text: "Current password:")
+        try tmux.press("third", "C-c")
+        try tmux.waitFor("third", text: "Cancelled.")
+        try tmux.type("third", "quit")
+        try tmux.press("third", "Enter")
         screen = try tmux.waitFor("third", text: "GK-EXIT=")
-        #expect(screen.contains("GK-EXIT=130"), "\(screen)")
+        #expect(screen.contains("🔒 Signed out"), "\(screen)")
+        #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+        // Echo is back on after the program left.
         try tmux.type("third", "typed-after-exit")
         try tmux.waitFor("third", text: "typed-after-exit")
 

@@ -7,6 +7,8 @@ public struct PasswordInputError: Error, Equatable, Sendable, CustomStringConver
         case terminalSetupFailed(errno: Int32)
         /// End of input before any password line (Ctrl-D, an empty file, the end of a script).
         case endOfInput
+        /// Ctrl-C at the password prompt: the command is cancelled, the session goes on.
+        case interrupted
         /// The line is longer than `limit` bytes; it was consumed and discarded.
         case tooLong(limit: Int)
         /// The password is not valid UTF-8.
@@ -41,6 +43,8 @@ public struct PasswordInputError: Error, Equatable, Sendable, CustomStringConver
             return "could not switch off the terminal's echo (\(SystemErrorText.describe(error)))"
         case .endOfInput:
             return "no password given (end of input)"
+        case .interrupted:
+            return "cancelled (Ctrl-C)"
         case .tooLong(let limit):
             return "the password is longer than \(limit) bytes"
         case .invalidUTF8:

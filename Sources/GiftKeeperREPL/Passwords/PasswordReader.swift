@@ -9,11 +9,13 @@ public enum PasswordReader {
 
     /// Reads a password from the controlling terminal with echo off.
     ///
-    /// Opens `/dev/tty` (`O_RDWR | O_NOCTTY`), writes `prompt` to it, switches `ECHO` off
-    /// (canonical mode stays on, so backspace works), reads one line and writes a newline.
-    /// The saved terminal state is restored on every path: normally by `defer`, and by the
-    /// signal handler if SIGINT/SIGTERM arrives meanwhile (the process then exits 130/143
-    /// after ``SecretWiping``).
+    /// Opens `/dev/tty` (`O_RDWR | O_NOCTTY`), writes `prompt` to it, switches echo,
+    /// canonical mode and signal keys off, and edits the line itself, byte by byte into
+    /// guarded memory: Backspace and Ctrl-U erase, Enter ends, **Ctrl-C cancels** (throws
+    /// ``PasswordInputError/Code/interrupted``, so a REPL command is cancelled and the
+    /// session goes on), Ctrl-D on an empty line is the end of input. The saved terminal
+    /// state is restored on every path: normally by `defer`, and by the signal handler if
+    /// SIGTERM/SIGHUP arrives meanwhile (the process then exits after ``SecretWiping``).
     /// - Throws: ``PasswordInputError``.
     public static func readFromTerminal(prompt: String) throws -> SecureBytes {
         SignalRouter.install()
@@ -26,7 +28,14 @@ public enum PasswordReader {
             throw PasswordInputError(.terminalSetupFailed(errno: errno))
         }
         var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL)
+        // No echo; no canonical mode and no signal keys: the bytes of Ctrl-C, Ctrl-D,
+        // Backspace and Ctrl-U reach us, so the line is edited in guarded memory and
+        // Ctrl-C can cancel the prompt instead of killing the process.
+        quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL | ICANON | ISIG | IEXTEN)
+        withUnsafeMutableBytes(of: &quiet.c_cc) { controls in
+            controls[Int(VMIN)] = 1
+            controls[Int(VTIME)] = 0
+        }
         POSIXIO.writeAll(fd, prompt)
 
         TerminalRestoration.remember(saved, for: fd)
@@ -40,7 +49,64 @@ public enum PasswordReader {
             TerminalRestoration.clear()
             POSIXIO.writeAll(fd, "\n")
         }
-        return try readLine(from: fd)
+        let erase = withUnsafeBytes(of: saved.c_cc) { $0[Int(VERASE)] }
+        return try readEditedLine(from: fd, erase: erase)
+    }
+
+    /// What a key typed at the raw password prompt does.
+    enum PromptKey: Equatable {
+        case character(UInt8)
+        case enter, eraseCharacter, eraseLine, cancel, endOfInput
+
+        /// Classifies a byte; `erase` is the terminal's own erase character (usually DEL).
+        init(_ byte: UInt8, erase: UInt8) {
+            switch byte {
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): self = .enter
+            case 0x03: self = .cancel  // Ctrl-C
+            case 0x04: self = .endOfInput  // Ctrl-D
+            case 0x15: self = .eraseLine  // Ctrl-U
+            case 0x08, 0x7F, erase: self = .eraseCharacter
+            default: self = .character(byte)
+            }
+        }
+    }
+
+    /// Reads keys from a raw terminal into guarded memory, applying ``PromptKey``s.
+    static func readEditedLine(from fd: Int32, erase: UInt8) throws -> SecureBytes {
+        let secret = try makeBuffer()
+        var byte: UInt8 = 0
+        defer { byte = 0 }
+        var overflowed = false
+        while true {
+            let count = POSIXIO.read(fd, into: &byte, count: 1)
+            if count < 0 {
+                secret.wipe()
+                throw PasswordInputError(.readFailed(errno: Int32(-count)))
+            }
+            let key: PromptKey = count == 0 ? .endOfInput : PromptKey(byte, erase: erase)
+            switch key {
+            case .character(let value):
+                if !secret.append(value) { overflowed = true }
+            case .eraseCharacter:
+                secret.removeLast()
+            case .eraseLine:
+                secret.wipe()
+                overflowed = false
+            case .cancel:
+                secret.wipe()
+                throw PasswordInputError(.interrupted)
+            case .endOfInput:
+                guard secret.count == 0 else { continue }  // Ctrl-D mid-line does nothing
+                secret.wipe()
+                throw PasswordInputError(.endOfInput)
+            case .enter:
+                guard !overflowed else {
+                    secret.wipe()
+                    throw PasswordInputError(.tooLong(limit: capacity))
+                }
+                return secret
+            }
+        }
     }
 
     /// Reads one line from `fd` byte by byte (so nothing after its `\n` is consumed),

@@ -63,7 +63,6 @@ public final class REPLSession {
                 editor.addToHistory(line)
                 execute(line)
             case .endOfInput:
-                if isInteractive { console.print("") }
                 isRunning = false
             case .interrupted:
                 continue
@@ -146,6 +145,8 @@ public final class REPLSession {
             fail(error.description, code: error.exitCode)
         } catch let error as DomainError {
             fail(error.message, code: 2)
+        } catch let error as PasswordInputError where error.code == .interrupted {
+            console.note("Cancelled.")
         } catch let error as PasswordInputError {
             fail(error.description, code: 2)
         } catch let error as REPLError {
@@ -264,7 +265,12 @@ public final class REPLSession {
             if case .wrongPassword = error.code { return true }
             return false
         } catch let error as PasswordInputError {
-            if error.code != .endOfInput { fail(error.description, code: 2) }
+            // Ctrl-C or Ctrl-D at the start-up prompt: stay locked at the prompt.
+            switch error.code {
+            case .interrupted: console.note("Cancelled. Type 'login' to unlock, or 'quit'.")
+            case .endOfInput: break
+            default: fail(error.description, code: 2)
+            }
             return false
         } catch {
             fail("\(error)", code: 5)
