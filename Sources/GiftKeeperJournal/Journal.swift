@@ -194,6 +194,7 @@ public final class Journal {
             case ENOENT: throw JournalError(.notFound, path: path)
             case EISDIR: throw JournalError(.isDirectory, path: path)
             case ELOOP, ENXIO: throw JournalError(.notRegularFile, path: path)
+            case EACCES, EPERM: throw JournalError(.unreadable, path: path)
             default: throw JournalError(error, path: path)
             }
         }

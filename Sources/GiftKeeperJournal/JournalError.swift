@@ -21,6 +21,8 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case insecurePermissions(mode: UInt32)
         /// The file belongs to another user.
         case foreignOwner(uid: UInt32)
+        /// The journal exists but this user may not open it (`EACCES`/`EPERM` on open).
+        case unreadable
         /// Something does not verify: damage or tampering.
         case corrupt(JournalProblem)
         /// A payload over the 1 MiB bound (a programming error in the caller).
@@ -67,6 +69,8 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case .insecurePermissions(let mode):
             let octal = String(mode & 0o7777, radix: 8)
             return "\(quoted) can be read or written by other users (mode 0\(octal)); run 'chmod 600 \(path)' and try again"
+        case .unreadable:
+            return "the journal \(quoted) cannot be opened: permission denied; check its owner and mode (it should be yours, mode 600)"
         case .foreignOwner(let uid):
             return "\(quoted) belongs to another user (uid \(uid)); only its owner may open it: ask them, or use your own journal"
         case .corrupt(let problem):
@@ -103,7 +107,7 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case .frameTooLarge:
             return 2
         case .notFound, .alreadyExists, .inUse, .isDirectory, .notRegularFile, .notAJournal,
-             .unsupportedVersion, .insecurePermissions, .foreignOwner:
+             .unsupportedVersion, .insecurePermissions, .foreignOwner, .unreadable:
             return 4
         case .io, .readOnlyAccess, .unusable:
             return 5
