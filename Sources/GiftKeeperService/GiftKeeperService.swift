@@ -165,6 +165,19 @@ public final class GiftKeeperService {
 
     // MARK: Setup and login
 
+    /// Checks that `setup` could create an account named `name` here, before asking for a
+    /// password: the phase, and the name's rules (non-empty, at most 200 characters).
+    public func checkSetup(name: String) throws(ServiceError) {
+        guard phase == .noAccount else {
+            throw ServiceError(keyring == nil ? .journalExists(path: journalPath) : .alreadySignedIn)
+        }
+        do {
+            _ = try GiftList.decide(.createAccount(name: normalized(name)), at: Timestamp(millisecondsSinceEpoch: 0), state: GiftList())
+        } catch {
+            throw ServiceError(.domain(error))
+        }
+    }
+
     /// Creates the journal and its account, then signs in.
     ///
     /// - Parameters:

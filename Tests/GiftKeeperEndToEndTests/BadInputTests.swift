@@ -97,7 +97,8 @@ struct BadInputTests {
     @Test("empty and whitespace-only names at setup", arguments: [#"setup "" --kdf interactive"#, #"setup "   " --kdf interactive"#])
     func emptyName(_ line: String) throws {
         let sandbox = try Sandbox()
-        let outcome = try sandbox.script([line, "secret", "secret", "setup Alice --kdf interactive", "secret", "secret", "add Mum Hat", "quit"])
+        // The name is checked before any password is asked for, so no password lines follow.
+        let outcome = try sandbox.script([line, "setup Alice --kdf interactive", "secret", "secret", "add Mum Hat", "quit"])
         #expect(outcome.status == 2, "\(outcome)")
         #expect(outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
         #expect(outcome.stdout.contains("🔓 Signed in as Alice"))

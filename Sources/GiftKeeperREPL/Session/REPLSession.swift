@@ -225,6 +225,7 @@ public final class REPLSession {
             throw ServiceError(service.phase == .signedIn ? .alreadySignedIn : .journalExists(path: service.journalPath))
         }
         let name = try value(command.name, ask: "Your name")
+        try service.checkSetup(name: name)
         let first = try readPassword("New password: ")
         defer { first.wipe() }
         let second = try readPassword("Repeat the password: ")
