@@ -124,6 +124,13 @@ struct Export: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file")) var output: String?
 
     func run() throws {
+        if let output {
+            do {
+                try PrivateFile.checkWritable(output)
+            } catch {
+                throw failure(error)
+            }
+        }
         try withSignedInService(journal: journal, password: password) { service in
             if let output {
                 try service.export { bytes throws(ServiceError) in try PrivateFile.write(bytes, to: output) }

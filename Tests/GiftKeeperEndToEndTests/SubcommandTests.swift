@@ -44,6 +44,19 @@ struct SubcommandTests {
         #expect(outcome.errorLines.first?.contains("Wrong password") == true)
     }
 
+    @Test("export --output into a missing directory fails before signing in (exit 5, journal unchanged)")
+    func exportToABadPath() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let before = fileBytes(sandbox.journal)
+        let outcome = try sandbox.run(
+            ["export", "--journal", sandbox.journal, "--output", sandbox.home + "/missing/gifts.json"], input: "secret\n")
+        #expect(outcome.status == 5, "\(outcome)")
+        #expect(outcome.errorLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains("no such file or directory") == true, "\(outcome)")
+        #expect(fileBytes(sandbox.journal) == before, "nothing (not even a sign-in) may be recorded")
+    }
+
     @Test("export to standard output and to --output FILE (mode 0600); import it elsewhere")
     func exportAndImport() throws {
         let sandbox = try Sandbox()

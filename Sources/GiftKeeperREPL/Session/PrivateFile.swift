@@ -25,6 +25,29 @@ public enum PrivateFile {
         guard fsync(fd) == 0 else { throw ServiceError(.fileIO(operation: "fsync", path: path, errno: errno)) }
     }
 
+    /// Checks, without creating anything, that `path` could be written: its directory
+    /// exists and is writable, and the path is not a directory. Lets `export --output`
+    /// fail before it signs in.
+    public static func checkWritable(_ path: String) throws(ServiceError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFDIR {
+                throw ServiceError(.fileIO(operation: "write", path: path, errno: EISDIR))
+            }
+            guard access(path, W_OK) == 0 else { throw ServiceError(.fileIO(operation: "write", path: path, errno: errno)) }
+            return
+        }
+        let directory: String
+        if let slash = path.lastIndex(of: "/") {
+            directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            directory = "."
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw ServiceError(.fileIO(operation: "create", path: path, errno: errno))
+        }
+    }
+
     /// The largest document `import` reads: 1 GiB.
     public static let maximumReadSize = 1 << 30
 
