@@ -11,6 +11,12 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // Peak memory against the decrypted state (docs/performance.md, "Memory").
+        .executableTarget(
+            name: "memcheck",
+            dependencies: [.product(name: "GiftKeeperCore", package: "GiftKeeper")],
+            path: "Tools/memcheck"
+        ),
         .executableTarget(
             name: "GiftKeeperBenchmarks",
             dependencies: [

@@ -131,9 +131,9 @@ EOF
     measure "$size" export giftkeeper "$gk_prepare" \
         "$GIFTKEEPER export --journal $d/gk.journal --password-file $work/password"
     measure "$size" add-one giftkeeper "$gk_prepare" \
-        "printf '%s\\nadd Mum \"Blue scarf\" --price 25\\nquit\\n' '$password' | $GIFTKEEPER --journal $d/gk.journal"
+        "printf 'login\\n%s\\nadd Mum \"Blue scarf\" --price 25\\nquit\\n' '$password' | $GIFTKEEPER --journal $d/gk.journal"
     measure "$size" open-list giftkeeper "$gk_prepare" \
-        "printf '%s\\nlist\\nquit\\n' '$password' | $GIFTKEEPER --journal $d/gk.journal"
+        "printf 'login\\n%s\\nlist\\nquit\\n' '$password' | $GIFTKEEPER --journal $d/gk.journal"
 
     if $have_jrnl; then
         cat > "$XDG_CONFIG_HOME/jrnl/jrnl.yaml" <<EOF
