@@ -1,0 +1,110 @@
+import GiftKeeperCrypto
+import GiftKeeperJournal
+import Glibc
+import Testing
+
+extension JournalTestSuite {
+    /// The index opening keeps (so the service needs no second pass) and the replay that
+    /// trusts the chain opening verified (login, history, audit).
+    @Suite struct JournalReplayTrustTests {
+        private static let kinds: [FrameKind] = [.keyWrap, .dataSealed, .publicSealed, .keyWrap, .dataSealed, .publicSealed, .publicSealed]
+
+        @Test func openingIndexesKindsAndKeepsKeyWraps() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("index.journal")
+            let contents = payloads(sizes: [30, 5, 9, 31, 7, 11, 13])
+            try makeJournal(at: path, payloads: contents, kinds: Self.kinds)
+            let journal = try Journal.open(at: path, access: .readOnly)
+            let index = journal.frameIndex
+            #expect(index.keyWraps.map(\.sequence) == [1, 4])
+            #expect(index.keyWraps.map(\.payload) == [contents[0], contents[3]])
+            #expect(index.keyWraps[0].previousHash == journal.header.genesisHash)
+            #expect(index.firstKind == .keyWrap)
+            #expect(index.firstDataSealedSequence == 2)
+            #expect(index.trailingKind == .publicSealed)
+            #expect(index.trailingCount == 2)
+
+            // The previous hash kept for each wrap is what a replay shows for that frame.
+            var previousHashes: [UInt64: [UInt8]] = [:]
+            try journal.replay { frame in previousHashes[frame.sequence] = Array(frame.previousHash) }
+            #expect(index.keyWraps.map { previousHashes[$0.sequence] } == index.keyWraps.map(\.previousHash))
+        }
+
+        @Test func appendsKeepTheIndexUpToDate() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("append.journal")
+            try makeJournal(at: path, payloads: payloads(sizes: [3, 4]), kinds: [.keyWrap, .publicSealed])
+            var afterAppend = FrameIndex()
+            do {
+                let journal = try Journal.open(at: path, access: .readWrite)
+                #expect(journal.frameIndex.trailingCount == 1)
+                try journal.append { batch in
+                    try batch.add(kind: .publicSealed, payload: [1])
+                    try batch.add(kind: .keyWrap, payload: [2, 3])
+                    try batch.add(kind: .dataSealed, payload: [4])
+                }
+                afterAppend = journal.frameIndex
+            }
+            #expect(afterAppend.keyWraps.map(\.sequence) == [1, 4])
+            #expect(afterAppend.keyWraps.last?.payload == [2, 3])
+            #expect(afterAppend.firstDataSealedSequence == 5)
+            #expect(afterAppend.trailingKind == .dataSealed)
+            #expect(afterAppend.trailingCount == 1)
+            let reopened = try Journal.open(at: path, access: .readOnly)
+            #expect(reopened.frameIndex == afterAppend)
+        }
+
+        @Test func trustingReplayShowsTheSameFramesAndStoredHashes() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("trust.journal")
+            try makeJournal(at: path, payloads: payloads(sizes: [0, 1, 17, 100, 300, 5000]))
+            let journal = try Journal.open(at: path, access: .readWrite)
+            var verified: [(UInt64, FrameKind, [UInt8], [UInt8], Int)] = []
+            try journal.replay(chainCheck: .recompute) { frame in
+                verified.append((frame.sequence, frame.kind, Array(frame.payload), Array(frame.previousHash), frame.offset))
+            }
+            var trusted: [(UInt64, FrameKind, [UInt8], [UInt8], Int)] = []
+            try journal.replay(chainCheck: .trustVerifiedOnOpen) { frame in
+                trusted.append((frame.sequence, frame.kind, Array(frame.payload), Array(frame.previousHash), frame.offset))
+            }
+            #expect(trusted.count == 6)
+            #expect(trusted.elementsEqual(verified) { $0 == $1 })
+        }
+
+        /// A frame changed after opening, under our lock (something that ignores flock):
+        /// the trusting pass reports the change when the structure or the head no longer
+        /// matches; a payload-only change is the service's AEAD's to catch (it binds the
+        /// stored previous hash), and the next open's chain check catches it too.
+        @Test func trustingReplayReportsAJournalChangedUnderTheLock() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("changed.journal")
+            let bytes = try makeJournal(at: path, payloads: payloads(sizes: [10, 20, 30]))
+            let ranges = frameRanges(bytes)
+
+            // A sequence number rewritten, and the last frame's stored hash rewritten.
+            for offset in [ranges[1].lowerBound + 4, ranges[2].upperBound - 1] {
+                let journal = try Journal.open(at: path, access: .readWrite)
+                try patchByte(path, at: offset, to: bytes[offset] ^ 0x01)
+                let error = journalError { try journal.replay(chainCheck: .trustVerifiedOnOpen) { _ in } }
+                guard case .corrupt(let problem)? = error?.code else {
+                    Issue.record("expected corruption for a change at \(offset), got \(String(describing: error))")
+                    continue
+                }
+                #expect(problem.reason == "the journal changed while it was open")
+                try patchByte(path, at: offset, to: bytes[offset])
+            }
+
+            // A payload byte: the trusting pass shows the changed payload (the AEAD above it
+            // fails); opening again recomputes the chain and refuses the file.
+            let payloadByte = ranges[1].lowerBound + 21
+            let journal = try Journal.open(at: path, access: .readWrite)
+            try patchByte(path, at: payloadByte, to: bytes[payloadByte] ^ 0x80)
+            var seen: [UInt8] = []
+            try journal.replay(chainCheck: .trustVerifiedOnOpen) { frame in
+                if frame.sequence == 2 { seen = Array(frame.payload) }
+            }
+            #expect(seen.first == bytes[payloadByte] ^ 0x80)
+            #expect(journalError { try journal.replay(chainCheck: .recompute) { _ in } }?.code != nil)
+        }
+    }
+}
