@@ -22,6 +22,10 @@ public final class Journal {
     public let trimmedTail: TornTail?
     /// What opening noted about the frames' kinds (key wraps kept), kept up to date by appends.
     public internal(set) var frameIndex: FrameIndex
+    /// The first frame that does not verify, when the journal was opened read-only with
+    /// `toleratingDamage` (for `audit`: the frames before it can still be shown). The
+    /// journal then holds only the whole frames before the damage. Nil otherwise.
+    public let damage: JournalProblem?
 
     let access: JournalAccess
     let file: FileDescriptor
@@ -30,7 +34,7 @@ public final class Journal {
 
     private init(
         path: String, file: FileDescriptor, access: JournalAccess, header: JournalHeader,
-        summary: ScanSummary, trimmedTail: TornTail?, frameIndex: FrameIndex
+        summary: ScanSummary, trimmedTail: TornTail?, frameIndex: FrameIndex, damage: JournalProblem? = nil
     ) {
         self.path = path
         self.file = file
@@ -42,6 +46,7 @@ public final class Journal {
         self.size = summary.validEnd
         self.trimmedTail = trimmedTail
         self.frameIndex = frameIndex
+        self.damage = damage
     }
 
     deinit {
@@ -142,8 +147,13 @@ public final class Journal {
     /// - Throws: `.notFound`, `.isDirectory`, `.notRegularFile` (symlinks included),
     ///   `.foreignOwner`, `.insecurePermissions` (any group/world bit), `.notAJournal`,
     ///   `.unsupportedVersion`, `.corrupt` for anything but a torn tail, `.io`.
+    ///
+    /// With `toleratingDamage` (read-only access only), a journal that does not verify
+    /// still opens, holding the whole frames before the first bad one, which is reported in
+    /// ``damage``: `audit` shows what verified and then names the problem.
     public static func open(
-        at path: String, access: JournalAccess, progress: ((Int, Int) -> Void)? = nil
+        at path: String, access: JournalAccess, progress: ((Int, Int) -> Void)? = nil,
+        toleratingDamage: Bool = false
     ) throws(JournalError) -> Journal {
         let file = try openChecked(path, writable: access == .readWrite, checkOwnership: true)
         do throws(JournalError) {
@@ -165,7 +175,12 @@ public final class Journal {
                 }
             }
             if let problem = summary.problem {
-                throw JournalError(.corrupt(problem), path: path)
+                guard toleratingDamage, access == .readOnly else {
+                    throw JournalError(.corrupt(problem), path: path)
+                }
+                return Journal(
+                    path: path, file: file, access: access, header: header, summary: summary,
+                    trimmedTail: nil, frameIndex: index, damage: problem)
             }
             if summary.tornTail != nil, access == .readWrite {
                 try mapIO(path) { () throws(SystemCallError) in

@@ -30,11 +30,22 @@ extension GiftKeeperService {
     ) throws(ServiceError) -> AuditReport {
         let service = GiftKeeperService(journalPath: journalPath, environment: environment)
         service.onProgress = progress
-        try service.openExisting(access: .readOnly)
-        guard service.phase == .locked, let journal = service.journal else {
-            throw ServiceError(.tampered(sequence: 1, reason: "the journal holds no account"))
+        try service.open(access: .readOnly, toleratingDamage: true)
+        guard let journal = service.journal else { throw ServiceError(.noJournal(path: journalPath)) }
+        // Damage found while opening: shown after the frames that verified before it.
+        let damage = journal.damage.map { ServiceError(.journal(JournalError(.corrupt($0), path: journalPath))) }
+        guard service.phase == .locked else {
+            throw damage ?? ServiceError(.tampered(sequence: 1, reason: "the journal holds no account"))
         }
-        let keyring = try service.unlock(password: password, recordFailure: nil)
+        let keyring: Keyring
+        do {
+            keyring = try service.unlock(password: password, recordFailure: nil)
+        } catch {
+            // The newest key wrap before the damage may predate a password change written
+            // after it: then the damage, not the password, is what to report.
+            if let damage, case .wrongPassword = error.code { throw damage }
+            throw error
+        }
         defer { keyring.wipe() }
         var records: [AuditRecord] = []
         records.reserveCapacity(journal.frameCount)
@@ -46,6 +57,6 @@ extension GiftKeeperService {
         } catch {
             problem = error
         }
-        return AuditReport(records: records, problem: problem, tornTail: journal.trimmedTail)
+        return AuditReport(records: records, problem: problem ?? damage, tornTail: journal.trimmedTail)
     }
 }

@@ -72,10 +72,17 @@ public final class GiftKeeperService {
     /// trimming a torn last frame. A missing journal is not an error: the phase is
     /// ``Phase/noAccount`` and `setup` creates it.
     public func open(access: JournalAccess = .readWrite) throws(ServiceError) {
+        try open(access: access, toleratingDamage: false)
+    }
+
+    /// Opens as ``open(access:)``; `toleratingDamage` (read-only, for audit) keeps the frames
+    /// before the first bad one readable and reports the damage in ``Journal/damage``.
+    func open(access: JournalAccess, toleratingDamage: Bool) throws(ServiceError) {
         guard journal == nil else { return }
         let opened: Journal
         do {
-            opened = try Journal.open(at: journalPath, access: access, progress: onProgress)
+            opened = try Journal.open(
+                at: journalPath, access: access, progress: onProgress, toleratingDamage: toleratingDamage)
         } catch {
             if error.code == .notFound { return }
             throw ServiceError(.journal(error))

@@ -197,6 +197,29 @@ extension RollbackTests {
         try service.close()
     }
 
+    @Test func auditShowsWhatVerifiedBeforeDamageThenNamesIt() throws {
+        let sandbox = try Sandbox()
+        try busyJournal(sandbox)
+        let whole = try sandbox.journalBytes()
+        let good = try GiftKeeperService.audit(
+            journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
+        // Flip a byte in the middle of the last frame's payload: the chain breaks there.
+        var damaged = whole
+        damaged[whole.count - 40] ^= 0x01
+        try sandbox.writeJournal(damaged)
+        let report = try GiftKeeperService.audit(
+            journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
+        #expect(!report.isValid)
+        #expect(report.problem?.exitCode == 1)
+        let last = try #require(good.records.last)
+        #expect(report.records == Array(good.records.dropLast()))
+        #expect(report.problem?.description.contains("sequence number \(last.sequence)") == true, "\(String(describing: report.problem))")
+        #expect(try sandbox.journalBytes() == damaged, "audit never changes the journal")
+        // Opening for writing refuses it outright: damage is never "repaired".
+        let service = sandbox.service()
+        #expect(serviceError { try service.open() }?.exitCode == 1)
+    }
+
     @Test func auditOfAJournalInUseFailsAtOnce() throws {
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()
