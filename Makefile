@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ## run: install dependencies, build, and start the REPL
 run: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product giftkeeper
-	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/giftkeeper $(ARGS)
+	@$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/giftkeeper $(ARGS)
 
 ## test: install dependencies, build, and run the whole test suite
 test: deps
