@@ -66,11 +66,75 @@ extension Timestamp {
         return out
     }
 
+    /// Appends the UTF-8 bytes of ``iso8601`` to `buffer`, without creating a `String`:
+    /// the export writes two times per present, and building them as strings was two
+    /// thirds of its cost. The bytes are exactly those of ``iso8601``.
+    public func writeISO8601(into buffer: inout [UInt8]) {
+        let ms = millisecondsSinceEpoch
+        var days = ms / Self.millisecondsPerDay
+        var msOfDay = ms % Self.millisecondsPerDay
+        if msOfDay < 0 {
+            days -= 1
+            msOfDay += Self.millisecondsPerDay
+        }
+        let (year, month, day) = Self.civil(fromDays: days)
+        let millis = UInt64(msOfDay)
+        // At most 10 bytes of year (sign and nine digits: Int64 milliseconds span
+        // ±292 million years) and 20 of "-MM-DDTHH:MM:SS.sssZ".
+        var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &scratch) { out in
+            var count = 0
+            func put(_ byte: UInt8) {
+                out[count] = byte
+                count += 1
+            }
+            func put(_ value: UInt64, width: Int) {
+                // Digits backwards into place, zero-padded to `width`.
+                var digits = 1
+                var rest = value / 10
+                while rest > 0 { digits += 1; rest /= 10 }
+                let total = max(digits, width)
+                var remaining = value
+                for index in stride(from: count + total - 1, through: count, by: -1) {
+                    out[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                    remaining /= 10
+                }
+                count += total
+            }
+            if year >= 0 && year <= 9999 {
+                put(UInt64(year), width: 4)
+            } else {
+                put(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+                put(year.magnitude, width: 6)
+            }
+            put(UInt8(ascii: "-"))
+            put(UInt64(month), width: 2)
+            put(UInt8(ascii: "-"))
+            put(UInt64(day), width: 2)
+            put(UInt8(ascii: "T"))
+            put(millis / 3_600_000, width: 2)
+            put(UInt8(ascii: ":"))
+            put(millis / 60_000 % 60, width: 2)
+            put(UInt8(ascii: ":"))
+            put(millis / 1000 % 60, width: 2)
+            put(UInt8(ascii: "."))
+            put(millis % 1000, width: 3)
+            put(UInt8(ascii: "Z"))
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[..<count]))
+        }
+    }
+
     /// Parses exactly the format ``iso8601`` writes (`YYYY-MM-DDTHH:MM:SS.sssZ`, or the
     /// expanded signed year form); nil for anything else, including out-of-range fields
     /// (month 13, February 30, hour 24, leap second 60) and times beyond `Int64` milliseconds.
     public init?(iso8601 text: String) {
-        var utf8 = Array(text.utf8)[...]
+        self.init(iso8601UTF8: Array(text.utf8)[...])
+    }
+
+    /// Parses the UTF-8 bytes of an ``iso8601`` text, like ``init(iso8601:)`` (the import
+    /// reads times straight from the document's bytes).
+    public init?(iso8601UTF8 bytes: ArraySlice<UInt8>) {
+        var utf8 = bytes
         // Year: four digits, or a sign and six to nine digits.
         let year: Int64
         if let first = utf8.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {

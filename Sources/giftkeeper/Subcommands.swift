@@ -133,9 +133,11 @@ struct Export: ParsableCommand {
         }
         try withSignedInService(journal: journal, password: password) { service in
             if let output {
-                try service.export { bytes throws(ServiceError) in try PrivateFile.write(bytes, to: output) }
+                var file = PrivateFile.Writer(path: output)
+                try service.export(to: &file)
             } else {
-                try service.export { bytes throws(ServiceError) in Console().write(bytes) }
+                var console = Console()
+                try service.export(to: &console)
             }
         }
     }

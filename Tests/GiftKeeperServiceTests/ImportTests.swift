@@ -65,7 +65,7 @@ import OrderedCollections
 
     /// A malformed document is rejected whole, naming the field; nothing is appended.
     @Test(arguments: [
-        ("malformed JSON", #"{"format": "giftkeeper.export.v1", "presents": ["#, "the document"),
+        ("malformed JSON", #"{"format": "giftkeeper.export.v1", "presents": ["#, "line 1, column 49"),
         ("not an object", "[]", "the document"),
         ("wrong format tag", document(valid, format: "giftkeeper.export.v2"), "format"),
         ("missing format", #"{"presents":[]}"#, "format"),

@@ -396,9 +396,29 @@ func exportedPresents(_ bytes: [UInt8], dropping keys: Set<String> = []) throws 
     }
 }
 
-/// The export document's bytes (``GiftKeeperService/export(to:)`` hands them to a writer).
-func exportBytes(_ service: GiftKeeperService) throws -> [UInt8] {
+/// Collects an export's chunks (checking each is at most ``ExportDocument/chunkSize``)
+/// and whether `finish()` was called after the last one.
+struct CollectedExport: ExportWriting {
     var bytes: [UInt8] = []
-    try service.export { bytes = $0 }
-    return bytes
+    var chunks = 0
+    var finished = false
+
+    mutating func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
+        #expect(!finished && !chunk.isEmpty && chunk.count <= ExportDocument.chunkSize)
+        bytes += chunk
+        chunks += 1
+    }
+
+    mutating func finish() throws(ServiceError) {
+        #expect(!finished)
+        finished = true
+    }
+}
+
+/// The export document's bytes (``GiftKeeperService/export(to:)`` hands them to a writer in chunks).
+func exportBytes(_ service: GiftKeeperService) throws -> [UInt8] {
+    var collected = CollectedExport()
+    try service.export(to: &collected)
+    #expect(collected.finished)
+    return collected.bytes
 }

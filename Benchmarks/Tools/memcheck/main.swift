@@ -35,10 +35,16 @@ try service.open()
 try service.login(password: secret)
 let state = heapInUse() - before
 let afterLogin = peakRSS()
-var exported = 0
-if mode == "export" {
-    try service.export { bytes throws(ServiceError) in exported = bytes.count }
+struct CountingExport: ExportWriting {
+    var size = 0
+    mutating func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) { size += chunk.count }
+    mutating func finish() throws(ServiceError) {}
 }
+var sink = CountingExport()
+if mode == "export" {
+    try service.export(to: &sink)
+}
+let exported = sink.size
 let peak = peakRSS()
 print("presents \(service.state.presents.count) events \(service.state.eventCount)")
 print("state (resident growth over open + login) bytes \(state) (\(state / max(service.state.presents.count, 1)) per present)")

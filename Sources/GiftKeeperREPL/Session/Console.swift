@@ -1,8 +1,9 @@
+public import GiftKeeperService
 import Glibc
 
 /// Where the REPL writes: results to standard output, errors and warnings to standard
 /// error, each line flushed at once so interleaving with prompts stays readable.
-public struct Console: Sendable {
+public struct Console: Sendable, ExportWriting {
     let outputDescriptor: Int32
     let errorDescriptor: Int32
 
@@ -20,6 +21,14 @@ public struct Console: Sendable {
     public func write(_ bytes: [UInt8]) {
         write(bytes, descriptor: outputDescriptor)
     }
+
+    /// Writes the next chunk of an export to standard output (`ExportWriting`).
+    public func write(_ chunk: ArraySlice<UInt8>) {
+        chunk.withUnsafeBytes { write($0, descriptor: outputDescriptor) }
+    }
+
+    /// Nothing to make durable on standard output (`ExportWriting`).
+    public func finish() {}
 
     /// Writes `giftkeeper: error: <message>` to standard error: one line.
     public func error(_ message: String) {
@@ -45,16 +54,18 @@ public struct Console: Sendable {
     }
 
     private func write(_ bytes: [UInt8], descriptor: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
+        bytes.withUnsafeBytes { write($0, descriptor: descriptor) }
+    }
+
+    private func write(_ buffer: UnsafeRawBufferPointer, descriptor: Int32) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += n
         }
     }
 }

@@ -3,26 +3,62 @@ import Glibc
 
 /// Files the REPL writes for the user (exports) and reads (imports).
 public enum PrivateFile {
-    /// Writes `bytes` to `path` with mode 0600: created `O_NOFOLLOW` (never through a
-    /// symlink), truncated if it exists, forced to 0600 even if it existed with another
-    /// mode, and fsynced before returning.
+    /// Writes `bytes` to `path` with mode 0600 (see ``Writer``) and fsyncs it.
     public static func write(_ bytes: [UInt8], to path: String) throws(ServiceError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ServiceError(.fileIO(operation: "create", path: path, errno: errno)) }
-        defer { close(fd) }
-        guard fchmod(fd, 0o600) == 0 else { throw ServiceError(.fileIO(operation: "set the mode of", path: path, errno: errno)) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { buffer in
-                Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ServiceError(.fileIO(operation: "write", path: path, errno: errno))
-            }
-            offset += n
+        let file = Writer(path: path)
+        try file.write(bytes[...])
+        try file.finish()
+    }
+
+    /// A file written chunk by chunk (an export): opened once, on the first write, with
+    /// mode 0600 — created `O_NOFOLLOW` (never through a symlink), truncated if it exists,
+    /// forced to 0600 even if it existed with another mode — and fsynced by ``finish()``.
+    /// Nothing is created until the first write, so an export refused before its first
+    /// byte leaves no file behind. The descriptor is closed on deinit.
+    public final class Writer: ExportWriting {
+        public let path: String
+        private var descriptor: Int32 = -1
+
+        public init(path: String) {
+            self.path = path
         }
-        guard fsync(fd) == 0 else { throw ServiceError(.fileIO(operation: "fsync", path: path, errno: errno)) }
+
+        deinit {
+            if descriptor >= 0 { close(descriptor) }
+        }
+
+        private func openIfNeeded() throws(ServiceError) -> Int32 {
+            if descriptor >= 0 { return descriptor }
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw ServiceError(.fileIO(operation: "create", path: path, errno: errno)) }
+            descriptor = fd
+            guard fchmod(fd, 0o600) == 0 else { throw ServiceError(.fileIO(operation: "set the mode of", path: path, errno: errno)) }
+            return fd
+        }
+
+        /// Appends `chunk` to the file (the whole of it: short writes and EINTR are retried).
+        public func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
+            let fd = try openIfNeeded()
+            let failure: Int32? = chunk.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += n
+                }
+                return nil
+            }
+            if let failure { throw ServiceError(.fileIO(operation: "write", path: path, errno: failure)) }
+        }
+
+        /// Makes what was written durable: fsync (the file is created, empty, if nothing was).
+        public func finish() throws(ServiceError) {
+            let fd = try openIfNeeded()
+            guard fsync(fd) == 0 else { throw ServiceError(.fileIO(operation: "fsync", path: path, errno: errno)) }
+        }
     }
 
     /// Checks, without creating anything, that `path` could be written: its directory

@@ -429,10 +429,12 @@ public final class REPLSession {
         try requireSignedIn()
         let count = service.state.presents.count
         if let path = command.file {
-            try service.export { bytes throws(ServiceError) in try PrivateFile.write(bytes, to: path) }
+            var file = PrivateFile.Writer(path: path)
+            try service.export(to: &file)
             console.print("Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600).")
         } else {
-            try service.export { bytes throws(ServiceError) in console.write(bytes) }
+            var output = console
+            try service.export(to: &output)
         }
     }
 
