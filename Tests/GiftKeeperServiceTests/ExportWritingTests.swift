@@ -1,0 +1,59 @@
+import Testing
+import GiftKeeperDomain
+import GiftKeeperService
+
+/// `export(to:)` hands the document over in chunks and records `stateExported` only after
+/// the last chunk was written and `finish()` succeeded.
+@Suite struct ExportWritingTests {
+    /// Fails its `failAtChunk`-th write (0-based), or its finish when `failAtChunk` is nil
+    /// and `failsToFinish` is set.
+    private struct FailingExport: ExportWriting {
+        var failAtChunk: Int?
+        var failsToFinish = false
+        var chunks = 0
+
+        mutating func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
+            defer { chunks += 1 }
+            if chunks == failAtChunk { throw ServiceError(.fileIO(operation: "write", path: "/test", errno: 28)) }
+        }
+
+        mutating func finish() throws(ServiceError) {
+            if failsToFinish { throw ServiceError(.fileIO(operation: "fsync", path: "/test", errno: 5)) }
+        }
+    }
+
+    @Test(arguments: [FailingExport(failAtChunk: 0), FailingExport(failAtChunk: 2), FailingExport(failsToFinish: true)])
+    private func aFailedWriteOrFinishRecordsNothing(destination: FailingExport) throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        // Enough presents for three chunks of 1 MiB (notes of 8 KB each).
+        for number in 0..<400 {
+            try service.perform(.addPresent(
+                recipient: "Mum", title: "Present \(number)", notes: String(repeating: "n", count: 8_000)))
+        }
+        let before = try sandbox.journalBytes()
+        let state = service.state
+        var destination = destination
+        let error = serviceError { try service.export(to: &destination) }
+        #expect(error?.exitCode != nil)
+        #expect(try sandbox.journalBytes() == before)
+        #expect(service.state == state)
+        try service.close()
+    }
+
+    @Test func aLargeExportComesInChunksOfAtMostOneMiB() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        for number in 0..<400 {
+            try service.perform(.addPresent(
+                recipient: "Mum", title: "Present \(number)", notes: String(repeating: "\u{1}", count: 2_000)))
+        }
+        var collected = CollectedExport()
+        try service.export(to: &collected)
+        #expect(collected.finished)
+        #expect(collected.chunks >= 4)  // 400 × 12 KB of escaped notes
+        #expect(collected.bytes == (try ExportDocument.encode(service.state)))
+        #expect(service.state.lastExportAt != nil)
+        try service.close()
+    }
+}
