@@ -22,9 +22,12 @@ public struct Console: Sendable, ExportWriting {
         write(bytes, descriptor: outputDescriptor)
     }
 
-    /// Writes the next chunk of an export to standard output (`ExportWriting`).
-    public func write(_ chunk: ArraySlice<UInt8>) {
-        chunk.withUnsafeBytes { write($0, descriptor: outputDescriptor) }
+    /// Writes the next chunk of an export to standard output (`ExportWriting`). Unlike
+    /// the other output, a failure is an error (standard output redirected to a full disk):
+    /// the export is then not recorded.
+    public func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
+        let failure = chunk.withUnsafeBytes { write($0, descriptor: outputDescriptor) }
+        if let failure { throw ServiceError(.fileIO(operation: "write", path: "standard output", errno: failure)) }
     }
 
     /// Nothing to make durable on standard output (`ExportWriting`).
@@ -54,18 +57,20 @@ public struct Console: Sendable, ExportWriting {
     }
 
     private func write(_ bytes: [UInt8], descriptor: Int32) {
-        bytes.withUnsafeBytes { write($0, descriptor: descriptor) }
+        _ = bytes.withUnsafeBytes { write($0, descriptor: descriptor) }
     }
 
-    private func write(_ buffer: UnsafeRawBufferPointer, descriptor: Int32) {
+    /// Writes all of `buffer`; the errno of a failed write, nil when all was written.
+    private func write(_ buffer: UnsafeRawBufferPointer, descriptor: Int32) -> Int32? {
         var offset = 0
         while offset < buffer.count {
             let n = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                return
+                return errno
             }
             offset += n
         }
+        return nil
     }
 }
