@@ -10,33 +10,36 @@ public enum PrivateFile {
         try file.finish()
     }
 
-    /// A file written chunk by chunk (an export): opened once, on the first write, with
-    /// mode 0600 — created `O_NOFOLLOW` (never through a symlink), truncated if it exists,
-    /// forced to 0600 even if it existed with another mode — and fsynced by ``finish()``.
-    /// Nothing is created until the first write, so an export refused before its first
-    /// byte leaves no file behind. The descriptor is closed on deinit.
+    /// A file written chunk by chunk (an export), atomically: the chunks go to a temporary
+    /// file beside `path` (created on the first write, `O_CREAT|O_EXCL|O_NOFOLLOW`, mode
+    /// 0600); ``finish()`` fsyncs it, renames it over `path` and fsyncs the directory. So
+    /// `path` is either the old file or the whole new document, never a partial one, and a
+    /// failed or abandoned export leaves nothing behind (deinit removes the temporary file).
     public final class Writer: ExportWriting {
         public let path: String
+        private let temporaryPath: String
         private var descriptor: Int32 = -1
+        private var isFinished = false
 
         public init(path: String) {
             self.path = path
+            self.temporaryPath = path + ".partial-\(getpid())"
         }
 
         deinit {
             if descriptor >= 0 { close(descriptor) }
+            if descriptor >= 0 && !isFinished { unlink(temporaryPath) }
         }
 
         private func openIfNeeded() throws(ServiceError) -> Int32 {
             if descriptor >= 0 { return descriptor }
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw ServiceError(.fileIO(operation: "create", path: path, errno: errno)) }
             descriptor = fd
-            guard fchmod(fd, 0o600) == 0 else { throw ServiceError(.fileIO(operation: "set the mode of", path: path, errno: errno)) }
             return fd
         }
 
-        /// Appends `chunk` to the file (the whole of it: short writes and EINTR are retried).
+        /// Appends `chunk` (the whole of it: short writes and EINTR are retried).
         public func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
             let fd = try openIfNeeded()
             let failure: Int32? = chunk.withUnsafeBytes { buffer in
@@ -54,10 +57,27 @@ public enum PrivateFile {
             if let failure { throw ServiceError(.fileIO(operation: "write", path: path, errno: failure)) }
         }
 
-        /// Makes what was written durable: fsync (the file is created, empty, if nothing was).
+        /// Makes the document durable and gives it its name: fsync, rename over `path`,
+        /// fsync of the directory (the file is created, empty, if nothing was written).
         public func finish() throws(ServiceError) {
             let fd = try openIfNeeded()
             guard fsync(fd) == 0 else { throw ServiceError(.fileIO(operation: "fsync", path: path, errno: errno)) }
+            guard rename(temporaryPath, path) == 0 else {
+                throw ServiceError(.fileIO(operation: "replace", path: path, errno: errno))
+            }
+            isFinished = true
+            let directory = open(Self.directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                defer { close(directory) }
+                guard fsync(directory) == 0 else {
+                    throw ServiceError(.fileIO(operation: "fsync the directory of", path: path, errno: errno))
+                }
+            }
+        }
+
+        static func directory(of path: String) -> String {
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            return slash == path.startIndex ? "/" : String(path[..<slash])
         }
     }
 
@@ -66,23 +86,16 @@ public enum PrivateFile {
     /// fail before it signs in.
     public static func checkWritable(_ path: String) throws(ServiceError) {
         var info = stat()
-        if stat(path, &info) == 0 {
-            if info.st_mode & S_IFMT == S_IFDIR {
-                throw ServiceError(.fileIO(operation: "write", path: path, errno: EISDIR))
-            }
-            guard access(path, W_OK) == 0 else { throw ServiceError(.fileIO(operation: "write", path: path, errno: errno)) }
-            return
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw ServiceError(.fileIO(operation: "write", path: path, errno: EISDIR))
         }
-        let directory: String
-        if let slash = path.lastIndex(of: "/") {
-            directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        } else {
-            directory = "."
-        }
-        guard access(directory, W_OK | X_OK) == 0 else {
+        // The document is written beside `path` and renamed over it: the directory is
+        // what must be writable.
+        guard access(Writer.directory(of: path), W_OK | X_OK) == 0 else {
             throw ServiceError(.fileIO(operation: "create", path: path, errno: errno))
         }
     }
+
 
     /// The largest document `import` reads: 1 GiB.
     public static let maximumReadSize = 1 << 30

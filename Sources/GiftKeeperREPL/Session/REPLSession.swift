@@ -499,7 +499,6 @@ struct REPLError: Error, CustomStringConvertible {
         case noAccountYet
         case expectedAssignment(String)
         case invalidCount(Int)
-        case fileTooLarge(String)
     }
 
     let code: Code
@@ -522,8 +521,6 @@ struct REPLError: Error, CustomStringConvertible {
             return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion."
         case .invalidCount(let count):
             return "'--last \(count)' must be 1 or more."
-        case .fileTooLarge(let path):
-            return "'\(path)' is larger than 1 GiB; split it or check the path."
         }
     }
 }

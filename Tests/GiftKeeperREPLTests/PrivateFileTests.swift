@@ -1,0 +1,58 @@
+import Foundation
+import GiftKeeperREPL
+import GiftKeeperService
+import Glibc
+import Testing
+
+/// Export files: written whole or not at all, always mode 0600.
+@Suite struct PrivateFileTests {
+    private func temporaryDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/giftkeeper-privatefile-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        return String(cString: made)
+    }
+
+    private func contents(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    }
+
+    private func mode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
+    }
+
+    @Test func finishReplacesTheFileWholeWithMode0600() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/gifts.json"
+        FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
+        let writer = PrivateFile.Writer(path: path)
+        try writer.write(Array("{\"a\":".utf8)[...])
+        // Until finish, the old file is untouched.
+        #expect(contents(path) == Array("old".utf8))
+        try writer.write(Array("1}\n".utf8)[...])
+        try writer.finish()
+        #expect(contents(path) == Array("{\"a\":1}\n".utf8))
+        #expect(mode(path) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["gifts.json"])
+    }
+
+    @Test func anAbandonedExportLeavesNothingBehind() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/gifts.json"
+        do {
+            let writer = PrivateFile.Writer(path: path)
+            try writer.write(Array("partial".utf8)[...])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [])
+    }
+
+    @Test func aBadDestinationIsFoundBeforeAnythingIsWritten() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory + "/missing/gifts.json") }
+        #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory) }
+        try PrivateFile.checkWritable(directory + "/gifts.json")
+    }
+}
