@@ -57,6 +57,21 @@ struct SubcommandTests {
         #expect(fileBytes(sandbox.journal) == before, "nothing (not even a sign-in) may be recorded")
     }
 
+    @Test("export to a full standard output (/dev/full): exit 5, and no export is recorded")
+    func exportToAFullDisk() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let outcome = try runProgram(
+            "/bin/sh", ["-c", "exec \"$0\" export --journal \"$1\" > /dev/full", sandbox.binary, sandbox.journal],
+            input: Array("secret\n".utf8), environment: sandbox.environment)
+        #expect(outcome.status == 5, "\(outcome)")
+        #expect(outcome.errorLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains("no space left") == true, "\(outcome)")
+        let audit = try sandbox.audits()
+        #expect(audit.status == 0, "\(audit)")
+        #expect(!audit.stdout.contains("stateExported"), "a failed export must not be recorded:\n\(audit.stdout)")
+    }
+
     @Test("export to standard output and to --output FILE (mode 0600); import it elsewhere")
     func exportAndImport() throws {
         let sandbox = try Sandbox()
