@@ -42,18 +42,7 @@ public enum PrivateFile {
         /// Appends `chunk` (the whole of it: short writes and EINTR are retried).
         public func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
             let fd = try openIfNeeded()
-            let failure: Int32? = chunk.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += n
-                }
-                return nil
-            }
+            let failure = chunk.withUnsafeBytes { writeFully(fd, $0) }
             if let failure { throw ServiceError(.fileIO(operation: "write", path: path, errno: failure)) }
         }
 
