@@ -17,8 +17,8 @@ extension JournalTestSuite {
 
             for cut in 0..<60 {
                 try writeBytes(Array(bytes[0..<cut]), to: copy)
-                #expect(journalError { try Journal.open(at: copy, access: .readWrite) }?.code == .notAJournal, "cut \(cut)")
-                #expect(journalError { try Journal.verify(at: copy) }?.code == .notAJournal, "cut \(cut)")
+                #expect(journalError { try openSettled(at: copy, access: .readWrite) }?.code == .notAJournal, "cut \(cut)")
+                #expect(journalError { try verifySettled(at: copy) }?.code == .notAJournal, "cut \(cut)")
             }
             for cut in 60..<bytes.count {
                 try writeBytes(Array(bytes[0..<cut]), to: copy)
@@ -26,12 +26,12 @@ extension JournalTestSuite {
                 let boundary = whole.last?.upperBound ?? 60
                 let expectedTail = cut == boundary ? nil : TornTail(offset: boundary, length: cut - boundary)
 
-                let report = try Journal.verify(at: copy)
+                let report = try verifySettled(at: copy)
                 #expect(report.isValid, "cut \(cut): \(String(describing: report.problem))")
                 #expect(report.tornTail == expectedTail, "cut \(cut)")
                 #expect(report.frameCount == whole.count)
 
-                let journal = try Journal.open(at: copy, access: .readWrite)
+                let journal = try openSettled(at: copy, access: .readWrite)
                 #expect(journal.trimmedTail == expectedTail, "cut \(cut)")
                 #expect(journal.frameCount == whole.count, "cut \(cut)")
                 #expect(journal.lastSequence == UInt64(whole.count))
@@ -65,7 +65,7 @@ extension JournalTestSuite {
                     let expectedOffset = frame.map { ranges[$0].lowerBound } ?? 0
 
                     do {
-                        let report = try Journal.verify(at: copy)
+                        let report = try verifySettled(at: copy)
                         #expect(!report.isValid, "\(label)")
                         #expect(report.tornTail == nil, "\(label)")
                         #expect(report.problem?.sequence == expectedSequence, "\(label): \(String(describing: report.problem))")
@@ -82,7 +82,7 @@ extension JournalTestSuite {
                         #expect(allowed, "\(label): \(error)")
                     }
 
-                    let openError = journalError { try Journal.open(at: copy, access: .readWrite) }
+                    let openError = journalError { try openSettled(at: copy, access: .readWrite) }
                     #expect(openError != nil, "\(label) opened")
                     if case .corrupt(let problem)? = openError?.code {
                         #expect(problem.sequence == expectedSequence, "\(label)")
@@ -103,14 +103,14 @@ extension JournalTestSuite {
             let path = directory.file(name)
             try writeBytes(header + frames.flatMap { $0 }, to: path)
             let offset = 60 + frames.prefix(frameIndex).reduce(0) { $0 + $1.count }
-            let report = try Journal.verify(at: path)
+            let report = try verifySettled(at: path)
             #expect(report.problem?.sequence == sequence, "\(name): \(String(describing: report.problem))")
             #expect(report.problem?.offset == offset, "\(name)")
             #expect(report.problem?.reason.contains(phrase) == true, "\(name): \(String(describing: report.problem))")
             #expect(report.frameCount == Int(sequence) - 1)
             #expect(report.tornTail == nil)
             for access in [JournalAccess.readOnly, .readWrite] {
-                let error = journalError { try Journal.open(at: path, access: access) }
+                let error = journalError { try openSettled(at: path, access: access) }
                 #expect(error?.code == report.problem.map { .corrupt($0) }, "\(name)")
                 #expect(error?.exitCode == 1)
             }
