@@ -84,7 +84,7 @@ import OrderedCollections
         #expect(try sandbox.journalBytes() == golden)
 
         let service = sandbox.service()
-        try service.open()
+        try service.openSettled()
         #expect(service.keyDerivationParameters == .testMinimum)
         // The old password opens only what was written before the change: refused here.
         #expect(serviceError { try service.login(password: password("golden")) }?.wrongPasswordRecorded == true)

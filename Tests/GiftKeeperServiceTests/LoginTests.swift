@@ -106,7 +106,7 @@ import OrderedCollections
 
         sandbox.sleeps.removeAll()
         let second = sandbox.service()
-        try second.open()
+        try second.openSettled()
         #expect(second.phase == .locked)
         #expect(second.nextLoginDelay == 30)
         try second.login(password: password("correct horse"))
@@ -120,7 +120,7 @@ import OrderedCollections
         try second.close()
 
         let third = sandbox.service()
-        try third.open()
+        try third.openSettled()
         #expect(third.nextLoginDelay == 0)
         sandbox.sleeps.removeAll()
         _ = serviceError { try third.login(password: password("wrong")) }

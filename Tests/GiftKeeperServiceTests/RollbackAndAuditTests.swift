@@ -95,7 +95,7 @@ extension RollbackTests {
         try sandbox.writeJournal(copy)
         sandbox.notifications.items.removeAll()
         let rolledBack = sandbox.service()
-        try rolledBack.open()
+        try rolledBack.openSettled()
         #expect(serviceError { try rolledBack.login(password: password("new horse")) }?.wrongPasswordRecorded == true)
         try rolledBack.login(password: password("correct horse"))
         let alarms = sandbox.notifications.items.filter {
@@ -172,7 +172,7 @@ extension RollbackTests {
         #expect(try sandbox.journalBytes() == before)
         // Nor is a wrong password remembered as a failure: the next login waits nothing.
         let service = sandbox.service()
-        try service.open()
+        try service.openSettled()
         #expect(service.nextLoginDelay == 0)
     }
 
@@ -189,7 +189,7 @@ extension RollbackTests {
         #expect(try sandbox.journalBytes() == torn)
         // Opening for writing trims it; every acknowledged frame survives.
         let service = sandbox.service()
-        try service.open()
+        try service.openSettled()
         #expect(service.trimmedTail == TornTail(offset: whole.count, length: 10))
         #expect(try sandbox.journalBytes() == whole)
         try service.login(password: password("battery staple"))
@@ -217,7 +217,7 @@ extension RollbackTests {
         #expect(try sandbox.journalBytes() == damaged, "audit never changes the journal")
         // Opening for writing refuses it outright: damage is never "repaired".
         let service = sandbox.service()
-        #expect(serviceError { try service.open() }?.exitCode == 1)
+        #expect(serviceError { try service.openSettled() }?.exitCode == 1)
     }
 
     @Test func auditOfAJournalInUseFailsAtOnce() throws {

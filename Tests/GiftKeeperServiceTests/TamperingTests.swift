@@ -36,7 +36,7 @@ import OrderedCollections
         #expect(report.records.map(\.sequence) == Array(1..<sequence), sourceLocation: sourceLocation)
 
         let service = sandbox.service()
-        try service.open()
+        try service.openSettled()
         let error = serviceError { try service.login(password: password(secret)) }
         #expect(error?.tampered?.sequence == sequence, "\(String(describing: error))", sourceLocation: sourceLocation)
         #expect(error?.exitCode == 1, sourceLocation: sourceLocation)
@@ -83,7 +83,7 @@ import OrderedCollections
         #expect(try Journal.verify(at: sandbox.journalPath).isValid)
 
         let service = sandbox.service()
-        try service.open()
+        try service.openSettled()
         #expect(service.keyDerivationParameters?.opsLimit == KDFParameters.maximumOpsLimit)
         let started = Date()
         let error = serviceError { try service.login(password: password("correct horse")) }
@@ -111,7 +111,7 @@ import OrderedCollections
 
         let started = Date()
         let service = sandbox.service()
-        let error = serviceError { try service.open() }
+        let error = serviceError { try service.openSettled() }
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(error?.tampered?.sequence == 1, "\(String(describing: error))")
         #expect(error?.tampered?.reason.contains("cost") == true)
@@ -159,7 +159,7 @@ import OrderedCollections
         }
         #expect(try sandbox.journalBytes() == spliced)
         let service = sandbox.service()
-        try service.open()
+        try service.openSettled()
         #expect(serviceError { try service.login(password: password("other password")) }?.wrongPasswordRecorded == true)
         #expect(service.state.presents.isEmpty)
     }
@@ -208,7 +208,7 @@ import OrderedCollections
         #expect(report.records.filter(\.isReported).count == 1)
 
         let service = sandbox.service()
-        try service.open()
+        try service.openSettled()
         #expect(service.nextLoginDelay == 1)
         try service.login(password: password("correct horse"))
         guard case .signedIn(_, 1, _)? = sandbox.notifications.items.last else {
