@@ -45,7 +45,7 @@ struct ScriptSessionTests {
         #expect(out.contains(#"Saved p3: "Tea" for Mum."#))
         // The first `list`: all three, with the total of the prices.
         #expect(lines.contains { $0.hasPrefix("ID") && $0.contains("RECIPIENT") && $0.contains("STATUS") })
-        #expect(out.contains("3 presents, total 37.50"))
+        #expect(out.contains("3 presents, total 37.50 (3 idea)"))
         // `list Mum`: p1 and p3 only.
         #expect(out.contains("2 presents, total 25.00"))
         // `show p1` before the edit: every field.

@@ -333,7 +333,13 @@ public final class REPLSession {
              present.status.rawValue]
         }))
         let total = presents.reduce(Money.zero) { $0.addingSaturating($1.price ?? .zero) }
-        console.print("\(presents.count) present\(presents.count == 1 ? "" : "s"), total \(total)")
+        // The totals line: how many, what they cost, and how far along they are.
+        let stages = PresentStatus.allCases.compactMap { status -> String? in
+            let count = presents.lazy.filter { $0.status == status }.count
+            return count == 0 ? nil : "\(count) \(status)"
+        }
+        console.print(
+            "\(presents.count) present\(presents.count == 1 ? "" : "s"), total \(total) (\(stages.joined(separator: ", ")))")
     }
 
     private func runShow(_ command: REPLCommands.Show) throws {
