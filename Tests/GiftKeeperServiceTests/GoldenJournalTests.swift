@@ -17,7 +17,8 @@ import OrderedCollections
 
     /// Writes the golden journal: password `golden` (testMinimum cost), presents across
     /// every status, an edit, a removal, a sign-out, a failed login, a password change to
-    /// `golden2`, and more events after it. Also copies it to `journal/golden/`.
+    /// `golden2`, more events after it, an import and an export. Also copies it to
+    /// `journal/golden/`.
     @Test(.enabled(if: Golden.isRecording, "set GIFTKEEPER_RECORD_GOLDEN=1 to re-record"))
     func recordGoldenJournal() throws {
         let sandbox = try Sandbox()
@@ -44,6 +45,9 @@ import OrderedCollections
             recipient: "Mum", title: "Tea sampler", price: try Money.parsePrice("15.50"), occasion: "Birthday"))
         try service.perform(.markPresent(id: #require(PresentID(number: 5)), status: .bought))
         try service.perform(.editPresent(id: #require(PresentID(number: 1)), changes: [.occasion("Christmas Eve")]))
+        // An import: one present restored with its id, status and times (presentImported).
+        let imported = #"{"format":"giftkeeper.export.v1","account":{"name":"Elsewhere"},"presents":[{"createdAt":"2026-11-01T08:00:00.000Z","id":"p9","notes":"from the old journal","occasion":"Christmas","price":"30.00","recipient":"Ann","status":"wrapped","title":"Board game","updatedAt":"2026-11-02T18:30:00.250Z"}]}"#
+        _ = try service.importDocument(Array(imported.utf8))
         _ = try exportBytes(service)
         try service.signOut()
         try service.close()
@@ -91,20 +95,23 @@ import OrderedCollections
         try service.login(password: password("golden2"))
         #expect(service.accountName == "Golden Tester")
         let state = service.state
-        #expect(state.presents.keys.map(\.description) == ["p1", "p2", "p3", "p5"])
-        #expect(state.presents.values.map(\.status) == [.bought, .wrapped, .idea, .bought])
-        #expect(state.presents.values.map(\.title) == ["Blue scarf", "Chess clock", "Stunt kite", "Tea sampler"])
-        #expect(state.presents.values.map { $0.price?.description } == ["25.00", "42.50", "19.99", "15.50"])
+        #expect(state.presents.keys.map(\.description) == ["p1", "p2", "p3", "p5", "p9"])
+        #expect(state.presents.values.map(\.status) == [.bought, .wrapped, .idea, .bought, .wrapped])
+        #expect(state.presents.values.map(\.title) == ["Blue scarf", "Chess clock", "Stunt kite", "Tea sampler", "Board game"])
+        #expect(state.presents.values.map { $0.price?.description } == ["25.00", "42.50", "19.99", "15.50", "30.00"])
+        #expect(state.presents.values.last?.createdAt.iso8601 == "2026-11-01T08:00:00.000Z")
+        #expect(state.presents.values.last?.updatedAt.iso8601 == "2026-11-02T18:30:00.250Z")
+        #expect(report.records.filter { $0.type == "presentImported" }.count == 1)
         #expect(state.presents.values.first?.occasion == "Christmas Eve")
         #expect(state.removedPresents.keys.map(\.description) == ["p4"])
         #expect(state.removedPresents.values.first?.title == "Crème brûlée set")
-        #expect(state.nextPresentNumber == 6)
+        #expect(state.nextPresentNumber == 10)
         #expect(state.lastPasswordChangeAt != nil)
         #expect(state.lastExportAt != nil)
         #expect(try ExportDocument.encode(state) == Golden.bytes(Self.exportName))
         // And it keeps working: a new present gets the next id.
         try service.perform(.addPresent(recipient: "Dad", title: "Socks"))
-        #expect(service.state.presents.keys.last?.description == "p6")
+        #expect(service.state.presents.keys.last?.description == "p10")
         try service.close()
     }
 }
