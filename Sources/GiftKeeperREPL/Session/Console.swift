@@ -61,21 +61,7 @@ public struct Console: Sendable, ExportWriting {
     }
 
     private func write(_ buffer: UnsafeRawBufferPointer, descriptor: Int32) -> Int32? {
-        writeFully(descriptor, buffer)
+        let failure = POSIXIO.writeAll(descriptor, buffer)
+        return failure == 0 ? nil : failure
     }
-}
-
-/// Writes all of `buffer` to `descriptor`, retrying short writes and EINTR; the errno of a
-/// failed write, nil when everything was written.
-func writeFully(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32? {
-    var offset = 0
-    while offset < buffer.count {
-        let n = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-        if n < 0 {
-            if errno == EINTR { continue }
-            return errno
-        }
-        offset += n
-    }
-    return nil
 }

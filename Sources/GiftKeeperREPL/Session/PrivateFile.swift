@@ -42,8 +42,8 @@ public enum PrivateFile {
         /// Appends `chunk` (the whole of it: short writes and EINTR are retried).
         public func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
             let fd = try openIfNeeded()
-            let failure = chunk.withUnsafeBytes { writeFully(fd, $0) }
-            if let failure { throw ServiceError(.fileIO(operation: "write", path: path, errno: failure)) }
+            let failure = chunk.withUnsafeBytes { POSIXIO.writeAll(fd, $0) }
+            if failure != 0 { throw ServiceError(.fileIO(operation: "write", path: path, errno: failure)) }
         }
 
         /// Makes the document durable and gives it its name: fsync, rename over `path`,
