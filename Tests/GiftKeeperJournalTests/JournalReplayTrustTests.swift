@@ -106,5 +106,39 @@ extension JournalTestSuite {
             #expect(seen.first == bytes[payloadByte] ^ 0x80)
             #expect(journalError { try journal.replay(chainCheck: .recompute) { _ in } }?.code != nil)
         }
+    
+        @Test func readOnlyOpeningCanTolerateDamageForAudit() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("damaged.journal")
+            let contents = payloads(sizes: smallJournalSizes)
+            let bytes = try makeJournal(at: path, payloads: contents)
+            let ranges = frameRanges(bytes)
+            // Damage the third frame's payload: frames 1 and 2 still verify.
+            try patchByte(path, at: ranges[2].lowerBound + 21, to: bytes[ranges[2].lowerBound + 21] ^ 0x01)
+
+            #expect(journalError { try openSettled(at: path, access: .readOnly) }?.code != nil)
+            let damage: JournalProblem
+            do {
+                let journal = try settled { () throws(JournalError) in
+                    try Journal.open(at: path, access: .readOnly, toleratingDamage: true)
+                }
+                damage = try #require(journal.damage)
+                #expect(damage.sequence == 3)
+                #expect(damage.offset == ranges[2].lowerBound)
+                #expect(journal.frameCount == 2)
+                #expect(journal.size == ranges[1].upperBound)
+                let frames = try replayAll(journal)
+                #expect(frames.map(\.payload) == Array(contents.prefix(2)))
+            }
+            // Never for writing (the read-only journal above is closed now): damage is not
+            // something to append after.
+            let writing = journalError {
+                try settled { () throws(JournalError) in
+                    try Journal.open(at: path, access: .readWrite, toleratingDamage: true)
+                }
+            }
+            #expect(writing?.code == .corrupt(damage))
+            #expect(try readBytes(path) != bytes, "the damage is still there: nothing was trimmed")
+        }
     }
 }

@@ -295,7 +295,8 @@ func verifySettled(at path: String) throws(JournalError) -> VerificationReport {
     try settled { () throws(JournalError) in try Journal.verify(at: path) }
 }
 
-private func settled<T>(_ body: () throws(JournalError) -> T) throws(JournalError) -> T {
+/// Runs `body`, retrying for up to a second while it fails with `.inUse` (see ``openSettled(at:access:)``).
+func settled<T>(_ body: () throws(JournalError) -> T) throws(JournalError) -> T {
     var attempts = 0
     while true {
         do {
