@@ -28,42 +28,10 @@ extension Timestamp {
     /// `-000001-12-31T23:59:59.999Z`), as JavaScript's `toISOString` does.
     /// Every `Int64` value has a representation, and ``init(iso8601:)`` reads it back.
     public var iso8601: String {
-        let ms = millisecondsSinceEpoch
-        // Floor division, so times before 1970 land on the right day.
-        var days = ms / Self.millisecondsPerDay
-        var msOfDay = ms % Self.millisecondsPerDay
-        if msOfDay < 0 {
-            days -= 1
-            msOfDay += Self.millisecondsPerDay
-        }
-        let (year, month, day) = Self.civil(fromDays: days)
-        let hour = msOfDay / 3_600_000
-        let minute = msOfDay / 60_000 % 60
-        let second = msOfDay / 1000 % 60
-        let milli = msOfDay % 1000
-
-        var out = ""
-        out.reserveCapacity(27)
-        if year >= 0 && year <= 9999 {
-            Self.append(year, width: 4, to: &out)
-        } else {
-            out.append(year < 0 ? "-" : "+")
-            Self.append(year.magnitude, width: 6, to: &out)
-        }
-        out.append("-")
-        Self.append(month, width: 2, to: &out)
-        out.append("-")
-        Self.append(day, width: 2, to: &out)
-        out.append("T")
-        Self.append(hour, width: 2, to: &out)
-        out.append(":")
-        Self.append(minute, width: 2, to: &out)
-        out.append(":")
-        Self.append(second, width: 2, to: &out)
-        out.append(".")
-        Self.append(milli, width: 3, to: &out)
-        out.append("Z")
-        return out
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        writeISO8601(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the UTF-8 bytes of ``iso8601`` to `buffer`, without creating a `String`:
@@ -206,12 +174,6 @@ extension Timestamp {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    private static func append(_ value: some BinaryInteger, width: Int, to out: inout String) {
-        let digits = String(value)
-        if digits.count < width { out.append(String(repeating: "0", count: width - digits.count)) }
-        out.append(digits)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

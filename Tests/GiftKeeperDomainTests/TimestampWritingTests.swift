@@ -1,7 +1,8 @@
 import Testing
 import GiftKeeperDomain
 
-/// `Timestamp.writeISO8601(into:)` writes exactly the bytes of `iso8601`.
+/// `Timestamp.writeISO8601(into:)` appends after what the buffer holds and agrees with
+/// `iso8601` (defined through it); the known answers are in `TimestampTests`.
 @Suite struct TimestampWritingTests {
     private func written(_ timestamp: Timestamp, after prefix: [UInt8] = []) -> [UInt8] {
         var buffer = prefix
