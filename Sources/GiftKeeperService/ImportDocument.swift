@@ -197,17 +197,24 @@ extension ImportDocument {
                 position += 1
                 skipWhitespace()
                 try member(&self, key)
+                if try endOfElement(closedBy: UInt8(ascii: "}"), orElse: "expected ',' or \(closing)") { return }
+            }
+        }
+
+        /// After an element of an object or array: `,` (then whitespace) means another one
+        /// follows (false); `closer` ends the container (true); anything else is an error.
+        mutating func endOfElement(closedBy closer: UInt8, orElse expected: String) throws(Rejection) -> Bool {
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                position += 1
                 skipWhitespace()
-                switch peek() {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return
-                default:
-                    throw syntaxError("expected ',' or \(closing)")
-                }
+                return false
+            case closer:
+                position += 1
+                return true
+            default:
+                throw syntaxError(expected)
             }
         }
 
@@ -231,17 +238,7 @@ extension ImportDocument {
                     }
                 }
                 index += 1
-                skipWhitespace()
-                switch peek() {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                case UInt8(ascii: "]"):
-                    position += 1
-                    return
-                default:
-                    throw syntaxError("expected ',' or ']'")
-                }
+                if try endOfElement(closedBy: UInt8(ascii: "]"), orElse: "expected ',' or ']'") { return }
             }
         }
 
@@ -420,17 +417,7 @@ extension ImportDocument {
                 }
                 while true {
                     try skipValue(depth: depth + 1)
-                    skipWhitespace()
-                    switch peek() {
-                    case UInt8(ascii: ","):
-                        position += 1
-                        skipWhitespace()
-                    case UInt8(ascii: "]"):
-                        position += 1
-                        return
-                    default:
-                        throw syntaxError("expected ',' or ']'")
-                    }
+                    if try endOfElement(closedBy: UInt8(ascii: "]"), orElse: "expected ',' or ']'") { return }
                 }
             case UInt8(ascii: "\""):
                 _ = try readString()
