@@ -104,12 +104,7 @@ final class FrameScanner {
         }
 
         let size = JournalFormat.frameOverhead + length
-        if size > remaining {
-            return .tornTail
-        }
-        if size > bytes.count {
-            return .needMore(size)
-        }
+        if let short = Self.shortfall(size: size, remaining: remaining, buffered: bytes.count) { return short }
         let hashed = JournalFormat.frameHeaderSize + length
         Blake2b.hash(
             UnsafeRawBufferPointer(rebasing: bytes[0..<hashed]),
@@ -123,6 +118,14 @@ final class FrameScanner {
             size: size))
     }
 
+    /// When a frame of `size` bytes is not all there: past the end of the file it is a torn
+    /// tail; past the end of the buffer the caller must read more. Nil when it is all there.
+    private static func shortfall(size: Int, remaining: Int, buffered: Int) -> Step? {
+        if size > remaining { return .tornTail }
+        if size > buffered { return .needMore(size) }
+        return nil
+    }
+
     /// ``next(in:remaining:)`` for ``ChainCheck/trustVerifiedOnOpen``: no hashing. Whatever
     /// does not match what the open-scan saw means the file changed under the lock.
     private func nextTrusted(
@@ -134,12 +137,7 @@ final class FrameScanner {
             return .corrupt(reason: "the journal changed while it was open")
         }
         let size = JournalFormat.frameOverhead + length
-        if size > remaining {
-            return .tornTail
-        }
-        if size > bytes.count {
-            return .needMore(size)
-        }
+        if let short = Self.shortfall(size: size, remaining: remaining, buffered: bytes.count) { return short }
         let hashed = JournalFormat.frameHeaderSize + length
         // The stored frame hash, verified on open, is the next frame's previous hash.
         computed.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[hashed..<size]))
