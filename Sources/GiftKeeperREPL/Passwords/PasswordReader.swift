@@ -9,9 +9,9 @@ public enum PasswordReader {
 
     /// Reads a password from the controlling terminal with echo off.
     ///
-    /// Opens `/dev/tty` (`O_RDWR | O_NOCTTY`), writes `prompt` to it, switches echo,
-    /// canonical mode and signal keys off, and edits the line itself, byte by byte into
-    /// guarded memory: Backspace and Ctrl-U erase, Enter ends, **Ctrl-C cancels** (throws
+    /// Opens `/dev/tty` (`O_RDWR | O_NOCTTY`), switches echo, canonical mode and signal
+    /// keys off (discarding keys typed ahead), then writes `prompt` to it and edits the
+    /// line itself, byte by byte into guarded memory: Backspace and Ctrl-U erase, Enter ends, **Ctrl-C cancels** (throws
     /// ``PasswordInputError/Code/interrupted``, so a REPL command is cancelled and the
     /// session goes on), Ctrl-D on an empty line is the end of input. The saved terminal
     /// state is restored on every path: normally by `defer`, and by the signal handler if
@@ -36,14 +36,16 @@ public enum PasswordReader {
             controls[Int(VMIN)] = 1
             controls[Int(VTIME)] = 0
         }
-        POSIXIO.writeAll(fd, prompt)
-
+        // Echo goes off before the prompt is shown, so whatever is typed once "Password:" is
+        // on screen stays hidden; TCSAFLUSH drops keys typed ahead of the prompt (the kernel
+        // has already echoed those, so they are not taken as the password).
         TerminalRestoration.remember(saved, for: fd)
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
             let error = errno
             TerminalRestoration.clear()
             throw PasswordInputError(.terminalSetupFailed(errno: error))
         }
+        POSIXIO.writeAll(fd, prompt)
         defer {
             _ = tcsetattr(fd, TCSANOW, &saved)
             TerminalRestoration.clear()
