@@ -79,6 +79,34 @@ final class Tmux {
     func waitFor(_ session: String, text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try waitFor(session, "'\(text)'", timeout: timeout, sourceLocation: sourceLocation) { $0.contains(text) }
     }
+
+    /// Waits until the cursor's line is exactly `prompt` (e.g. "giftkeeper>"): keys typed
+    /// before the program reads again would be echoed twice, by the terminal and by readline.
+    func waitForPrompt(_ session: String, _ prompt: String = "giftkeeper>", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try waitFor(session, "the prompt '\(prompt)'", sourceLocation: sourceLocation) { _ in
+            (try? self.currentLine(session)) == prompt
+        }
+    }
+
+    /// Runs `action`, then waits for one more `text` on the pane than there was before it: text
+    /// already on screen from earlier (an earlier prompt, an earlier message) does not count.
+    @discardableResult
+    func waitForAnother(
+        _ session: String, text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
+        after action: () throws -> Void
+    ) throws -> String {
+        let before = try screen(session).occurrences(of: text)
+        try action()
+        return try waitFor(session, "another '\(text)' (there were \(before))", timeout: timeout, sourceLocation: sourceLocation) {
+            $0.occurrences(of: text) > before
+        }
+    }
+}
+
+extension String {
+    func occurrences(of text: String) -> Int {
+        components(separatedBy: text).count - 1
+    }
 }
 
 @Suite("Terminal (tmux)")
@@ -104,11 +132,13 @@ struct TerminalTests {
         try tmux.press("first", "Enter")
         var screen = try tmux.waitFor("first", text: "🔓 Signed in as \(Secrets.name)")
         try tmux.waitFor("first", text: "Journal created at \(journal)")
+        try tmux.waitForPrompt("first")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
 
         try tmux.type("first", "add \(Secrets.recipient) \(Secrets.title)")
         try tmux.press("first", "Enter")
         try tmux.waitFor("first", text: "Saved p1:")
+        try tmux.waitForPrompt("first")
 
         // Tab completion: a command name, then a present id.
         try tmux.type("first", "ma")
@@ -124,6 +154,7 @@ struct TerminalTests {
         try tmux.type("first", " bought")
         try tmux.press("first", "Enter")
         try tmux.waitFor("first", text: "Saved p1: marked bought.")
+        try tmux.waitForPrompt("first")
 
         // Ctrl-C drops a half-typed line; the session goes on.
         try tmux.type("first", "add Dad Half-typed-line")
@@ -137,6 +168,7 @@ struct TerminalTests {
         screen = try tmux.waitFor("first", text: "1 present, total 0.00")
         #expect(!screen.contains("Saved p2"), "the interrupted line was run:\n\(screen)")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
+        try tmux.waitForPrompt("first")
 
         // Ctrl-D signs out and leaves.
         try tmux.press("first", "C-d")
@@ -152,9 +184,11 @@ struct TerminalTests {
         try tmux.press("second", "Enter")
         screen = try tmux.waitFor("second", text: "🔓 Signed in as \(Secrets.name)")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
+        try tmux.waitForPrompt("second")
         try tmux.type("second", "list")
         try tmux.press("second", "Enter")
         try tmux.waitFor("second", text: "1 present, total 0.00")
+        try tmux.waitForPrompt("second")
         try tmux.type("second", "quit")
         try tmux.press("second", "Enter")
         screen = try tmux.waitFor("second", text: "GK-EXIT=")
@@ -168,21 +202,28 @@ struct TerminalTests {
         try tmux.type("third", "abc")
         try tmux.press("third", "C-c")
         screen = try tmux.waitFor("third", text: "giftkeeper (locked)>")
+        try tmux.waitForPrompt("third", "giftkeeper (locked)>")
         #expect(screen.contains("Cancelled."), "\(screen)")
         #expect(!screen.contains("abc"), "the cancelled password was echoed:\n\(screen)")
-        try tmux.type("third", "login")
-        try tmux.press("third", "Enter")
-        try tmux.waitFor("third", text: "Password:")
+        // The start-up "Password:" is still on screen: wait for the new prompt before typing;
+        // keys typed ahead of a password prompt are shown by the terminal and then dropped.
+        try tmux.waitForAnother("third", text: "Password:") {
+            try tmux.type("third", "login")
+            try tmux.press("third", "Enter")
+        }
         // Backspace edits the hidden line: a typo fixed before Enter still signs in.
         try tmux.type("third", Secrets.password + "x")
         try tmux.press("third", "BSpace")
         try tmux.press("third", "Enter")
         try tmux.waitFor("third", text: "🔓 Signed in as \(Secrets.name)")
+        try tmux.waitForPrompt("third")
         try tmux.type("third", "passwd")
         try tmux.press("third", "Enter")
         try tmux.waitFor("third", text: "Current password:")
-        try tmux.press("third", "C-c")
-        try tmux.waitFor("third", text: "Cancelled.")
+        try tmux.waitForAnother("third", text: "Cancelled.") {
+            try tmux.press("third", "C-c")
+        }
+        try tmux.waitForPrompt("third")
         try tmux.type("third", "quit")
         try tmux.press("third", "Enter")
         screen = try tmux.waitFor("third", text: "GK-EXIT=")
