@@ -111,7 +111,7 @@ extension String {
 
 @Suite("Terminal (tmux)")
 struct TerminalTests {
-    @Test("setup without echo, tab completion, Ctrl-C, Ctrl-D, the password asked at start, echo restored after Ctrl-C")
+    @Test("setup without echo, tab completion, history (Up, Ctrl-R, no passwords), Ctrl-C, Ctrl-D, the password asked at start, echo restored")
     func interactiveSession() throws {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
@@ -189,6 +189,22 @@ struct TerminalTests {
         try tmux.press("second", "Enter")
         try tmux.waitFor("second", text: "1 present, total 0.00")
         try tmux.waitForPrompt("second")
+        // In-session history: Up recalls the last line; Ctrl-R finds one by a few letters.
+        try tmux.press("second", "Up")
+        try tmux.waitFor("second", "Up recalls 'list'") { _ in
+            (try? tmux.currentLine("second")) == "giftkeeper> list"
+        }
+        try tmux.press("second", "C-c")
+        try tmux.waitForPrompt("second")
+        try tmux.press("second", "C-r")
+        try tmux.type("second", "lis")
+        try tmux.waitFor("second", "Ctrl-R finds 'list'") { _ in
+            (try? tmux.currentLine("second"))?.hasSuffix("`lis': list") == true
+        }
+        try tmux.waitForAnother("second", text: "1 present, total 0.00") {
+            try tmux.press("second", "Enter")
+        }
+        try tmux.waitForPrompt("second")
         try tmux.type("second", "quit")
         try tmux.press("second", "Enter")
         screen = try tmux.waitFor("second", text: "GK-EXIT=")
@@ -216,6 +232,14 @@ struct TerminalTests {
         try tmux.press("third", "BSpace")
         try tmux.press("third", "Enter")
         try tmux.waitFor("third", text: "🔓 Signed in as \(Secrets.name)")
+        try tmux.waitForPrompt("third")
+        // Password lines never enter the history: the line Up recalls is 'login', not the
+        // password typed after it.
+        try tmux.press("third", "Up")
+        try tmux.waitFor("third", "Up recalls 'login'") { _ in
+            (try? tmux.currentLine("third")) == "giftkeeper> login"
+        }
+        try tmux.press("third", "C-c")
         try tmux.waitForPrompt("third")
         try tmux.type("third", "passwd")
         try tmux.press("third", "Enter")
