@@ -48,53 +48,54 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         self.init(.io(operation: error.operation, errno: error.errno), path: path)
     }
 
-    /// One sentence naming the path and what to do next.
+    /// Sentences naming the path and what to do next (capitalised, ending in a full stop,
+    /// like every other message GiftKeeper shows).
     public var description: String {
         let quoted = "'\(path)'"
         switch code {
         case .notFound:
-            return "no journal at \(quoted); check the path, or run setup to create one"
+            return "No journal at \(quoted). Check the path, or run setup to create one."
         case .alreadyExists:
-            return "a file already exists at \(quoted); open it, or choose another path for a new journal"
+            return "A file already exists at \(quoted). Open it, or choose another path for a new journal."
         case .inUse:
-            return "the journal \(quoted) is in use by another giftkeeper; close that one and try again"
+            return "The journal \(quoted) is in use by another giftkeeper. Close that one and try again."
         case .isDirectory:
-            return "\(quoted) is a directory; give the path of the journal file itself"
+            return "\(quoted) is a directory. Give the path of the journal file itself."
         case .notRegularFile:
-            return "\(quoted) is not a regular file (a symlink, device or pipe); give the path of the journal file itself"
+            return "\(quoted) is not a regular file (a symlink, device or pipe). Give the path of the journal file itself."
         case .notAJournal:
-            return "\(quoted) is not a GiftKeeper journal this version can read; check the path"
+            return "\(quoted) is not a GiftKeeper journal this version can read. Check the path."
         case .unsupportedVersion(let version):
-            return "\(quoted) has newer format version \(version); upgrade giftkeeper"
+            return "\(quoted) has newer format version \(version). Upgrade giftkeeper to open it."
         case .insecurePermissions(let mode):
             let octal = String(mode & 0o7777, radix: 8)
-            return "\(quoted) can be read or written by other users (mode 0\(octal)); run 'chmod 600 \(path)' and try again"
+            return "\(quoted) can be read or written by other users (mode 0\(octal)). Run 'chmod 600 \(path)' and try again."
         case .unreadable:
-            return "the journal \(quoted) cannot be opened: permission denied; check its owner and mode (it should be yours, mode 600)"
+            return "The journal \(quoted) cannot be opened: permission denied. Check its owner and mode (it should be yours, mode 600)."
         case .foreignOwner(let uid):
-            return "\(quoted) belongs to another user (uid \(uid)); only its owner may open it: ask them, or use your own journal"
+            return "\(quoted) belongs to another user (uid \(uid)). Only its owner may open it: ask them, or use your own journal."
         case .corrupt(let problem):
             let place = problem.sequence == 0
                 ? "in its header"
                 : "at sequence number \(problem.sequence) (byte offset \(problem.offset))"
-            return "the journal \(quoted) fails verification \(place): \(problem.reason); "
-                + "it is damaged or was tampered with: restore it from a backup"
+            return "The journal \(quoted) fails verification \(place): \(problem.reason). "
+                + "It is damaged or was tampered with: restore it from a backup."
         case .frameTooLarge(let size):
-            return "a frame of \(size) bytes exceeds the 1 MiB bound of \(quoted); nothing was written"
+            return "A frame of \(size) bytes exceeds the 1 MiB bound of \(quoted). Nothing was written."
         case .readOnlyAccess:
-            return "the journal \(quoted) is open read-only; open it for writing to append"
+            return "The journal \(quoted) is open read-only. Open it for writing to append."
         case .unusable:
-            return "the journal \(quoted) can no longer be written after an earlier write failure; restart giftkeeper"
+            return "The journal \(quoted) can no longer be written after an earlier write failure. Restart giftkeeper."
         case .io(let operation, let code):
             switch code {
             case EACCES, EPERM:
-                return "permission denied on \(quoted) (\(operation)); check the file's and its directory's owner and mode"
+                return "Permission denied on \(quoted) (\(operation)). Check the file's and its directory's owner and mode."
             case ENOSPC, EDQUOT:
-                return "the disk is full: could not \(operation) \(quoted); free some space and try again (nothing unsaved was acknowledged)"
+                return "The disk is full: could not \(operation) \(quoted). Free some space and try again (nothing unsaved was acknowledged)."
             case EROFS:
-                return "\(quoted) is on a read-only file system (\(operation)); move the journal to a writable place"
+                return "\(quoted) is on a read-only file system (\(operation)). Move the journal to a writable place."
             default:
-                return "could not \(operation) \(quoted): \(String(cString: strerror(code))); check the disk and try again"
+                return "Could not \(operation) \(quoted): \(String(cString: strerror(code))). Check the disk and try again."
             }
         }
     }

@@ -94,7 +94,9 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case .fileIO(let operation, let path, let errno):
             return "Could not \(operation) '\(path)': \(describeErrno(errno)). Check the path, its permissions and free space."
         case .importRejected(let location, let reason):
-            return "Import rejected at \(location): \(reason). Nothing was imported; fix the document and try again."
+            // `reason` may be a whole sentence already (a domain rule's message).
+            let clause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            return "Import rejected at \(location): \(clause). Nothing was imported; fix the document and try again."
         case .internalFailure(let reason):
             return "Internal failure: \(reason). Nothing more was written; please report this."
         }

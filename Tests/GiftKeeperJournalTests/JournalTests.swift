@@ -211,7 +211,7 @@ extension JournalTestSuite {
             let version = journalError { try Journal.open(at: newer, access: .readWrite) }
             #expect(version?.code == .unsupportedVersion(2))
             #expect(version?.exitCode == 4)
-            #expect(version?.description.contains("upgrade giftkeeper") == true)
+            #expect(version?.description.contains("Upgrade giftkeeper") == true)
             #expect(journalError { try Journal.verify(at: newer) }?.code == .unsupportedVersion(2))
 
             let flagged = directory.file("flags.journal")
@@ -359,7 +359,7 @@ extension JournalTestSuite {
             let cases: [(JournalError.Code, Int32, String)] = [
                 (.corrupt(problem), 1, "sequence number 7"),
                 (.frameTooLarge(2_000_000), 2, "1 MiB"),
-                (.notFound, 4, "no journal"),
+                (.notFound, 4, "No journal"),
                 (.alreadyExists, 4, "already exists"),
                 (.inUse, 4, "in use"),
                 (.isDirectory, 4, "directory"),
@@ -368,10 +368,10 @@ extension JournalTestSuite {
                 (.unsupportedVersion(3), 4, "newer format version 3"),
                 (.insecurePermissions(mode: 0o644), 4, "chmod 600 /x/j"),
                 (.foreignOwner(uid: 5), 4, "another user"),
-                (.io(operation: "open", errno: EACCES), 5, "permission denied"),
+                (.io(operation: "open", errno: EACCES), 5, "Permission denied"),
                 (.io(operation: "write", errno: ENOSPC), 5, "disk is full"),
                 (.io(operation: "open", errno: EROFS), 5, "read-only file system"),
-                (.io(operation: "fsync", errno: EIO), 5, "could not fsync"),
+                (.io(operation: "fsync", errno: EIO), 5, "Could not fsync"),
                 (.readOnlyAccess, 5, "read-only"),
                 (.unusable, 5, "no longer be written"),
             ]

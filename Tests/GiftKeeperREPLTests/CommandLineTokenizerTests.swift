@@ -37,7 +37,7 @@ import Testing
             try CommandLineTokenizer.split(#"add Mum \"#)
         }
         let message = TokenizerError(.unterminatedQuote("\"")).description
-        #expect(message.contains("unterminated quote"))
+        #expect(message.contains("Unterminated quote"))
     }
 
     @Test func partialLinesForCompletion() {

@@ -289,7 +289,7 @@ import OrderedCollections
         let error = serviceError { try service.openSettled() }
         #expect(error?.journalErrorCode == .unsupportedVersion(2))
         #expect(error?.exitCode == 4)
-        #expect(error?.description.contains("upgrade") == true)
+        #expect(error?.description.contains("Upgrade giftkeeper") == true)
         #expect(try sandbox.journalBytes() == newer)
         let audit = serviceError {
             _ = try GiftKeeperService.audit(

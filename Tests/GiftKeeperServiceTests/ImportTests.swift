@@ -100,6 +100,7 @@ import OrderedCollections
         #expect(rejection.location.contains(location), "\(label): rejected at \(rejection.location): \(rejection.reason)")
         #expect(error?.exitCode == 2)
         #expect(error?.description.contains("Nothing was imported") == true)
+        #expect(error?.description.contains("..") == false, "\(label): \(String(describing: error?.description))")
         #expect(try sandbox.journalBytes() == before, "\(label): the journal changed")
         #expect(service.state == state)
         try service.close()

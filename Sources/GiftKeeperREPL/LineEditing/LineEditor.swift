@@ -36,14 +36,24 @@ public enum LineInputProblem: Error, Equatable, Sendable, CustomStringConvertibl
     /// `read` failed with `errno`; the editor reports end of input after this.
     case readFailed(errno: Int32)
 
-    public var description: String {
+    /// Why, as a clause: "it is not valid UTF-8".
+    public var reason: String {
         switch self {
         case .invalidUTF8:
-            return "the line is not valid UTF-8; it was ignored"
+            return "it is not valid UTF-8"
         case .lineTooLong(let limit):
-            return "the line is longer than \(limit / 1024) KiB; it was ignored"
+            return "it is longer than \(limit / 1024) KiB"
         case .readFailed(let code):
-            return "could not read input (\(SystemErrorText.describe(code)))"
+            return "it could not be read (\(SystemErrorText.describe(code)))"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidUTF8, .lineTooLong:
+            return "That line was ignored: \(reason)."
+        case .readFailed(let code):
+            return "Could not read input (\(SystemErrorText.describe(code)))."
         }
     }
 }

@@ -143,9 +143,9 @@ public struct TokenizerError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch code {
         case .unterminatedQuote(let quote):
-            return "unterminated quote: a \(quote) was opened but not closed; close it with \(quote)"
+            return "Unterminated quote: a \(quote) was opened but not closed. Close it with \(quote)."
         case .trailingBackslash:
-            return "the line ends with a backslash; remove it or quote it as '\\'"
+            return "The line ends with a backslash. Remove it, or quote it as '\\'."
         }
     }
 }

@@ -38,33 +38,33 @@ public struct PasswordInputError: Error, Equatable, Sendable, CustomStringConver
     public var description: String {
         switch code {
         case .noTerminal(let error):
-            return "no terminal to read the password from (\(SystemErrorText.describe(error))); use --password-file FILE"
+            return "There is no terminal to read the password from (\(SystemErrorText.describe(error))). Use --password-file FILE."
         case .terminalSetupFailed(let error):
-            return "could not switch off the terminal's echo (\(SystemErrorText.describe(error)))"
+            return "Could not switch off the terminal's echo (\(SystemErrorText.describe(error))), so no password was asked for."
         case .endOfInput:
-            return "no password given (end of input)"
+            return "No password was given (end of input)."
         case .interrupted:
-            return "cancelled (Ctrl-C)"
+            return "Cancelled (Ctrl-C)."
         case .tooLong(let limit):
-            return "the password is longer than \(limit) bytes"
+            return "The password is longer than \(limit) bytes. Use a shorter one."
         case .invalidUTF8:
-            return "the password is not valid UTF-8"
+            return "The password is not valid UTF-8. Check the terminal's or the file's encoding."
         case .readFailed(let error):
-            return "could not read the password (\(SystemErrorText.describe(error)))"
+            return "Could not read the password (\(SystemErrorText.describe(error)))."
         case .outOfSecureMemory:
-            return "could not allocate guarded memory for the password (check 'ulimit -l')"
+            return "Could not allocate guarded memory for the password. Check 'ulimit -l'."
         case .fileNotFound(let path):
-            return "password file '\(path)' does not exist"
+            return "The password file '\(path)' does not exist. Check the path."
         case .isDirectory(let path):
-            return "password file '\(path)' is a directory; give the path of a file"
+            return "The password file '\(path)' is a directory. Give the path of a file."
         case .notRegularFile(let path):
-            return "password file '\(path)' is not a regular file"
+            return "The password file '\(path)' is not a regular file. Give the path of a file."
         case .tooPermissive(let path, let mode):
             let octal = String(mode & 0o777, radix: 8)
-            return "password file '\(path)' can be read by other users (mode \(octal)); "
-                + "run 'chmod 600 \(CommandLineTokenizer.quoted(path))' and try again"
+            return "The password file '\(path)' can be read by other users (mode 0\(octal)). "
+                + "Run 'chmod 600 \(CommandLineTokenizer.quoted(path))' and try again."
         case .unreadable(let path, let error):
-            return "cannot read password file '\(path)' (\(SystemErrorText.describe(error)))"
+            return "Cannot read the password file '\(path)' (\(SystemErrorText.describe(error)))."
         }
     }
 }
