@@ -96,11 +96,15 @@ func withSignedInService(
 ) throws {
     let console = Console()
     let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
-    service.onNotification = { console.note($0.description) }
     let progress = Progress(label: "Reading the journal")
     service.onProgress = { progress.update(completed: $0, total: $1) }
+    service.onNotification = { notification in
+        progress.clear()
+        console.note(notification.description)
+    }
     do {
         try service.openExisting(access: .readWrite)
+        progress.clear()
         let secret = try password.readPassword()
         defer { secret.wipe() }
         try service.login(password: secret)

@@ -25,7 +25,7 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/gifts.json"
-        FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
         let writer = PrivateFile.Writer(path: path)
         try writer.write(Array("{\"a\":".utf8)[...])
         // Until finish, the old file is untouched.

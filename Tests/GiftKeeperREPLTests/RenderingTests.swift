@@ -77,4 +77,25 @@ import Testing
         let text = String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
         #expect(text == "\rOpening: 50% (5/10)\u{1B}[K\rOpening: 100% (10/10)\u{1B}[K\r\u{1B}[K")
     }
+
+    /// A prompt or a message after a progress line starts on a clean line: `clear()` erases
+    /// the line and later updates draw again; after `finish()` nothing more is drawn.
+    @Test func progressClearsForAPromptAndDrawsAgain() {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { _ = close(fds[0]) }
+        let progress = Progress(label: "Reading", output: fds[1], isEnabled: true)
+        progress.update(completed: 10, total: 10)
+        progress.clear()
+        progress.clear()  // nothing drawn: nothing to erase
+        progress.update(completed: 10, total: 10)
+        progress.finish()
+        progress.update(completed: 3, total: 10)
+        progress.clear()
+        _ = close(fds[1])
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(fds[0], &buffer, buffer.count)
+        let text = String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
+        #expect(text == "\rReading: 100% (10/10)\u{1B}[K\r\u{1B}[K\rReading: 100% (10/10)\u{1B}[K\r\u{1B}[K")
+    }
 }

@@ -55,11 +55,25 @@ public final class Progress: Sendable {
         }
     }
 
-    /// Clears the progress line. Later updates are ignored.
+    /// Erases the progress line if one is shown, so a prompt or a message can take the line;
+    /// the next update draws a new one.
+    public func clear() {
+        erase(finishing: false)
+    }
+
+    /// Erases the progress line. Later updates are ignored.
     public func finish() {
+        erase(finishing: true)
+    }
+
+    private func erase(finishing: Bool) {
         guard isEnabled else { return }
         let wasDrawn = state.withLock { state -> Bool in
-            defer { state.finished = true }
+            defer {
+                state.lastDrawn = nil
+                state.lastText = ""
+                if finishing { state.finished = true }
+            }
             return !state.finished && state.lastDrawn != nil
         }
         if wasDrawn {

@@ -1,5 +1,5 @@
 import ArgumentParser
-public import GiftKeeperCrypto
+import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 public import GiftKeeperService
@@ -19,6 +19,8 @@ public final class REPLSession {
     private let passwords: any PasswordSource
     private let isInteractive: Bool
     private let console: Console
+    /// Opening and unlocking show it on a terminal; anything printed clears it first.
+    private let progress = Progress(label: "Reading the journal")
     private var exitCode: Int32 = 0
     private var isRunning = true
 
@@ -36,24 +38,29 @@ public final class REPLSession {
     /// Runs until `quit`, Ctrl-D or the end of the script; signs out and releases the journal.
     public func run() -> Int32 {
         let console = self.console
-        service.onNotification = { notification in console.print(notification.description) }
-        let progress = Progress(label: "Reading the journal")
+        let progress = self.progress
         service.onProgress = { done, total in progress.update(completed: done, total: total) }
+        service.onNotification = { notification in
+            progress.clear()
+            console.print(notification.description)
+        }
+        defer { progress.finish() }
         editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
         do {
             try service.open()
         } catch {
-            progress.finish()
+            progress.clear()
             console.error(error.description)
             return error.exitCode
         }
-        progress.finish()
+        progress.clear()
         if let tail = service.trimmedTail {
             console.warning(
                 "the journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed; every saved event is intact")
         }
         if isInteractive {
             greet()
+            progress.clear()
         }
         while isRunning {
             switch editor.readLine(prompt: prompt) {
@@ -62,6 +69,7 @@ public final class REPLSession {
                 guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
                 editor.addToHistory(line)
                 execute(line)
+                progress.clear()
             case .endOfInput:
                 isRunning = false
             case .interrupted:
@@ -178,6 +186,7 @@ public final class REPLSession {
     }
 
     private func fail(_ message: String, code: Int32) {
+        progress.clear()
         console.error(message)
         exitCode = code
     }
@@ -192,7 +201,7 @@ public final class REPLSession {
         case .endOfInput, .interrupted:
             throw REPLError(.noAnswer(label))
         case .invalid(let problem):
-            throw REPLError(.invalidAnswer(label, problem.description))
+            throw REPLError(.invalidAnswer(label, problem.reason))
         }
     }
 
