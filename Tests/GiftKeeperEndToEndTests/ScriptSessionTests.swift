@@ -195,4 +195,26 @@ struct ScriptSessionTests {
         let audit = try sandbox.audits()
         #expect(audit.stdout.split(separator: "\n").dropLast().last?.contains("signedOut") == true, "\(audit)")
     }
+
+    @Test("help <name> shows a usage line naming the command, aliases included")
+    func helpForEveryCommand() throws {
+        let sandbox = try Sandbox()
+        let names = [
+            ("setup", "setup"), ("login", "login"), ("signout", "signout"), ("logout", "signout"), ("add", "add"),
+            ("list", "list"), ("show", "show"), ("edit", "edit"), ("mark", "mark"), ("remove", "remove"),
+            ("history", "history"), ("export", "export"), ("import", "import"), ("passwd", "passwd"),
+            ("help", "help"), ("quit", "quit"), ("exit", "quit"),
+        ]
+        for (name, canonical) in names {
+            let outcome = try sandbox.script(["help \(name)"])
+            #expect(outcome.status == 0, "\(name): \(outcome)")
+            let usage = outcome.stdoutLines.filter { $0.hasPrefix("USAGE:") }
+            #expect(usage.count == 1, "\(name): \(outcome.stdout)")
+            #expect(usage.first == "USAGE: \(canonical)" || usage.first?.hasPrefix("USAGE: \(canonical) ") == true,
+                    "\(name): \(usage)")
+            if name != canonical {
+                #expect(outcome.stdout.contains("'\(name)' does the same."), "\(name): \(outcome.stdout)")
+            }
+        }
+    }
 }

@@ -36,12 +36,13 @@ struct REPLCommands: ParsableCommand {
     }
 
     struct Login: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Unlock the journal (asks for the password).")
+        static let configuration = CommandConfiguration(abstract: "Unlock the journal (asks for the password).", usage: "login")
     }
 
     struct SignOut: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "signout", abstract: "Lock the journal and wipe every key from memory.", aliases: ["logout"])
+            commandName: "signout", abstract: "Lock the journal and wipe every key from memory.",
+            usage: "signout", discussion: "'logout' does the same.", aliases: ["logout"])
     }
 
     struct Add: ParsableCommand {
@@ -115,7 +116,7 @@ struct REPLCommands: ParsableCommand {
 
     struct Passwd: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change the password (asks for the old one, then the new one twice).")
+            abstract: "Change the password (asks for the old one, then the new one twice).", usage: "passwd")
     }
 
     struct Help: ParsableCommand {
@@ -125,6 +126,7 @@ struct REPLCommands: ParsableCommand {
 
     struct Quit: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign out and leave (also Ctrl-D).", aliases: ["exit"])
+            abstract: "Sign out and leave (also Ctrl-D).", usage: "quit",
+            discussion: "'exit' does the same.", aliases: ["exit"])
     }
 }
