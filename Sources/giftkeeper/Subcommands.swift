@@ -64,7 +64,7 @@ struct Audit: ParsableCommand {
         }
         let failed = report.reportedFailedLogins.count
         if let tail = report.tornTail {
-            console.warning("the last \(tail.length) bytes are an incomplete write (a crash); opening the journal for writing trims them")
+            console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }
         if let problem = report.problem {
             if json {
@@ -73,7 +73,7 @@ struct Audit: ParsableCommand {
                     ("reason", .string(problem.description)),
                 ]))
             } else {
-                console.print("FAILED after \(report.records.count) verified frames")
+                console.print("FAILED after \(counted(report.records.count, "verified frame")): \(problem.description)")
             }
             console.error(problem.description)
             throw ExitCode(problem.exitCode)
@@ -84,7 +84,7 @@ struct Audit: ParsableCommand {
                 ("failedLoginsReported", .number(Int64(failed))),
             ]))
         } else {
-            console.print("OK: \(report.records.count) frames verified; \(failed) failed login\(failed == 1 ? "" : "s") reported")
+            console.print("OK: \(counted(report.records.count, "frame")) verified; \(counted(failed, "failed login")) reported")
         }
     }
 }
@@ -188,15 +188,16 @@ struct Verify: ParsableCommand {
         }
         if let tail = report.tornTail {
             console.warning(
-                "the last \(tail.length) bytes (from byte \(tail.offset)) are an incomplete write, e.g. a crash; the next session trims them")
+                "The last \(tail.length) bytes (from byte offset \(tail.offset)) are an incomplete write, e.g. a crash. The next session trims them.")
         }
         if let problem = report.problem {
-            console.print("FAILED: frame \(problem.sequence) at byte \(problem.offset): \(problem.reason)")
-            console.error(
-                "The journal failed verification at frame \(problem.sequence) (byte \(problem.offset)): \(problem.reason). Restore it from a backup.")
+            let place = "sequence number \(problem.sequence) (byte offset \(problem.offset))"
+            console.print("FAILED at \(place): \(problem.reason)")
+            console.error("The journal failed verification at \(place): \(problem.reason). Restore it from a backup.")
             throw ExitCode(1)
         }
-        console.print("OK: \(report.frameCount) frames, structure and hash chain intact (last sequence \(report.lastSequence))")
+        console.print(
+            "OK: \(counted(report.frameCount, "frame")), structure and hash chain intact (last sequence number \(report.lastSequence))")
     }
 }
 
@@ -239,4 +240,9 @@ enum JSONLine {
         }
         return out + "\""
     }
+}
+
+/// "1 frame", "2 frames".
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

@@ -56,7 +56,7 @@ public final class REPLSession {
         progress.clear()
         if let tail = service.trimmedTail {
             console.warning(
-                "the journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed; every saved event is intact")
+                "The journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed. Every saved event is intact.")
         }
         if isInteractive {
             greet()
