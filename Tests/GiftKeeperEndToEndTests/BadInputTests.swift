@@ -12,17 +12,27 @@ struct BadLine: Sendable, CustomTestStringConvertible {
     let signedIn: Bool
     /// The script's exit code: 2 (usage) unless said otherwise.
     let exitCode: Int32
+    /// The answer lines the script gives after the command (passwords, prompted arguments):
+    /// the failed command must use them up, so none is run as a command or shown.
+    let answers: [String]
 
-    init(_ name: String, _ line: String, _ message: String, signedIn: Bool = true, exitCode: Int32 = 2) {
-        self.init(name, Array(line.utf8), message, signedIn: signedIn, exitCode: exitCode)
+    init(
+        _ name: String, _ line: String, _ message: String, signedIn: Bool = true, exitCode: Int32 = 2,
+        answers: [String] = []
+    ) {
+        self.init(name, Array(line.utf8), message, signedIn: signedIn, exitCode: exitCode, answers: answers)
     }
 
-    init(_ name: String, _ bytes: [UInt8], _ message: String, signedIn: Bool = true, exitCode: Int32 = 2) {
+    init(
+        _ name: String, _ bytes: [UInt8], _ message: String, signedIn: Bool = true, exitCode: Int32 = 2,
+        answers: [String] = []
+    ) {
         self.name = name
         self.bytes = bytes
         self.message = message
         self.signedIn = signedIn
         self.exitCode = exitCode
+        self.answers = answers
     }
 
     var testDescription: String { name }
@@ -42,7 +52,7 @@ struct BadLine: Sendable, CustomTestStringConvertible {
         BadLine("three decimals", "add Mum Scarf --price 1.234", "'1.234' is not a price"),
         BadLine("exponent price", "add Mum Scarf --price 1e3", "'1e3' is not a price"),
         BadLine("negative price in edit", "edit p1 price=-1", "'-1' is not a price"),
-        BadLine("unknown command", "frobnicate now", "Unknown command 'frobnicate'"),
+        BadLine("unknown command", "frobnicate now", "Line 3 is not a command"),
         BadLine("unknown option", "add Mum Scarf --colour red", "Unknown option '--colour'"),
         BadLine("unknown id (show)", "show p9", "'p9'"),
         BadLine("unknown id (edit)", "edit p9 title=Hat", "'p9'"),
@@ -57,13 +67,24 @@ struct BadLine: Sendable, CustomTestStringConvertible {
         BadLine("history --last abc", "history --last abc", "'abc' is invalid"),
         BadLine("help for an unknown command", "help frob", "Unknown command 'frob'"),
         BadLine("import of a missing file", "import /nonexistent/giftkeeper-e2e.json", "Could not open '/nonexistent/giftkeeper-e2e.json'", exitCode: 5),
-        BadLine("setup on an existing journal", "setup Bob --kdf interactive", "A journal already exists", signedIn: false),
+        BadLine("setup on an existing journal", "setup Bob --kdf interactive", "A journal already exists", signedIn: false,
+                answers: ["Pw-Answer-1", "Pw-Answer-1"]),
+        BadLine("setup without a name on an existing journal", "setup", "A journal already exists", signedIn: false,
+                answers: ["Bob", "Pw-Answer-1", "Pw-Answer-1"]),
+        BadLine("setup with a bad --kdf", "setup Bob --kdf ultra", "'ultra'", signedIn: false,
+                answers: ["Pw-Answer-1", "Pw-Answer-1"]),
+        BadLine("login while signed in", "login", "You are already signed in", answers: ["Pw-Answer-1"]),
+        BadLine("a password on the command line", "login Pw-Answer-2", "never typed on the command line",
+                signedIn: false, answers: ["Pw-Answer-1"]),
+        BadLine("add with prompted answers while locked", "add", "You are signed out. Type 'login' first.",
+                signedIn: false, answers: ["Answer-Recipient", "Answer-Title"]),
         BadLine("list while locked", "list", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("add while locked", "add Dad Hat", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("show while locked", "show p1", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("history while locked", "history", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("export while locked", "export", "You are signed out. Type 'login' first.", signedIn: false),
-        BadLine("passwd while locked", "passwd", "You are signed out. Type 'login' first.", signedIn: false),
+        BadLine("passwd while locked", "passwd", "You are signed out. Type 'login' first.", signedIn: false,
+                answers: ["Pw-Answer-1", "Pw-Answer-2", "Pw-Answer-2"]),
     ]
 }
 
@@ -79,6 +100,7 @@ struct BadInputTests {
         let login = Array("login\nsecret\n".utf8)
         var script = bad.signedIn ? login : []
         script += bad.bytes + newline
+        for answer in bad.answers { script += Array(answer.utf8) + newline }
         if !bad.signedIn { script += login }
         script += Array("add Dad After\nlist\nquit\n".utf8)
         let outcome = try sandbox.run(["--journal", sandbox.journal], bytes: script)
@@ -87,6 +109,9 @@ struct BadInputTests {
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains(bad.message) == true, "\(outcome)")
+        for answer in bad.answers + ["Pw-Answer-2"] {
+            #expect(!outcome.stdout.contains(answer) && !outcome.stderr.contains(answer), "\(answer) was shown: \(outcome)")
+        }
         // The session went on: the later commands ran, and nothing was lost.
         #expect(outcome.stdout.contains(#"Saved p2: "After" for Dad."#), "\(outcome)")
         #expect(outcome.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") && $0.contains("5.00") })
@@ -97,8 +122,10 @@ struct BadInputTests {
     @Test("empty and whitespace-only names at setup", arguments: [#"setup "" --kdf interactive"#, #"setup "   " --kdf interactive"#])
     func emptyName(_ line: String) throws {
         let sandbox = try Sandbox()
-        // The name is checked before any password is asked for, so no password lines follow.
-        let outcome = try sandbox.script([line, "setup Alice --kdf interactive", "secret", "secret", "add Mum Hat", "quit"])
+        // The name is checked before any password is asked for; the script's password lines
+        // for the failed setup are used up all the same, not run as commands.
+        let outcome = try sandbox.script(
+            [line, "Pw-Answer-1", "Pw-Answer-1", "setup Alice --kdf interactive", "secret", "secret", "add Mum Hat", "quit"])
         #expect(outcome.status == 2, "\(outcome)")
         #expect(outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
         #expect(outcome.stdout.contains("🔓 Signed in as Alice"))

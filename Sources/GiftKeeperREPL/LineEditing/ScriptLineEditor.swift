@@ -18,6 +18,8 @@ public final class ScriptLineEditor: LineEditor, PasswordSource {
     private var end = 0
     private var reachedEnd = false
     private var pendingFailure: Int32?
+    /// Lines read so far, commands and answers alike (for "line N" in messages).
+    public private(set) var linesRead = 0
 
     /// Reads from `fileDescriptor` (not closed by the editor), `bufferSize` bytes at a time.
     public init(fileDescriptor: Int32 = 0, bufferSize: Int = 64 * 1024) {
@@ -108,7 +110,10 @@ public final class ScriptLineEditor: LineEditor, PasswordSource {
             if start == end {
                 if !reachedEnd { refill() }
                 if start == end {
-                    if sawBytes { return .line }
+                    if sawBytes {
+                        linesRead += 1
+                        return .line
+                    }
                     if let code = pendingFailure {
                         pendingFailure = nil
                         return .failed(code)
@@ -126,6 +131,7 @@ public final class ScriptLineEditor: LineEditor, PasswordSource {
             if let newline {
                 available[newline] = 0
                 start += newline + 1
+                linesRead += 1
                 return .line
             }
             start = end

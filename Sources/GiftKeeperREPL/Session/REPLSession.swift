@@ -22,6 +22,8 @@ public final class REPLSession {
     /// Opening and unlocking show it on a terminal; anything printed clears it first.
     private let progress = Progress(label: "Reading the journal")
     private var exitCode: Int32 = 0
+    /// Answer lines (prompted arguments, passwords) the running command has read so far.
+    private var answersRead = ScriptAnswers()
     private var isRunning = true
 
     public init(
@@ -129,24 +131,29 @@ public final class REPLSession {
         }
         guard let name = words.first else { return }
         guard REPLCommands.commandNames.contains(name) else {
-            let suggestion = REPLCommands.commandNames.first { $0.hasPrefix(name.lowercased()) }
-            fail(
-                "Unknown command '\(name)'."
-                    + (suggestion.map { " Did you mean '\($0)'?" } ?? "") + " Type 'help' to see the commands.",
-                code: 2)
+            fail(unknownCommand(name), code: 2)
             return
         }
+        // In a script, the lines a command would ask for follow it. They are read even when
+        // the command fails before asking, so that an answer (a password above all) is never
+        // run as a command, nor repeated in an error.
+        answersRead = ScriptAnswers()
+        var expected = ScriptAnswers(unparsed: words)
+        defer { skipUnreadAnswers(expected) }
         let command: any ParsableCommand
         do {
             command = try REPLCommands.parseAsRoot(words)
         } catch {
             if REPLCommands.exitCode(for: error) == .success {
                 console.print(REPLCommands.fullMessage(for: error))
+            } else if let usage = ScriptAnswers.secretSafeUsage(words) {
+                fail(usage, code: 2)
             } else {
                 fail(sentence(REPLCommands.message(for: error)) + " Type 'help \(name)' for its usage.", code: 2)
             }
             return
         }
+        expected = ScriptAnswers(command)
         do {
             try run(command)
         } catch let error as ServiceError {
@@ -195,12 +202,15 @@ public final class REPLSession {
 
     /// Asks for a missing argument: a prompt on a terminal, the next line in a script.
     private func ask(_ label: String) throws -> String {
-        switch editor.readLine(prompt: isInteractive ? "\(label): " : "") {
+        let input = editor.readLine(prompt: isInteractive ? "\(label): " : "")
+        switch input {
         case .line(let answer):
+            answersRead.arguments += 1
             return answer
         case .endOfInput, .interrupted:
             throw REPLError(.noAnswer(label))
         case .invalid(let problem):
+            answersRead.arguments += 1
             throw REPLError(.invalidAnswer(label, problem.reason))
         }
     }
@@ -211,8 +221,37 @@ public final class REPLSession {
     }
 
     private func readPassword(_ prompt: String) throws -> SecureBytes {
+        answersRead.passwords += 1
         let raw = try passwords.readPassword(prompt: prompt)
         return try PasswordReader.normalized(raw)
+    }
+
+    /// In a script, reads and drops the answer lines `expected` that the command did not read
+    /// (it failed first). Passwords go through guarded memory and are wiped; when they come
+    /// from `--password-file` instead of the script, no script line is theirs.
+    private func skipUnreadAnswers(_ expected: ScriptAnswers) {
+        guard !isInteractive else { return }
+        for _ in answersRead.arguments..<max(expected.arguments, answersRead.arguments) {
+            if case .endOfInput = editor.readLine(prompt: "") { return }
+        }
+        guard (passwords as AnyObject) === (editor as AnyObject) else { return }
+        for _ in answersRead.passwords..<max(expected.passwords, answersRead.passwords) {
+            guard let skipped = try? passwords.readPassword(prompt: "") else { return }
+            skipped.wipe()
+        }
+    }
+
+    /// On a terminal the word is what the user just typed; in a script it may be a
+    /// misplaced answer (a password), so it is not repeated: the line number says where.
+    private func unknownCommand(_ name: String) -> String {
+        guard !isInteractive else {
+            let suggestion = REPLCommands.commandNames.first { $0.hasPrefix(name.lowercased()) }
+            return "Unknown command '\(name)'."
+                + (suggestion.map { " Did you mean '\($0)'?" } ?? "") + " Type 'help' to see the commands."
+        }
+        let place = (editor as? ScriptLineEditor).map { "Line \($0.linesRead)" } ?? "A line"
+        return "\(place) is not a command (it is not repeated here: it may be a misplaced answer, such as a password). "
+            + "Type 'help' to see the commands."
     }
 
     private func requireSignedIn() throws {
