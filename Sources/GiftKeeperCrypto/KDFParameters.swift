@@ -15,10 +15,12 @@ public struct KDFParameters: Equatable, Hashable, Sendable, CustomStringConverti
     /// Memory in bytes (`memlimit`).
     public let memLimit: UInt64
 
-    /// Largest accepted opslimit (libsodium's SENSITIVE is 4).
-    public static let maximumOpsLimit: UInt64 = 16
-    /// Largest accepted memlimit: 4 GiB (SENSITIVE is 1 GiB).
-    public static let maximumMemLimit: UInt64 = 4 << 30
+    /// Largest accepted opslimit: libsodium's SENSITIVE (4), the most `setup` ever writes.
+    /// A journal whose stored cost was raised can then cost at most what `sensitive` costs
+    /// (seconds), never minutes and gigabytes per login.
+    public static let maximumOpsLimit = UInt64(crypto_pwhash_OPSLIMIT_SENSITIVE)
+    /// Largest accepted memlimit: libsodium's SENSITIVE (1 GiB).
+    public static let maximumMemLimit = UInt64(crypto_pwhash_MEMLIMIT_SENSITIVE)
 
     /// ~0.1 s here: libsodium's INTERACTIVE (2 passes, 64 MiB). The lowest production cost.
     public static let interactive = KDFParameters(

@@ -92,18 +92,20 @@ struct KDFTests {
 
     @Test("custom costs describe themselves in readable units")
     func customDescription() throws {
-        #expect(try KDFParameters(validatingOpsLimit: 5, memLimit: 128 << 20).description == "opslimit 5, memlimit 128 MiB")
+        #expect(try KDFParameters(validatingOpsLimit: 4, memLimit: 128 << 20).description == "opslimit 4, memlimit 128 MiB")
         #expect(try KDFParameters(validatingOpsLimit: 2, memLimit: 65536).description == "opslimit 2, memlimit 64 KiB")
         #expect(try KDFParameters(validatingOpsLimit: 1, memLimit: 10000).description == "opslimit 1, memlimit 10000 bytes")
     }
 
-    @Test("bounds are inclusive", arguments: [
+    @Test("bounds are inclusive, and the most is libsodium's sensitive preset", arguments: [
         (UInt64(1), UInt64(8192)),
-        (UInt64(16), UInt64(8192)),
-        (UInt64(1), UInt64(4) << 30),
-        (UInt64(16), UInt64(4) << 30),
+        (UInt64(4), UInt64(8192)),
+        (UInt64(1), UInt64(1) << 30),
+        (UInt64(4), UInt64(1) << 30),
     ])
     func accepted(_ ops: UInt64, _ mem: UInt64) throws {
+        #expect(KDFParameters.maximumOpsLimit == KDFParameters.sensitive.opsLimit)
+        #expect(KDFParameters.maximumMemLimit == KDFParameters.sensitive.memLimit)
         let parameters = try KDFParameters(validatingOpsLimit: ops, memLimit: mem)
         #expect(parameters.opsLimit == ops)
         #expect(parameters.memLimit == mem)
@@ -111,11 +113,13 @@ struct KDFTests {
 
     @Test("out-of-bounds costs are refused, quickly", arguments: [
         (UInt64(0), UInt64(8192)),
-        (UInt64(17), UInt64(8192)),
+        (UInt64(5), UInt64(8192)),
+        (UInt64(16), UInt64(8192)),
         (UInt64.max, UInt64(8192)),
         (UInt64(1), UInt64(8191)),
         (UInt64(1), UInt64(0)),
-        (UInt64(1), (UInt64(4) << 30) + 1),
+        (UInt64(1), (UInt64(1) << 30) + 1),
+        (UInt64(1), UInt64(4) << 30),
         (UInt64(1), UInt64.max),
         (UInt64.max, UInt64.max),
         (UInt64(0), UInt64(0)),
