@@ -11,11 +11,16 @@ public enum DomainError: Error, Hashable, Sendable {
     case emptyValue(InputField)
     /// Text longer than the field allows, counted in characters.
     case tooLong(InputField, limit: Int, length: Int)
+    /// Text holding a control character (ESC, CR, TAB…) or a bidirectional override,
+    /// which a terminal would act on instead of showing: the scalar's value.
+    case controlCharacter(InputField, scalar: UInt32)
     case unknownPresent(PresentID)
     /// The id belonged to a present that has been removed.
     case presentRemoved(PresentID)
     /// An imported present whose id this journal already used.
     case presentAlreadyExists(PresentID)
+    /// An imported present whose id is beyond ``PresentID/maximumImported``.
+    case importedIDTooLarge(PresentID)
     /// `edit` without any change.
     case noChanges(PresentID)
     case invalidPrice(String, reason: MoneyParsingError)
@@ -29,6 +34,9 @@ public enum DomainError: Error, Hashable, Sendable {
     /// A field of user text that ``decide`` checks.
     public enum InputField: String, Hashable, Sendable, CaseIterable {
         case name, recipient, title, notes, occasion
+
+        /// "notes" takes a plural verb.
+        var isPlural: Bool { self == .notes }
 
         /// The most characters the field may hold.
         public var limit: Int {
@@ -52,11 +60,21 @@ public enum DomainError: Error, Hashable, Sendable {
         case .emptyValue(let field):
             return "The \(field.rawValue) cannot be empty. Type a \(field.rawValue) with at least one visible character."
         case .tooLong(let field, let limit, let length):
-            return "The \(field.rawValue) is \(length) characters long; the limit is \(limit). Shorten it and try again."
+            return "The \(field.rawValue) \(field.isPlural ? "are" : "is") \(length) characters long; the limit is \(limit). "
+                + "Shorten \(field.isPlural ? "them" : "it") and try again."
+        case .controlCharacter(let field, let scalar):
+            let code = String(scalar, radix: 16, uppercase: true)
+            let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+            return "The \(field.rawValue) \(field.isPlural ? "contain" : "contains") the control character U+\(padded), "
+                + "which a terminal would act on "
+                + "instead of showing. Remove it and try again."
         case .unknownPresent(let id):
             return "No present '\(id)'. Type 'list' to see ids."
         case .presentRemoved(let id):
             return "Present '\(id)' was removed. Type 'list' to see current ids, or 'history' to see what happened."
+        case .importedIDTooLarge(let id):
+            return "Present id '\(id)' is too large to import: the largest is '\(PresentID(number: PresentID.maximumImported)!)'. "
+                + "Number the presents from p1."
         case .presentAlreadyExists(let id):
             return "Present '\(id)' already exists in this journal. Import into a new journal instead (--journal PATH)."
         case .noChanges(let id):

@@ -55,6 +55,7 @@ extension GiftList {
             let title = try checked(present.title, .title, allowEmpty: false)
             let notes = try checked(present.notes, .notes, allowEmpty: true, trim: false)
             let occasion = try checked(present.occasion, .occasion, allowEmpty: true)
+            guard present.id.number <= PresentID.maximumImported else { throw .importedIDTooLarge(present.id) }
             guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
             var imported = present
             imported.recipient = recipient
@@ -106,11 +107,27 @@ extension GiftList {
         }
     }
 
+    /// Control characters (C0, DEL, C1) and the bidirectional embeddings, overrides and
+    /// isolates: a terminal acts on them (escape sequences, carriage returns, text shown
+    /// reversed) instead of showing them. Notes may hold line breaks and tabs (an imported
+    /// note of several lines); every other field is one line of plain text.
+    private static func isDisallowed(_ scalar: Unicode.Scalar, allowingLineBreaks: Bool) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A: !allowingLineBreaks
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
     private static func checked(
         _ text: String, _ field: DomainError.InputField, allowEmpty: Bool, trim: Bool = true
     ) throws(DomainError) -> String {
         let value = trim ? text.trimmedWhitespace() : text
         if !allowEmpty && value.isEmpty { throw .emptyValue(field) }
+        let allowsLineBreaks = field == .notes
+        if let scalar = value.unicodeScalars.first(where: { isDisallowed($0, allowingLineBreaks: allowsLineBreaks) }) {
+            throw .controlCharacter(field, scalar: scalar.value)
+        }
         // Counting stops just past the limit, so a huge paste costs no more than the limit.
         var length = 0
         for _ in value {

@@ -3,6 +3,10 @@ public struct PresentID: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The number after the `p`; always at least 1.
     public let number: UInt64
 
+    /// The largest number an imported present may carry. New ids count up from the
+    /// largest one used, so a document with `p18446744073709551615` would leave none.
+    public static let maximumImported: UInt64 = 999_999_999
+
     /// An id for `number`; nil for 0, which is never an id.
     public init?(number: UInt64) {
         guard number > 0 else { return nil }

@@ -100,6 +100,54 @@ import Testing
         #expect(fits.count == 1)
     }
 
+    /// A terminal acts on control characters and bidirectional overrides instead of showing
+    /// them: no field takes them, except line breaks and tabs in notes.
+    @Test(arguments: [
+        (Command.createAccount(name: "Al\u{1B}[31mice"), DomainError.InputField.name, UInt32(0x1B)),
+        (.addPresent(recipient: "Mum", title: "Red\u{1B}]0;owned\u{7}"), .title, 0x1B),
+        (.addPresent(recipient: "M\u{202E}um", title: "Hat"), .recipient, 0x202E),
+        (.addPresent(recipient: "Mum", title: "two\nlines"), .title, 0x0A),
+        (.addPresent(recipient: "Mum", title: "tab\there"), .title, 0x09),
+        (.addPresent(recipient: "Mum", title: "Hat", occasion: "Xm\ras"), .occasion, 0x0D),
+        (.addPresent(recipient: "Mum", title: "Hat", notes: "bell\u{7}"), .notes, 0x07),
+        (.addPresent(recipient: "Mum", title: "Hat", notes: "c1\u{9B}31m"), .notes, 0x9B),
+        (.editPresent(id: pid(1), changes: [.title("del\u{7F}")]), .title, 0x7F),
+        (.editPresent(id: pid(1), changes: [.notes("isolate\u{2066}")]), .notes, 0x2066),
+    ])
+    func controlCharacters(command: Command, field: DomainError.InputField, scalar: UInt32) throws {
+        let state = if case .createAccount = command { GiftList() } else { try aliceWithTwoPresents() }
+        #expect(throws: DomainError.controlCharacter(field, scalar: scalar)) {
+            try GiftList.decide(command, at: at(1), state: state)
+        }
+        #expect(DomainError.controlCharacter(field, scalar: scalar).message.contains("U+"))
+    }
+
+    @Test func notesMayHoldLineBreaksAndTabsAndTextMayHoldJoinersAndMarks() throws {
+        let events = try GiftList.decide(
+            .addPresent(recipient: "עִבְרִית\u{200F}", title: "👩‍👩‍👧 set", notes: "line one\n\tline two"),
+            at: at(1), state: try aliceWithTwoPresents())
+        #expect(events.count == 1)
+    }
+
+    @Test func anImportedIDBeyondTheMaximumIsRefused() throws {
+        let state = try aliceWithTwoPresents()
+        let largest = try #require(PresentID(number: PresentID.maximumImported))
+        let tooLarge = try #require(PresentID(number: PresentID.maximumImported + 1))
+        let present = { (id: PresentID) in Present(id: id, recipient: "Mum", title: "Hat", createdAt: at(1), updatedAt: at(1)) }
+        #expect(try GiftList.decide(.importPresent(present(largest)), at: at(2), state: state).count == 1)
+        #expect(throws: DomainError.importedIDTooLarge(tooLarge)) {
+            try GiftList.decide(.importPresent(present(tooLarge)), at: at(2), state: state)
+        }
+        #expect(throws: DomainError.importedIDTooLarge(try #require(PresentID(number: .max)))) {
+            try GiftList.decide(.importPresent(present(try #require(PresentID(number: .max)))), at: at(2), state: state)
+        }
+    }
+
+    @Test func notesTakeAPluralVerb() {
+        #expect(DomainError.tooLong(.notes, limit: 10_000, length: 10_001).message.hasPrefix("The notes are 10001 characters long"))
+        #expect(DomainError.tooLong(.title, limit: 1000, length: 1001).message.hasPrefix("The title is 1001 characters long"))
+    }
+
     @Test func unknownAndRemovedPresents() throws {
         let state = try run([.removePresent(id: pid(2))], from: try aliceWithTwoPresents()).state
         for command in [

@@ -46,12 +46,12 @@ import GiftKeeperService
         let service = try sandbox.setUp()
         for number in 0..<400 {
             try service.perform(.addPresent(
-                recipient: "Mum", title: "Present \(number)", notes: String(repeating: "\u{1}", count: 2_000)))
+                recipient: "Mum", title: "Present \(number)", notes: String(repeating: "\"", count: 6_000)))
         }
         var collected = CollectedExport()
         try service.export(to: &collected)
         #expect(collected.finished)
-        #expect(collected.chunks >= 4)  // 400 × 12 KB of escaped notes
+        #expect(collected.chunks >= 4)  // 400 × 12 KB of escaped notes (\" each)
         #expect(collected.bytes == (try ExportDocument.encode(service.state)))
         #expect(service.state.lastExportAt != nil)
         try service.close()
