@@ -13,11 +13,17 @@ struct GiftKeeperCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "giftkeeper",
         abstract: "A private gift-list keeper: every change is an encrypted event in an append-only journal.",
+        usage: """
+            giftkeeper [--journal <path>] [--password-file <file>]      (the shell)
+            giftkeeper <subcommand> [--journal <path>] [<options>]
+            """,
         discussion: """
             The journal is --journal PATH, else $GIFTKEEPER_JOURNAL, else \
             $XDG_DATA_HOME/giftkeeper/default.journal (~/.local/share/giftkeeper/default.journal).
-            Passwords are read from the terminal without echo, from --password-file F, or from the \
-            first line of standard input when it is not a terminal; never from arguments or the environment.
+            Passwords are read from the terminal without echo, from --password-file F, or, when standard \
+            input is not a terminal, from it (audit, export, import: its first line; the shell: the line \
+            after 'login', the two after 'setup'); never from arguments or the environment.
+            Shell completion: giftkeeper --generate-completion-script bash|zsh|fish.
             Exit codes: 0 ok, 1 the journal failed verification, 2 usage error, 3 wrong password, \
             4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
             """,
@@ -39,6 +45,12 @@ struct GiftKeeperCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+            if let failure = console.takeOutputFailure() {
+                console.error(
+                    "Could not write to standard output (\(SystemErrorText.describe(failure))): the output is incomplete. "
+                        + "Check the disk or the pipe it goes to.")
+                Glibc.exit(5)
+            }
             Glibc.exit(0)
         } catch let code as ExitCode {
             Glibc.exit(code.rawValue)

@@ -72,6 +72,24 @@ struct SubcommandTests {
         #expect(!audit.stdout.contains("stateExported"), "a failed export must not be recorded:\n\(audit.stdout)")
     }
 
+    @Test("audit, verify and a script to a full standard output: exit 5 and an error line", arguments: [
+        ["audit", "--journal", "J"], ["verify", "--journal", "J"], ["--journal", "J"],
+    ])
+    func reportsToAFullDisk(_ arguments: [String]) throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let words = arguments.map { $0 == "J" ? sandbox.journal : $0 }
+        let input = words.contains("verify") ? "" : words.contains("audit") ? "secret\n" : "login\nsecret\nlist\nquit\n"
+        let outcome = try runProgram(
+            "/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", sandbox.binary] + words,
+            input: Array(input.utf8), environment: sandbox.environment)
+        #expect(outcome.status == 5, "\(outcome)")
+        // A subcommand says it once; a script once per command whose output was lost.
+        #expect(outcome.errorLines.count == (words.first == "--journal" ? 3 : 1), "\(outcome)")
+        #expect(outcome.errorLines.allSatisfy { $0.contains("Could not write to standard output") }, "\(outcome)")
+        #expect(try sandbox.verifies())
+    }
+
     @Test("export to standard output and to --output FILE (mode 0600); import it elsewhere")
     func exportAndImport() throws {
         let sandbox = try Sandbox()

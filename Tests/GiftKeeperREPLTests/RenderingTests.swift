@@ -63,39 +63,72 @@ import Testing
     }
 
     @Test func progressDrawsWhenEnabled() {
-        var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
-        defer { _ = close(fds[0]) }
-        let progress = Progress(label: "Opening", output: fds[1], isEnabled: true)
-        progress.update(completed: 5, total: 10)
-        progress.update(completed: 6, total: 10)  // throttled
-        progress.update(completed: 10, total: 10)  // the last one always shows
-        progress.finish()
-        _ = close(fds[1])
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(fds[0], &buffer, buffer.count)
-        let text = String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
+        let text = written { fd in
+            let progress = Progress(label: "Opening", output: fd, isEnabled: true)
+            progress.update(completed: 5, total: 10)
+            progress.update(completed: 6, total: 10)  // throttled
+            progress.update(completed: 10, total: 10)  // the last one always shows
+            progress.finish()
+        }
         #expect(text == "\rOpening: 50% (5/10)\u{1B}[K\rOpening: 100% (10/10)\u{1B}[K\r\u{1B}[K")
     }
 
     /// A prompt or a message after a progress line starts on a clean line: `clear()` erases
     /// the line and later updates draw again; after `finish()` nothing more is drawn.
     @Test func progressClearsForAPromptAndDrawsAgain() {
+        let text = written { fd in
+            let progress = Progress(label: "Reading", output: fd, isEnabled: true)
+            progress.update(completed: 10, total: 10)
+            progress.clear()
+            progress.clear()  // nothing drawn: nothing to erase
+            progress.update(completed: 10, total: 10)
+            progress.finish()
+            progress.update(completed: 3, total: 10)
+            progress.clear()
+        }
+        #expect(text == "\rReading: 100% (10/10)\u{1B}[K\r\u{1B}[K\rReading: 100% (10/10)\u{1B}[K\r\u{1B}[K")
+    }
+
+    /// Stored text reaches the terminal without its escape sequences: controls and
+    /// bidirectional overrides become �, the program's own newlines and tabs stay.
+    @Test func consoleOutputCarriesNoControlCharacters() throws {
+        let text = written { fd in
+            let console = Console(output: fd, error: fd)
+            console.print("a\u{1B}[31mb\tc\nd\r\u{202E}e")
+            console.error("bad \u{1B}]0;title\u{7} line\nbreak")
+        }
+        #expect(text == "a\u{FFFD}[31mb\tc\nd\u{FFFD}\u{FFFD}e\ngiftkeeper: error: bad \u{FFFD}]0;title\u{FFFD} line break\n")
+    }
+
+    /// A write to standard output that fails (a full disk) is remembered for the caller to
+    /// report once, then forgotten.
+    @Test func aFailedWriteToStandardOutputIsReported() throws {
+        let full = open("/dev/full", O_WRONLY)
+        try #require(full >= 0)
+        defer { _ = close(full) }
+        let console = Console(output: full, error: full)
+        _ = console.takeOutputFailure()
+        console.print("lost")
+        #expect(console.takeOutputFailure() == ENOSPC)
+        #expect(console.takeOutputFailure() == nil)
+    }
+
+    @Test func zeroWidthFormatCharactersTakeNoColumn() {
+        #expect(TerminalText.width("a\u{200B}b") == 2)
+        #expect(TerminalText.width("👩‍👩‍👧") == 2)
+        let table = TableRenderer(columns: [.init("T"), .init("X")], showsRule: false)
+        #expect(table.renderLines([["a\u{200B}b", "1"], ["ab", "2"]]) == ["T   X", "a\u{200B}b  1", "ab  2"])
+    }
+
+    /// What `body` writes to a file descriptor (a pipe; at most 4 KiB).
+    private func written(_ body: (Int32) -> Void) -> String {
         var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
+        guard pipe(&fds) == 0 else { return "" }
         defer { _ = close(fds[0]) }
-        let progress = Progress(label: "Reading", output: fds[1], isEnabled: true)
-        progress.update(completed: 10, total: 10)
-        progress.clear()
-        progress.clear()  // nothing drawn: nothing to erase
-        progress.update(completed: 10, total: 10)
-        progress.finish()
-        progress.update(completed: 3, total: 10)
-        progress.clear()
+        body(fds[1])
         _ = close(fds[1])
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = read(fds[0], &buffer, buffer.count)
-        let text = String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
-        #expect(text == "\rReading: 100% (10/10)\u{1B}[K\r\u{1B}[K\rReading: 100% (10/10)\u{1B}[K\r\u{1B}[K")
+        return String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
     }
 }

@@ -8,24 +8,32 @@ public enum TerminalText {
     }
 
     /// `text` with control characters (C0, DEL, C1 — including ESC, so no terminal
-    /// escape sequence from stored data can reach the screen) replaced by `�`.
-    public static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+    /// escape sequence from stored data can reach the screen) and bidirectional overrides
+    /// replaced by `�`. `keeping` lists controls that stay (the newlines and tabs of the
+    /// program's own multi-line or tab-separated output).
+    public static func sanitized(_ text: String, keeping kept: Set<Unicode.Scalar> = []) -> String {
+        let isUnsafe = { (scalar: Unicode.Scalar) in isControl(scalar) && !kept.contains(scalar) }
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            result.append(isControl(scalar) ? "\u{FFFD}" : scalar)
+            result.append(isUnsafe(scalar) ? "\u{FFFD}" : scalar)
         }
         return String(result)
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     static func width(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if first.value < 0x7F { return 1 }
+        // Zero-width format characters (U+200B, a lone joiner, marks) take no column.
+        if first.properties.generalCategory == .format { return 0 }
         // Emoji shown as emoji: default emoji presentation, or text default + VS16.
         if first.properties.isEmojiPresentation
             || (first.properties.isEmoji && scalars.contains("\u{FE0F}")) {

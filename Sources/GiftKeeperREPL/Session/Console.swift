@@ -1,5 +1,6 @@
 public import GiftKeeperService
 import Glibc
+import Synchronization
 
 /// Where the REPL writes: results to standard output, errors and warnings to standard
 /// error, each line flushed at once so interleaving with prompts stays readable.
@@ -12,14 +13,26 @@ public struct Console: Sendable, ExportWriting {
         self.errorDescriptor = error
     }
 
-    /// Writes `text` and a newline to standard output.
+    /// Writes `text` and a newline to standard output. Control characters other than
+    /// newlines and tabs are shown as `�`: stored text (a title, a name, an old journal's
+    /// data) can never send a terminal an escape sequence.
     public func print(_ text: String) {
-        writeAll(text + "\n", to: outputDescriptor)
+        let failure = write(Array((TerminalText.sanitized(text, keeping: ["\n", "\t"]) + "\n").utf8), to: outputDescriptor)
+        if let failure { Self.outputFailure.compareExchange(expected: 0, desired: failure, ordering: .relaxed) }
     }
+
+    /// The errno of the first failed write to standard output since the last call (a full
+    /// disk behind `> file`), or nil; the caller reports it once.
+    public func takeOutputFailure() -> Int32? {
+        let failure = Self.outputFailure.exchange(0, ordering: .relaxed)
+        return failure == 0 ? nil : failure
+    }
+
+    private static let outputFailure = Atomic<Int32>(0)
 
     /// Writes raw bytes to standard output (an export to the screen).
     public func write(_ bytes: [UInt8]) {
-        write(bytes, descriptor: outputDescriptor)
+        write(bytes, to: outputDescriptor)
     }
 
     /// Writes the next chunk of an export to standard output (`ExportWriting`). Unlike
@@ -45,19 +58,21 @@ public struct Console: Sendable, ExportWriting {
 
     /// Writes a note to standard error (prompts' companions such as "Waiting 2 s…").
     public func note(_ message: String) {
-        writeAll(message + "\n", to: errorDescriptor)
+        writeAll(TerminalText.sanitized(message, keeping: ["\n"]) + "\n", to: errorDescriptor)
     }
 
     private func oneLine(_ text: String) -> String {
-        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        TerminalText.sanitized(String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
     }
 
     private func writeAll(_ text: String, to descriptor: Int32) {
-        write(Array(text.utf8), descriptor: descriptor)
+        write(Array(text.utf8), to: descriptor)
     }
 
-    private func write(_ bytes: [UInt8], descriptor: Int32) {
-        _ = bytes.withUnsafeBytes { write($0, descriptor: descriptor) }
+    /// Returns the errno of a failed write, or nil.
+    @discardableResult
+    private func write(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        bytes.withUnsafeBytes { write($0, descriptor: descriptor) }
     }
 
     private func write(_ buffer: UnsafeRawBufferPointer, descriptor: Int32) -> Int32? {

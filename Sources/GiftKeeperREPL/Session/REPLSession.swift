@@ -72,6 +72,7 @@ public final class REPLSession {
                 editor.addToHistory(line)
                 execute(line)
                 progress.clear()
+                reportLostOutput()
             case .endOfInput:
                 isRunning = false
             case .interrupted:
@@ -81,7 +82,10 @@ public final class REPLSession {
             }
         }
         finish()
-        return exitCode
+        reportLostOutput()
+        // On a terminal every error was seen as it happened, and the session went on: ending
+        // it normally is a success. A script's exit code says whether anything failed.
+        return isInteractive ? 0 : exitCode
     }
 
     private var prompt: String {
@@ -192,10 +196,21 @@ public final class REPLSession {
         }
     }
 
+    /// Reports an error; in a script, the first failure's code becomes the exit code (the
+    /// cause, e.g. a journal that failed verification, rather than what followed from it).
     private func fail(_ message: String, code: Int32) {
         progress.clear()
         console.error(message)
-        exitCode = code
+        if exitCode == 0 { exitCode = code }
+    }
+
+    /// Output that could not be written (standard output on a full disk) is an error, once.
+    private func reportLostOutput() {
+        guard let failure = console.takeOutputFailure() else { return }
+        fail(
+            "Could not write to standard output (\(SystemErrorText.describe(failure))): what the command printed was lost. "
+                + "Check the disk or the pipe it goes to.",
+            code: 5)
     }
 
     // MARK: Asking
