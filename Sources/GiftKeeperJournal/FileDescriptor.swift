@@ -125,7 +125,7 @@ struct FileDescriptor {
     }
 }
 
-/// Path-level calls: the checked layer for `mkdir`, `link`, `unlink` and a directory `fsync`.
+/// Path-level calls: the checked layer for `mkdir`, `link`, `lstat`, `unlink` and a directory `fsync`.
 enum FileSystem {
     /// Creates a directory (`mkdir`). - Returns: `false` when it already exists.
     static func makeDirectory(_ path: String, mode: mode_t) throws(SystemCallError) -> Bool {
@@ -142,6 +142,13 @@ enum FileSystem {
     /// Makes `destination` a second name of `source` (`link`); fails if it exists (`EEXIST`).
     static func link(_ source: String, to destination: String) throws(SystemCallError) {
         _ = try systemCall("link") { Glibc.link(source, destination) }.get()
+    }
+
+    /// The status of what `path` names, a symlink itself rather than its target (`lstat`).
+    static func linkStatus(_ path: String) throws(SystemCallError) -> stat {
+        var info = stat()
+        _ = try systemCall("lstat") { lstat(path, &info) }.get()
+        return info
     }
 
     /// Removes a name (`unlink`).

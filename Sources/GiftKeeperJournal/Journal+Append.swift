@@ -76,8 +76,16 @@ extension Journal {
     /// write or fsync is fatal: the file is cut back to its previous size (best effort, so
     /// that unacknowledged frames do not appear later), this handle becomes unusable and
     /// the error is thrown; nothing is retried. An empty batch writes nothing.
+    ///
+    /// The lock only keeps out programs that take it, so each append also checks, once per
+    /// batch, that nobody else changed the file: before writing, that it is exactly
+    /// ``size`` bytes (`fstat`; otherwise nothing is written, so bytes someone else added
+    /// are never overwritten); after the fsync, that ``path`` still names it (`lstat`,
+    /// device and inode; otherwise the frames went to a file that is no longer the
+    /// journal and are cut back off it). Either way this handle becomes unusable.
     /// - Throws: what `build` throws (nothing written), or ``JournalError`` with
-    ///   `.readOnlyAccess`, `.unusable`, `.frameTooLarge` or `.io` (`ENOSPC`, `EIO`...).
+    ///   `.readOnlyAccess`, `.unusable`, `.frameTooLarge`, `.changedWhileOpen` or `.io`
+    ///   (`ENOSPC`, `EIO`...).
     @discardableResult
     public func append(_ build: (inout AppendBatch) throws -> Void) throws -> [AppendedFrame] {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
@@ -88,6 +96,7 @@ extension Journal {
         try build(&batch)
         guard !batch.frames.isEmpty else { return [] }
 
+        let opened = try statusOfUnchangedFile()
         do throws(SystemCallError) {
             try batch.bytes.withBytes { bytes throws(SystemCallError) in try file.writeFully(bytes, at: size) }
             try file.synchronize()
@@ -97,11 +106,49 @@ extension Journal {
             try? file.truncate(to: size)
             throw JournalError(error, path: path)
         }
+        if let error = errorUnlessPathNamesFile(opened) {
+            isUnusable = true
+            // Best effort, as above; this file's fsync works, so the cut is made durable too.
+            try? file.truncate(to: size)
+            try? file.synchronize()
+            throw error
+        }
         size += batch.bytes.count
         frameCount += batch.frames.count
         lastSequence = batch.nextSequence - 1
         headHash = batch.previousHash
         frameIndex = batch.index
         return batch.frames
+    }
+
+    /// The file's status (`fstat`), once it is known to be exactly ``size`` bytes long.
+    ///
+    /// Any other size means a program that ignores the lock added or cut bytes: writing at
+    /// ``size`` would overwrite theirs or leave a hole, so nothing is written and this
+    /// handle becomes unusable.
+    private func statusOfUnchangedFile() throws(JournalError) -> stat {
+        let info = try mapIO(path) { () throws(SystemCallError) in try file.status() }
+        guard Int(info.st_size) == size else {
+            isUnusable = true
+            throw JournalError(.changedWhileOpen(.size(expected: size, actual: Int(info.st_size))), path: path)
+        }
+        return info
+    }
+
+    /// Nil when ``path`` still names the file `opened` describes (same device and inode,
+    /// `lstat`: a symlink put in its place is another file); else the error to report.
+    private func errorUnlessPathNamesFile(_ opened: stat) -> JournalError? {
+        do throws(SystemCallError) {
+            let named = try FileSystem.linkStatus(path)
+            guard named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
+                return JournalError(.changedWhileOpen(.replaced), path: path)
+            }
+            return nil
+        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
+            return JournalError(.changedWhileOpen(.replaced), path: path)
+        } catch {
+            // Cannot tell which file the path names, so the frames cannot be acknowledged.
+            return JournalError(error, path: path)
+        }
     }
 }

@@ -29,8 +29,12 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case frameTooLarge(Int)
         /// `append` on a journal opened read-only.
         case readOnlyAccess
-        /// An earlier write or fsync failed; this handle writes nothing more.
+        /// An earlier write or fsync failed, or the file changed while open; this handle
+        /// writes nothing more.
         case unusable
+        /// The file changed behind the lock while this handle had it open; nothing was
+        /// acknowledged, and this handle writes nothing more.
+        case changedWhileOpen(JournalChange)
         /// A system call failed (`errno`): disk full, permission denied, read-only file system...
         case io(operation: String, errno: Int32)
     }
@@ -85,7 +89,13 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case .readOnlyAccess:
             return "The journal \(quoted) is open read-only. Open it for writing to append."
         case .unusable:
-            return "The journal \(quoted) can no longer be written after an earlier write failure. Restart giftkeeper."
+            return "The journal \(quoted) can no longer be written after an earlier failure. Restart giftkeeper."
+        case .changedWhileOpen(.size(let expected, let actual)):
+            return "The journal \(quoted) was changed by another program while it was open (it is \(actual) bytes, not \(expected)). "
+                + "Nothing was written; quit giftkeeper and run 'giftkeeper verify --journal \(path)' to check it."
+        case .changedWhileOpen(.replaced):
+            return "The journal \(quoted) was replaced or removed while it was open, so the last change was not saved. "
+                + "Quit giftkeeper and run 'giftkeeper verify --journal \(path)' to check the file now at that path."
         case .io(let operation, let code):
             switch code {
             case EACCES, EPERM:
@@ -104,6 +114,12 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
     public var exitCode: Int32 {
         switch code {
         case .corrupt:
+            return 1
+        case .changedWhileOpen:
+            // Not 5 (I/O failure): every system call succeeded and trying again cannot help.
+            // The file is no longer the one this handle verified and wrote, which is what 1
+            // reports (tampering or corruption found), as does a replay that finds "the
+            // journal changed while it was open".
             return 1
         case .frameTooLarge:
             return 2

@@ -50,6 +50,17 @@ public struct JournalProblem: Sendable, Equatable {
     }
 }
 
+/// How the file changed behind the lock while a ``Journal`` had it open for writing: a
+/// program that ignores `flock` wrote to it, or gave the path to another file.
+public enum JournalChange: Sendable, Equatable {
+    /// The file is `actual` bytes long, not the `expected` this handle left it at. Found
+    /// before writing: nothing was written, and the bytes someone else added are left alone.
+    case size(expected: Int, actual: Int)
+    /// The path names another file, or none. Found after the fsync: the frames went to the
+    /// file that used to be the journal, were cut back off it and were not acknowledged.
+    case replaced
+}
+
 /// What ``Journal/verify(at:)`` found.
 public struct VerificationReport: Sendable {
     /// The file header; `nil` when the header itself does not verify.

@@ -166,5 +166,92 @@ extension JournalTestSuite {
                 "short-middle-frame", header: header, frames: truncatedMiddle, sequence: 2, offsetOfFrame: 1,
                 reasonContains: "frame hash does not match", in: directory)
         }
+
+        /// The journal renamed over or removed while open (`cp j new; mv new j`): the next
+        /// append is not acknowledged, the file now at the path is untouched, and the old
+        /// file is cut back to what it held.
+        @Test func aJournalReplacedWhileOpenAcknowledgesNothing() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("replaced.journal")
+            let kept = directory.file("old.journal")
+            let copy = directory.file("copy.journal")
+
+            for replacement in ["renamed-over", "removed"] {
+                _ = unlink(path)
+                _ = unlink(kept)
+                try makeJournal(at: path, payloads: payloads(sizes: [10, 20]))
+                let journal = try openSettled(at: path, access: .readWrite)
+                try journal.append { batch in try batch.add(kind: .dataSealed, payload: [1, 2, 3]) }
+                let before = try readBytes(path)
+                #expect(link(path, kept) == 0)  // the old file keeps a name, to look at it afterwards
+                if replacement == "renamed-over" {
+                    try writeBytes(before, to: copy)
+                    #expect(rename(copy, path) == 0)
+                } else {
+                    #expect(unlink(path) == 0)
+                }
+
+                let error = journalError {
+                    try journal.append { batch in
+                        try batch.add(kind: .dataSealed, payload: [4, 5, 6])
+                        try batch.add(kind: .dataSealed, payload: [7, 8, 9])
+                    }
+                }
+                #expect(error?.code == .changedWhileOpen(.replaced), "\(replacement)")
+                #expect(error?.exitCode == 1)
+                #expect(error?.description.contains("was replaced or removed while it was open") == true)
+                #expect(journal.lastSequence == 3, "\(replacement): nothing acknowledged")
+                #expect(journal.size == before.count)
+                #expect(try readBytes(kept) == before, "\(replacement): the old file is cut back")
+                if replacement == "renamed-over" {
+                    #expect(try readBytes(path) == before, "the replacement is untouched")
+                }
+                // The handle pretends nothing afterwards.
+                #expect(journalError { try journal.append { try $0.add(kind: .dataSealed, payload: [1]) } }?.code == .unusable)
+                #expect(try readBytes(kept) == before)
+            }
+        }
+
+        /// Bytes appended (or cut) by a program that ignores the lock: the next append
+        /// writes nothing, so the frames before them stay whole and their bytes stay theirs.
+        @Test func foreignBytesBehindTheWritersBackAreNeverOverwritten() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("foreign.journal")
+            let foreign = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+
+            var foreignOffset = 0
+            for change in ["cut", "appended"] {
+                _ = unlink(path)
+                try makeJournal(at: path, payloads: payloads(sizes: [10, 20]))
+                let journal = try openSettled(at: path, access: .readWrite)
+                try journal.append { batch in try batch.add(kind: .dataSealed, payload: [1, 2, 3]) }
+                let size = journal.size
+                if change == "appended" {
+                    try appendBytes(foreign, to: path)
+                    foreignOffset = size
+                } else {
+                    #expect(truncate(path, off_t(size - 10)) == 0)
+                }
+                let after = try readBytes(path)
+
+                let error = journalError {
+                    try journal.append { batch in
+                        try batch.add(kind: .dataSealed, payload: [4, 5, 6])
+                        try batch.add(kind: .dataSealed, payload: [7, 8, 9])
+                    }
+                }
+                #expect(error?.code == .changedWhileOpen(.size(expected: size, actual: after.count)), "\(change)")
+                #expect(error?.exitCode == 1)
+                #expect(error?.description.contains("Nothing was written") == true)
+                #expect(try readBytes(path) == after, "\(change): not a byte written")
+                #expect(journal.lastSequence == 3)
+                #expect(journalError { try journal.append { try $0.add(kind: .dataSealed, payload: [1]) } }?.code == .unusable)
+                #expect(try readBytes(path) == after)
+            }
+            // The three acknowledged frames are still whole, in front of the foreign bytes.
+            let report = try verifySettled(at: path)
+            #expect(report.frameCount == 3)
+            #expect(report.problem?.offset == foreignOffset)
+        }
     }
 }

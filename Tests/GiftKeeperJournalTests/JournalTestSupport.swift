@@ -63,6 +63,16 @@ func patchByte(_ path: String, at offset: Int, to value: UInt8) throws {
     guard pwrite(fd, &byte, 1, off_t(offset)) == 1 else { throw POSIXError(.init(rawValue: errno)!) }
 }
 
+/// Appends `bytes` to a file with a plain `O_APPEND` write, taking no lock: another
+/// program writing behind a journal's back.
+func appendBytes(_ bytes: [UInt8], to path: String) throws {
+    let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
+    defer { close(fd) }
+    let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+    guard count == bytes.count else { throw POSIXError(.init(rawValue: errno)!) }
+}
+
 /// The permission bits of `path`.
 func permissions(_ path: String) -> mode_t {
     var info = stat()

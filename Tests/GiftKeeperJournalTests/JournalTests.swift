@@ -374,6 +374,8 @@ extension JournalTestSuite {
                 (.io(operation: "fsync", errno: EIO), 5, "Could not fsync"),
                 (.readOnlyAccess, 5, "read-only"),
                 (.unusable, 5, "no longer be written"),
+                (.changedWhileOpen(.size(expected: 100, actual: 400)), 1, "400 bytes, not 100"),
+                (.changedWhileOpen(.replaced), 1, "replaced or removed"),
             ]
             for (code, exit, phrase) in cases {
                 let error = JournalError(code, path: "/x/j")
