@@ -258,6 +258,10 @@ public final class GiftKeeperService {
             unlocked.wipe()
             throw error
         }
+        guard !environment.isCancelled() else {
+            unlocked.wipe()
+            throw ServiceError(.cancelled)
+        }
         keyring = unlocked
         let failedSinceLastVisit = replayed.failedSignIns.count
         let previousVisit = replayed.lastSignInAt
@@ -291,6 +295,7 @@ public final class GiftKeeperService {
     func unlock(password: SecureBytes, recordFailure journal: Journal?) throws(ServiceError) -> Keyring {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
         environment.sleep(nextLoginDelay)
+        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
         do {
             return try Keyring.unlock(password: password, wraps: wraps)
         } catch Keyring.UnlockFailure.wrongPassword {
@@ -388,6 +393,7 @@ public final class GiftKeeperService {
         guard new.count > 0 else { throw ServiceError(.emptyPassword) }
         guard let newestWrap = wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
         environment.sleep(loginDelay(afterFailures: passwordChangeFailures))
+        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
         let matches = try crypto { () throws in
             try Keyring.passwordMatches(old, newest: newestWrap, dataKey: current.dataKey)
         }
@@ -395,6 +401,7 @@ public final class GiftKeeperService {
             passwordChangeFailures += 1
             throw ServiceError(.wrongPassword(recorded: false))
         }
+        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
         passwordChangeFailures = 0
         let events: [Event]
         do {

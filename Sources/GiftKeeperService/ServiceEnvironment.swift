@@ -14,6 +14,10 @@ public struct ServiceEnvironment: Sendable {
     /// Test-only switch: lets `setup` write a key-derivation cost below `interactive`.
     /// Production code never sets it.
     public var allowsTestKeyDerivationCost: Bool
+    /// Whether the user asked to cancel the running command (Ctrl-C in the shell). Checked
+    /// where stopping loses nothing: during the wait after failed logins, and after the
+    /// password check, before anything is recorded.
+    public var isCancelled: @Sendable () -> Bool = { false }
 
     public init(
         now: @escaping @Sendable () -> Timestamp,
@@ -27,18 +31,28 @@ public struct ServiceEnvironment: Sendable {
         self.allowsTestKeyDerivationCost = allowsTestKeyDerivationCost
     }
 
-    /// The real clock, real sleeping, and the given state directory.
-    public static func system(stateDirectory: String?) -> ServiceEnvironment {
-        ServiceEnvironment(
+    /// The real clock, real sleeping (cut short when `isCancelled` turns true), and the
+    /// given state directory.
+    public static func system(
+        stateDirectory: String?, isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) -> ServiceEnvironment {
+        var environment = ServiceEnvironment(
             now: {
                 var spec = timespec()
                 clock_gettime(CLOCK_REALTIME, &spec)
                 return Timestamp(millisecondsSinceEpoch: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
             },
             sleep: { seconds in
-                if seconds > 0 { Glibc.sleep(UInt32(seconds)) }
+                // In slices of 50 ms, so a cancelled wait ends at once.
+                var left = seconds * 20
+                while left > 0, !isCancelled() {
+                    usleep(50_000)
+                    left -= 1
+                }
             },
             stateDirectory: stateDirectory)
+        environment.isCancelled = isCancelled
+        return environment
     }
 }
 

@@ -35,6 +35,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case importRejected(location: String, reason: String)
         /// Guarded memory or a libsodium call failed.
         case internalFailure(String)
+        /// The user cancelled the command (Ctrl-C) before anything was recorded.
+        case cancelled
     }
 
     public let code: Code
@@ -60,6 +62,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return 1
         case .fileIO, .internalFailure:
             return 5
+        case .cancelled:
+            return 130
         }
     }
 
@@ -97,6 +101,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             // `reason` may be a whole sentence already (a domain rule's message).
             let clause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
             return "Import rejected at \(location): \(clause). Nothing was imported; fix the document and try again."
+        case .cancelled:
+            return "Cancelled (Ctrl-C). Nothing was recorded."
         case .internalFailure(let reason):
             return "Internal failure: \(reason). Nothing more was written; please report this."
         }

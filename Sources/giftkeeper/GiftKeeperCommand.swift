@@ -119,7 +119,7 @@ func homeDirectory() -> String {
 
 /// The production environment: real clock and sleep, the XDG state directory.
 func productionEnvironment() -> ServiceEnvironment {
-    .system(stateDirectory: stateDirectory())
+    .system(stateDirectory: stateDirectory(), isCancelled: { CommandInterruption.isRequested })
 }
 
 /// Prints `error` as one line and turns it into the exit code SPEC §2 gives it.

@@ -116,8 +116,7 @@ struct TerminalTests {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
         let journal = sandbox.journal
-        let launch = "env -u GIFTKEEPER_JOURNAL HOME='\(sandbox.home)' XDG_STATE_HOME='\(sandbox.state)' "
-            + "XDG_DATA_HOME='\(sandbox.data)' LANG=C.UTF-8 '\(sandbox.binary)' --journal '\(journal)'"
+        let launch = Self.launch(sandbox)
 
         // A new journal: setup, the password typed twice and never shown.
         try tmux.start(session: "first", launch)
@@ -261,5 +260,40 @@ struct TerminalTests {
         #expect(Secrets.historyFiles(in: sandbox) == [])
         #expect(Secrets.leaks(in: sandbox) == [])
         #expect(try sandbox.verifies())
+    }
+
+    /// Ctrl-C while a command runs cancels it and the session goes on: here during the
+    /// wait after failed logins, before the password is checked (nothing is recorded).
+    @Test("Ctrl-C during the wait after failed logins cancels the login, not the session")
+    func interruptDuringTheWait() throws {
+        let sandbox = try Sandbox()
+        let tmux = try Tmux()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let failures = try sandbox.script(["login", "wrong-1", "login", "wrong-2"])
+        #expect(failures.status == 3, "\(failures)")
+
+        try tmux.start(session: "wait", Self.launch(sandbox))
+        try tmux.waitFor("wait", text: "Password:")
+        try tmux.type("wait", "wrong-3")
+        try tmux.press("wait", "Enter")
+        try tmux.waitFor("wait", text: "Waiting 2 s before checking")
+        try tmux.press("wait", "C-c")
+        var screen = try tmux.waitFor("wait", text: "Cancelled.")
+        try tmux.waitForPrompt("wait", "giftkeeper (locked)>")
+        #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
+        try tmux.type("wait", "quit")
+        try tmux.press("wait", "Enter")
+        screen = try tmux.waitFor("wait", text: "GK-EXIT=")
+        #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+
+        // The cancelled attempt was never checked, so it was not recorded.
+        let audit = try sandbox.audits()
+        #expect(audit.stdoutLines.filter { $0.contains("loginFailed") }.count == 2, "\(audit)")
+    }
+
+    /// The shell on the sandbox's journal, as a person starts it.
+    private static func launch(_ sandbox: Sandbox) -> String {
+        "env -u GIFTKEEPER_JOURNAL HOME='\(sandbox.home)' XDG_STATE_HOME='\(sandbox.state)' "
+            + "XDG_DATA_HOME='\(sandbox.data)' LANG=C.UTF-8 '\(sandbox.binary)' --journal '\(sandbox.journal)'"
     }
 }

@@ -70,7 +70,11 @@ public final class REPLSession {
                 let trimmed = line.trimmingWhitespace
                 guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
                 editor.addToHistory(line)
-                execute(line)
+                if isInteractive {
+                    CommandInterruption.whileRunning { execute(line) }
+                } else {
+                    execute(line)
+                }
                 progress.clear()
                 reportLostOutput()
             case .endOfInput:
@@ -104,7 +108,7 @@ public final class REPLSession {
         case .locked:
             console.print("GiftKeeper: \(service.journalPath) is locked.")
             while service.phase == .locked {
-                guard login() else { break }
+                guard CommandInterruption.whileRunning({ login() }) else { break }
             }
         case .signedIn:
             break
@@ -161,7 +165,11 @@ public final class REPLSession {
         do {
             try run(command)
         } catch let error as ServiceError {
-            fail(error.description, code: error.exitCode)
+            if case .cancelled = error.code {
+                console.note("Cancelled.")
+            } else {
+                fail(error.description, code: error.exitCode)
+            }
         } catch let error as DomainError {
             fail(error.message, code: 2)
         } catch let error as PasswordInputError where error.code == .interrupted {
@@ -325,6 +333,10 @@ public final class REPLSession {
             try runLogin()
             return false
         } catch let error as ServiceError {
+            if case .cancelled = error.code {
+                console.note("Cancelled. Type 'login' to unlock, or 'quit'.")
+                return false
+            }
             fail(error.description, code: error.exitCode)
             if case .wrongPassword = error.code { return true }
             return false

@@ -9,6 +9,7 @@ import Synchronization
 ///
 /// - SIGINT while a readline prompt is active, and every SIGWINCH, go to the prompt's pipe;
 ///   ``ReadlineLineEditor`` polls it and cancels the line (or resizes).
+/// - SIGINT while a shell command runs (``CommandInterruption``) asks it to stop.
 /// - Anything else is fatal: the byte goes to a watcher thread, which runs
 ///   ``SecretWiping/wipeAll()`` on an ordinary thread (where locks and `sodium_memzero` are
 ///   fine), and then calls `_exit(128 + signal)` (130 for SIGINT, 143 for SIGTERM).
@@ -21,6 +22,9 @@ enum SignalRouter {
 
     // Read by the handler. Set once in `install()` before any handler exists.
     static let promptActive = Atomic<Bool>(false)
+    /// An interactive command is running: SIGINT asks it to stop (``CommandInterruption``).
+    static let commandActive = Atomic<Bool>(false)
+    static let interruptRequested = Atomic<Bool>(false)
     static let promptPipeWrite = Atomic<Int32>(-1)
     static let fatalPipeWrite = Atomic<Int32>(-1)
     static let promptPipeReadEnd = Atomic<Int32>(-1)
@@ -39,6 +43,8 @@ enum SignalRouter {
             // Touch every global the handler reads, so no lazy initialisation happens in it.
             TerminalRestoration.prepare()
             _ = promptActive.load(ordering: .relaxed)
+            _ = commandActive.load(ordering: .relaxed)
+            _ = interruptRequested.load(ordering: .relaxed)
 
             guard let prompt = makePipe(nonBlockingRead: true),
                   let fatal = makePipe(nonBlockingRead: false)
@@ -120,6 +126,28 @@ enum SignalRouter {
     }
 }
 
+/// Ctrl-C while a shell command runs: the command is asked to stop where that loses
+/// nothing (a wait, or before recording a sign-in) instead of the process ending.
+public enum CommandInterruption {
+    /// Runs `body` with SIGINT turned into a request to cancel (see ``isRequested``).
+    /// Outside it, SIGINT ends the process as before (after wiping keys).
+    public static func whileRunning<T>(_ body: () throws -> T) rethrows -> T {
+        SignalRouter.install()
+        SignalRouter.interruptRequested.store(false, ordering: .sequentiallyConsistent)
+        SignalRouter.commandActive.store(true, ordering: .sequentiallyConsistent)
+        defer {
+            SignalRouter.commandActive.store(false, ordering: .sequentiallyConsistent)
+            SignalRouter.interruptRequested.store(false, ordering: .sequentiallyConsistent)
+        }
+        return try body()
+    }
+
+    /// Whether Ctrl-C was pressed since the running command started.
+    public static var isRequested: Bool {
+        SignalRouter.interruptRequested.load(ordering: .acquiring)
+    }
+}
+
 /// Async-signal-safe: atomics, `tcsetattr` and `write` only. Keeps `errno` intact.
 private let signalHandler: @convention(c) (Int32) -> Void = { signal in
     let savedErrno = errno
@@ -132,6 +160,9 @@ private let signalHandler: @convention(c) (Int32) -> Void = { signal in
     } else if signal == SIGINT && SignalRouter.promptActive.load(ordering: .acquiring) {
         byte = SignalRouter.interruptByte
         target = SignalRouter.promptPipeWrite.load(ordering: .acquiring)
+    } else if signal == SIGINT && SignalRouter.commandActive.load(ordering: .acquiring) {
+        SignalRouter.interruptRequested.store(true, ordering: .releasing)
+        return
     } else {
         TerminalRestoration.restoreFromSignalHandler()
         byte = UInt8(truncatingIfNeeded: signal)
