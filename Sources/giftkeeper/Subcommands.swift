@@ -157,14 +157,15 @@ struct Import: ParsableCommand {
     @Argument(help: ArgumentHelp("The export document.", valueName: "file")) var file: String
 
     func run() throws {
-        let bytes: [UInt8]
+        // Checked whole before the journal is opened or the password asked for.
+        let document: CheckedImportDocument
         do {
-            bytes = try PrivateFile.read(file)
+            document = try GiftKeeperService.checkImport(try PrivateFile.read(file))
         } catch {
             throw failure(error)
         }
         try withSignedInService(journal: journal, password: password) { service in
-            let summary = try service.importDocument(bytes)
+            let summary = try service.importDocument(document)
             Console().note("Imported \(summary.presentsImported) presents in \(summary.batches) batch(es).")
         }
     }
