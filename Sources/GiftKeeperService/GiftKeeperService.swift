@@ -471,41 +471,18 @@ public final class GiftKeeperService {
 
     // MARK: Replay
 
-    /// Replays and authenticates every frame into a fresh state, checking the remembered head.
+    /// Replays and authenticates every frame into a fresh state, then compares the journal
+    /// with the remembered head and announces a rollback found.
     private func fold(journal: Journal, keyring: Keyring) throws(ServiceError) -> GiftList {
         var state = GiftList()
         state.reserveCapacity(journal.frameCount)
-        let remembered = rememberedHead(journal: journal, keyring: keyring)
-        var hashAtRemembered: [UInt8]?
+        var check = RollbackCheck(rememberedHead(journal: journal, keyring: keyring))
         try Replayer.replay(journal: journal, keyring: keyring, progress: onProgress) { frame, event in
-            if case .remembered(let head) = remembered, frame.sequence == head.lastSequence + 1 {
-                hashAtRemembered = Array(frame.previousHash)
-            }
+            check.observe(frame)
             if let event { state.apply(event) }
         }
-        switch remembered {
-        case .none:
-            break
-        case .unverified:
-            notify(.rememberedHeadUnverified)
-        case .keyMissing(let head):
-            // The key epoch that wrote it is gone from this journal: either the journal was
-            // rolled back past a password change (then it is also shorter), or the file was
-            // altered. Say which, as far as the unauthenticated length tells.
-            if head.lastSequence > journal.lastSequence {
-                notify(.eventsMissing(count: head.lastSequence - journal.lastSequence))
-            } else {
-                notify(.rememberedHeadUnverified)
-            }
-        case .remembered(let head):
-            if head.lastSequence > journal.lastSequence {
-                notify(.eventsMissing(count: head.lastSequence - journal.lastSequence))
-            } else {
-                let actual = head.lastSequence == journal.lastSequence ? journal.headHash : hashAtRemembered
-                if actual != head.headHash {
-                    notify(.historyDiverged(sequence: head.lastSequence))
-                }
-            }
+        if let finding = check.finding(lastSequence: journal.lastSequence, headHash: journal.headHash) {
+            notify(finding.notification)
         }
         return state
     }
@@ -524,7 +501,7 @@ public final class GiftKeeperService {
 
     // MARK: Rollback memory
 
-    private func rememberedHead(journal: Journal, keyring: Keyring) -> RememberedHead.ReadResult {
+    func rememberedHead(journal: Journal, keyring: Keyring) -> RememberedHead.ReadResult {
         guard let directory = environment.stateDirectory else { return .none }
         return RememberedHead.read(from: directory, journalID: journal.header.journalID) { wrapSequence in
             keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey

@@ -66,12 +66,14 @@ struct Audit: ParsableCommand {
         if let tail = report.tornTail {
             console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }
-        if let problem = report.problem {
+        if let problem = report.failure {
             if json {
                 console.print(JSONLine.object([
                     ("verdict", .string("failed")), ("events", .number(Int64(report.records.count))),
                     ("reason", .string(problem.description)),
                 ]))
+            } else if report.problem == nil {  // every frame verified; the rollback check failed
+                console.print("FAILED: \(counted(report.records.count, "frame")) verified, but: \(problem.description)")
             } else {
                 console.print("FAILED after \(counted(report.records.count, "verified frame")): \(problem.description)")
             }
