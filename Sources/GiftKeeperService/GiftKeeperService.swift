@@ -54,6 +54,18 @@ public final class GiftKeeperService {
     /// The wait, in seconds, that ``login(password:)`` will make before checking.
     public var nextLoginDelay: Int { loginDelay(afterFailures: failuresSinceLastSuccess) }
 
+    /// The rollback this session's sign-in found (SPEC §5) and that nobody has accepted yet.
+    ///
+    /// While it stands the remembered head is left as it is, so every later sign-in warns
+    /// again. A change the user makes (add, edit, mark, remove, import, passwd) accepts it
+    /// when ``acceptsRollbackOnChange`` is set; one-shot tasks refuse to run instead.
+    public private(set) var rollbackFinding: RollbackFinding?
+
+    /// Whether a change made after a rollback warning accepts the journal as it is: set for
+    /// an interactive session only, where the person read the warning before typing the
+    /// change. Scripts and one-shot subcommands leave it false, so the evidence stays.
+    public var acceptsRollbackOnChange = false
+
     /// The cost the journal's newest key wrap was made with.
     public var keyDerivationParameters: KDFParameters? { wraps.last?.payload.parameters }
 
@@ -343,6 +355,7 @@ public final class GiftKeeperService {
         keyring?.wipe()
         keyring = nil
         state = GiftList()
+        rollbackFinding = nil
     }
 
     // MARK: Commands
@@ -354,7 +367,9 @@ public final class GiftKeeperService {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
         switch command {
         case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent:
-            return try decideAndAppend(command)
+            let events = try decideAndAppend(command)
+            if !events.isEmpty { acceptRollbackAfterChange() }
+            return events
         case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword,
              .recordExport:
             // These need keys, frames or files handled with them: use setup, login, signOut,
@@ -417,7 +432,8 @@ public final class GiftKeeperService {
         }
         keyring.append(epoch)
         for event in events { state.apply(event) }
-        rememberHead()
+        rememberHead()  // not while a rollback stands; then accepting it writes the head
+        acceptRollbackAfterChange()
     }
 
     /// Appends a key-wrap frame and the events sealed under its new data key, in one batch.
@@ -472,7 +488,7 @@ public final class GiftKeeperService {
     // MARK: Replay
 
     /// Replays and authenticates every frame into a fresh state, then compares the journal
-    /// with the remembered head and announces a rollback found.
+    /// with the remembered head: a rollback found is announced and kept in ``rollbackFinding``.
     private func fold(journal: Journal, keyring: Keyring) throws(ServiceError) -> GiftList {
         var state = GiftList()
         state.reserveCapacity(journal.frameCount)
@@ -481,9 +497,8 @@ public final class GiftKeeperService {
             check.observe(frame)
             if let event { state.apply(event) }
         }
-        if let finding = check.finding(lastSequence: journal.lastSequence, headHash: journal.headHash) {
-            notify(finding.notification)
-        }
+        rollbackFinding = check.finding(lastSequence: journal.lastSequence, headHash: journal.headHash)
+        if let rollbackFinding { notify(rollbackFinding.notification) }
         return state
     }
 
@@ -509,12 +524,26 @@ public final class GiftKeeperService {
     }
 
     /// Remembers the current head; a failure here is not fatal (the journal is intact).
+    ///
+    /// Never while a rollback found at sign-in stands: the remembered head is the evidence,
+    /// and overwriting it with this older or other history would silence the warning.
     private func rememberHead() {
+        guard rollbackFinding == nil else { return }
         guard let directory = environment.stateDirectory, let journal, let epoch = keyring?.newest else { return }
         let head = RememberedHead(
             journalID: journal.header.journalID, lastSequence: journal.lastSequence,
             headHash: journal.headHash, epochWrapSequence: epoch.wrapSequence)
         try? head.write(to: directory, dataKey: epoch.dataKey)
+    }
+
+    /// After a change the user made: when a rollback warning stands and this session may
+    /// accept it (``acceptsRollbackOnChange``), the journal as it is now becomes the one
+    /// remembered, and the warning stops.
+    func acceptRollbackAfterChange() {
+        guard rollbackFinding != nil, acceptsRollbackOnChange else { return }
+        rollbackFinding = nil
+        rememberHead()
+        notify(.rollbackAccepted)
     }
 
     // MARK: Helpers

@@ -818,6 +818,7 @@ extension GiftKeeperService {
             batches += 1
             start = end
         }
+        if !events.isEmpty { acceptRollbackAfterChange() }
         return ImportSummary(presentsImported: presents.count, batches: batches)
     }
 }

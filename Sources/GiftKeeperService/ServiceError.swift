@@ -99,7 +99,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             case .rememberedHeadUnverified:
                 what = "the record of your last session on this machine does not verify: it or the journal was altered"
             }
-            return "Rollback detected: \(what). Restore the newer copy from a backup."
+            return "Rollback detected: \(what). Restore the newer copy from a backup, or keep this one by making a change in an interactive 'giftkeeper' session."
         case .unsupportedEvent(let sequence, let reason):
             return "Frame \(sequence) was written by a newer GiftKeeper (\(reason)). Upgrade giftkeeper to open this journal."
         case .weakKeyDerivation:

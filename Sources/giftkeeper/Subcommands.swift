@@ -15,6 +15,8 @@ struct REPL: ParsableCommand {
 
     func run() throws {
         let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
+        // Only a person at the terminal, who read a rollback warning, accepts it by a change.
+        service.acceptsRollbackOnChange = TerminalSession.isStandardInputTerminal
         let input = TerminalSession.makeREPLInput()
         let session = REPLSession(
             service: service, editor: input.editor, passwords: input.passwords,
@@ -93,6 +95,7 @@ struct Audit: ParsableCommand {
 
 /// Unlocks a journal for a one-shot task (export, import): signs in, runs `body`, signs out.
 /// Notifications go to standard error, so standard output stays clean for the task.
+/// A rollback found at sign-in stops the task (exit 1) and is left standing.
 func withSignedInService(
     journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void
 ) throws {
@@ -111,6 +114,7 @@ func withSignedInService(
         defer { secret.wipe() }
         try service.login(password: secret)
         progress.finish()
+        if let rollback = service.rollbackFinding { throw ServiceError(.rolledBack(rollback)) }
         try body(service)
         try service.close()
     } catch {
