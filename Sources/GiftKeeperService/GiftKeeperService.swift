@@ -54,6 +54,18 @@ public final class GiftKeeperService {
     /// The wait, in seconds, that ``login(password:)`` will make before checking.
     public var nextLoginDelay: Int { loginDelay(afterFailures: failuresSinceLastSuccess) }
 
+    /// The rollback this session's sign-in found (SPEC §5) and that nobody has accepted yet.
+    ///
+    /// While it stands the remembered head is left as it is, so every later sign-in warns
+    /// again. A change the user makes (add, edit, mark, remove, import, passwd) accepts it
+    /// when ``acceptsRollbackOnChange`` is set; one-shot tasks refuse to run instead.
+    public private(set) var rollbackFinding: RollbackFinding?
+
+    /// Whether a change made after a rollback warning accepts the journal as it is: set for
+    /// an interactive session only, where the person read the warning before typing the
+    /// change. Scripts and one-shot subcommands leave it false, so the evidence stays.
+    public var acceptsRollbackOnChange = false
+
     /// The cost the journal's newest key wrap was made with.
     public var keyDerivationParameters: KDFParameters? { wraps.last?.payload.parameters }
 
@@ -348,6 +360,7 @@ public final class GiftKeeperService {
         keyring?.wipe()
         keyring = nil
         state = GiftList()
+        rollbackFinding = nil
     }
 
     // MARK: Commands
@@ -359,7 +372,9 @@ public final class GiftKeeperService {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
         switch command {
         case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent:
-            return try decideAndAppend(command)
+            let events = try decideAndAppend(command)
+            if !events.isEmpty { acceptRollbackAfterChange() }
+            return events
         case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword,
              .recordExport:
             // These need keys, frames or files handled with them: use setup, login, signOut,
@@ -424,7 +439,8 @@ public final class GiftKeeperService {
         }
         keyring.append(epoch)
         for event in events { state.apply(event) }
-        rememberHead()
+        rememberHead()  // not while a rollback stands; then accepting it writes the head
+        acceptRollbackAfterChange()
     }
 
     /// Appends a key-wrap frame and the events sealed under its new data key, in one batch.
@@ -478,42 +494,18 @@ public final class GiftKeeperService {
 
     // MARK: Replay
 
-    /// Replays and authenticates every frame into a fresh state, checking the remembered head.
+    /// Replays and authenticates every frame into a fresh state, then compares the journal
+    /// with the remembered head: a rollback found is announced and kept in ``rollbackFinding``.
     private func fold(journal: Journal, keyring: Keyring) throws(ServiceError) -> GiftList {
         var state = GiftList()
         state.reserveCapacity(journal.frameCount)
-        let remembered = rememberedHead(journal: journal, keyring: keyring)
-        var hashAtRemembered: [UInt8]?
+        var check = RollbackCheck(rememberedHead(journal: journal, keyring: keyring))
         try Replayer.replay(journal: journal, keyring: keyring, progress: onProgress) { frame, event in
-            if case .remembered(let head) = remembered, frame.sequence == head.lastSequence + 1 {
-                hashAtRemembered = Array(frame.previousHash)
-            }
+            check.observe(frame)
             if let event { state.apply(event) }
         }
-        switch remembered {
-        case .none:
-            break
-        case .unverified:
-            notify(.rememberedHeadUnverified)
-        case .keyMissing(let head):
-            // The key epoch that wrote it is gone from this journal: either the journal was
-            // rolled back past a password change (then it is also shorter), or the file was
-            // altered. Say which, as far as the unauthenticated length tells.
-            if head.lastSequence > journal.lastSequence {
-                notify(.eventsMissing(count: head.lastSequence - journal.lastSequence))
-            } else {
-                notify(.rememberedHeadUnverified)
-            }
-        case .remembered(let head):
-            if head.lastSequence > journal.lastSequence {
-                notify(.eventsMissing(count: head.lastSequence - journal.lastSequence))
-            } else {
-                let actual = head.lastSequence == journal.lastSequence ? journal.headHash : hashAtRemembered
-                if actual != head.headHash {
-                    notify(.historyDiverged(sequence: head.lastSequence))
-                }
-            }
-        }
+        rollbackFinding = check.finding(lastSequence: journal.lastSequence, headHash: journal.headHash)
+        if let rollbackFinding { notify(rollbackFinding.notification) }
         return state
     }
 
@@ -531,7 +523,7 @@ public final class GiftKeeperService {
 
     // MARK: Rollback memory
 
-    private func rememberedHead(journal: Journal, keyring: Keyring) -> RememberedHead.ReadResult {
+    func rememberedHead(journal: Journal, keyring: Keyring) -> RememberedHead.ReadResult {
         guard let directory = environment.stateDirectory else { return .none }
         return RememberedHead.read(from: directory, journalID: journal.header.journalID) { wrapSequence in
             keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
@@ -539,12 +531,26 @@ public final class GiftKeeperService {
     }
 
     /// Remembers the current head; a failure here is not fatal (the journal is intact).
+    ///
+    /// Never while a rollback found at sign-in stands: the remembered head is the evidence,
+    /// and overwriting it with this older or other history would silence the warning.
     private func rememberHead() {
+        guard rollbackFinding == nil else { return }
         guard let directory = environment.stateDirectory, let journal, let epoch = keyring?.newest else { return }
         let head = RememberedHead(
             journalID: journal.header.journalID, lastSequence: journal.lastSequence,
             headHash: journal.headHash, epochWrapSequence: epoch.wrapSequence)
         try? head.write(to: directory, dataKey: epoch.dataKey)
+    }
+
+    /// After a change the user made: when a rollback warning stands and this session may
+    /// accept it (``acceptsRollbackOnChange``), the journal as it is now becomes the one
+    /// remembered, and the warning stops.
+    func acceptRollbackAfterChange() {
+        guard rollbackFinding != nil, acceptsRollbackOnChange else { return }
+        rollbackFinding = nil
+        rememberHead()
+        notify(.rollbackAccepted)
     }
 
     // MARK: Helpers

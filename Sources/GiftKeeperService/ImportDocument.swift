@@ -712,6 +712,16 @@ public struct ImportSummary: Sendable, Equatable {
     public let batches: Int
 }
 
+/// An export v1 document read and checked as far as it can be without the journal's keys:
+/// JSON, the `format` tag, every field, unique ids, prices, statuses, lengths and empty
+/// texts. Only "an id already in the journal" is left, for ``GiftKeeperService/importDocument(_:)-(CheckedImportDocument)``.
+public struct CheckedImportDocument: Sendable {
+    let presents: [Present]
+
+    /// How many presents it holds.
+    public var presentCount: Int { presents.count }
+}
+
 extension GiftKeeperService {
     /// Events per batch: one fsync each (group commit).
     static let importBatchSize = 1024
@@ -733,19 +743,58 @@ extension GiftKeeperService {
         }
     }
 
-    /// Appends the events that recreate the presents of an export v1 document (SPEC §6).
+    private static func rejection(_ error: DomainError, at index: Int) -> ServiceError {
+        ServiceError(.importRejected(location: "presents[\(index)]" + field(of: error), reason: error.message))
+    }
+
+    /// Reads and checks an export v1 document before any journal is opened or password
+    /// asked for (SPEC §6), so a malformed one costs no key derivation and appends nothing.
     ///
-    /// The whole document is parsed and every present checked against the current state
-    /// first; a malformed document is rejected whole with nothing appended. Then the events
-    /// are appended in batches, each acknowledged only after its fsync.
-    public func importDocument(_ bytes: [UInt8]) throws(ServiceError) -> ImportSummary {
-        guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
+    /// Every present is also put to the domain's rules against an empty signed-in list,
+    /// which checks everything but the ids already in a journal.
+    /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` naming the bad field.
+    public static func checkImport(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
         let presents: [Present]
         do {
             presents = try ImportDocument.parse(bytes)
         } catch {
             throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
+        let blank: GiftList
+        do {
+            // Any account will do: the rules that need no state are the same for every one.
+            blank = GiftList.fold(try GiftList.decide(
+                .createAccount(name: "import"), at: Timestamp(millisecondsSinceEpoch: 0), state: GiftList()))
+        } catch {
+            throw ServiceError(.internalFailure("an empty list to check the import against: \(error.message)"))
+        }
+        let at = Timestamp(millisecondsSinceEpoch: 0)
+        for (index, present) in presents.enumerated() {
+            do {
+                _ = try GiftList.decide(.importPresent(present), at: at, state: blank)
+            } catch {
+                throw rejection(error, at: index)
+            }
+        }
+        return CheckedImportDocument(presents: presents)
+    }
+
+    /// Appends the events that recreate the presents of an export v1 document (SPEC §6):
+    /// ``checkImport(_:)``, then ``importDocument(_:)-(CheckedImportDocument)``. For a
+    /// session already signed in (the REPL's `import FILE`).
+    public func importDocument(_ bytes: [UInt8]) throws(ServiceError) -> ImportSummary {
+        guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
+        return try importDocument(Self.checkImport(bytes))
+    }
+
+    /// Appends the events that recreate the presents of a checked document.
+    ///
+    /// Every present is checked against the current state first (an id already used in
+    /// this journal, removed presents included); a rejected document appends nothing. Then
+    /// the events are appended in batches, each acknowledged only after its fsync.
+    public func importDocument(_ document: CheckedImportDocument) throws(ServiceError) -> ImportSummary {
+        guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
+        let presents = document.presents
         let now = environment.now()
         var planned = state
         var events: [Event] = []
@@ -756,7 +805,7 @@ extension GiftKeeperService {
                 for event in produced { planned.apply(event) }
                 events += produced
             } catch {
-                throw ServiceError(.importRejected(location: "presents[\(index)]" + Self.field(of: error), reason: error.message))
+                throw Self.rejection(error, at: index)
             }
         }
         var batches = 0
@@ -769,6 +818,7 @@ extension GiftKeeperService {
             batches += 1
             start = end
         }
+        if !events.isEmpty { acceptRollbackAfterChange() }
         return ImportSummary(presentsImported: presents.count, batches: batches)
     }
 }

@@ -16,6 +16,13 @@ public enum LoginNotification: Equatable, Sendable, CustomStringConvertible {
     case historyDiverged(sequence: UInt64)
     /// The remembered head did not authenticate (the state file was altered).
     case rememberedHeadUnverified
+    /// After a rollback warning, a change was made in an interactive session: the journal
+    /// as it is now is remembered from here on, and the warning stops.
+    case rollbackAccepted
+
+    /// What ends a rollback warning; until then it is shown at every sign-in.
+    private static let untilAccepted =
+        ". Restore the newer copy from a backup, or make a change in an interactive session to keep this one; until then this warning repeats"
 
     public var description: String {
         switch self {
@@ -34,10 +41,14 @@ public enum LoginNotification: Equatable, Sendable, CustomStringConvertible {
             return "⚠️  Your last session ended without signing out; recorded in the history"
         case .eventsMissing(let count):
             return "🚨 \(count) event\(count == 1 ? "" : "s") missing since your last session: the journal was rolled back or replaced"
+                + Self.untilAccepted
         case .historyDiverged(let sequence):
             return "🚨 The journal's history differs from your last session at event \(sequence): it was replaced or altered"
+                + Self.untilAccepted
         case .rememberedHeadUnverified:
-            return "🚨 The record of your last session does not verify: it was altered"
+            return "🚨 The record of your last session does not verify: it was altered" + Self.untilAccepted
+        case .rollbackAccepted:
+            return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated"
         }
     }
 }

@@ -25,6 +25,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case alreadySignedIn
         /// A frame that does not authenticate: tampering or corruption.
         case tampered(sequence: UInt64, reason: String)
+        /// The journal is older than, or departs from, the head remembered on this machine.
+        case rolledBack(RollbackFinding)
         /// An event written by a newer GiftKeeper.
         case unsupportedEvent(sequence: UInt64, reason: String)
         /// Key derivation cost below `interactive` outside tests.
@@ -58,7 +60,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return 3
         case .noJournal, .unsupportedEvent:
             return 4
-        case .tampered:
+        case .tampered, .rolledBack:
             return 1
         case .fileIO, .internalFailure:
             return 5
@@ -91,6 +93,17 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return "You are already signed in. Type 'signout' first."
         case .tampered(let sequence, let reason):
             return "Frame \(sequence) does not verify: \(reason). The journal was altered or damaged; run 'giftkeeper audit' and restore from a backup."
+        case .rolledBack(let finding):
+            let what: String
+            switch finding {
+            case .eventsMissing(let count):
+                what = "\(count) event\(count == 1 ? " is" : "s are") missing since your last session on this machine: the journal was rolled back or replaced"
+            case .historyDiverged(let sequence):
+                what = "the journal's history differs from your last session on this machine at sequence number \(sequence): it was replaced or altered"
+            case .rememberedHeadUnverified:
+                what = "the record of your last session on this machine does not verify: it or the journal was altered"
+            }
+            return "Rollback detected: \(what). Restore the newer copy from a backup, or keep this one by making a change in an interactive 'giftkeeper' session."
         case .unsupportedEvent(let sequence, let reason):
             return "Frame \(sequence) was written by a newer GiftKeeper (\(reason)). Upgrade giftkeeper to open this journal."
         case .weakKeyDerivation:

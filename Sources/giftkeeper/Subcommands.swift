@@ -15,6 +15,8 @@ struct REPL: ParsableCommand {
 
     func run() throws {
         let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
+        // Only a person at the terminal, who read a rollback warning, accepts it by a change.
+        service.acceptsRollbackOnChange = TerminalSession.isStandardInputTerminal
         let input = TerminalSession.makeREPLInput()
         let session = REPLSession(
             service: service, editor: input.editor, passwords: input.passwords,
@@ -66,12 +68,14 @@ struct Audit: ParsableCommand {
         if let tail = report.tornTail {
             console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }
-        if let problem = report.problem {
+        if let problem = report.failure {
             if json {
                 console.print(JSONLine.object([
                     ("verdict", .string("failed")), ("events", .number(Int64(report.records.count))),
                     ("reason", .string(problem.description)),
                 ]))
+            } else if report.problem == nil {  // every frame verified; the rollback check failed
+                console.print("FAILED: \(counted(report.records.count, "frame")) verified, but: \(problem.description)")
             } else {
                 console.print("FAILED after \(counted(report.records.count, "verified frame")): \(problem.description)")
             }
@@ -91,6 +95,7 @@ struct Audit: ParsableCommand {
 
 /// Unlocks a journal for a one-shot task (export, import): signs in, runs `body`, signs out.
 /// Notifications go to standard error, so standard output stays clean for the task.
+/// A rollback found at sign-in stops the task (exit 1) and is left standing.
 func withSignedInService(
     journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void
 ) throws {
@@ -109,6 +114,7 @@ func withSignedInService(
         defer { secret.wipe() }
         try service.login(password: secret)
         progress.finish()
+        if let rollback = service.rollbackFinding { throw ServiceError(.rolledBack(rollback)) }
         try body(service)
         try service.close()
     } catch {
@@ -157,14 +163,15 @@ struct Import: ParsableCommand {
     @Argument(help: ArgumentHelp("The export document.", valueName: "file")) var file: String
 
     func run() throws {
-        let bytes: [UInt8]
+        // Checked whole before the journal is opened or the password asked for.
+        let document: CheckedImportDocument
         do {
-            bytes = try PrivateFile.read(file)
+            document = try GiftKeeperService.checkImport(try PrivateFile.read(file))
         } catch {
             throw failure(error)
         }
         try withSignedInService(journal: journal, password: password) { service in
-            let summary = try service.importDocument(bytes)
+            let summary = try service.importDocument(document)
             Console().note("Imported \(summary.presentsImported) presents in \(summary.batches) batch(es).")
         }
     }

@@ -1,0 +1,63 @@
+import GiftKeeperJournal
+
+/// What comparing a journal with the head remembered on this machine found (SPEC §5):
+/// the journal was rolled back, replaced, or the record of it altered.
+public enum RollbackFinding: Equatable, Sendable {
+    /// The journal ends `count` events before the remembered head: an older copy.
+    case eventsMissing(count: UInt64)
+    /// At the remembered sequence number the journal's chain hash differs: another history.
+    case historyDiverged(sequence: UInt64)
+    /// The remembered head does not authenticate with this journal's keys: the state file
+    /// was altered, or the journal no longer has the key epoch that wrote it.
+    case rememberedHeadUnverified
+
+    /// The sign-in warning that announces it.
+    var notification: LoginNotification {
+        switch self {
+        case .eventsMissing(let count): .eventsMissing(count: count)
+        case .historyDiverged(let sequence): .historyDiverged(sequence: sequence)
+        case .rememberedHeadUnverified: .rememberedHeadUnverified
+        }
+    }
+}
+
+/// Compares a journal being replayed with the head remembered on this machine. The one
+/// comparison shared by sign-in and audit: feed it every frame, then ask for the finding.
+struct RollbackCheck {
+    let remembered: RememberedHead.ReadResult
+    /// The chain hash just after the remembered last frame (the next frame's previous hash).
+    private var hashAtRemembered: [UInt8]?
+
+    init(_ remembered: RememberedHead.ReadResult) {
+        self.remembered = remembered
+    }
+
+    /// Notes the chain hash at the remembered point when `frame` is the one just after it.
+    mutating func observe(_ frame: FrameView) {
+        if case .remembered(let head) = remembered, frame.sequence == head.lastSequence + 1 {
+            hashAtRemembered = Array(frame.previousHash)
+        }
+    }
+
+    /// What the whole journal, replayed up to `lastSequence` with head hash `headHash`,
+    /// says against the remembered head; nil when it continues the remembered history (or
+    /// nothing is remembered).
+    func finding(lastSequence: UInt64, headHash: [UInt8]) -> RollbackFinding? {
+        switch remembered {
+        case .none:
+            return nil
+        case .unverified:
+            return .rememberedHeadUnverified
+        case .keyMissing(let head):
+            // The key epoch that wrote it is gone from this journal: either the journal was
+            // rolled back past a password change (then it is also shorter), or the file was
+            // altered. Say which, as far as the unauthenticated length tells.
+            if head.lastSequence > lastSequence { return .eventsMissing(count: head.lastSequence - lastSequence) }
+            return .rememberedHeadUnverified
+        case .remembered(let head):
+            if head.lastSequence > lastSequence { return .eventsMissing(count: head.lastSequence - lastSequence) }
+            let actual = head.lastSequence == lastSequence ? headHash : hashAtRemembered
+            return actual == head.headHash ? nil : .historyDiverged(sequence: head.lastSequence)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperService
+import OrderedCollections
+
+/// `import` in two steps: ``GiftKeeperService/checkImport(_:)`` needs no journal and no key,
+/// so `giftkeeper import` rejects a malformed document before signing in; only the ids
+/// already in the journal are checked after.
+@Suite struct ImportCheckTests {
+    private static let valid = #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
+
+    private static func document(_ presents: String) -> [UInt8] {
+        Array(#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":[\#(presents)]}"#.utf8)
+    }
+
+    private static func present(_ from: String, _ to: String) -> String {
+        valid.replacingOccurrences(of: from, with: to)
+    }
+
+    @Test(arguments: [
+        ("broken JSON", Array(#"{"format": "giftkeeper.export.v1", "presents": [}"#.utf8), "line 1"),
+        ("the format tag", Array(#"{"format": "giftkeeper.export.v2", "presents": []}"#.utf8), "'format'"),
+        ("an unknown field", document(present(#""title""#, #""titel""#)), "presents[0].titel"),
+        ("a bad price", document(present(#""25.00""#, #""-5""#)), "presents[0].price"),
+        ("a bad status", document(present(#""idea""#, #""lost""#)), "presents[0].status"),
+        ("a duplicate id", document(valid + "," + valid), "presents[1].id"),
+        // Domain rules that need no state are checked here too.
+        ("an empty title", document(present(#""Scarf""#, #""  ""#)), "presents[0].title"),
+        ("a title over 1,000 characters",
+         document(present(#""Scarf""#, "\"" + String(repeating: "x", count: 1001) + "\"")), "presents[0].title"),
+        ("an empty recipient", document(present(#""Mum""#, #""""#)), "presents[0].recipient"),
+    ])
+    func aMalformedDocumentIsRejectedWithoutAJournal(label: String, bytes: [UInt8], location: String) {
+        let error = serviceError { _ = try GiftKeeperService.checkImport(bytes) }
+        let rejection = error?.importRejection
+        #expect(rejection?.location.contains(location) == true, "\(label): \(String(describing: error))")
+        #expect(error?.exitCode == 2)
+        #expect(error?.description.contains("Nothing was imported") == true)
+    }
+
+    @Test func aWellFormedDocumentIsCheckedThenImportedAgainstTheJournal() throws {
+        let checked = try GiftKeeperService.checkImport(Self.document(Self.valid + "," + Self.present(#""p1""#, #""p2""#)))
+        #expect(checked.presentCount == 2)
+
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        let summary = try service.importDocument(checked)
+        #expect(summary.presentsImported == 2 && summary.batches == 1)
+        #expect(service.state.presents.keys.map(\.description) == ["p1", "p2"])
+
+        // The same document again: its ids are in the journal now, which only the import
+        // step can know. Rejected whole, nothing appended.
+        let before = try sandbox.journalBytes()
+        let error = serviceError { _ = try service.importDocument(checked) }
+        #expect(error?.importRejection?.location == "presents[0].id", "\(String(describing: error))")
+        #expect(try sandbox.journalBytes() == before)
+        try service.close()
+    }
+
+    @Test func importingACheckedDocumentNeedsASignedInSession() throws {
+        let checked = try GiftKeeperService.checkImport(Self.document(Self.valid))
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        try service.signOut()
+        let before = try sandbox.journalBytes()
+        #expect(serviceError { _ = try service.importDocument(checked) }?.isNotSignedIn == true)
+        #expect(try sandbox.journalBytes() == before)
+    }
+}
