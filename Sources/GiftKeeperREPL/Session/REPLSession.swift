@@ -142,6 +142,14 @@ public final class REPLSession {
             fail(unknownCommand(name), code: 2)
             return
         }
+        // `add --help` is `help add` (argument-parser would show the whole tree instead); it
+        // asks for nothing.
+        if name != "help", words.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+            var help = REPLCommands.Help()
+            help.command = name
+            runHelp(help)
+            return
+        }
         // In a script, the lines a command would ask for follow it. They are read even when
         // the command fails before asking, so that an answer (a password above all) is never
         // run as a command, nor repeated in an error.
