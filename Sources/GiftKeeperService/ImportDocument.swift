@@ -707,9 +707,21 @@ extension ImportDocument {
 }
 
 /// What an import did.
-public struct ImportSummary: Sendable, Equatable {
+public struct ImportSummary: Sendable, Equatable, CustomStringConvertible {
     public let presentsImported: Int
     public let batches: Int
+
+    public init(presentsImported: Int, batches: Int) {
+        self.presentsImported = presentsImported
+        self.batches = batches
+    }
+
+    /// "Imported 2 presents (saved in 1 batch)."
+    public var description: String {
+        let presents = presentsImported == 1 ? "present" : "presents"
+        let saved = batches == 1 ? "batch" : "batches"
+        return "Imported \(presentsImported) \(presents) (saved in \(batches) \(saved))."
+    }
 }
 
 /// An export v1 document read and checked as far as it can be without the journal's keys:

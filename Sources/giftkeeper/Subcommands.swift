@@ -172,7 +172,7 @@ struct Import: ParsableCommand {
         }
         try withSignedInService(journal: journal, password: password) { service in
             let summary = try service.importDocument(document)
-            Console().note("Imported \(summary.presentsImported) presents in \(summary.batches) batch(es).")
+            Console().note(summary.description)
         }
     }
 }

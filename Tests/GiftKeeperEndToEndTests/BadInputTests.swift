@@ -64,6 +64,7 @@ struct BadLine: Sendable, CustomTestStringConvertible {
         BadLine("unknown status (mark)", "mark p1 lost", "Unknown status 'lost'"),
         BadLine("unknown status (list)", "list --status lost", "Unknown status 'lost'"),
         BadLine("history --last 0", "history --last 0", "'--last 0' must be 1 or more"),
+        BadLine("history --last -1", "history --last -1", "'--last -1' must be 1 or more"),
         BadLine("history --last abc", "history --last abc", "'abc' is invalid"),
         BadLine("help for an unknown command", "help frob", "Unknown command 'frob'"),
         BadLine("import of a missing file", "import /nonexistent/giftkeeper-e2e.json", "Could not open '/nonexistent/giftkeeper-e2e.json'", exitCode: 5),

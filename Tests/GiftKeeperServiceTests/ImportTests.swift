@@ -106,6 +106,11 @@ import OrderedCollections
         try service.close()
     }
 
+    @Test func theSummaryCountsInWords() {
+        #expect(ImportSummary(presentsImported: 1, batches: 1).description == "Imported 1 present (saved in 1 batch).")
+        #expect(ImportSummary(presentsImported: 2500, batches: 3).description == "Imported 2500 presents (saved in 3 batches).")
+    }
+
     @Test func anEmptyPresentListImportsNothing() throws {
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()

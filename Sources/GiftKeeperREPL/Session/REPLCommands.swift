@@ -98,7 +98,8 @@ struct REPLCommands: ParsableCommand {
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The audit trail: sequence number, time, event, summary.", usage: "history [--last N]")
-        @Option(help: "Only the last N entries.") var last: Int?
+        // Unconditional: '--last -1' reaches the "1 or more" check instead of "missing value".
+        @Option(parsing: .unconditional, help: "Only the last N entries.") var last: Int?
     }
 
     struct Export: ParsableCommand {

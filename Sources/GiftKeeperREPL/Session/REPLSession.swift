@@ -532,7 +532,7 @@ public final class REPLSession {
         let path = try value(command.file, ask: "File to import")
         let bytes = try PrivateFile.read(path)
         let summary = try service.importDocument(bytes)
-        console.print("Imported \(summary.presentsImported) present\(summary.presentsImported == 1 ? "" : "s") (saved in \(summary.batches) batch\(summary.batches == 1 ? "" : "es")).")
+        console.print(summary.description)
     }
 
     // MARK: Help
@@ -609,7 +609,7 @@ struct REPLError: Error, CustomStringConvertible {
         case .expectedAssignment(let text):
             return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion."
         case .invalidCount(let count):
-            return "'--last \(count)' must be 1 or more."
+            return "'--last \(count)' must be 1 or more. Type e.g. 'history --last 10'."
         }
     }
 }
