@@ -206,7 +206,8 @@ public final class Journal {
             file = try FileDescriptor.open(path, flags: flags)
         } catch {
             switch error.errno {
-            case ENOENT: throw JournalError(.notFound, path: path)
+            // ENOTDIR: a part of the path is a file, so no journal can be there either.
+            case ENOENT, ENOTDIR: throw JournalError(.notFound, path: path)
             case EISDIR: throw JournalError(.isDirectory, path: path)
             case ELOOP, ENXIO: throw JournalError(.notRegularFile, path: path)
             case EACCES, EPERM: throw JournalError(.unreadable, path: path)

@@ -102,6 +102,9 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
                 return "Permission denied on \(quoted) (\(operation)). Check the file's and its directory's owner and mode."
             case ENOSPC, EDQUOT:
                 return "The disk is full: could not \(operation) \(quoted). Free some space and try again (nothing unsaved was acknowledged)."
+            case ENOTDIR, ENAMETOOLONG, ELOOP:
+                return "Could not \(operation) \(quoted): \(String(cString: strerror(code))). "
+                    + "Check the path: every part before the file name must be a directory."
             case EROFS:
                 return "\(quoted) is on a read-only file system (\(operation)). Move the journal to a writable place."
             default:

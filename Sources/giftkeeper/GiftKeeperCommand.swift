@@ -73,6 +73,12 @@ struct JournalOption: ParsableArguments {
         help: ArgumentHelp("The journal file.", valueName: "path"))
     var journal: String?
 
+    func validate() throws {
+        if journal?.isEmpty == true {
+            throw ValidationError("--journal needs a path, e.g. --journal ~/gifts.journal")
+        }
+    }
+
     /// The journal path: the flag, else $GIFTKEEPER_JOURNAL, else the XDG data directory.
     var path: String {
         if let journal { return journal }

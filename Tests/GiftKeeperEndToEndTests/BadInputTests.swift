@@ -175,6 +175,25 @@ struct BadJournalTests {
         try expectRefusal(sandbox, journal: sandbox.home, code: 4, message: "is a directory")
     }
 
+    @Test("an empty --journal is a usage error; a path through a file says to check the path")
+    func impossiblePaths() throws {
+        let sandbox = try Sandbox()
+        let empty = try sandbox.run(["--journal", ""], input: "list\n")
+        #expect(empty.status == 2, "\(empty)")
+        #expect(empty.errorLines.count == 1 && empty.errorLines.first?.contains("--journal needs a path") == true, "\(empty)")
+
+        let file = sandbox.root + "/plain-file"
+        try writeFile(file, Array("not a directory".utf8))
+        let through = try sandbox.script(["setup Alice --kdf interactive", "secret", "secret"], journal: file + "/gifts.journal")
+        #expect(through.status == 5, "\(through)")
+        #expect(through.errorLines.count == 1, "\(through)")
+        #expect(through.errorLines.first?.contains("Check the path") == true, "\(through)")
+        #expect(fileBytes(file) == Array("not a directory".utf8))
+        let verify = try sandbox.run(["verify", "--journal", file + "/gifts.journal"])
+        #expect(verify.status == 4, "\(verify)")
+        #expect(verify.errorLines.first?.contains("No journal at") == true, "\(verify)")
+    }
+
     @Test("a file that is not a GiftKeeper journal: exit 4")
     func notAJournal() throws {
         let sandbox = try Sandbox()
