@@ -76,7 +76,8 @@ public enum DomainError: Error, Hashable, Sendable {
             return "Present id '\(id)' is too large to import: the largest is '\(PresentID(number: PresentID.maximumImported)!)'. "
                 + "Number the presents from p1."
         case .presentAlreadyExists(let id):
-            return "Present '\(id)' already exists in this journal. Import into a new journal instead (--journal PATH)."
+            return "The id '\(id)' is already used in this journal (ids are never reused, even after 'remove'). "
+                + "Import into a new journal instead (--journal PATH)."
         case .noChanges(let id):
             return "Nothing to change for '\(id)'. Type 'edit \(id) <field>=<value>', e.g. 'edit \(id) price=25.00'."
         case .invalidPrice(let input, let reason):

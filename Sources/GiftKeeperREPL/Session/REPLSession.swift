@@ -58,7 +58,7 @@ public final class REPLSession {
         progress.clear()
         if let tail = service.trimmedTail {
             console.warning(
-                "The journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed. Every saved event is intact.")
+                "The journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed. The events before them are intact.")
         }
         if isInteractive {
             greet()
