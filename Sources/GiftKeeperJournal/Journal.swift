@@ -32,6 +32,9 @@ public final class Journal {
     /// Set after a failed write or fsync: every later call throws ``JournalError/Code/unusable``.
     var isUnusable = false
 
+    /// Whether an append can be tried: open for writing, and no earlier write failed.
+    public var canAppend: Bool { access == .readWrite && !isUnusable }
+
     private init(
         path: String, file: FileDescriptor, access: JournalAccess, header: JournalHeader,
         summary: ScanSummary, trimmedTail: TornTail?, frameIndex: FrameIndex, damage: JournalProblem? = nil

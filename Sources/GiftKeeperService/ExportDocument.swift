@@ -249,12 +249,16 @@ extension GiftKeeperService {
     /// Exports the decrypted state as an export v1 document: hands it to `destination` in
     /// successive chunks of at most ``ExportDocument/chunkSize`` bytes, calls its
     /// `finish()`, and only once all of that succeeded records a `stateExported` event
-    /// (acknowledged after fsync). A failed write records nothing.
+    /// (acknowledged after fsync). A failed write records nothing; a journal that can no
+    /// longer be written gets no export.
     ///
     /// Never holds more of the document than one chunk, so an export's memory is the
     /// state's plus about 1 MiB.
     public func export(to destination: inout some ExportWriting) throws(ServiceError) {
         guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
+        // An export is recorded; one that could not be is not made (the journal failed a
+        // write earlier in this session, e.g. on a full disk).
+        try requireAppendable()
         try ExportDocument.write(state) { chunk throws(ServiceError) in try destination.write(chunk) }
         try destination.finish()
         try decideAndAppend(.recordExport(presentCount: state.presents.count))

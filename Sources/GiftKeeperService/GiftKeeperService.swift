@@ -177,6 +177,12 @@ public final class GiftKeeperService {
         return journal
     }
 
+    /// Throws what an append would: the journal failed a write earlier in this session.
+    func requireAppendable() throws(ServiceError) {
+        let journal = try requireJournal()
+        guard journal.canAppend else { throw ServiceError(.journal(JournalError(.unusable, path: journal.path))) }
+    }
+
     private func requireKeyring() throws(ServiceError) -> Keyring {
         guard let keyring else { throw ServiceError(.notSignedIn) }
         return keyring

@@ -1,5 +1,7 @@
+import Glibc
 import Testing
 import GiftKeeperDomain
+import GiftKeeperJournal
 import GiftKeeperService
 
 /// `export(to:)` hands the document over in chunks and records `stateExported` only after
@@ -39,6 +41,24 @@ import GiftKeeperService
         #expect(try sandbox.journalBytes() == before)
         #expect(service.state == state)
         try service.close()
+    }
+
+    /// Every export is recorded: when the journal can no longer be written (here: bytes
+    /// appended behind the writer's back made an append fail), no document is handed out.
+    @Test func noExportWhenTheJournalCanNoLongerRecordIt() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        try service.perform(.addPresent(recipient: "Mum", title: "Hat"))
+        let fd = open(sandbox.journalPath, O_WRONLY | O_APPEND)
+        try #require(fd >= 0)
+        _ = write(fd, "foreign", 7)
+        _ = close(fd)
+        #expect(serviceError { try service.perform(.addPresent(recipient: "Dad", title: "Pen")) } != nil)
+        var collected = CollectedExport()
+        let error = serviceError { try service.export(to: &collected) }
+        #expect(error?.journalErrorCode == .unusable, "\(String(describing: error))")
+        #expect(collected.chunks == 0 && collected.bytes.isEmpty)
+        try? service.close()
     }
 
     @Test func aLargeExportComesInChunksOfAtMostOneMiB() throws {
