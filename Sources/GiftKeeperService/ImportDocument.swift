@@ -742,9 +742,10 @@ extension GiftKeeperService {
     /// the rejection names it like the parser's own rejections do.
     private static func field(of error: DomainError) -> String {
         switch error {
-        case .emptyValue(let field), .tooLong(let field, _, _):
+        case .emptyValue(let field), .tooLong(let field, _, _), .controlCharacter(let field, _):
             return "." + field.rawValue
-        case .presentAlreadyExists, .presentRemoved, .unknownPresent, .invalidPresentID, .presentIDsExhausted:
+        case .presentAlreadyExists, .presentRemoved, .unknownPresent, .invalidPresentID, .presentIDsExhausted,
+             .importedIDTooLarge:
             return ".id"
         case .invalidPrice:
             return ".price"

@@ -22,7 +22,7 @@ public enum LoginNotification: Equatable, Sendable, CustomStringConvertible {
 
     /// What ends a rollback warning; until then it is shown at every sign-in.
     private static let untilAccepted =
-        ". Restore the newer copy from a backup, or make a change in an interactive session to keep this one; until then this warning repeats"
+        ". Restore the newer copy from a backup, or make a change in an interactive session to keep this one; until then this warning repeats."
 
     public var description: String {
         switch self {
@@ -36,9 +36,9 @@ public enum LoginNotification: Equatable, Sendable, CustomStringConvertible {
             return "🔒 Signed out"
         case .failedAttempt(let recorded, let delay):
             let what = recorded ? "⚠️  Failed sign-in recorded" : "⚠️  Failed sign-in"
-            return delay > 0 ? "\(what); the next try waits \(delay) s" : what
+            return delay > 0 ? "\(what); the next try waits \(delay) s." : what + "."
         case .uncleanSessionRecorded:
-            return "⚠️  Your last session ended without signing out; recorded in the history"
+            return "⚠️  Your last session ended without signing out; that is recorded in the history."
         case .eventsMissing(let count):
             return "🚨 \(count) event\(count == 1 ? "" : "s") missing since your last session: the journal was rolled back or replaced"
                 + Self.untilAccepted
@@ -48,7 +48,7 @@ public enum LoginNotification: Equatable, Sendable, CustomStringConvertible {
         case .rememberedHeadUnverified:
             return "🚨 The record of your last session does not verify: it was altered" + Self.untilAccepted
         case .rollbackAccepted:
-            return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated"
+            return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated."
         }
     }
 }

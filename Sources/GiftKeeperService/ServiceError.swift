@@ -108,6 +108,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return "Frame \(sequence) was written by a newer GiftKeeper (\(reason)). Upgrade giftkeeper to open this journal."
         case .weakKeyDerivation:
             return "That key-derivation cost is below 'interactive'. Use --kdf interactive, moderate or sensitive."
+        case .fileIO(_, let path, let errno) where path == "standard output":
+            return "Could not write to standard output (\(describeErrno(errno))). Check the disk or the pipe it goes to."
         case .fileIO(let operation, let path, let errno):
             return "Could not \(operation) '\(path)': \(describeErrno(errno)). Check the path, its permissions and free space."
         case .importRejected(let location, let reason):

@@ -174,6 +174,32 @@ struct ScriptSessionTests {
         #expect(try sandbox.verifies(second))
     }
 
+    @Test("imported notes of several lines: show prints each on its own row; control characters are refused")
+    func multiLineNotes() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal()
+        let document = sandbox.root + "/notes.json"
+        let present = { (id: String, title: String, notes: String) in
+            #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"\#(id)","notes":"\#(notes)","occasion":"","price":null,"#
+                + #""recipient":"Mum","status":"idea","title":"\#(title)","updatedAt":"2026-12-01T09:00:01.000Z"}"#
+        }
+        try writeFile(document, Array((#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
+            + present("p1", "Scarf", #"first line\n\tindented"#) + "]}").utf8))
+        let outcome = try sandbox.script(["login", "secret", "import \(document)", "show p1"])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stdoutLines.contains("notes      first line"), "\(outcome.stdout)")
+        #expect(outcome.stdoutLines.contains("               indented"), "\(outcome.stdout)")
+
+        let escape = sandbox.root + "/escape.json"
+        try writeFile(escape, Array((#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
+            + present("p2", #"Red\u001b[31m"#, "") + "]}").utf8))
+        let refused = try sandbox.script(["login", "secret", "import \(escape)"])
+        #expect(refused.status == 2, "\(refused)")
+        #expect(refused.errorLines.first?.contains("presents[0].title") == true, "\(refused)")
+        #expect(refused.errorLines.first?.contains("U+001B") == true, "\(refused)")
+        #expect(!refused.stderr.contains("\u{1B}"), "\(refused)")
+    }
+
     @Test("help, help <command>, end of input signs out")
     func helpAndEndOfInput() throws {
         let sandbox = try Sandbox()

@@ -431,6 +431,11 @@ public final class REPLSession {
         guard let (present, isRemoved) = service.state.present(id) else {
             throw DomainError.unknownPresent(id)
         }
+        // Notes may hold several lines (an import): each on its own row, tabs as spaces.
+        let noteLines = present.notes.isEmpty
+            ? ["-"]
+            : present.notes.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { line in line.map { $0 == "\t" ? "    " : String($0) }.joined() }
         let rows: [[String]] = [
             ["id", present.id.description + (isRemoved ? " (removed)" : "")],
             ["recipient", present.recipient],
@@ -438,7 +443,7 @@ public final class REPLSession {
             ["price", present.price?.description ?? "-"],
             ["status", present.status.rawValue],
             ["occasion", present.occasion.isEmpty ? "-" : present.occasion],
-            ["notes", present.notes.isEmpty ? "-" : present.notes],
+        ] + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [
             ["created", present.createdAt.iso8601],
             ["updated", present.updatedAt.iso8601],
         ]

@@ -56,9 +56,12 @@ struct ScriptAnswers: Equatable {
     /// a password typed on the command line: argument-parser's message would repeat them.
     static func secretSafeUsage(_ words: [String]) -> String? {
         switch words.first {
-        case "login", "passwd":
-            return "'\(words[0])' takes no arguments: the password is asked for after it "
+        case "login":
+            return "'login' takes no arguments: the password is asked for after it "
                 + "(in a script, on the next line), never typed on the command line."
+        case "passwd":
+            return "'passwd' takes no arguments: the current password and the new one twice are asked for after it "
+                + "(in a script, on the next three lines), never typed on the command line."
         case "setup" where positionalWords(words).count > 1:
             return "'setup' takes one name (quote it if it has spaces): the password is asked for after it "
                 + "(in a script, on the next lines), never typed on the command line."
