@@ -42,6 +42,14 @@ struct GiftKeeperCommand: ParsableCommand {
         }
         SecretWiping.installSignalHandlers()
         SecretWiping.register { SecureBytes.wipeAllLive() }
+        // argument-parser's `help <name>` shows the top-level help for any unknown name, and
+        // succeeds; an unknown name is a usage error like everywhere else.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "help", let name = arguments.dropFirst().first,
+           !configuration.subcommands.contains(where: { $0._commandName == name }) {
+            console.error("Unknown subcommand '\(name)'. Type 'giftkeeper --help' to see them.")
+            Glibc.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
