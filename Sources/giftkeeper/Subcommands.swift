@@ -47,6 +47,11 @@ struct Audit: ParsableCommand {
                 journalPath: journal.path, password: secret, environment: productionEnvironment(),
                 progress: { progress.update(completed: $0, total: $1) })
         } catch {
+            // Damage found before any frame could be read (in the header, or before the key
+            // wrap this password opens) still gets its verdict line.
+            if let error = error as? ServiceError, error.exitCode == 1 {
+                printFailedVerdict(error, verified: 0, console: console)
+            }
             throw failure(error)
         }
         for record in report.records {
@@ -69,16 +74,8 @@ struct Audit: ParsableCommand {
             console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }
         if let problem = report.failure {
-            if json {
-                console.print(JSONLine.object([
-                    ("verdict", .string("failed")), ("events", .number(Int64(report.records.count))),
-                    ("reason", .string(problem.description)),
-                ]))
-            } else if report.problem == nil {  // every frame verified; the rollback check failed
-                console.print("FAILED: \(counted(report.records.count, "frame")) verified, but: \(problem.description)")
-            } else {
-                console.print("FAILED after \(counted(report.records.count, "verified frame")): \(problem.description)")
-            }
+            // Every frame verified when only the rollback check failed.
+            printFailedVerdict(problem, verified: report.records.count, allVerified: report.problem == nil, console: console)
             console.error(problem.description)
             throw ExitCode(problem.exitCode)
         }
@@ -89,6 +86,22 @@ struct Audit: ParsableCommand {
             ]))
         } else {
             console.print("OK: \(counted(report.records.count, "frame")) verified; \(counted(failed, "failed login")) reported")
+        }
+    }
+}
+
+extension Audit {
+    /// The verdict line of a failed audit, on standard output after the verified frames.
+    func printFailedVerdict(_ problem: ServiceError, verified: Int, allVerified: Bool = false, console: Console) {
+        if json {
+            console.print(JSONLine.object([
+                ("verdict", .string("failed")), ("events", .number(Int64(verified))),
+                ("reason", .string(problem.description)),
+            ]))
+        } else if allVerified {
+            console.print("FAILED: \(counted(verified, "frame")) verified, but: \(problem.description)")
+        } else {
+            console.print("FAILED after \(counted(verified, "verified frame")): \(problem.description)")
         }
     }
 }

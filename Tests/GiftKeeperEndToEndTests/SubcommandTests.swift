@@ -241,6 +241,23 @@ struct SubcommandTests {
         #expect(completion.stderr.isEmpty)
     }
 
+    @Test("audit of a journal damaged before any event can be read: still a verdict line (text and JSON)",
+          arguments: [30, 70])
+    func auditVerdictForEarlyDamage(_ offset: Int) throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        var bytes = try #require(fileBytes(sandbox.journal))
+        bytes[offset] ^= 0x01
+        try writeFile(sandbox.journal, bytes)
+        let text = try sandbox.audits()
+        #expect(text.status == 1, "\(text)")
+        #expect(text.stdoutLines.last { !$0.isEmpty }?.hasPrefix("FAILED after 0 verified frames: ") == true, "\(text)")
+        #expect(text.errorLines.count == 1, "\(text)")
+        let json = try sandbox.run(["audit", "--json", "--journal", sandbox.journal], input: "secret\n")
+        #expect(json.status == 1, "\(json)")
+        #expect(json.stdoutLines.last { !$0.isEmpty }?.hasPrefix(#"{"verdict":"failed","events":0,"#) == true, "\(json)")
+    }
+
     @Test("an unknown subcommand or option: exit 2, one line", arguments: [
         ["frobnicate"], ["--frobnicate"], ["audit", "--frobnicate"], ["verify", "extra", "words"],
         ["export", "--output"], ["import"], ["help", "bogus"],
