@@ -531,7 +531,7 @@ public final class GiftKeeperService {
 
     func rememberedHead(journal: Journal, keyring: Keyring) -> RememberedHead.ReadResult {
         guard let directory = environment.stateDirectory else { return .none }
-        return RememberedHead.read(from: directory, journalID: journal.header.journalID) { wrapSequence in
+        return RememberedHead.read(from: directory, journalID: journal.header.journalID, journalPath: journalPath) { wrapSequence in
             keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
         }
     }
@@ -546,7 +546,7 @@ public final class GiftKeeperService {
         let head = RememberedHead(
             journalID: journal.header.journalID, lastSequence: journal.lastSequence,
             headHash: journal.headHash, epochWrapSequence: epoch.wrapSequence)
-        try? head.write(to: directory, dataKey: epoch.dataKey)
+        try? head.write(to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
     }
 
     /// After a change the user made: when a rollback warning stands and this session may

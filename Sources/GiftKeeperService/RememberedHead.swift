@@ -5,7 +5,8 @@ import Glibc
 /// (SPEC §5): the journal id, the last sequence number and the chain hash at the end of
 /// the last session, authenticated with a subkey of the data key.
 ///
-/// Stored in `STATE_DIR/<journal id in hex>.head`, mode 0600 in a 0700 directory,
+/// Stored in `STATE_DIR/<journal id in hex>-<place>.head` (see ``path(in:journalID:journalPath:)``),
+/// mode 0600 in a 0700 directory,
 /// written atomically (temporary file, fsync, rename, fsync of the directory).
 /// Layout (104 bytes): magic `GKHEAD01` ‖ journal id (16) ‖ last sequence (u64 LE) ‖
 /// head hash (32) ‖ key-epoch wrap sequence (u64 LE) ‖ BLAKE2b-256 MAC of the previous 72
@@ -19,8 +20,20 @@ struct RememberedHead: Equatable {
     let headHash: [UInt8]
     let epochWrapSequence: UInt64
 
-    static func path(in directory: String, journalID: [UInt8]) -> String {
-        directory + "/" + journalID.map { hex($0) }.joined() + ".head"
+    /// One record per journal *and place*: `<journal id>-<8 bytes of BLAKE2b of the
+    /// journal's real path>.head`. The journal put back at its place in an older state is
+    /// a rollback; a copy elsewhere (a backup, a sample tried out in /tmp) is another
+    /// journal to this machine, so checking or using it never trips over the original's record.
+    static func path(in directory: String, journalID: [UInt8], journalPath: String) -> String {
+        let place = Blake2b.hash(Array(canonicalPath(journalPath).utf8)).prefix(8)
+        return directory + "/" + journalID.map { hex($0) }.joined() + "-" + place.map { hex($0) }.joined() + ".head"
+    }
+
+    /// `path` with symlinks and `..` resolved when it exists; as given otherwise.
+    private static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private var body: [UInt8] {
@@ -54,9 +67,11 @@ struct RememberedHead: Equatable {
     /// Reads and authenticates the remembered head. `dataKey(wrapSequence)` gives the data
     /// key of the epoch that wrote it, if this journal still has that epoch.
     static func read(
-        from directory: String, journalID: [UInt8], dataKey: (UInt64) -> SecureBytes?
+        from directory: String, journalID: [UInt8], journalPath: String, dataKey: (UInt64) -> SecureBytes?
     ) -> ReadResult {
-        guard let bytes = readSmallFile(path(in: directory, journalID: journalID)) else { return .none }
+        guard let bytes = readSmallFile(path(in: directory, journalID: journalID, journalPath: journalPath)) else {
+            return .none
+        }
         var reader = ByteReader(bytes)
         guard bytes.count == length, reader.read(8) == magic,
               let id = reader.read(16), id == journalID,
@@ -74,10 +89,10 @@ struct RememberedHead: Equatable {
     }
 
     /// Writes atomically; failures are reported to the caller, who treats them as a warning.
-    func write(to directory: String, dataKey: SecureBytes) throws {
+    func write(to directory: String, journalPath: String, dataKey: SecureBytes) throws {
         try makePrivateDirectory(directory)
         let bytes = try encoded(dataKey: dataKey)
-        let final = Self.path(in: directory, journalID: journalID)
+        let final = Self.path(in: directory, journalID: journalID, journalPath: journalPath)
         try writeFileAtomically(bytes, to: final)
     }
 }

@@ -46,6 +46,32 @@ import OrderedCollections
         try service.close()
     }
 
+    /// The memory is per journal and place: an older copy put back where the journal
+    /// lives is a rollback; the same copy elsewhere (a backup, a sample tried out in /tmp)
+    /// is simply another journal, which can be opened and audited without alarm.
+    @Test func anOlderCopyElsewhereIsAnotherJournalNotARollback() throws {
+        let sandbox = try Sandbox()
+        let copy = try sessionWithCopy(sandbox)
+        let elsewhere = sandbox.journalDirectory + "/backup.journal"
+        try sandbox.writeJournal(copy, to: elsewhere)
+        sandbox.notifications.items.removeAll()
+        let service = try sandbox.signIn(path: elsewhere)
+        #expect(!sandbox.notifications.items.contains { if case .eventsMissing = $0 { true } else { false } },
+                "\(sandbox.notifications.items)")
+        try service.close()
+        let audit = try GiftKeeperService.audit(
+            journalPath: elsewhere, password: password("correct horse"), environment: sandbox.environment())
+        #expect(audit.failure == nil, "\(String(describing: audit.failure))")
+        #expect(try sandbox.headFiles().count == 2)
+
+        // The original's record is untouched: the copy put back in its place is caught.
+        try sandbox.writeJournal(copy)
+        sandbox.notifications.items.removeAll()
+        let original = try sandbox.signIn()
+        #expect(sandbox.notifications.items.contains(.eventsMissing(count: 3)), "\(sandbox.notifications.items)")
+        try original.close()
+    }
+
     @Test func aDifferentHistoryAtTheRememberedPointIsReportedAsDiverged() throws {
         let sandbox = try Sandbox()
         let copy = try sessionWithCopy(sandbox)
