@@ -69,7 +69,8 @@ public final class Journal {
     /// - Throws: ``JournalError/Code/alreadyExists`` when `path` exists; `.io` otherwise.
     public static func create(at path: String) throws(JournalError) -> Journal {
         let (directory, name) = splitPath(path)
-        try mapIO(path) { () throws(SystemCallError) in try makeDirectories(directory) }
+        // A failure names the directory that could not be made, not the journal file.
+        try mapIO(directory) { () throws(SystemCallError) in try makeDirectories(directory) }
 
         let journalID: [UInt8]
         let suffix: [UInt8]

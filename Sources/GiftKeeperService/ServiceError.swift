@@ -69,6 +69,12 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The one wording of a failed write to standard output (a full disk behind `>`).
+    public static func standardOutputFailure(errno: Int32) -> String {
+        "Could not write to standard output (\(describeErrno(errno))): the output is incomplete. "
+            + "Check the disk or the pipe it goes to."
+    }
+
     public var description: String {
         switch code {
         case .domain(let error):
@@ -109,7 +115,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case .weakKeyDerivation:
             return "That key-derivation cost is below 'interactive'. Use --kdf interactive, moderate or sensitive."
         case .fileIO(_, let path, let errno) where path == "standard output":
-            return "Could not write to standard output (\(describeErrno(errno))). Check the disk or the pipe it goes to."
+            return Self.standardOutputFailure(errno: errno)
         case .fileIO(let operation, let path, let errno):
             return "Could not \(operation) '\(path)': \(describeErrno(errno)). Check the path, its permissions and free space."
         case .importRejected(let location, let reason):

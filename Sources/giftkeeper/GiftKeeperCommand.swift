@@ -14,7 +14,7 @@ struct GiftKeeperCommand: ParsableCommand {
         commandName: "giftkeeper",
         abstract: "A private gift-list keeper: every change is an encrypted event in an append-only journal.",
         usage: """
-            giftkeeper [--journal <path>] [--password-file <file>]      (the shell)
+            giftkeeper [--journal <path>]      (the shell)
             giftkeeper <subcommand> [--journal <path>] [<options>]
             """,
         discussion: """
@@ -22,7 +22,8 @@ struct GiftKeeperCommand: ParsableCommand {
             $XDG_DATA_HOME/giftkeeper/default.journal (~/.local/share/giftkeeper/default.journal).
             Passwords are read from the terminal without echo, from --password-file F, or, when standard \
             input is not a terminal, from it (audit, export, import: its first line; the shell: the line \
-            after 'login', the two after 'setup'); never from arguments or the environment.
+            after 'login', the two after 'setup', the three after 'passwd'); never from arguments or \
+            the environment.
             Shell completion: giftkeeper --generate-completion-script bash|zsh|fish.
             Exit codes: 0 ok, 1 the journal failed verification, 2 usage error, 3 wrong password, \
             4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
@@ -53,25 +54,29 @@ struct GiftKeeperCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-            if let failure = console.takeOutputFailure() {
-                console.error(
-                    "Could not write to standard output (\(SystemErrorText.describe(failure))): the output is incomplete. "
-                        + "Check the disk or the pipe it goes to.")
-                Glibc.exit(5)
-            }
-            Glibc.exit(0)
+            exitUnlessOutputWasLost(0, console: console)
         } catch let code as ExitCode {
             Glibc.exit(code.rawValue)
         } catch {
-            if exitCode(for: error) == .success {
+            if exitCode(for: error) == .success {  // --help, --version, completion scripts
                 console.print(fullMessage(for: error))
-                Glibc.exit(0)
+                exitUnlessOutputWasLost(0, console: console)
             }
             let text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
             console.error("\(text) (see 'giftkeeper --help')")
             Glibc.exit(2)
         }
     }
+}
+
+/// Exits with `code`, or with 5 after one error line if anything written to standard
+/// output was lost (a full disk behind `>`).
+func exitUnlessOutputWasLost(_ code: Int32, console: Console) -> Never {
+    if let failure = console.takeOutputFailure() {
+        console.error(ServiceError.standardOutputFailure(errno: failure))
+        Glibc.exit(5)
+    }
+    Glibc.exit(code)
 }
 
 /// `--journal PATH`, shared by every subcommand.

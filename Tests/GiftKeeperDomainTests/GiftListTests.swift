@@ -122,6 +122,33 @@ import Testing
         #expect(DomainError.controlCharacter(field, scalar: scalar).message.contains("U+"))
     }
 
+    /// "At least one visible character": text of zero-width spaces, word joiners, fillers
+    /// or a lone combining mark is empty too; a line separator is a line break.
+    @Test(arguments: ["\u{200B}", "\u{200B}\u{200B}", "\u{2060}", "\u{2800}", "\u{034F}", "\u{3164}", " \u{200B} "])
+    func invisibleTextIsEmpty(_ text: String) throws {
+        let state = try aliceWithTwoPresents()
+        #expect(throws: DomainError.emptyValue(.title)) {
+            try GiftList.decide(.addPresent(recipient: "Mum", title: text), at: at(1), state: state)
+        }
+        #expect(throws: DomainError.emptyValue(.name)) {
+            try GiftList.decide(.createAccount(name: text), at: at(1), state: GiftList())
+        }
+    }
+
+    @Test func lineSeparatorsOnlyInNotesAndWindowsLineEndsBecomeLineFeeds() throws {
+        let state = try aliceWithTwoPresents()
+        #expect(throws: DomainError.controlCharacter(.title, scalar: 0x2028)) {
+            try GiftList.decide(.addPresent(recipient: "Mum", title: "A\u{2028}B"), at: at(1), state: state)
+        }
+        let events = try GiftList.decide(
+            .addPresent(recipient: "Mum", title: "Hat", notes: "one\r\ntwo\u{2029}three"), at: at(1), state: state)
+        guard case .presentAdded(_, _, _, let notes, _, _)? = events.first?.body else {
+            Issue.record("unexpected \(events)")
+            return
+        }
+        #expect(notes == "one\ntwo\u{2029}three")
+    }
+
     @Test func notesMayHoldLineBreaksAndTabsAndTextMayHoldJoinersAndMarks() throws {
         let events = try GiftList.decide(
             .addPresent(recipient: "עִבְרִית\u{200F}", title: "👩‍👩‍👧 set", notes: "line one\n\tline two"),

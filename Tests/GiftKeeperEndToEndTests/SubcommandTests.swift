@@ -73,13 +73,14 @@ struct SubcommandTests {
     }
 
     @Test("audit, verify and a script to a full standard output: exit 5 and an error line", arguments: [
-        ["audit", "--journal", "J"], ["verify", "--journal", "J"], ["--journal", "J"],
+        ["audit", "--journal", "J"], ["verify", "--journal", "J"], ["--journal", "J"], ["--help"], ["--version"],
     ])
     func reportsToAFullDisk(_ arguments: [String]) throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Hat"])
         let words = arguments.map { $0 == "J" ? sandbox.journal : $0 }
-        let input = words.contains("verify") ? "" : words.contains("audit") ? "secret\n" : "login\nsecret\nlist\nquit\n"
+        let input = words.contains("verify") || words.first?.hasPrefix("--") == true && words.first != "--journal"
+            ? "" : words.contains("audit") ? "secret\n" : "login\nsecret\nlist\nquit\n"
         let outcome = try runProgram(
             "/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", sandbox.binary] + words,
             input: Array(input.utf8), environment: sandbox.environment)

@@ -289,6 +289,27 @@ struct TerminalTests {
         // The cancelled attempt was never checked, so it was not recorded.
         let audit = try sandbox.audits()
         #expect(audit.stdoutLines.filter { $0.contains("loginFailed") }.count == 2, "\(audit)")
+
+        // Keys typed while the password is checked (a password typed again in impatience)
+        // are not shown, and do not run as a command once signed in.
+        try tmux.start(session: "ahead", Self.launch(sandbox))
+        try tmux.waitFor("ahead", text: "Password:")
+        try tmux.type("ahead", "secret")
+        try tmux.press("ahead", "Enter")
+        try tmux.waitFor("ahead", text: "Waiting 2 s before checking")
+        try tmux.type("ahead", "typed-ahead-secret")
+        try tmux.press("ahead", "Enter")
+        try tmux.waitFor("ahead", text: "🔓 Signed in as Alice")
+        try tmux.waitForPrompt("ahead")
+        try tmux.type("ahead", "list")
+        try tmux.press("ahead", "Enter")
+        screen = try tmux.waitFor("ahead", text: "1 present, total 0.00")
+        #expect(!screen.contains("typed-ahead-secret"), "typed-ahead keys were shown or run:\n\(screen)")
+        #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
+        try tmux.waitForPrompt("ahead")
+        try tmux.type("ahead", "quit")
+        try tmux.press("ahead", "Enter")
+        try tmux.waitFor("ahead", text: "GK-EXIT=0")
     }
 
     /// The shell on the sandbox's journal, as a person starts it.

@@ -174,13 +174,16 @@ public final class REPLSession {
             try run(command)
         } catch let error as ServiceError {
             if case .cancelled = error.code {
-                console.note("Cancelled.")
+                progress.clear()
+                progress.clear()
+            console.note("Cancelled.")
             } else {
                 fail(error.description, code: error.exitCode)
             }
         } catch let error as DomainError {
             fail(error.message, code: 2)
         } catch let error as PasswordInputError where error.code == .interrupted {
+            progress.clear()
             console.note("Cancelled.")
         } catch let error as PasswordInputError {
             fail(error.description, code: 2)
@@ -223,10 +226,7 @@ public final class REPLSession {
     /// Output that could not be written (standard output on a full disk) is an error, once.
     private func reportLostOutput() {
         guard let failure = console.takeOutputFailure() else { return }
-        fail(
-            "Could not write to standard output (\(SystemErrorText.describe(failure))): what the command printed was lost. "
-                + "Check the disk or the pipe it goes to.",
-            code: 5)
+        fail(ServiceError.standardOutputFailure(errno: failure), code: 5)
     }
 
     // MARK: Asking
@@ -238,7 +238,9 @@ public final class REPLSession {
         case .line(let answer):
             answersRead.arguments += 1
             return answer
-        case .endOfInput, .interrupted:
+        case .interrupted:
+            throw ServiceError(.cancelled)
+        case .endOfInput:
             throw REPLError(.noAnswer(label))
         case .invalid(let problem):
             answersRead.arguments += 1
@@ -285,6 +287,15 @@ public final class REPLSession {
             + "Type 'help' to see the commands."
     }
 
+    /// A password check on a terminal: keys typed meanwhile are hidden and dropped.
+    private func checking(_ body: () throws -> Void) throws {
+        if isInteractive {
+            try TypeAhead.discarded(body)
+        } else {
+            try body()
+        }
+    }
+
     private func requireSignedIn() throws {
         switch service.phase {
         case .signedIn: return
@@ -301,7 +312,8 @@ public final class REPLSession {
 
     private func runSetup(_ command: REPLCommands.Setup) throws {
         guard service.phase == .noAccount else {
-            throw ServiceError(service.phase == .signedIn ? .alreadySignedIn : .journalExists(path: service.journalPath))
+            if service.phase == .signedIn { throw REPLError(.setupWhileSignedIn) }
+            throw ServiceError(.journalExists(path: service.journalPath))
         }
         let name = try value(command.name, ask: "Your name")
         try service.checkSetup(name: name)
@@ -316,7 +328,7 @@ public final class REPLSession {
         case .moderate: parameters = .moderate
         case .sensitive: parameters = .sensitive
         }
-        try service.setup(name: name, password: first, parameters: parameters)
+        try checking { try service.setup(name: name, password: first, parameters: parameters) }
         console.print("Journal created at \(service.journalPath) (mode 0600). Type 'add <recipient> <title>' to add a present.")
     }
 
@@ -332,7 +344,7 @@ public final class REPLSession {
         if delay > 0, isInteractive {
             console.note("Waiting \(delay) s before checking (failed attempts were recorded)…")
         }
-        try service.login(password: password)
+        try checking { try service.login(password: password) }
     }
 
     /// The interactive login at start-up: true to try again after a wrong password.
@@ -342,6 +354,7 @@ public final class REPLSession {
             return false
         } catch let error as ServiceError {
             if case .cancelled = error.code {
+                progress.clear()
                 console.note("Cancelled. Type 'login' to unlock, or 'quit'.")
                 return false
             }
@@ -351,7 +364,9 @@ public final class REPLSession {
         } catch let error as PasswordInputError {
             // Ctrl-C or Ctrl-D at the start-up prompt: stay locked at the prompt.
             switch error.code {
-            case .interrupted: console.note("Cancelled. Type 'login' to unlock, or 'quit'.")
+            case .interrupted:
+                progress.clear()
+                console.note("Cancelled. Type 'login' to unlock, or 'quit'.")
             case .endOfInput: break
             default: fail(error.description, code: 2)
             }
@@ -371,7 +386,7 @@ public final class REPLSession {
         let repeated = try readPassword("Repeat the new password: ")
         defer { repeated.wipe() }
         guard new.constantTimeEquals(repeated) else { throw ServiceError(.passwordsDoNotMatch) }
-        try service.changePassword(old: old, new: new)
+        try checking { try service.changePassword(old: old, new: new) }
         console.print("Password changed. New events use a new key; only the new password opens the journal from now on.")
     }
 
@@ -591,6 +606,7 @@ struct REPLError: Error, CustomStringConvertible {
         case noAnswer(String)
         case invalidAnswer(String, String)
         case noAccountYet
+        case setupWhileSignedIn
         case expectedAssignment(String)
         case invalidCount(Int)
     }
@@ -611,6 +627,9 @@ struct REPLError: Error, CustomStringConvertible {
             return "The answer for '\(label)' was unusable: \(problem)."
         case .noAccountYet:
             return "There is no account yet. Type 'setup <your name>' first."
+        case .setupWhileSignedIn:
+            return "This journal already has an account, and you are signed in to it. "
+                + "For a new journal, quit and start giftkeeper with --journal NEW-PATH."
         case .expectedAssignment(let text):
             return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion."
         case .invalidCount(let count):

@@ -37,18 +37,20 @@ struct ScriptAnswers: Equatable {
         }
     }
 
-    /// For a line that did not parse: the passwords the account commands would have read
-    /// (and `setup`'s name when no word looks like one), so that they are skipped, not run.
+    /// For a line that did not parse (an unknown option, a missing option value): what
+    /// the command would have asked for, judged from the words that look like arguments,
+    /// so that its answer lines are skipped, not run.
     init(unparsed words: [String]) {
+        let given = Self.positionalWords(words).count
+        let missing = { (wanted: Int) in max(0, wanted - given) }
         switch words.first {
-        case "setup":
-            self.init(arguments: Self.positionalWords(words).isEmpty ? 1 : 0, passwords: 2)
-        case "login":
-            self.init(passwords: 1)
-        case "passwd":
-            self.init(passwords: 3)
-        default:
-            self.init()
+        case "setup": self.init(arguments: missing(1), passwords: 2)
+        case "login": self.init(passwords: 1)
+        case "passwd": self.init(passwords: 3)
+        case "add", "mark": self.init(arguments: missing(2))
+        case "show", "remove", "import": self.init(arguments: missing(1))
+        case "edit": self.init(arguments: given == 0 ? 2 : given == 1 ? 1 : 0)
+        default: self.init()
         }
     }
 
@@ -74,14 +76,17 @@ struct ScriptAnswers: Equatable {
         argument == nil ? 1 : 0
     }
 
-    /// The words after the command name that are neither options nor `--kdf`'s value.
+    /// Options that take the next word as their value.
+    private static let valueOptions: Set<String> = ["--kdf", "--price", "--notes", "--occasion", "--status", "--last"]
+
+    /// The words after the command name that are neither options nor an option's value.
     private static func positionalWords(_ words: [String]) -> [String] {
         var positional: [String] = []
         var skipNext = false
         for word in words.dropFirst() {
             if skipNext {
                 skipNext = false
-            } else if word == "--kdf" {
+            } else if valueOptions.contains(word) {
                 skipNext = true
             } else if !word.hasPrefix("-") {
                 positional.append(word)
