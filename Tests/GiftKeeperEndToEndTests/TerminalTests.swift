@@ -42,6 +42,12 @@ final class Tmux {
         try command(["send-keys", "-t", session, "-l", text])
     }
 
+    /// Types `text`, then Enter.
+    func enter(_ session: String, _ text: String) throws {
+        try type(session, text)
+        try press(session, "Enter")
+    }
+
     /// Presses keys by tmux name: Enter, Tab, C-c, C-d.
     func press(_ session: String, _ keys: String...) throws {
         try command(["send-keys", "-t", session] + keys)
@@ -121,21 +127,17 @@ struct TerminalTests {
         // A new journal: setup, the password typed twice and never shown.
         try tmux.start(session: "first", launch)
         try tmux.waitFor("first", text: "giftkeeper (new)> ")
-        try tmux.type("first", "setup \(Secrets.name) --kdf interactive")
-        try tmux.press("first", "Enter")
+        try tmux.enter("first", "setup \(Secrets.name) --kdf interactive")
         try tmux.waitFor("first", text: "New password:")
-        try tmux.type("first", Secrets.password)
-        try tmux.press("first", "Enter")
+        try tmux.enter("first", Secrets.password)
         try tmux.waitFor("first", text: "Repeat the password:")
-        try tmux.type("first", Secrets.password)
-        try tmux.press("first", "Enter")
+        try tmux.enter("first", Secrets.password)
         var screen = try tmux.waitFor("first", text: "🔓 Signed in as \(Secrets.name)")
         try tmux.waitFor("first", text: "Journal created at \(journal)")
         try tmux.waitForPrompt("first")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
 
-        try tmux.type("first", "add \(Secrets.recipient) \(Secrets.title)")
-        try tmux.press("first", "Enter")
+        try tmux.enter("first", "add \(Secrets.recipient) \(Secrets.title)")
         try tmux.waitFor("first", text: "Saved p1:")
         try tmux.waitForPrompt("first")
 
@@ -150,8 +152,7 @@ struct TerminalTests {
         try tmux.waitFor("first", "'mark p' completed to 'mark p1'") { _ in
             (try? tmux.currentLine("first")) == "giftkeeper> mark p1"
         }
-        try tmux.type("first", " bought")
-        try tmux.press("first", "Enter")
+        try tmux.enter("first", " bought")
         try tmux.waitFor("first", text: "Saved p1: marked bought.")
         try tmux.waitForPrompt("first")
 
@@ -162,8 +163,7 @@ struct TerminalTests {
         try tmux.waitFor("first", "a fresh prompt after Ctrl-C") { _ in
             (try? tmux.currentLine("first")) == "giftkeeper>"
         }
-        try tmux.type("first", "list")
-        try tmux.press("first", "Enter")
+        try tmux.enter("first", "list")
         screen = try tmux.waitFor("first", text: "1 present, total 0.00")
         #expect(!screen.contains("Saved p2"), "the interrupted line was run:\n\(screen)")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
@@ -179,13 +179,11 @@ struct TerminalTests {
         try tmux.start(session: "second", launch)
         try tmux.waitFor("second", text: "is locked.")
         try tmux.waitFor("second", text: "Password:")
-        try tmux.type("second", Secrets.password)
-        try tmux.press("second", "Enter")
+        try tmux.enter("second", Secrets.password)
         screen = try tmux.waitFor("second", text: "🔓 Signed in as \(Secrets.name)")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
         try tmux.waitForPrompt("second")
-        try tmux.type("second", "list")
-        try tmux.press("second", "Enter")
+        try tmux.enter("second", "list")
         try tmux.waitFor("second", text: "1 present, total 0.00")
         try tmux.waitForPrompt("second")
         // In-session history: Up recalls the last line; Ctrl-R finds one by a few letters.
@@ -204,8 +202,7 @@ struct TerminalTests {
             try tmux.press("second", "Enter")
         }
         try tmux.waitForPrompt("second")
-        try tmux.type("second", "quit")
-        try tmux.press("second", "Enter")
+        try tmux.enter("second", "quit")
         screen = try tmux.waitFor("second", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
@@ -223,8 +220,7 @@ struct TerminalTests {
         // The start-up "Password:" is still on screen: wait for the new prompt before typing;
         // keys typed ahead of a password prompt are shown by the terminal and then dropped.
         try tmux.waitForAnother("third", text: "Password:") {
-            try tmux.type("third", "login")
-            try tmux.press("third", "Enter")
+            try tmux.enter("third", "login")
         }
         // Backspace edits the hidden line: a typo fixed before Enter still signs in.
         try tmux.type("third", Secrets.password + "x")
@@ -240,15 +236,13 @@ struct TerminalTests {
         }
         try tmux.press("third", "C-c")
         try tmux.waitForPrompt("third")
-        try tmux.type("third", "passwd")
-        try tmux.press("third", "Enter")
+        try tmux.enter("third", "passwd")
         try tmux.waitFor("third", text: "Current password:")
         try tmux.waitForAnother("third", text: "Cancelled.") {
             try tmux.press("third", "C-c")
         }
         try tmux.waitForPrompt("third")
-        try tmux.type("third", "quit")
-        try tmux.press("third", "Enter")
+        try tmux.enter("third", "quit")
         screen = try tmux.waitFor("third", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
@@ -274,15 +268,13 @@ struct TerminalTests {
 
         try tmux.start(session: "wait", Self.launch(sandbox))
         try tmux.waitFor("wait", text: "Password:")
-        try tmux.type("wait", "wrong-3")
-        try tmux.press("wait", "Enter")
+        try tmux.enter("wait", "wrong-3")
         try tmux.waitFor("wait", text: "Waiting 2 s before checking")
         try tmux.press("wait", "C-c")
         var screen = try tmux.waitFor("wait", text: "Cancelled.")
         try tmux.waitForPrompt("wait", "giftkeeper (locked)>")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
-        try tmux.type("wait", "quit")
-        try tmux.press("wait", "Enter")
+        try tmux.enter("wait", "quit")
         screen = try tmux.waitFor("wait", text: "GK-EXIT=")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
 
@@ -294,21 +286,17 @@ struct TerminalTests {
         // are not shown, and do not run as a command once signed in.
         try tmux.start(session: "ahead", Self.launch(sandbox))
         try tmux.waitFor("ahead", text: "Password:")
-        try tmux.type("ahead", "secret")
-        try tmux.press("ahead", "Enter")
+        try tmux.enter("ahead", "secret")
         try tmux.waitFor("ahead", text: "Waiting 2 s before checking")
-        try tmux.type("ahead", "typed-ahead-secret")
-        try tmux.press("ahead", "Enter")
+        try tmux.enter("ahead", "typed-ahead-secret")
         try tmux.waitFor("ahead", text: "🔓 Signed in as Alice")
         try tmux.waitForPrompt("ahead")
-        try tmux.type("ahead", "list")
-        try tmux.press("ahead", "Enter")
+        try tmux.enter("ahead", "list")
         screen = try tmux.waitFor("ahead", text: "1 present, total 0.00")
         #expect(!screen.contains("typed-ahead-secret"), "typed-ahead keys were shown or run:\n\(screen)")
         #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
         try tmux.waitForPrompt("ahead")
-        try tmux.type("ahead", "quit")
-        try tmux.press("ahead", "Enter")
+        try tmux.enter("ahead", "quit")
         try tmux.waitFor("ahead", text: "GK-EXIT=0")
     }
 
