@@ -60,6 +60,9 @@ public final class GiftKeeperService {
     /// again. A change the user makes (add, edit, mark, remove, import, passwd) accepts it
     /// when ``acceptsRollbackOnChange`` is set; one-shot tasks refuse to run instead.
     public private(set) var rollbackFinding: RollbackFinding?
+    /// Set by one-shot tasks (`export`, `import`): a rollback found at sign-in stops the
+    /// sign-in itself, before anything is appended (the warning is still announced).
+    public var refusesRollback = false
 
     /// Whether a change made after a rollback warning accepts the journal as it is: set for
     /// an interactive session only, where the person read the warning before typing the
@@ -279,6 +282,10 @@ public final class GiftKeeperService {
         guard !environment.isCancelled() else {
             unlocked.wipe()
             throw ServiceError(.cancelled)
+        }
+        if refusesRollback, let rollbackFinding {
+            unlocked.wipe()
+            throw ServiceError(.rolledBack(rollbackFinding))
         }
         keyring = unlocked
         let failedSinceLastVisit = replayed.failedSignIns.count

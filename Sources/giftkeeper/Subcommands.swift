@@ -125,9 +125,9 @@ func withSignedInService(
         progress.clear()
         let secret = try password.readPassword()
         defer { secret.wipe() }
+        service.refusesRollback = true
         try service.login(password: secret)
         progress.finish()
-        if let rollback = service.rollbackFinding { throw ServiceError(.rolledBack(rollback)) }
         try body(service)
         try service.close()
     } catch {

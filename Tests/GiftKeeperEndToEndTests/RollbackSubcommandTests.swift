@@ -57,9 +57,11 @@ struct RollbackSubcommandTests {
         #expect(imported.errorLines.count == 1, "\(imported)")
         #expect(!imported.stderr.contains("Imported"), "\(imported)")
 
-        // The evidence is intact: the state file is as the last good session left it, and
-        // audit still fails (export and import signed in and out, so history now differs).
+        // The evidence is intact: the state file is as the last good session left it, the
+        // journal is the copy as it was put back (export and import refused before signing
+        // in, so nothing was appended), and audit still fails.
         #expect(try headFile(sandbox).bytes == head.bytes)
+        #expect(fileBytes(sandbox.journal) == copy, "export and import appended to a rolled-back journal")
         let again = try sandbox.audits()
         #expect(again.status == 1, "\(again)")
         #expect(again.errorLines.first?.contains("Rollback detected") == true, "\(again)")
