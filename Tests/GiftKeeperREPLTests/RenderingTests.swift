@@ -64,7 +64,7 @@ import Testing
 
     @Test func progressDrawsWhenEnabled() {
         let text = written { fd in
-            let progress = Progress(label: "Opening", output: fd, isEnabled: true)
+            let progress = Progress(label: "Opening", output: fd, isEnabled: true, showAfter: .zero)
             progress.update(completed: 5, total: 10)
             progress.update(completed: 6, total: 10)  // throttled
             progress.update(completed: 10, total: 10)  // the last one always shows
@@ -73,11 +73,22 @@ import Testing
         #expect(text == "\rOpening: 50% (5/10)\u{1B}[K\rOpening: 100% (10/10)\u{1B}[K\r\u{1B}[K")
     }
 
+    /// Work that ends within `showAfter` draws nothing at all, not even its 100 %.
+    @Test func quickWorkShowsNoProgress() {
+        let text = written { fd in
+            let progress = Progress(label: "Reading", output: fd, isEnabled: true, showAfter: .seconds(60))
+            progress.update(completed: 1, total: 2)
+            progress.update(completed: 2, total: 2)
+            progress.finish()
+        }
+        #expect(text.isEmpty)
+    }
+
     /// A prompt or a message after a progress line starts on a clean line: `clear()` erases
     /// the line and later updates draw again; after `finish()` nothing more is drawn.
     @Test func progressClearsForAPromptAndDrawsAgain() {
         let text = written { fd in
-            let progress = Progress(label: "Reading", output: fd, isEnabled: true)
+            let progress = Progress(label: "Reading", output: fd, isEnabled: true, showAfter: .zero)
             progress.update(completed: 10, total: 10)
             progress.clear()
             progress.clear()  // nothing drawn: nothing to erase

@@ -7,6 +7,7 @@ import Synchronization
 /// Thread-safe; updates are throttled to about ten per second.
 public final class Progress: Sendable {
     private struct State {
+        var startedAt: ContinuousClock.Instant?
         var lastDrawn: ContinuousClock.Instant?
         var lastText = ""
         var finished = false
@@ -14,6 +15,7 @@ public final class Progress: Sendable {
 
     private let label: String
     private let output: Int32
+    private let showAfter: Duration
     /// Whether anything is written at all.
     public let isEnabled: Bool
     private let state = Mutex(State())
@@ -22,9 +24,12 @@ public final class Progress: Sendable {
     ///   - label: what is being done, e.g. `Opening journal`.
     ///   - output: the descriptor to write to (standard error by default).
     ///   - isEnabled: forces output on or off; by default, on only if `output` is a terminal.
-    public init(label: String, output: Int32 = 2, isEnabled: Bool? = nil) {
+    ///   - showAfter: nothing is drawn for work that ends sooner (a small journal opens
+    ///     without a flash of "100%").
+    public init(label: String, output: Int32 = 2, isEnabled: Bool? = nil, showAfter: Duration = .milliseconds(250)) {
         self.label = label
         self.output = output
+        self.showAfter = showAfter
         self.isEnabled = isEnabled ?? (isatty(output) == 1)
     }
 
@@ -39,8 +44,12 @@ public final class Progress: Sendable {
             text = "\(label): \(completed)"
         }
         let now = ContinuousClock.now
+        let showAfter = self.showAfter
         let shouldDraw = state.withLock { state -> Bool in
             guard !state.finished, text != state.lastText else { return false }
+            let startedAt = state.startedAt ?? now
+            state.startedAt = startedAt
+            if state.lastDrawn == nil && now - startedAt < showAfter { return false }
             let isLast = total.map { completed >= $0 } ?? false
             if let last = state.lastDrawn, now - last < .milliseconds(100), !isLast {
                 return false
@@ -70,6 +79,7 @@ public final class Progress: Sendable {
         guard isEnabled else { return }
         let wasDrawn = state.withLock { state -> Bool in
             defer {
+                state.startedAt = nil
                 state.lastDrawn = nil
                 state.lastText = ""
                 if finishing { state.finished = true }

@@ -516,6 +516,7 @@ public final class REPLSession {
             throw REPLError(.invalidCount(last))
         }
         var records = try service.history()
+        progress.clear()  // the replay's progress line, if it was long enough to show one
         if let last = command.last, records.count > last {
             records = Array(records.suffix(last))
         }
