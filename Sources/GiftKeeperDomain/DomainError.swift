@@ -95,6 +95,9 @@ public enum DomainError: Error, Hashable, Sendable {
             return "Unknown status '\(input)'. Type one of: \(words)."
         case .unknownField(let input):
             let words = PresentField.allCases.map(\.rawValue).joined(separator: ", ")
+            if input.lowercased() == "status" {
+                return "The status is changed with 'mark', e.g. 'mark p3 bought'. The fields 'edit' changes are: \(words)."
+            }
             return "Unknown field '\(input)'. Type one of: \(words)."
         case .invalidPresentID(let input):
             return "'\(input)' is not a present id. Ids look like 'p3'; type 'list' to see them."

@@ -200,6 +200,34 @@ struct ScriptSessionTests {
         #expect(!refused.stderr.contains("\u{1B}"), "\(refused)")
     }
 
+    @Test("small conveniences: edit's prompt takes several changes, ~ in paths, signout twice, status via mark, an empty password at once")
+    func conveniences() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let outcome = try sandbox.script([
+            "login", "secret",
+            "edit p1", #"price=5 notes="wool, red""#,
+            "show p1",
+            "export ~/gifts-export.json",
+            "edit p1 status=bought",
+            "signout", "signout",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.stdoutLines.contains("price      5.00"), "\(outcome.stdout)")
+        #expect(outcome.stdoutLines.contains("notes      wool, red"), "\(outcome.stdout)")
+        #expect(permissions(of: sandbox.home + "/gifts-export.json") == 0o600, "\(outcome)")
+        #expect(outcome.stdout.contains("Already signed out."), "\(outcome)")
+        #expect(outcome.errorLines.count == 1, "\(outcome)")
+        #expect(outcome.errorLines.first?.contains("'mark p3 bought'") == true, "\(outcome)")
+
+        let fresh = try Sandbox()
+        let setup = try fresh.script(["setup Alice --kdf interactive", "", "never-used", "help quit"])
+        #expect(setup.status == 2, "\(setup)")
+        #expect(setup.errorLines.count == 1 && setup.errorLines.first?.contains("empty") == true, "\(setup)")
+        #expect(!setup.stderr.contains("never-used") && !setup.stdout.contains("never-used"), "\(setup)")
+        #expect(setup.stdout.contains("OVERVIEW: Sign out and leave"), "\(setup)")
+    }
+
     @Test("help, help <command>, end of input signs out")
     func helpAndEndOfInput() throws {
         let sandbox = try Sandbox()

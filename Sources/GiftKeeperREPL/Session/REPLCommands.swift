@@ -77,7 +77,7 @@ struct REPLCommands: ParsableCommand {
             abstract: "Change fields of a present: title, recipient, notes, price, occasion.",
             usage: "edit <id> <field>=<value> ...")
         @Argument(help: "A present id such as p3.") var id: String?
-        @Argument(help: "Changes such as title=\"Red scarf\" price=30 (price= clears the price).")
+        @Argument(help: ArgumentHelp("Changes such as title=\"Red scarf\" price=30 (price= clears the price).", valueName: "field=value"))
         var changes: [String] = []
     }
 
@@ -99,7 +99,7 @@ struct REPLCommands: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The audit trail: sequence number, time, event, summary.", usage: "history [--last N]")
         // Unconditional: '--last -1' reaches the "1 or more" check instead of "missing value".
-        @Option(parsing: .unconditional, help: "Only the last N entries.") var last: Int?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only the last N entries.", valueName: "N")) var last: Int?
     }
 
     struct Export: ParsableCommand {

@@ -198,7 +198,12 @@ public final class REPLSession {
         switch command {
         case let setup as REPLCommands.Setup: try runSetup(setup)
         case is REPLCommands.Login: try runLogin()
-        case is REPLCommands.SignOut: try service.signOut()
+        case is REPLCommands.SignOut:
+            if service.phase == .signedIn {
+                try service.signOut()
+            } else {
+                console.print("Already signed out.")
+            }
         case let add as REPLCommands.Add: try runAdd(add)
         case let list as REPLCommands.List: try runList(list)
         case let show as REPLCommands.Show: try runShow(show)
@@ -296,6 +301,13 @@ public final class REPLSession {
         }
     }
 
+    /// `~/gifts.json` as the shell would read it (the REPL's words are not shell words).
+    private func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty
+        else { return path }
+        return home + path.dropFirst()
+    }
+
     private func requireSignedIn() throws {
         switch service.phase {
         case .signedIn: return
@@ -319,6 +331,7 @@ public final class REPLSession {
         try service.checkSetup(name: name)
         let first = try readPassword("New password: ")
         defer { first.wipe() }
+        guard first.count > 0 else { throw ServiceError(.emptyPassword) }
         let second = try readPassword("Repeat the password: ")
         defer { second.wipe() }
         guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
@@ -471,7 +484,8 @@ public final class REPLSession {
         let id = try presentID(try value(command.id, ask: "Present id"))
         var assignments = command.changes
         if assignments.isEmpty {
-            assignments = [try ask("Change (field=value)")]
+            // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.
+            assignments = try CommandLineTokenizer.split(try ask("Change (field=value)"))
         }
         var changes: [PresentChange] = []
         for assignment in assignments {
@@ -538,7 +552,7 @@ public final class REPLSession {
     private func runExport(_ command: REPLCommands.Export) throws {
         try requireSignedIn()
         let count = service.state.presents.count
-        if let path = command.file {
+        if let path = command.file.map(expandingTilde) {
             var file = PrivateFile.Writer(path: path)
             try service.export(to: &file)
             console.print("Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600).")
@@ -550,7 +564,7 @@ public final class REPLSession {
 
     private func runImport(_ command: REPLCommands.Import) throws {
         try requireSignedIn()
-        let path = try value(command.file, ask: "File to import")
+        let path = expandingTilde(try value(command.file, ask: "File to import"))
         let bytes = try PrivateFile.read(path)
         let summary = try service.importDocument(bytes)
         console.print(summary.description)
