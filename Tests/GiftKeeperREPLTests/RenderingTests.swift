@@ -73,6 +73,22 @@ import Testing
         #expect(text == "\rOpening: 50% (5/10)\u{1B}[K\rOpening: 100% (10/10)\u{1B}[K\r\u{1B}[K")
     }
 
+    /// On a terminal a row never wraps: the widest shrinking column gives way first, cut with
+    /// `…`; the others, and the header, stay whole; without a width nothing is cut.
+    @Test func tablesFitTheTerminalByCuttingTheWidestShrinkingColumn() {
+        let columns: [TableRenderer.Column] = [.init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true), .init("PRICE", alignment: .right)]
+        let rows = [["p1", "Mum", String(repeating: "t", count: 60), "25.00"], ["p2", "Grandma Josephine", "Hat", "-"]]
+        let fitted = TableRenderer(columns: columns, maxWidth: 50).renderLines(rows)
+        #expect(fitted.allSatisfy { TerminalText.width($0) <= 50 }, "\(fitted)")
+        #expect(fitted[2].hasPrefix("p1  Mum                ttt") && fitted[2].contains("…  25.00"), "\(fitted)")
+        #expect(fitted[3].hasPrefix("p2  Grandma Josephine  Hat"), "\(fitted)")
+        let narrow = TableRenderer(columns: columns, maxWidth: 30).renderLines(rows)
+        #expect(narrow[3].contains("Grandma…"), "\(narrow)")
+        let whole = TableRenderer(columns: columns).renderLines(rows)
+        #expect(whole[2].contains(String(repeating: "t", count: 60)))
+        #expect(TerminalText.truncated("日本語テキスト", toWidth: 7) == "日本語…")
+    }
+
     /// Work that ends within `showAfter` draws nothing at all, not even its 100 %.
     @Test func quickWorkShowsNoProgress() {
         let text = written { fd in

@@ -28,6 +28,24 @@ public enum TerminalText {
         }
     }
 
+    /// `text` cut to at most `width` columns, ending in `…` when cut.
+    public static func truncated(_ text: String, toWidth width: Int) -> String {
+        guard self.width(text) > width else { return text }
+        guard width > 0 else { return "" }
+        var result = ""
+        var used = 0
+        for character in text {
+            let next = self.width(of: character)
+            if used + next > width - 1 { break }
+            result.append(character)
+            used += next
+        }
+        while result.last?.isWhitespace == true {
+            result.removeLast()
+        }
+        return result + "…"
+    }
+
     static func width(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }

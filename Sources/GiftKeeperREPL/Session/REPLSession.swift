@@ -436,9 +436,12 @@ public final class REPLSession {
             }
             return
         }
+        // On a terminal, long titles (then recipients) are cut with … so rows never wrap;
+        // `show` has every field whole.
         let table = TableRenderer(columns: [
-            .init("ID"), .init("RECIPIENT"), .init("TITLE"), .init("PRICE", alignment: .right), .init("STATUS"),
-        ])
+            .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
+            .init("PRICE", alignment: .right), .init("STATUS"),
+        ], maxWidth: TerminalSession.outputColumns)
         console.print(table.render(presents.map { present in
             [present.id.description, present.recipient, present.title, present.price?.description ?? "-",
              present.status.rawValue]
@@ -535,8 +538,8 @@ public final class REPLSession {
             records = Array(records.suffix(last))
         }
         let table = TableRenderer(columns: [
-            .init("SEQ", alignment: .right), .init("TIME (UTC)"), .init("EVENT"), .init("SUMMARY"),
-        ])
+            .init("SEQ", alignment: .right), .init("TIME (UTC)"), .init("EVENT"), .init("SUMMARY", shrinks: true),
+        ], maxWidth: TerminalSession.outputColumns)
         console.print(table.render(records.map { record in
             [String(record.sequence), record.at.map(Self.shortTime) ?? "-", record.type,
              record.summary + (record.isReported ? " (reported)" : "")]

@@ -8,6 +8,15 @@ public enum TerminalSession {
     /// Standard output is a terminal (`isatty(1)`).
     public static var isStandardOutputTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// The width of the terminal standard output is on, or nil when it is not one (a pipe
+    /// or a file gets every line whole).
+    public static var outputColumns: Int? {
+        guard isStandardOutputTerminal else { return nil }
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// Standard error is a terminal (`isatty(2)`): progress is shown.
     public static var isStandardErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
