@@ -38,6 +38,8 @@ public struct GiftList: Hashable, Sendable {
     public init() {}
 
     public var hasAccount: Bool { accountName != nil }
+    /// How many presents the list holds (removed ones not counted).
+    public var presentCount: Int { presents.count }
     public var isSignedIn: Bool { session == .signedIn }
 
     /// The current (not removed) present with `id`; clients need not import OrderedCollections.

@@ -39,6 +39,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case internalFailure(String)
         /// The user cancelled the command (Ctrl-C) before anything was recorded.
         case cancelled
+        /// `export FILE` onto a file that exists, without `--force`.
+        case exportTargetExists(path: String)
     }
 
     public let code: Code
@@ -52,7 +54,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch code {
         case .domain, .passwordsDoNotMatch, .emptyPassword, .notSignedIn, .alreadySignedIn,
-             .weakKeyDerivation, .importRejected, .journalExists:
+             .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists:
             return 2
         case .journal(let error):
             return error.exitCode
@@ -124,6 +126,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return "Import rejected at \(location): \(clause). Nothing was imported; fix the document and try again."
         case .cancelled:
             return "Cancelled (Ctrl-C). Nothing was recorded."
+        case .exportTargetExists(let path):
+            return "'\(path)' already exists. Choose another file, or add --force to replace it."
         case .internalFailure(let reason):
             return "Internal failure: \(reason). Nothing more was written; please report this."
         }

@@ -145,11 +145,12 @@ struct Export: ParsableCommand {
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
     @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file")) var output: String?
+    @Flag(help: "Replace the --output file if it exists.") var force = false
 
     func run() throws {
         if let output {
             do {
-                try PrivateFile.checkWritable(output)
+                try PrivateFile.checkWritable(output, replacing: force)
             } catch {
                 throw failure(error)
             }
@@ -158,6 +159,8 @@ struct Export: ParsableCommand {
             if let output {
                 var file = PrivateFile.Writer(path: output)
                 try service.export(to: &file)
+                let count = service.state.presentCount
+                Console().note("Exported \(count) present\(count == 1 ? "" : "s") to \(output) (mode 0600).")
             } else {
                 var console = Console()
                 try service.export(to: &console)

@@ -91,6 +91,31 @@ struct SubcommandTests {
         #expect(try sandbox.verifies())
     }
 
+    @Test("export never replaces a file unless --force: refused before the password is asked (subcommand and shell)")
+    func exportKeepsExistingFiles() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let target = sandbox.root + "/notes.txt"
+        try writeFile(target, Array("my own notes".utf8), mode: 0o644)
+        let journalBefore = fileBytes(sandbox.journal)
+
+        let refused = try sandbox.run(["export", "--journal", sandbox.journal, "--output", target], input: "secret\n")
+        #expect(refused.status == 2, "\(refused)")
+        #expect(refused.errorLines.count == 1 && refused.errorLines.first?.contains("--force") == true, "\(refused)")
+        #expect(fileBytes(target) == Array("my own notes".utf8))
+        #expect(fileBytes(sandbox.journal) == journalBefore, "refused before signing in")
+
+        let forced = try sandbox.run(["export", "--journal", sandbox.journal, "--output", target, "--force"], input: "secret\n")
+        #expect(forced.status == 0, "\(forced)")
+        #expect(forced.stderr.contains("Exported 1 present to \(target) (mode 0600)."), "\(forced)")
+        #expect(permissions(of: target) == 0o600)
+
+        let shell = try sandbox.script(["login", "secret", "export \(target)", "export \(target) --force"])
+        #expect(shell.status == 2, "\(shell)")
+        #expect(shell.errorLines.count == 1 && shell.errorLines.first?.contains("already exists") == true, "\(shell)")
+        #expect(shell.stdout.contains("Exported 1 present to \(target)"), "\(shell)")
+    }
+
     @Test("export to standard output and to --output FILE (mode 0600); import it elsewhere")
     func exportAndImport() throws {
         let sandbox = try Sandbox()

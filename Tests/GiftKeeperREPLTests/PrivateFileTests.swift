@@ -51,8 +51,16 @@ import Testing
     @Test func aBadDestinationIsFoundBeforeAnythingIsWritten() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory + "/missing/gifts.json") }
-        #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory) }
-        try PrivateFile.checkWritable(directory + "/gifts.json")
+        #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory + "/missing/gifts.json", replacing: false) }
+        #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory, replacing: true) }
+        try PrivateFile.checkWritable(directory + "/gifts.json", replacing: false)
+        // An existing file (or a symlink, dangling or not) is replaced only when asked.
+        _ = FileManager.default.createFile(atPath: directory + "/existing.json", contents: Data("mine".utf8))
+        _ = symlink(directory + "/nowhere", directory + "/link.json")
+        for taken in [directory + "/existing.json", directory + "/link.json"] {
+            let error = try #require(throws: ServiceError.self) { try PrivateFile.checkWritable(taken, replacing: false) }
+            #expect(error.exitCode == 2 && error.description.contains("--force"), "\(error)")
+            try PrivateFile.checkWritable(taken, replacing: true)
+        }
     }
 }

@@ -71,12 +71,16 @@ public enum PrivateFile {
     }
 
     /// Checks, without creating anything, that `path` could be written: its directory
-    /// exists and is writable, and the path is not a directory. Lets `export --output`
-    /// fail before it signs in.
-    public static func checkWritable(_ path: String) throws(ServiceError) {
+    /// exists and is writable, the path is not a directory, and nothing is there unless
+    /// `replacing` (the decrypted list never silently takes the place of another file).
+    /// Lets `export` fail before it signs in or does any work.
+    public static func checkWritable(_ path: String, replacing: Bool) throws(ServiceError) {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             throw ServiceError(.fileIO(operation: "write", path: path, errno: EISDIR))
+        }
+        if !replacing, lstat(path, &info) == 0 {
+            throw ServiceError(.exportTargetExists(path: path))
         }
         // The document is written beside `path` and renamed over it: the directory is
         // what must be writable.

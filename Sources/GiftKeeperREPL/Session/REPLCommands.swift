@@ -105,8 +105,9 @@ struct REPLCommands: ParsableCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the decrypted list as JSON (giftkeeper.export.v1) to FILE (mode 0600) or the screen.",
-            usage: "export [FILE]")
+            usage: "export [FILE] [--force]")
         @Argument(help: "Where to write; the screen when omitted.") var file: String?
+        @Flag(help: "Replace FILE if it exists.") var force = false
     }
 
     struct Import: ParsableCommand {

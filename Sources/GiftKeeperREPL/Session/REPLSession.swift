@@ -556,6 +556,7 @@ public final class REPLSession {
         try requireSignedIn()
         let count = service.state.presents.count
         if let path = command.file.map(expandingTilde) {
+            try PrivateFile.checkWritable(path, replacing: command.force)
             var file = PrivateFile.Writer(path: path)
             try service.export(to: &file)
             console.print("Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600).")
