@@ -416,9 +416,21 @@ public final class GiftKeeperService {
     /// one (new salt, same cost, new key pair), and carries the previous data key inside the
     /// new wrap so history stays readable with the new password only.
     public func changePassword(old: SecureBytes, new: SecureBytes) throws(ServiceError) {
+        do {
+            try changePassword(old: old) { new }
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+
+    /// Like ``changePassword(old:new:)``, but asks `newPassword` for the new password only
+    /// once the old one has been checked, so a mistyped current password is said at once.
+    /// `newPassword`'s errors (a cancelled prompt, two entries that differ) are rethrown.
+    public func changePassword(old: SecureBytes, newPassword: () throws -> SecureBytes) throws {
         let keyring = try requireKeyring()
         let journal = try requireJournal()
-        guard new.count > 0 else { throw ServiceError(.emptyPassword) }
         guard let newestWrap = wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
         environment.sleep(loginDelay(afterFailures: passwordChangeFailures))
         guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
@@ -429,8 +441,10 @@ public final class GiftKeeperService {
             passwordChangeFailures += 1
             throw ServiceError(.wrongPassword(recorded: false))
         }
-        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
         passwordChangeFailures = 0
+        let new = try newPassword()
+        guard new.count > 0 else { throw ServiceError(.emptyPassword) }
+        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
         let events: [Event]
         do {
             events = try GiftList.decide(.changePassword, at: environment.now(), state: state)

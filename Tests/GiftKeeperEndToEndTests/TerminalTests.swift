@@ -236,8 +236,16 @@ struct TerminalTests {
         }
         try tmux.press("third", "C-c")
         try tmux.waitForPrompt("third")
+        // passwd checks the current password before asking for a new one.
         try tmux.enter("third", "passwd")
         try tmux.waitFor("third", text: "Current password:")
+        try tmux.enter("third", "not-the-password")
+        screen = try tmux.waitFor("third", text: "Wrong password")
+        #expect(!screen.contains("New password:"), "a new password was asked for first:\n\(screen)")
+        try tmux.waitForPrompt("third")
+        try tmux.waitForAnother("third", text: "Current password:") {
+            try tmux.enter("third", "passwd")
+        }
         try tmux.waitForAnother("third", text: "Cancelled.") {
             try tmux.press("third", "C-c")
         }

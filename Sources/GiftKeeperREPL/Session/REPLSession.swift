@@ -394,12 +394,20 @@ public final class REPLSession {
         try requireSignedIn()
         let old = try readPassword("Current password: ")
         defer { old.wipe() }
-        let new = try readPassword("New password: ")
-        defer { new.wipe() }
-        let repeated = try readPassword("Repeat the new password: ")
-        defer { repeated.wipe() }
-        guard new.constantTimeEquals(repeated) else { throw ServiceError(.passwordsDoNotMatch) }
-        try checking { try service.changePassword(old: old, new: new) }
+        // The new password is asked for once the current one is checked.
+        var new: SecureBytes?
+        defer { new?.wipe() }
+        try checking {
+            try service.changePassword(old: old) {
+                let first = try readPassword("New password: ")
+                new = first
+                guard first.count > 0 else { throw ServiceError(.emptyPassword) }
+                let repeated = try readPassword("Repeat the new password: ")
+                defer { repeated.wipe() }
+                guard first.constantTimeEquals(repeated) else { throw ServiceError(.passwordsDoNotMatch) }
+                return first
+            }
+        }
         console.print("Password changed. New events use a new key; only the new password opens the journal from now on.")
     }
 
