@@ -27,6 +27,16 @@ static inline void giftkeeper_rl_set_completion_append_character(int character) 
     rl_completion_append_character = character;
 }
 
+/// The `completion-ignore-case` setting: `mum` completes to `Mum`.
+static inline void giftkeeper_rl_set_completion_ignore_case(int value) {
+    rl_variable_bind("completion-ignore-case", value ? "on" : "off");
+}
+
+/// `rl_sort_completion_matches`: 0 keeps the order the REPL gives (p2 before p10).
+static inline void giftkeeper_rl_set_sort_completion_matches(int value) {
+    rl_sort_completion_matches = value;
+}
+
 /// The quote character readline found before the word being completed (0 if none).
 static inline int giftkeeper_rl_completion_quote_character(void) {
     return rl_completion_quote_character;

@@ -155,6 +155,14 @@ struct TerminalTests {
         try tmux.enter("first", " bought")
         try tmux.waitFor("first", text: "Saved p1: marked bought.")
         try tmux.waitForPrompt("first")
+        // Recipients complete whatever the case typed.
+        try tmux.type("first", "list aunt")
+        try tmux.press("first", "Tab")
+        try tmux.waitFor("first", "'list aunt' completed to the recipient") { _ in
+            (try? tmux.currentLine("first")) == "giftkeeper> list \(Secrets.recipient)"
+        }
+        try tmux.press("first", "C-c")
+        try tmux.waitForPrompt("first")
 
         // Ctrl-C drops a half-typed line; the session goes on.
         try tmux.type("first", "add Dad Half-typed-line")

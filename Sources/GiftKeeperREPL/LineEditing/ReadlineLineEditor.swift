@@ -24,6 +24,8 @@ public final class ReadlineLineEditor: LineEditor {
         giftkeeper_rl_set_readline_name()
         giftkeeper_rl_set_catch_signals(0, 0)
         giftkeeper_rl_set_word_syntax()
+        giftkeeper_rl_set_completion_ignore_case(1)
+        giftkeeper_rl_set_sort_completion_matches(0)
         giftkeeper_rl_set_attempted_completion(readlineCompletionTrampoline)
         // Reads ~/.inputrc now (once per process), so its history-size cannot undo the bound.
         _ = rl_initialize()
@@ -147,7 +149,7 @@ private let readlineCompletionTrampoline: @convention(c) (
 
     let insideQuotes = giftkeeper_rl_completion_quote_character() != 0
     let candidates = provider.call(request)
-        .filter { $0.hasPrefix(request.word) }
+        .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
         .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
     guard !candidates.isEmpty else { return nil }
     ReadlineBridge.shared.withLock { $0.matches = candidates }

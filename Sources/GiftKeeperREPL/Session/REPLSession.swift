@@ -612,7 +612,9 @@ public final class REPLSession {
         let words = request.precedingWords
         guard let command = words.first else { return REPLCommands.commandNames.sorted() }
         let ids = service.state.presents.keys.map(\.description)
-        let recipients = Array(Set(service.state.presents.values.map(\.recipient))).sorted()
+        // Ids in the order they were given (p2 before p10); recipients A to Z, any case.
+        let recipients = Array(Set(service.state.presents.values.map(\.recipient)))
+            .sorted { $0.lowercased() < $1.lowercased() }
         let statuses = PresentStatus.allCases.map(\.rawValue)
         if words.last == "--status" { return statuses }
         switch (command, request.wordIndex) {
