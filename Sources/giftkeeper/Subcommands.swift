@@ -172,7 +172,7 @@ struct Export: ParsableCommand {
 /// `giftkeeper import FILE`: append the events that recreate an export document.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add the presents of a giftkeeper.export.v1 document (checked whole first; nothing is added if it is malformed).")
+        abstract: "Restore the presents of a giftkeeper.export.v1 document, ids and all, into a journal that has none of those ids (e.g. a new one); checked whole first, nothing added if it is malformed.")
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption

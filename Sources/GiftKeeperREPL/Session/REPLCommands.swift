@@ -28,7 +28,7 @@ struct REPLCommands: ParsableCommand {
 
     struct Setup: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create the account of a new journal (asks for a password twice).",
+            abstract: "Create the journal's account (asks for a password twice).",
             usage: "setup <name> [--kdf interactive|moderate|sensitive]")
         @Argument(help: "Your name (encrypted in the journal).") var name: String?
         @Option(help: "Password-hashing cost: interactive (~0.1 s), moderate (~0.7 s, default), sensitive (several seconds).")
@@ -74,7 +74,7 @@ struct REPLCommands: ParsableCommand {
 
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change fields of a present: title, recipient, notes, price, occasion.",
+            abstract: "Change a present: title, recipient, notes, price, occasion.",
             usage: "edit <id> <field>=<value> ...")
         @Argument(help: "A present id such as p3.") var id: String?
         @Argument(help: ArgumentHelp("Changes such as title=\"Red scarf\" price=30 (price= clears the price).", valueName: "field=value"))
@@ -83,7 +83,7 @@ struct REPLCommands: ParsableCommand {
 
     struct Mark: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Move a present through its life: idea, bought, wrapped, given.",
+            abstract: "Set a present's status: idea, bought, wrapped, given.",
             usage: "mark <id> idea|bought|wrapped|given")
         @Argument(help: "A present id such as p3.") var id: String?
         @Argument(help: "idea, bought, wrapped or given.") var status: String?
@@ -91,7 +91,7 @@ struct REPLCommands: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a present (recorded as an event; the history keeps it).", usage: "remove <id>")
+            abstract: "Remove a present (the history keeps it).", usage: "remove <id>")
         @Argument(help: "A present id such as p3.") var id: String?
     }
 
@@ -104,21 +104,24 @@ struct REPLCommands: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write the decrypted list as JSON (giftkeeper.export.v1) to FILE (mode 0600) or the screen.",
-            usage: "export [FILE] [--force]")
+            abstract: "The decrypted list as JSON, to FILE (mode 0600) or screen.",
+            usage: "export [FILE] [--force]",
+            discussion: "The document is giftkeeper.export.v1 (docs/export-format.md). An existing FILE is replaced only with --force.")
         @Argument(help: "Where to write; the screen when omitted.") var file: String?
         @Flag(help: "Replace FILE if it exists.") var force = false
     }
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add the presents of an export document (checked whole first).", usage: "import FILE")
+            abstract: "Restore an export document's presents, ids and all.",
+            usage: "import FILE",
+            discussion: "For a journal that has none of those ids, e.g. a new one. The document is checked whole first: nothing is added if any of it is wrong.")
         @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
     }
 
     struct Passwd: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change the password (asks for the old one, then the new one twice).", usage: "passwd")
+            abstract: "Change the password (current one, then the new one twice).", usage: "passwd")
     }
 
     struct Help: ParsableCommand {
