@@ -96,7 +96,7 @@ public enum DomainError: Error, Hashable, Sendable {
         case .unknownField(let input):
             let words = PresentField.allCases.map(\.rawValue).joined(separator: ", ")
             if input.lowercased() == "status" {
-                return "The status is changed with 'mark', e.g. 'mark p3 bought'. The fields 'edit' changes are: \(words)."
+                return "The status is changed with 'mark <id> <status>', e.g. 'mark p3 bought'. The fields 'edit' changes are: \(words)."
             }
             return "Unknown field '\(input)'. Type one of: \(words)."
         case .invalidPresentID(let input):

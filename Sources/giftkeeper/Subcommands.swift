@@ -147,7 +147,15 @@ struct Export: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file")) var output: String?
     @Flag(help: "Replace the --output file if it exists.") var force = false
 
+    func validate() throws {
+        if output?.isEmpty == true {
+            throw ValidationError("--output needs a file name, e.g. --output gifts.json (or - for standard output)")
+        }
+    }
+
     func run() throws {
+        // `--output -` is standard output, as for most tools.
+        let output = self.output == "-" ? nil : self.output
         if let output {
             do {
                 try PrivateFile.checkWritable(output, replacing: force)
@@ -157,7 +165,7 @@ struct Export: ParsableCommand {
         }
         try withSignedInService(journal: journal, password: password) { service in
             if let output {
-                var file = PrivateFile.Writer(path: output)
+                var file = PrivateFile.Writer(path: output, replacing: force)
                 try service.export(to: &file)
                 let count = service.state.presentCount
                 Console().note("Exported \(count) present\(count == 1 ? "" : "s") to \(output) (mode 0600).")

@@ -82,6 +82,8 @@ struct BadLine: Sendable, CustomTestStringConvertible {
         BadLine("a bad option, and the answer the command would have asked for", "add Mum --bogus", "Unknown option '--bogus'",
                 answers: ["Answer-Title"]),
         BadLine("setup while signed in", "setup Bob", "you are signed in to it", answers: ["Pw-Answer-1", "Pw-Answer-1"]),
+        BadLine("passwd with an empty current password", "passwd", "The password is empty",
+                answers: ["", "Pw-Answer-2", "Pw-Answer-2"]),
         BadLine("list while locked", "list", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("add while locked", "add Dad Hat", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("show while locked", "show p1", "You are signed out. Type 'login' first.", signedIn: false),

@@ -272,6 +272,7 @@ struct ScriptSessionTests {
         }
         // `<name> --help` and `-h` are `help <name>`, and take no answer line (a script goes on).
         let lines = names.map { "\($0.0) --help" } + names.map { "\($0.0) -h" }
+        // (`help --help` is help's own usage.)
         let outcome = try sandbox.script(lines)
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdoutLines.filter { $0.hasPrefix("USAGE:") }.count == lines.count, "\(outcome.stdout)")

@@ -110,6 +110,12 @@ struct SubcommandTests {
         #expect(forced.stderr.contains("Exported 1 present to \(target) (mode 0600)."), "\(forced)")
         #expect(permissions(of: target) == 0o600)
 
+        let dash = try sandbox.run(["export", "--journal", sandbox.journal, "--output", "-"], input: "secret\n")
+        #expect(dash.status == 0 && dash.stdout.contains(#""format" : "giftkeeper.export.v1""#), "\(dash)")
+        #expect(!FileManager.default.fileExists(atPath: "-"), "'-' is standard output, not a file")
+        let empty = try sandbox.run(["export", "--journal", sandbox.journal, "--output", ""], input: "secret\n")
+        #expect(empty.status == 2 && empty.errorLines.first?.contains("--output needs a file name") == true, "\(empty)")
+
         let shell = try sandbox.script(["login", "secret", "export \(target)", "export \(target) --force"])
         #expect(shell.status == 2, "\(shell)")
         #expect(shell.errorLines.count == 1 && shell.errorLines.first?.contains("already exists") == true, "\(shell)")

@@ -37,6 +37,34 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["gifts.json"])
     }
 
+    /// Without --force the name is given with link(2): a file (or symlink) that appeared at
+    /// the path after the early check (while the password was typed) is kept, and the
+    /// export fails with "already exists", leaving no temporary file.
+    @Test func withoutReplacingAFileThatAppearedMeanwhileIsKept() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, makeIt) in [
+            ("late.json", { (path: String) in _ = FileManager.default.createFile(atPath: path, contents: Data("precious".utf8)) }),
+            ("late-link.json", { (path: String) in _ = symlink(directory + "/target", path) }),
+        ] {
+            let path = directory + "/" + name
+            try PrivateFile.checkWritable(path, replacing: false)
+            let writer = PrivateFile.Writer(path: path, replacing: false)
+            try writer.write(Array("{}".utf8)[...])
+            makeIt(path)
+            let error = try #require(throws: ServiceError.self) { try writer.finish() }
+            #expect(error.description.contains("already exists"), "\(error)")
+        }
+        #expect(contents(directory + "/late.json") == Array("precious".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["late-link.json", "late.json"])
+        // With nothing in the way, the same writer names the file.
+        let fresh = PrivateFile.Writer(path: directory + "/fresh.json", replacing: false)
+        try fresh.write(Array("{}".utf8)[...])
+        try fresh.finish()
+        #expect(contents(directory + "/fresh.json") == Array("{}".utf8))
+        #expect(mode(directory + "/fresh.json") == 0o600)
+    }
+
     @Test func anAbandonedExportLeavesNothingBehind() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -15,14 +15,18 @@ public enum PrivateFile {
     /// 0600); ``finish()`` fsyncs it, renames it over `path` and fsyncs the directory. So
     /// `path` is either the old file or the whole new document, never a partial one, and a
     /// failed or abandoned export leaves nothing behind (deinit removes the temporary file).
+    /// Unless `replacing`, the name is given with `link`, which never replaces: a file that
+    /// appeared at `path` since it was checked (while the password was typed) is kept.
     public final class Writer: ExportWriting {
         public let path: String
+        private let replacing: Bool
         private let temporaryPath: String
         private var descriptor: Int32 = -1
         private var isFinished = false
 
-        public init(path: String) {
+        public init(path: String, replacing: Bool = true) {
             self.path = path
+            self.replacing = replacing
             self.temporaryPath = path + ".partial-\(getpid())"
         }
 
@@ -51,8 +55,18 @@ public enum PrivateFile {
         public func finish() throws(ServiceError) {
             let fd = try openIfNeeded()
             guard fsync(fd) == 0 else { throw ServiceError(.fileIO(operation: "fsync", path: path, errno: errno)) }
-            guard rename(temporaryPath, path) == 0 else {
-                throw ServiceError(.fileIO(operation: "replace", path: path, errno: errno))
+            if replacing {
+                guard rename(temporaryPath, path) == 0 else {
+                    throw ServiceError(.fileIO(operation: "replace", path: path, errno: errno))
+                }
+            } else {
+                guard link(temporaryPath, path) == 0 else {
+                    let error = errno
+                    throw error == EEXIST
+                        ? ServiceError(.exportTargetExists(path: path))
+                        : ServiceError(.fileIO(operation: "create", path: path, errno: error))
+                }
+                unlink(temporaryPath)
             }
             isFinished = true
             let directory = open(Self.directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -76,7 +90,8 @@ public enum PrivateFile {
     /// Lets `export` fail before it signs in or does any work.
     public static func checkWritable(_ path: String, replacing: Bool) throws(ServiceError) {
         var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+        // lstat: a symlink (even to a directory) is a name `--force` replaces, not a directory.
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             throw ServiceError(.fileIO(operation: "write", path: path, errno: EISDIR))
         }
         if !replacing, lstat(path, &info) == 0 {

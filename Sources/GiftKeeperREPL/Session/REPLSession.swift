@@ -144,7 +144,7 @@ public final class REPLSession {
         }
         // `add --help` is `help add` (argument-parser would show the whole tree instead); it
         // asks for nothing.
-        if name != "help", words.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+        if words.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
             var help = REPLCommands.Help()
             help.command = name
             runHelp(help)
@@ -394,6 +394,11 @@ public final class REPLSession {
         try requireSignedIn()
         let old = try readPassword("Current password: ")
         defer { old.wipe() }
+        guard old.count > 0 else { throw ServiceError(.emptyPassword) }
+        let delay = service.nextPasswordChangeDelay
+        if delay > 0, isInteractive {
+            console.note("Waiting \(delay) s before checking (after a wrong current password)…")
+        }
         // The new password is asked for once the current one is checked.
         var new: SecureBytes?
         defer { new?.wipe() }
@@ -565,7 +570,7 @@ public final class REPLSession {
         let count = service.state.presents.count
         if let path = command.file.map(expandingTilde) {
             try PrivateFile.checkWritable(path, replacing: command.force)
-            var file = PrivateFile.Writer(path: path)
+            var file = PrivateFile.Writer(path: path, replacing: command.force)
             try service.export(to: &file)
             console.print("Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600).")
         } else {
