@@ -49,6 +49,20 @@ static inline void giftkeeper_rl_set_word_syntax(void) {
     rl_completer_quote_characters = "\"'";
 }
 
+/// Whether the character at `index` is escaped by a backslash (an odd run of them), for
+/// `rl_char_is_quoted_p`: then `Uncle\ B` is one word to complete, as the REPL reads it.
+static int giftkeeper_char_is_backslash_quoted(char *text, int index) {
+    int backslashes = 0;
+    while (index - backslashes - 1 >= 0 && text[index - backslashes - 1] == '\\') {
+        backslashes++;
+    }
+    return backslashes % 2;
+}
+
+static inline void giftkeeper_rl_set_backslash_quoting(void) {
+    rl_char_is_quoted_p = giftkeeper_char_is_backslash_quoted;
+}
+
 /// `rl_catch_signals` / `rl_catch_sigwinch`: 0 lets the REPL handle SIGINT and SIGWINCH itself.
 static inline void giftkeeper_rl_set_catch_signals(int signals, int sigwinch) {
     rl_catch_signals = signals;

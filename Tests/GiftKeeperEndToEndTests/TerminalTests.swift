@@ -316,6 +316,36 @@ struct TerminalTests {
         try tmux.waitFor("ahead", text: "GK-EXIT=0")
     }
 
+    /// Completion writes recipients as the shell's quoting reads them back: a name with a
+    /// space after a backslash-escaped start, a name with an apostrophe in double quotes.
+    @Test("Tab completion of recipients with spaces and apostrophes gives lines that parse")
+    func completionQuoting() throws {
+        let sandbox = try Sandbox()
+        let tmux = try Tmux()
+        try sandbox.createJournal(presents: [#""Uncle Bob" Kite"#, #""O'Brien Family" Tea"#])
+        try tmux.start(session: "quote", Self.launch(sandbox))
+        try tmux.waitFor("quote", text: "Password:")
+        try tmux.enter("quote", "secret")
+        try tmux.waitForPrompt("quote")
+        try tmux.type("quote", #"list Uncle\ B"#)
+        try tmux.press("quote", "Tab")
+        try tmux.waitFor("quote", "'Uncle\\ B' completed") { _ in
+            (try? tmux.currentLine("quote")) == "giftkeeper> list 'Uncle Bob'"
+        }
+        try tmux.press("quote", "Enter")
+        try tmux.waitFor("quote", text: "1 present")
+        try tmux.waitForPrompt("quote")
+        try tmux.type("quote", "list o")
+        try tmux.press("quote", "Tab")
+        try tmux.waitFor("quote", "'o' completed") { _ in
+            (try? tmux.currentLine("quote")) == #"giftkeeper> list "O'Brien Family""#
+        }
+        let screen = try tmux.waitForAnother("quote", text: "1 present") {
+            try tmux.press("quote", "Enter")
+        }
+        #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
+    }
+
     /// The shell on the sandbox's journal, as a person starts it.
     private static func launch(_ sandbox: Sandbox) -> String {
         "env -u GIFTKEEPER_JOURNAL HOME='\(sandbox.home)' XDG_STATE_HOME='\(sandbox.state)' "

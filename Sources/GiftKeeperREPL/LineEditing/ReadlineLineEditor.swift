@@ -26,6 +26,7 @@ public final class ReadlineLineEditor: LineEditor {
         giftkeeper_rl_set_word_syntax()
         giftkeeper_rl_set_completion_ignore_case(1)
         giftkeeper_rl_set_sort_completion_matches(0)
+        giftkeeper_rl_set_backslash_quoting()
         giftkeeper_rl_set_attempted_completion(readlineCompletionTrampoline)
         // Reads ~/.inputrc now (once per process), so its history-size cannot undo the bound.
         _ = rl_initialize()
@@ -147,9 +148,13 @@ private let readlineCompletionTrampoline: @convention(c) (
     let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
     guard let provider = ReadlineBridge.shared.withLock({ $0.provider }) else { return nil }
 
-    let insideQuotes = giftkeeper_rl_completion_quote_character() != 0
+    let quote = giftkeeper_rl_completion_quote_character()
+    let insideQuotes = quote != 0
     let candidates = provider.call(request)
         .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
+        // Inside '…' a candidate holding a ' cannot be written (readline would close the
+        // quote early): it is left out; typed unquoted, it completes as "O'Brien".
+        .filter { !insideQuotes || !$0.unicodeScalars.contains(Unicode.Scalar(UInt8(truncatingIfNeeded: quote))) }
         .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
     guard !candidates.isEmpty else { return nil }
     ReadlineBridge.shared.withLock { $0.matches = candidates }
