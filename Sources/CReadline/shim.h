@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <readline/readline.h>
 #include <readline/history.h>
 #include <sys/prctl.h>
@@ -61,6 +62,18 @@ static int giftkeeper_char_is_backslash_quoted(char *text, int index) {
 
 static inline void giftkeeper_rl_set_backslash_quoting(void) {
     rl_char_is_quoted_p = giftkeeper_char_is_backslash_quoted;
+}
+
+/// Empties the in-memory history, zeroing each line's bytes before readline frees them
+/// (titles and names were typed there).
+static inline void giftkeeper_clear_history_wiping(void) {
+    HIST_ENTRY **entries = history_list();
+    for (int i = 0; entries != NULL && entries[i] != NULL; i++) {
+        if (entries[i]->line != NULL) {
+            explicit_bzero(entries[i]->line, strlen(entries[i]->line));
+        }
+    }
+    clear_history();
 }
 
 /// `rl_catch_signals` / `rl_catch_sigwinch`: 0 lets the REPL handle SIGINT and SIGWINCH itself.

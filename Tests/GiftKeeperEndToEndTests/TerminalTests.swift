@@ -177,7 +177,20 @@ struct TerminalTests {
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
         try tmux.waitForPrompt("first")
 
-        // Ctrl-D signs out and leaves.
+        // Signing out forgets the session's history: Up at the locked prompt gives back
+        // nothing typed while signed in. A word that is no command (a password typed at
+        // the wrong prompt) never enters the history at all.
+        try tmux.enter("first", "signout")
+        try tmux.waitForPrompt("first", "giftkeeper (locked)>")
+        try tmux.waitForAnother("first", text: "Type 'help' to see the commands.") {
+            try tmux.enter("first", "Typed-At-The-Wrong-Prompt")
+        }
+        try tmux.waitForPrompt("first", "giftkeeper (locked)>")
+        try tmux.press("first", "Up")
+        usleep(300_000)
+        #expect((try? tmux.currentLine("first")) == "giftkeeper (locked)>", "Up recalled a line after signout")
+
+        // Ctrl-D leaves.
         try tmux.press("first", "C-d")
         screen = try tmux.waitFor("first", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")

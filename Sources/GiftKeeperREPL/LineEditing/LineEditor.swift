@@ -10,6 +10,10 @@ public protocol LineEditor: AnyObject {
     /// what goes in: password lines and other secrets are never passed here.
     func addToHistory(_ line: String)
 
+    /// Forgets the in-memory history, wiping it (at sign-out: the locked prompt must not
+    /// show what was typed while signed in).
+    func clearHistory()
+
     /// Sets the tab-completion provider. The provider may return every candidate for
     /// the word; the editor keeps those that start with ``CompletionRequest/word``.
     func setCompletion(_ provider: @escaping (CompletionRequest) -> [String])

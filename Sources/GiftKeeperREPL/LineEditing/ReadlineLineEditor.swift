@@ -87,6 +87,10 @@ public final class ReadlineLineEditor: LineEditor {
         add_history(line)
     }
 
+    public func clearHistory() {
+        giftkeeper_clear_history_wiping()
+    }
+
     public func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) {
         ReadlineBridge.shared.withLock { $0.provider = UncheckedProvider(call: provider) }
     }

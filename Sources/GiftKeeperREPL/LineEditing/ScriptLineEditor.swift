@@ -64,6 +64,9 @@ public final class ScriptLineEditor: LineEditor, PasswordSource {
     /// Script mode keeps no history.
     public func addToHistory(_ line: String) {}
 
+    /// Script mode keeps no history.
+    public func clearHistory() {}
+
     /// Script mode has no completion.
     public func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) {}
 

@@ -69,12 +69,13 @@ public final class REPLSession {
             case .line(let line):
                 let trimmed = line.trimmingWhitespace
                 guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
-                editor.addToHistory(line)
+                let keep: Bool
                 if isInteractive {
-                    CommandInterruption.whileRunning { execute(line) }
+                    keep = CommandInterruption.whileRunning { execute(line) }
                 } else {
-                    execute(line)
+                    keep = execute(line)
                 }
+                if keep { editor.addToHistory(line) }
                 progress.clear()
                 reportLostOutput()
             case .endOfInput:
@@ -117,6 +118,7 @@ public final class REPLSession {
 
     /// Signs out (announced) and releases the journal.
     private func finish() {
+        editor.clearHistory()
         do {
             if service.phase == .signedIn {
                 try service.signOut()
@@ -129,18 +131,22 @@ public final class REPLSession {
 
     // MARK: Dispatch
 
-    func execute(_ line: String) {
+    /// Runs one line. Returns whether it may go into the history: not a line that names no
+    /// command (it may be a password typed at the wrong prompt), nor an account command
+    /// given words it does not take (a password typed on its line).
+    @discardableResult
+    func execute(_ line: String) -> Bool {
         let words: [String]
         do {
             words = try CommandLineTokenizer.split(line)
         } catch {
             fail(error.description, code: 2)
-            return
+            return false
         }
-        guard let name = words.first else { return }
+        guard let name = words.first else { return false }
         guard REPLCommands.commandNames.contains(name) else {
             fail(unknownCommand(name), code: 2)
-            return
+            return false
         }
         // `add --help` is `help add` (argument-parser would show the whole tree instead); it
         // asks for nothing.
@@ -148,7 +154,7 @@ public final class REPLSession {
             var help = REPLCommands.Help()
             help.command = name
             runHelp(help)
-            return
+            return true
         }
         // In a script, the lines a command would ask for follow it. They are read even when
         // the command fails before asking, so that an answer (a password above all) is never
@@ -164,10 +170,11 @@ public final class REPLSession {
                 console.print(REPLCommands.fullMessage(for: error))
             } else if let usage = ScriptAnswers.secretSafeUsage(words) {
                 fail(usage, code: 2)
+                return false
             } else {
                 fail(sentence(REPLCommands.message(for: error)) + " Type 'help \(name)' for its usage.", code: 2)
             }
-            return
+            return true
         }
         expected = ScriptAnswers(command)
         do {
@@ -175,8 +182,7 @@ public final class REPLSession {
         } catch let error as ServiceError {
             if case .cancelled = error.code {
                 progress.clear()
-                progress.clear()
-            console.note("Cancelled.")
+                console.note("Cancelled.")
             } else {
                 fail(error.description, code: error.exitCode)
             }
@@ -192,6 +198,8 @@ public final class REPLSession {
         } catch {
             fail("\(error)", code: 5)
         }
+        // `signout` emptied the history; it does not start the next one either.
+        return !(command is REPLCommands.SignOut)
     }
 
     private func run(_ command: any ParsableCommand) throws {
@@ -201,6 +209,8 @@ public final class REPLSession {
         case is REPLCommands.SignOut:
             if service.phase == .signedIn {
                 try service.signOut()
+                // The locked prompt must not give back (Up, Ctrl-R) what was typed signed in.
+                editor.clearHistory()
             } else {
                 console.print("Already signed out.")
             }
