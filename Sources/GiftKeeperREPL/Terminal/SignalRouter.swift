@@ -184,24 +184,36 @@ enum TerminalRestoration {
         return pointer
     }()
 
+    /// How many ``remember(_:for:)`` calls are not yet matched by ``clear()``. Changes of
+    /// the terminal nest (a password prompt inside `passwd`'s hidden-typing span): the
+    /// outermost state is the one to put back, and it stays until the outermost `clear`.
+    /// Used from the REPL's one thread only; the handler reads `descriptor` and `saved`.
+    nonisolated(unsafe) private static var depth = 0
+
     static func prepare() {
         _ = descriptor.load(ordering: .relaxed)
         _ = saved
     }
 
-    /// Restores `state` on `fd` if a fatal signal arrives before ``clear()``.
+    /// Restores `state` on `fd` if a fatal signal arrives before the matching ``clear()``
+    /// (unless an outer, earlier state is already remembered: that one is restored).
     static func remember(_ state: termios, for fd: Int32) {
         SignalRouter.install()
+        defer { depth += 1 }
+        guard depth == 0 else { return }
         descriptor.store(-1, ordering: .sequentiallyConsistent)
         saved.pointee = state
         descriptor.store(fd, ordering: .sequentiallyConsistent)
     }
 
     static func clear() {
-        descriptor.store(-1, ordering: .sequentiallyConsistent)
+        depth = max(0, depth - 1)
+        if depth == 0 {
+            descriptor.store(-1, ordering: .sequentiallyConsistent)
+        }
     }
 
-    fileprivate static func restoreFromSignalHandler() {
+    static func restoreFromSignalHandler() {
         let fd = descriptor.load(ordering: .sequentiallyConsistent)
         if fd >= 0 {
             _ = tcsetattr(fd, TCSANOW, saved)
