@@ -1,4 +1,5 @@
 import CSodium
+import Glibc
 import Synchronization
 
 /// Secret bytes that live in libsodium's guarded memory.
@@ -62,9 +63,21 @@ public final class SecureBytes: @unchecked Sendable {
 
     /// Zeroes every live `SecureBytes` in the process. For the exit path of a fatal signal
     /// (SIGTERM, SIGINT outside a prompt): the process ends right after, so nothing reads
-    /// the zeroed buffers as keys again.
+    /// the zeroed buffers as keys again. Waits for a ``whileKeysInUse(_:)`` span to end.
     public static func wipeAllLive() {
+        KeyUse.lock.lock()
+        defer { KeyUse.lock.unlock() }
         LiveSecrets.wipeAll()
+    }
+
+    /// Runs `body` — sealing with keys and writing the result durably — so that
+    /// ``wipeAllLive()`` (another thread, on a fatal signal) waits for it to end instead of
+    /// zeroing a key midway, which would put a frame sealed under a zeroed key on disk.
+    /// Not reentrant: spans must not nest.
+    public static func whileKeysInUse<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        KeyUse.lock.lock()
+        defer { KeyUse.lock.unlock() }
+        return try body()
     }
 
     /// Calls `body` with the bytes in use. The pointer must not escape `body`.
@@ -130,6 +143,24 @@ public final class SecureBytes: @unchecked Sendable {
 }
 
 /// Every live guarded allocation, so a fatal signal can zero them all before exit.
+/// A plain process-wide mutex (lock and unlock in separate calls, which `Mutex` does not offer).
+private final class ProcessLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+}
+
+private enum KeyUse {
+    static let lock = ProcessLock()
+}
+
 private enum LiveSecrets {
     private static let allocations = Mutex<[UInt: Int]>([:])
 

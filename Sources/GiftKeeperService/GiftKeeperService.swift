@@ -480,7 +480,8 @@ public final class GiftKeeperService {
     ) throws -> KeyWrapRecord {
         var record: KeyWrapRecord?
         let header = journal.header
-        try journal.append { batch in
+        // A fatal signal's key wipe waits for this batch (SecureBytes.whileKeysInUse).
+        try SecureBytes.whileKeysInUse { () throws in try journal.append { batch in
             let binding = FrameBinding(
                 formatVersion: header.formatVersion, journalID: header.journalID,
                 sequence: batch.nextSequence, kind: .keyWrap, previousHash: batch.previousHash)
@@ -495,7 +496,7 @@ public final class GiftKeeperService {
                     sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
                 try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: dataKey, binding: eventBinding))
             }
-        }
+        } }
         guard let record else { throw ServiceError(.internalFailure("key wrap was not written")) }
         return record
     }
@@ -507,12 +508,15 @@ public final class GiftKeeperService {
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
         let header = journal.header
         do {
-            try journal.append { batch in
-                for event in events {
-                    let binding = FrameBinding(
-                        formatVersion: header.formatVersion, journalID: header.journalID,
-                        sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
-                    try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: epoch.dataKey, binding: binding))
+            // A fatal signal's key wipe waits for this batch (SecureBytes.whileKeysInUse).
+            try SecureBytes.whileKeysInUse { () throws in
+                try journal.append { batch in
+                    for event in events {
+                        let binding = FrameBinding(
+                            formatVersion: header.formatVersion, journalID: header.journalID,
+                            sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
+                        try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: epoch.dataKey, binding: binding))
+                    }
                 }
             }
         } catch let error as JournalError {
