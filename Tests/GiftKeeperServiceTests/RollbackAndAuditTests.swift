@@ -7,15 +7,9 @@ import GiftKeeperService
 import OrderedCollections
 
 @Suite struct RollbackTests {
-    /// Session 1: frames 1 wrap, 2 accountCreated, 3 loginSucceeded, 4 p1 (copy taken),
-    /// 5 p2, 6 p3, 7 signedOut — the state directory remembers sequence 7.
+    /// ``Sandbox/journalWithOlderCopy()``, its frame counts checked.
     private func sessionWithCopy(_ sandbox: Sandbox) throws -> [UInt8] {
-        let service = try sandbox.setUp()
-        try service.perform(.addPresent(recipient: "Mum", title: "Scarf"))
-        let copy = try sandbox.journalBytes()
-        try service.perform(.addPresent(recipient: "Dad", title: "Clock"))
-        try service.perform(.addPresent(recipient: "Sam", title: "Kite"))
-        try service.close()
+        let copy = try sandbox.journalWithOlderCopy()
         #expect(try RawJournal(copy).frames.count == 4)
         #expect(try RawJournal(sandbox.journalBytes()).frames.count == 7)
         return copy

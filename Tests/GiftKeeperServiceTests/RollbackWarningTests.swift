@@ -9,16 +9,13 @@ import GiftKeeperService
 /// and a rollback found at sign-in keeps being reported until someone at the terminal
 /// carries on knowingly (docs/threat-model.md, "Rollback").
 @Suite struct RollbackWarningTests {
-    /// Frames 1 wrap, 2 accountCreated, 3 loginSucceeded, 4 p1 (the copy is taken here),
-    /// 5 p2, 6 p3, 7 signedOut; the state directory remembers sequence 7. Returns the copy.
-    private func journalWithOlderCopy(_ sandbox: Sandbox) throws -> [UInt8] {
-        let service = try sandbox.setUp()
-        try service.perform(.addPresent(recipient: "Mum", title: "Scarf"))
-        let copy = try sandbox.journalBytes()
-        try service.perform(.addPresent(recipient: "Dad", title: "Clock"))
-        try service.perform(.addPresent(recipient: "Sam", title: "Kite"))
-        try service.close()
-        return copy
+    /// Signs in as a person at the terminal would: a change then accepts a standing rollback.
+    private func interactiveSignIn(_ sandbox: Sandbox) throws -> GiftKeeperService {
+        let service = sandbox.service()
+        service.acceptsRollbackOnChange = true
+        try service.openSettled()
+        try service.login(password: password("correct horse"))
+        return service
     }
 
     /// The one remembered-head file and its bytes.
@@ -47,7 +44,7 @@ import GiftKeeperService
 
     @Test func auditOfATruncatedCopyReportsTheMissingEventsAndWritesNothing() throws {
         let sandbox = try Sandbox()
-        let copy = try journalWithOlderCopy(sandbox)
+        let copy = try sandbox.journalWithOlderCopy()
         let head = try headFile(sandbox)
         #expect(try audit(sandbox).isValid, "the journal as the last session left it")
         try sandbox.writeJournal(copy)
@@ -70,7 +67,7 @@ import GiftKeeperService
 
     @Test func auditOfADivergedCopyReportsWhereHistoryDiffers() throws {
         let sandbox = try Sandbox()
-        let copy = try journalWithOlderCopy(sandbox)
+        let copy = try sandbox.journalWithOlderCopy()
         let head = try headFile(sandbox)
         // The older copy carried on where nothing is remembered, past sequence 7.
         try sandbox.writeJournal(copy)
@@ -91,7 +88,7 @@ import GiftKeeperService
 
     @Test func auditOfAJournalThatContinuesTheRememberedOneIsClean() throws {
         let sandbox = try Sandbox()
-        _ = try journalWithOlderCopy(sandbox)
+        _ = try sandbox.journalWithOlderCopy()
         // Appended to where nothing is remembered: still the same history, only longer.
         let elsewhere = try sandbox.signIn(stateDirectory: .some(nil))
         try elsewhere.perform(.addPresent(recipient: "Eve", title: "Later"))
@@ -103,7 +100,7 @@ import GiftKeeperService
 
     @Test func auditReportsDamageBeforeAnyRollback() throws {
         let sandbox = try Sandbox()
-        let copy = try journalWithOlderCopy(sandbox)
+        let copy = try sandbox.journalWithOlderCopy()
         var damaged = copy
         damaged[copy.count - 40] ^= 0x01
         try sandbox.writeJournal(damaged)
@@ -117,7 +114,7 @@ import GiftKeeperService
 
     @Test func everySignInOnARolledBackJournalWarnsAndTheEvidenceStays() throws {
         let sandbox = try Sandbox()
-        let copy = try journalWithOlderCopy(sandbox)
+        let copy = try sandbox.journalWithOlderCopy()
         let head = try headFile(sandbox)
         try sandbox.writeJournal(copy)
 
@@ -144,7 +141,7 @@ import GiftKeeperService
 
     @Test func aChangeWhereAcceptingIsNotAllowedKeepsTheWarning() throws {
         let sandbox = try Sandbox()
-        let copy = try journalWithOlderCopy(sandbox)
+        let copy = try sandbox.journalWithOlderCopy()
         let head = try headFile(sandbox)
         try sandbox.writeJournal(copy)
 
@@ -165,14 +162,11 @@ import GiftKeeperService
 
     @Test func aChangeInAnInteractiveSessionAcceptsTheJournalAndTheWarningStops() throws {
         let sandbox = try Sandbox()
-        let copy = try journalWithOlderCopy(sandbox)
+        let copy = try sandbox.journalWithOlderCopy()
         let head = try headFile(sandbox)
         try sandbox.writeJournal(copy)
 
-        let service = sandbox.service()
-        service.acceptsRollbackOnChange = true
-        try service.openSettled()
-        try service.login(password: password("correct horse"))
+        let service = try interactiveSignIn(sandbox)
         #expect(alarms(sandbox) == [.eventsMissing(count: 3)])
         // Reading is not carrying on: no change, no acceptance.
         _ = try service.history()
@@ -195,12 +189,9 @@ import GiftKeeperService
 
     @Test func aChangeThatChangesNothingAcceptsNothing() throws {
         let sandbox = try Sandbox()
-        let copy = try journalWithOlderCopy(sandbox)
+        let copy = try sandbox.journalWithOlderCopy()
         try sandbox.writeJournal(copy)
-        let service = sandbox.service()
-        service.acceptsRollbackOnChange = true
-        try service.openSettled()
-        try service.login(password: password("correct horse"))
+        let service = try interactiveSignIn(sandbox)
         // p1 is already an idea: decide returns no event, so nothing was carried on.
         #expect(try service.perform(.markPresent(id: #require(PresentID(number: 1)), status: .idea)).isEmpty)
         #expect(service.rollbackFinding == .eventsMissing(count: 3))
@@ -210,12 +201,9 @@ import GiftKeeperService
     @Test func anImportOrAPasswordChangeAcceptsLikeAnyOtherChange() throws {
         for step in ["import", "passwd"] {
             let sandbox = try Sandbox()
-            let copy = try journalWithOlderCopy(sandbox)
+            let copy = try sandbox.journalWithOlderCopy()
             try sandbox.writeJournal(copy)
-            let service = sandbox.service()
-            service.acceptsRollbackOnChange = true
-            try service.openSettled()
-            try service.login(password: password("correct horse"))
+            let service = try interactiveSignIn(sandbox)
             var secret = "correct horse"
             if step == "import" {
                 let document = #"{"format":"giftkeeper.export.v1","presents":[{"createdAt":"2026-12-01T09:00:01.000Z","id":"p9","recipient":"Ann","status":"idea","title":"Book","updatedAt":"2026-12-01T09:00:01.000Z"}]}"#

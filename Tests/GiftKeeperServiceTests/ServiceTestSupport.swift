@@ -151,6 +151,19 @@ final class Sandbox {
         try writeBytes(bytes, to: path ?? journalPath)
     }
 
+    /// A journal with a copy taken along the way, for rollback tests: frames 1 wrap,
+    /// 2 accountCreated, 3 loginSucceeded, 4 p1 (the copy is taken here), 5 p2, 6 p3,
+    /// 7 signedOut; the state directory remembers sequence 7. Returns the copy.
+    func journalWithOlderCopy() throws -> [UInt8] {
+        let service = try setUp()
+        try service.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        let copy = try journalBytes()
+        try service.perform(.addPresent(recipient: "Dad", title: "Clock"))
+        try service.perform(.addPresent(recipient: "Sam", title: "Kite"))
+        try service.close()
+        return copy
+    }
+
     /// The remembered-head files in the state directory.
     func headFiles() throws -> [String] {
         guard FileManager.default.fileExists(atPath: stateDirectory) else { return [] }
