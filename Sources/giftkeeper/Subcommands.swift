@@ -15,8 +15,10 @@ struct REPL: ParsableCommand {
 
     func run() throws {
         let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
-        // Only a person at the terminal, who read a rollback warning, accepts it by a change.
+        // Only a person at the terminal, who read a rollback warning, accepts it by a change;
+        // a script, which nobody watches, stops at sign-in instead (exit 1, nothing written).
         service.acceptsRollbackOnChange = TerminalSession.isStandardInputTerminal
+        service.refusesRollback = !TerminalSession.isStandardInputTerminal
         let input = TerminalSession.makeREPLInput()
         let session = REPLSession(
             service: service, editor: input.editor, passwords: input.passwords,

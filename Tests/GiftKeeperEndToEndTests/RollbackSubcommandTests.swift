@@ -57,6 +57,12 @@ struct RollbackSubcommandTests {
         #expect(imported.errorLines.count == 1, "\(imported)")
         #expect(!imported.stderr.contains("Imported"), "\(imported)")
 
+        // A script signs in like a person, but nobody reads its warning: it stops there.
+        let script = try sandbox.script(["login", "secret", "add Eve Later", "list"])
+        #expect(script.status == 1, "\(script)")
+        #expect(script.errorLines.first?.contains("Rollback detected") == true, "\(script)")
+        #expect(!script.stdout.contains("Saved"), "\(script)")
+
         // The evidence is intact: the state file is as the last good session left it, the
         // journal is the copy as it was put back (export and import refused before signing
         // in, so nothing was appended), and audit still fails.

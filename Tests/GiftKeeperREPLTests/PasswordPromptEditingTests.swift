@@ -25,6 +25,18 @@ import Testing
         #expect(try read(Array("wrong".utf8) + [0x15] + Array("right\r".utf8)) == Array("right".utf8))
     }
 
+    /// Control keys never become part of a password; Ctrl-Z suspends and the line goes on.
+    @Test func controlKeysAreDroppedAndControlZSuspends() throws {
+        // Esc [ A (an arrow key) and Tab are dropped; "[A" are ordinary characters.
+        #expect(try read(Array("ab".utf8) + [0x1B] + Array("[A".utf8) + [0x09] + Array("c\r".utf8)) == Array("ab[Ac".utf8))
+        var suspended = 0
+        let pipe = TestPipe(Array("se".utf8) + [0x1A] + Array("cret\r".utf8))
+        let secret = try PasswordReader.readEditedLine(from: pipe.readEnd, erase: 0x7F) { suspended += 1 }
+        #expect(suspended == 1)
+        #expect(secret.withUnsafeBytes { Array($0) } == Array("secret".utf8))
+        #expect(throws: PasswordInputError(.interrupted)) { try read(Array("abc".utf8) + [0x1C]) }
+    }
+
     @Test func controlCCancelsAndControlDOnAnEmptyLineEnds() throws {
         #expect(throws: PasswordInputError(.interrupted)) { try read(Array("abc".utf8) + [0x03]) }
         #expect(throws: PasswordInputError(.endOfInput)) { try read([0x04]) }
@@ -47,5 +59,10 @@ import Testing
         #expect(PasswordReader.PromptKey(0x15, erase: 0x7F) == .eraseLine)
         #expect(PasswordReader.PromptKey(0x17, erase: 0x17) == .eraseCharacter)  // a custom erase key
         #expect(PasswordReader.PromptKey(0xC3, erase: 0x7F) == .character(0xC3))  // UTF-8 bytes pass through
+        #expect(PasswordReader.PromptKey(0x1A, erase: 0x7F) == .suspend)  // Ctrl-Z
+        #expect(PasswordReader.PromptKey(0x1C, erase: 0x7F) == .cancel)  // Ctrl-\
+        for control: UInt8 in [0x00, 0x09, 0x1B, 0x1F] {
+            #expect(PasswordReader.PromptKey(control, erase: 0x7F) == .ignored)
+        }
     }
 }

@@ -11,11 +11,13 @@ public enum PasswordReader {
     ///
     /// Opens `/dev/tty` (`O_RDWR | O_NOCTTY`), switches echo, canonical mode and signal
     /// keys off (discarding keys typed ahead), then writes `prompt` to it and edits the
-    /// line itself, byte by byte into guarded memory: Backspace and Ctrl-U erase, Enter ends, **Ctrl-C cancels** (throws
-    /// ``PasswordInputError/Code/interrupted``, so a REPL command is cancelled and the
-    /// session goes on), Ctrl-D on an empty line is the end of input. The saved terminal
-    /// state is restored on every path: normally by `defer`, and by the signal handler if
-    /// SIGTERM/SIGHUP arrives meanwhile (the process then exits after ``SecretWiping``).
+    /// line itself, byte by byte into guarded memory: Backspace and Ctrl-U erase, Enter
+    /// ends, **Ctrl-C** (and Ctrl-\) **cancels** (throws ``PasswordInputError/Code/interrupted``,
+    /// so a REPL command is cancelled and the session goes on), Ctrl-D on an empty line is
+    /// the end of input, Ctrl-Z suspends the program, other control keys are dropped. The
+    /// saved terminal state is restored on every path: normally by `defer`, and by the
+    /// signal handler if SIGTERM/SIGHUP arrives meanwhile (the process then exits after
+    /// ``SecretWiping``).
     /// - Throws: ``PasswordInputError``.
     public static func readFromTerminal(prompt: String) throws -> SecureBytes {
         SignalRouter.install()
@@ -52,29 +54,44 @@ public enum PasswordReader {
             POSIXIO.writeAll(fd, "\n")
         }
         let erase = withUnsafeBytes(of: saved.c_cc) { $0[Int(VERASE)] }
-        return try readEditedLine(from: fd, erase: erase)
+        return try readEditedLine(from: fd, erase: erase) {
+            // Signal keys are off here, so Ctrl-Z arrives as a byte: do what the terminal
+            // would have done, with the terminal as the user left it while stopped.
+            _ = tcsetattr(fd, TCSANOW, &saved)
+            POSIXIO.writeAll(fd, "\n")
+            _ = kill(getpid(), SIGTSTP)
+            _ = tcsetattr(fd, TCSAFLUSH, &quiet)
+            POSIXIO.writeAll(fd, prompt)
+        }
     }
 
     /// What a key typed at the raw password prompt does.
     enum PromptKey: Equatable {
         case character(UInt8)
-        case enter, eraseCharacter, eraseLine, cancel, endOfInput
+        case enter, eraseCharacter, eraseLine, cancel, endOfInput, suspend
+        /// Any other control key (Tab, Esc and the bytes of arrow keys, …): dropped, never
+        /// part of a password, where it would be invisible and untypeable next time.
+        case ignored
 
         /// Classifies a byte; `erase` is the terminal's own erase character (usually DEL).
         init(_ byte: UInt8, erase: UInt8) {
             switch byte {
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"): self = .enter
-            case 0x03: self = .cancel  // Ctrl-C
+            case 0x03, 0x1C: self = .cancel  // Ctrl-C, Ctrl-\ (no quit signal: the prompt is cancelled)
             case 0x04: self = .endOfInput  // Ctrl-D
             case 0x15: self = .eraseLine  // Ctrl-U
+            case 0x1A: self = .suspend  // Ctrl-Z
             case 0x08, 0x7F, erase: self = .eraseCharacter
+            case 0x00..<0x20: self = .ignored
             default: self = .character(byte)
             }
         }
     }
 
     /// Reads keys from a raw terminal into guarded memory, applying ``PromptKey``s.
-    static func readEditedLine(from fd: Int32, erase: UInt8) throws -> SecureBytes {
+    /// Ctrl-Z calls `suspend` (on a terminal: restore it, stop the process, and on `fg`
+    /// turn echo off again and show the prompt anew); what was typed is kept.
+    static func readEditedLine(from fd: Int32, erase: UInt8, suspend: () -> Void = {}) throws -> SecureBytes {
         let secret = try makeBuffer()
         var byte: UInt8 = 0
         defer { byte = 0 }
@@ -97,6 +114,10 @@ public enum PasswordReader {
             case .cancel:
                 secret.wipe()
                 throw PasswordInputError(.interrupted)
+            case .suspend:
+                suspend()
+            case .ignored:
+                continue
             case .endOfInput:
                 guard secret.count == 0 else { continue }  // Ctrl-D mid-line does nothing
                 secret.wipe()
