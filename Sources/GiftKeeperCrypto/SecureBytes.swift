@@ -74,6 +74,7 @@ public final class SecureBytes: @unchecked Sendable {
     /// ``wipeAllLive()`` (another thread, on a fatal signal) waits for it to end instead of
     /// zeroing a key midway, which would put a frame sealed under a zeroed key on disk.
     /// Not reentrant: spans must not nest.
+    @discardableResult
     public static func whileKeysInUse<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         KeyUse.lock.lock()
         defer { KeyUse.lock.unlock() }

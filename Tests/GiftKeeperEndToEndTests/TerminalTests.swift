@@ -82,6 +82,7 @@ final class Tmux {
         throw SpawnError(message: "timed out waiting for \(what)")
     }
 
+    @discardableResult
     func waitFor(_ session: String, text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try waitFor(session, "'\(text)'", timeout: timeout, sourceLocation: sourceLocation) { $0.contains(text) }
     }

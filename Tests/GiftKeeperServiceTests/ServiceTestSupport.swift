@@ -87,7 +87,7 @@ final class Sandbox {
         var template = Array((base + "/giftkeeper-service-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
         guard made != nil else { throw SandboxError("mkdtemp failed: errno \(errno)") }
-        root = String(cString: template)
+        root = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         journalDirectory = root + "/data"
         journalPath = journalDirectory + "/gifts.journal"
         stateDirectory = root + "/state"

@@ -18,7 +18,7 @@ public struct Console: Sendable, ExportWriting {
     /// data) can never send a terminal an escape sequence.
     public func print(_ text: String) {
         let failure = write(Array((TerminalText.sanitized(text, keeping: ["\n", "\t"]) + "\n").utf8), to: outputDescriptor)
-        if let failure { Self.outputFailure.compareExchange(expected: 0, desired: failure, ordering: .relaxed) }
+        if let failure { _ = Self.outputFailure.compareExchange(expected: 0, desired: failure, ordering: .relaxed) }
     }
 
     /// The errno of the first failed write to standard output since the last call (a full
