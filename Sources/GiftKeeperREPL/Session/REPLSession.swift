@@ -275,8 +275,8 @@ public final class REPLSession {
     }
 
     /// In a script, reads and drops the answer lines `expected` that the command did not read
-    /// (it failed first). Passwords go through guarded memory and are wiped; when they come
-    /// from `--password-file` instead of the script, no script line is theirs.
+    /// (it failed first). Passwords go through guarded memory and are wiped; when another
+    /// source gives them (not the script's own lines), no script line is theirs.
     private func skipUnreadAnswers(_ expected: ScriptAnswers) {
         guard !isInteractive else { return }
         for _ in answersRead.arguments..<max(expected.arguments, answersRead.arguments) {
