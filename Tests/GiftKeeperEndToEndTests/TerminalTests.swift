@@ -87,11 +87,12 @@ final class Tmux {
         try waitFor(session, "'\(text)'", timeout: timeout, sourceLocation: sourceLocation) { $0.contains(text) }
     }
 
-    /// Waits until the cursor's line is exactly `prompt` (e.g. "giftkeeper>"): keys typed
-    /// before the program reads again would be echoed twice, by the terminal and by readline.
-    func waitForPrompt(_ session: String, _ prompt: String = "giftkeeper>", sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try waitFor(session, "the prompt '\(prompt)'", sourceLocation: sourceLocation) { _ in
-            (try? self.currentLine(session)) == prompt
+    /// Waits until the cursor's line is exactly `line`: a bare prompt (wait for it before
+    /// typing: keys typed before the program reads again would be echoed twice, by the
+    /// terminal and by readline), or a prompt and what Tab completed there.
+    func waitForLine(_ session: String, _ line: String = "giftkeeper>", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try waitFor(session, "the line '\(line)'", sourceLocation: sourceLocation) { _ in
+            (try? self.currentLine(session)) == line
         }
     }
 
@@ -135,58 +136,50 @@ struct TerminalTests {
         try tmux.enter("first", Secrets.password)
         var screen = try tmux.waitFor("first", text: "🔓 Signed in as \(Secrets.name)")
         try tmux.waitFor("first", text: "Journal created at \(journal)")
-        try tmux.waitForPrompt("first")
+        try tmux.waitForLine("first")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
 
         try tmux.enter("first", "add \(Secrets.recipient) \(Secrets.title)")
         try tmux.waitFor("first", text: "Saved p1:")
-        try tmux.waitForPrompt("first")
+        try tmux.waitForLine("first")
 
         // Tab completion: a command name, then a present id.
         try tmux.type("first", "ma")
         try tmux.press("first", "Tab")
-        try tmux.waitFor("first", "'ma' completed to 'mark '") { _ in
-            (try? tmux.currentLine("first")) == "giftkeeper> mark"
-        }
+        try tmux.waitForLine("first", "giftkeeper> mark")
         try tmux.type("first", "p")
         try tmux.press("first", "Tab")
-        try tmux.waitFor("first", "'mark p' completed to 'mark p1'") { _ in
-            (try? tmux.currentLine("first")) == "giftkeeper> mark p1"
-        }
+        try tmux.waitForLine("first", "giftkeeper> mark p1")
         try tmux.enter("first", " bought")
         try tmux.waitFor("first", text: "Saved p1: marked bought.")
-        try tmux.waitForPrompt("first")
+        try tmux.waitForLine("first")
         // Recipients complete whatever the case typed.
         try tmux.type("first", "list aunt")
         try tmux.press("first", "Tab")
-        try tmux.waitFor("first", "'list aunt' completed to the recipient") { _ in
-            (try? tmux.currentLine("first")) == "giftkeeper> list \(Secrets.recipient)"
-        }
+        try tmux.waitForLine("first", "giftkeeper> list \(Secrets.recipient)")
         try tmux.press("first", "C-c")
-        try tmux.waitForPrompt("first")
+        try tmux.waitForLine("first")
 
         // Ctrl-C drops a half-typed line; the session goes on.
         try tmux.type("first", "add Dad Half-typed-line")
         try tmux.waitFor("first", text: "Half-typed-line")
         try tmux.press("first", "C-c")
-        try tmux.waitFor("first", "a fresh prompt after Ctrl-C") { _ in
-            (try? tmux.currentLine("first")) == "giftkeeper>"
-        }
+        try tmux.waitForLine("first", "giftkeeper>")
         try tmux.enter("first", "list")
         screen = try tmux.waitFor("first", text: "1 present, total 0.00")
         #expect(!screen.contains("Saved p2"), "the interrupted line was run:\n\(screen)")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
-        try tmux.waitForPrompt("first")
+        try tmux.waitForLine("first")
 
         // Signing out forgets the session's history: Up at the locked prompt gives back
         // nothing typed while signed in. A word that is no command (a password typed at
         // the wrong prompt) never enters the history at all.
         try tmux.enter("first", "signout")
-        try tmux.waitForPrompt("first", "giftkeeper (locked)>")
+        try tmux.waitForLine("first", "giftkeeper (locked)>")
         try tmux.waitForAnother("first", text: "Type 'help' to see the commands.") {
             try tmux.enter("first", "Typed-At-The-Wrong-Prompt")
         }
-        try tmux.waitForPrompt("first", "giftkeeper (locked)>")
+        try tmux.waitForLine("first", "giftkeeper (locked)>")
         try tmux.press("first", "Up")
         usleep(300_000)
         #expect((try? tmux.currentLine("first")) == "giftkeeper (locked)>", "Up recalled a line after signout")
@@ -204,17 +197,15 @@ struct TerminalTests {
         try tmux.enter("second", Secrets.password)
         screen = try tmux.waitFor("second", text: "🔓 Signed in as \(Secrets.name)")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
-        try tmux.waitForPrompt("second")
+        try tmux.waitForLine("second")
         try tmux.enter("second", "list")
         try tmux.waitFor("second", text: "1 present, total 0.00")
-        try tmux.waitForPrompt("second")
+        try tmux.waitForLine("second")
         // In-session history: Up recalls the last line; Ctrl-R finds one by a few letters.
         try tmux.press("second", "Up")
-        try tmux.waitFor("second", "Up recalls 'list'") { _ in
-            (try? tmux.currentLine("second")) == "giftkeeper> list"
-        }
+        try tmux.waitForLine("second", "giftkeeper> list")
         try tmux.press("second", "C-c")
-        try tmux.waitForPrompt("second")
+        try tmux.waitForLine("second")
         try tmux.press("second", "C-r")
         try tmux.type("second", "lis")
         try tmux.waitFor("second", "Ctrl-R finds 'list'") { _ in
@@ -223,7 +214,7 @@ struct TerminalTests {
         try tmux.waitForAnother("second", text: "1 present, total 0.00") {
             try tmux.press("second", "Enter")
         }
-        try tmux.waitForPrompt("second")
+        try tmux.waitForLine("second")
         try tmux.enter("second", "quit")
         screen = try tmux.waitFor("second", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
@@ -236,7 +227,7 @@ struct TerminalTests {
         try tmux.type("third", "abc")
         try tmux.press("third", "C-c")
         screen = try tmux.waitFor("third", text: "giftkeeper (locked)>")
-        try tmux.waitForPrompt("third", "giftkeeper (locked)>")
+        try tmux.waitForLine("third", "giftkeeper (locked)>")
         #expect(screen.contains("Cancelled."), "\(screen)")
         #expect(!screen.contains("abc"), "the cancelled password was echoed:\n\(screen)")
         // The start-up "Password:" is still on screen: wait for the new prompt before typing;
@@ -249,29 +240,27 @@ struct TerminalTests {
         try tmux.press("third", "BSpace")
         try tmux.press("third", "Enter")
         try tmux.waitFor("third", text: "🔓 Signed in as \(Secrets.name)")
-        try tmux.waitForPrompt("third")
+        try tmux.waitForLine("third")
         // Password lines never enter the history: the line Up recalls is 'login', not the
         // password typed after it.
         try tmux.press("third", "Up")
-        try tmux.waitFor("third", "Up recalls 'login'") { _ in
-            (try? tmux.currentLine("third")) == "giftkeeper> login"
-        }
+        try tmux.waitForLine("third", "giftkeeper> login")
         try tmux.press("third", "C-c")
-        try tmux.waitForPrompt("third")
+        try tmux.waitForLine("third")
         // passwd checks the current password before asking for a new one.
         try tmux.enter("third", "passwd")
         try tmux.waitFor("third", text: "Current password:")
         try tmux.enter("third", "not-the-password")
         screen = try tmux.waitFor("third", text: "Wrong password")
         #expect(!screen.contains("New password:"), "a new password was asked for first:\n\(screen)")
-        try tmux.waitForPrompt("third")
+        try tmux.waitForLine("third")
         try tmux.waitForAnother("third", text: "Current password:") {
             try tmux.enter("third", "passwd")
         }
         try tmux.waitForAnother("third", text: "Cancelled.") {
             try tmux.press("third", "C-c")
         }
-        try tmux.waitForPrompt("third")
+        try tmux.waitForLine("third")
         try tmux.enter("third", "quit")
         screen = try tmux.waitFor("third", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
@@ -302,7 +291,7 @@ struct TerminalTests {
         try tmux.waitFor("wait", text: "Waiting 2 s before checking")
         try tmux.press("wait", "C-c")
         var screen = try tmux.waitFor("wait", text: "Cancelled.")
-        try tmux.waitForPrompt("wait", "giftkeeper (locked)>")
+        try tmux.waitForLine("wait", "giftkeeper (locked)>")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
         try tmux.enter("wait", "quit")
         screen = try tmux.waitFor("wait", text: "GK-EXIT=")
@@ -320,12 +309,12 @@ struct TerminalTests {
         try tmux.waitFor("ahead", text: "Waiting 2 s before checking")
         try tmux.enter("ahead", "typed-ahead-secret")
         try tmux.waitFor("ahead", text: "🔓 Signed in as Alice")
-        try tmux.waitForPrompt("ahead")
+        try tmux.waitForLine("ahead")
         try tmux.enter("ahead", "list")
         screen = try tmux.waitFor("ahead", text: "1 present, total 0.00")
         #expect(!screen.contains("typed-ahead-secret"), "typed-ahead keys were shown or run:\n\(screen)")
         #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
-        try tmux.waitForPrompt("ahead")
+        try tmux.waitForLine("ahead")
         try tmux.enter("ahead", "quit")
         try tmux.waitFor("ahead", text: "GK-EXIT=0")
     }
@@ -340,20 +329,16 @@ struct TerminalTests {
         try tmux.start(session: "quote", Self.launch(sandbox))
         try tmux.waitFor("quote", text: "Password:")
         try tmux.enter("quote", "secret")
-        try tmux.waitForPrompt("quote")
+        try tmux.waitForLine("quote")
         try tmux.type("quote", #"list Uncle\ B"#)
         try tmux.press("quote", "Tab")
-        try tmux.waitFor("quote", "'Uncle\\ B' completed") { _ in
-            (try? tmux.currentLine("quote")) == "giftkeeper> list 'Uncle Bob'"
-        }
+        try tmux.waitForLine("quote", "giftkeeper> list 'Uncle Bob'")
         try tmux.press("quote", "Enter")
         try tmux.waitFor("quote", text: "1 present")
-        try tmux.waitForPrompt("quote")
+        try tmux.waitForLine("quote")
         try tmux.type("quote", "list o")
         try tmux.press("quote", "Tab")
-        try tmux.waitFor("quote", "'o' completed") { _ in
-            (try? tmux.currentLine("quote")) == #"giftkeeper> list "O'Brien Family""#
-        }
+        try tmux.waitForLine("quote", #"giftkeeper> list "O'Brien Family""#)
         let screen = try tmux.waitForAnother("quote", text: "1 present") {
             try tmux.press("quote", "Enter")
         }
