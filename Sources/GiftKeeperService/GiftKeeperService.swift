@@ -180,6 +180,11 @@ public final class GiftKeeperService {
         return journal
     }
 
+    /// Ctrl-C in the shell (``ServiceEnvironment/isCancelled``): stop here, nothing recorded yet.
+    private func stopIfCancelled() throws(ServiceError) {
+        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
+    }
+
     /// Throws what an append would: the journal failed a write earlier in this session.
     func requireAppendable() throws(ServiceError) {
         let journal = try requireJournal()
@@ -320,7 +325,7 @@ public final class GiftKeeperService {
     func unlock(password: SecureBytes, recordFailure journal: Journal?) throws(ServiceError) -> Keyring {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
         environment.sleep(nextLoginDelay)
-        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
+        try stopIfCancelled()
         do {
             return try Keyring.unlock(password: password, wraps: wraps)
         } catch Keyring.UnlockFailure.wrongPassword {
@@ -436,7 +441,7 @@ public final class GiftKeeperService {
         let journal = try requireJournal()
         guard let newestWrap = wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
         environment.sleep(loginDelay(afterFailures: passwordChangeFailures))
-        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
+        try stopIfCancelled()
         let matches = try crypto { () throws in
             try Keyring.passwordMatches(old, newest: newestWrap, dataKey: current.dataKey)
         }
@@ -447,7 +452,7 @@ public final class GiftKeeperService {
         passwordChangeFailures = 0
         let new = try newPassword()
         guard new.count > 0 else { throw ServiceError(.emptyPassword) }
-        guard !environment.isCancelled() else { throw ServiceError(.cancelled) }
+        try stopIfCancelled()
         let events: [Event]
         do {
             events = try GiftList.decide(.changePassword, at: environment.now(), state: state)

@@ -181,16 +181,14 @@ public final class REPLSession {
             try run(command)
         } catch let error as ServiceError {
             if case .cancelled = error.code {
-                progress.clear()
-                console.note("Cancelled.")
+                noteCancelled("Cancelled.")
             } else {
                 fail(error.description, code: error.exitCode)
             }
         } catch let error as DomainError {
             fail(error.message, code: 2)
         } catch let error as PasswordInputError where error.code == .interrupted {
-            progress.clear()
-            console.note("Cancelled.")
+            noteCancelled("Cancelled.")
         } catch let error as PasswordInputError {
             fail(error.description, code: 2)
         } catch let error as REPLError {
@@ -236,6 +234,12 @@ public final class REPLSession {
         progress.clear()
         console.error(message)
         if exitCode == 0 { exitCode = code }
+    }
+
+    /// A cancelled command or prompt is no error: a note, on a line of its own.
+    private func noteCancelled(_ text: String) {
+        progress.clear()
+        console.note(text)
     }
 
     /// Output that could not be written (standard output on a full disk) is an error, once.
@@ -377,8 +381,7 @@ public final class REPLSession {
             return false
         } catch let error as ServiceError {
             if case .cancelled = error.code {
-                progress.clear()
-                console.note("Cancelled. Type 'login' to unlock, or 'quit'.")
+                noteCancelled("Cancelled. Type 'login' to unlock, or 'quit'.")
                 return false
             }
             fail(error.description, code: error.exitCode)
@@ -388,8 +391,7 @@ public final class REPLSession {
             // Ctrl-C or Ctrl-D at the start-up prompt: stay locked at the prompt.
             switch error.code {
             case .interrupted:
-                progress.clear()
-                console.note("Cancelled. Type 'login' to unlock, or 'quit'.")
+                noteCancelled("Cancelled. Type 'login' to unlock, or 'quit'.")
             case .endOfInput: break
             default: fail(error.description, code: 2)
             }
