@@ -1,8 +1,8 @@
 import Glibc
 
 /// The words for an `errno` value (`strerror`).
-public enum SystemErrorText {
-    public static func describe(_ code: Int32) -> String {
+enum SystemErrorText {
+    static func describe(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "errno \(code)" }
         return String(cString: text)
     }
