@@ -169,8 +169,7 @@ struct Export: ParsableCommand {
             if let output {
                 var file = PrivateFile.Writer(path: output, replacing: force)
                 try service.export(to: &file)
-                let count = service.state.presentCount
-                Console().note("Exported \(count) present\(count == 1 ? "" : "s") to \(output) (mode 0600).")
+                Console().note(PrivateFile.exportedSentence(presents: service.state.presentCount, to: output))
             } else {
                 var console = Console()
                 try service.export(to: &console)

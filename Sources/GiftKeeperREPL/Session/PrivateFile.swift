@@ -84,6 +84,11 @@ public enum PrivateFile {
         }
     }
 
+    /// What `export FILE` says once the file is written (the shell and the subcommand alike).
+    public static func exportedSentence(presents count: Int, to path: String) -> String {
+        "Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600)."
+    }
+
     /// Checks, without creating anything, that `path` could be written: its directory
     /// exists and is writable, the path is not a directory, and nothing is there unless
     /// `replacing` (the decrypted list never silently takes the place of another file).

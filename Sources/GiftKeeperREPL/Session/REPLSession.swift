@@ -584,7 +584,7 @@ public final class REPLSession {
             try PrivateFile.checkWritable(path, replacing: command.force)
             var file = PrivateFile.Writer(path: path, replacing: command.force)
             try service.export(to: &file)
-            console.print("Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600).")
+            console.print(PrivateFile.exportedSentence(presents: count, to: path))
         } else {
             var output = console
             try service.export(to: &output)
