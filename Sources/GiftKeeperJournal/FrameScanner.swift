@@ -41,10 +41,12 @@ final class FrameScanner {
     /// The hash computed for the frame last returned by ``next``.
     private let computed: UnsafeMutableRawBufferPointer
 
-    init(genesisHash: [UInt8], chainCheck: ChainCheck = .recompute) {
+    /// A scanner at the start of a chain (`genesisHash`, sequence 1), or, with
+    /// `nextSequence`, in the middle of one: `genesisHash` is then the previous frame's hash.
+    init(genesisHash: [UInt8], nextSequence: UInt64 = 1, chainCheck: ChainCheck = .recompute) {
         precondition(genesisHash.count == JournalFormat.hashSize, "genesis hash must be 32 bytes")
         self.chainCheck = chainCheck
-        expectedSequence = 1
+        expectedSequence = nextSequence
         previousHash = .allocate(byteCount: JournalFormat.hashSize, alignment: 8)
         computed = .allocate(byteCount: JournalFormat.hashSize, alignment: 8)
         genesisHash.withUnsafeBytes { previousHash.copyMemory(from: $0) }

@@ -1,75 +1,9 @@
 import GiftKeeperCrypto
 import Glibc
 
-/// The frames of one append, built in memory; ``Journal/append(_:)`` passes it `inout`.
-///
-/// Each ``add(kind:payload:)`` encodes a whole frame (header check and frame hash
-/// included) and moves ``nextSequence`` and ``previousHash`` on, so the caller can bind
-/// them into the next payload's additional data before sealing it.
-public struct AppendBatch {
-    /// The sequence number the next added frame gets.
-    public private(set) var nextSequence: UInt64
-    /// The hash the next added frame chains to.
-    public private(set) var previousHash: [UInt8]
-    public let journalID: [UInt8]
-
-    let path: String
-    let startOffset: Int
-    private(set) var bytes: [UInt8] = []
-    private(set) var frames: [AppendedFrame] = []
-    /// The journal's frame index as it will be once this batch is durable.
-    var index: FrameIndex
-
-    init(
-        nextSequence: UInt64, previousHash: [UInt8], journalID: [UInt8], path: String, startOffset: Int,
-        index: FrameIndex
-    ) {
-        self.index = index
-        self.nextSequence = nextSequence
-        self.previousHash = previousHash
-        self.journalID = journalID
-        self.path = path
-        self.startOffset = startOffset
-    }
-
-    /// Adds one frame carrying `payload`.
-    /// - Throws: ``JournalError/Code/frameTooLarge(_:)`` for a payload over 1 MiB (nothing added).
-    public mutating func add(kind: FrameKind, payload: [UInt8]) throws(JournalError) {
-        guard payload.count <= JournalFormat.maximumPayload else {
-            throw JournalError(.frameTooLarge(payload.count), path: path)
-        }
-        let start = bytes.count
-        bytes.appendLittleEndian(UInt32(payload.count))
-        bytes.appendLittleEndian(nextSequence)
-        bytes.append(kind.rawValue)
-        let check = bytes.withUnsafeBytes { all in
-            previousHash.withUnsafeBytes { key in
-                Blake2b.hash(UnsafeRawBufferPointer(rebasing: all[start..<start + JournalFormat.frameCheckedSize]), key: key)
-            }
-        }
-        bytes += check.prefix(JournalFormat.headerCheckSize)
-        bytes += payload
-        let hash = bytes.withUnsafeBytes { all in
-            previousHash.withUnsafeBytes { key in
-                Blake2b.hash(UnsafeRawBufferPointer(rebasing: all[start...]), key: key)
-            }
-        }
-        bytes += hash
-        previousHash.withUnsafeBytes { previous in
-            payload.withUnsafeBytes { payload in
-                index.note(
-                    sequence: nextSequence, kind: kind, offset: startOffset + start, previousHash: previous,
-                    payload: payload)
-            }
-        }
-        frames.append(AppendedFrame(sequence: nextSequence, kind: kind, hash: hash, offset: startOffset + start))
-        nextSequence += 1
-        previousHash = hash
-    }
-}
-
 extension Journal {
-    /// Appends the frames `build` adds as one write and one fsync; returns after the fsync.
+    /// Appends the frames `build` adds to a batch made on this journal's head, as one write
+    /// and one fsync; returns after the fsync.
     ///
     /// The frames are written with `pwrite` at ``size`` (short writes continued) and made
     /// durable with one `fsync`: only then are they acknowledged by returning. A failed
@@ -87,14 +21,34 @@ extension Journal {
     ///   `.readOnlyAccess`, `.unusable`, `.frameTooLarge`, `.changedWhileOpen` or `.io`
     ///   (`ENOSPC`, `EIO`...).
     @discardableResult
-    public func append(_ build: (inout AppendBatch) throws -> Void) throws -> [AppendedFrame] {
+    public func append(_ build: (inout FrameBatch) throws -> Void) throws -> [AppendedFrame] {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
-        var batch = AppendBatch(
-            nextSequence: lastSequence + 1, previousHash: headHash, journalID: header.journalID,
-            path: path, startOffset: size, index: frameIndex)
+        var batch = makeBatch()
         try build(&batch)
-        guard !batch.frames.isEmpty else { return [] }
+        switch try append(batch) {
+        case .appended:
+            return batch.appendedFrames(startingAt: size - batch.bytes.count)
+        case .conflict(let current):
+            // A batch built just now on this handle's own head cannot lose a race under the
+            // exclusive lock: the head moved only if the file changed behind it.
+            throw JournalError(
+                .corrupt(JournalProblem(
+                    sequence: current.sequence, offset: size, reason: "the journal changed while it was open")),
+                path: path)
+        }
+    }
+
+    /// Appends `batch` as one write and one fsync, if this journal's head is still the one
+    /// the batch was built after; otherwise writes nothing and returns the current head.
+    ///
+    /// The same durability and checks as ``append(_:)-(FrameBatch)``; the file store's half
+    /// of ``FrameStore/append(_:)``.
+    public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard batch.base == head else { return .conflict(current: head) }
+        guard !batch.isEmpty else { return .appended(head) }
 
         let opened = try statusOfUnchangedFile()
         do throws(SystemCallError) {
@@ -113,12 +67,12 @@ extension Journal {
             try? file.synchronize()
             throw error
         }
+        batch.note(into: &frameIndex, startingAt: size)
         size += batch.bytes.count
-        frameCount += batch.frames.count
-        lastSequence = batch.nextSequence - 1
-        headHash = batch.previousHash
-        frameIndex = batch.index
-        return batch.frames
+        frameCount += batch.count
+        lastSequence = batch.head.sequence
+        headHash = batch.head.hash
+        return .appended(head)
     }
 
     /// The file's status (`fstat`), once it is known to be exactly ``size`` bytes long.

@@ -336,3 +336,60 @@ func mapIO<T, E: Error>(_ path: String, _ body: () throws(E) -> T) throws(Journa
         }
     }
 }
+
+// MARK: - The file store
+
+extension Journal: FrameStore {
+    public var head: JournalHead { JournalHead(sequence: lastSequence, hash: headHash) }
+
+    /// Frames after `sequence`, from the chain that opening verified under the lock held
+    /// since (``ChainCheck/trustVerifiedOnOpen``): every caller authenticates each payload
+    /// together with its previous hash, so nothing goes unchecked.
+    public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
+        guard sequence < lastSequence else { return }
+        try replay(chainCheck: .trustVerifiedOnOpen, progress: progress) { frame in
+            if frame.sequence > sequence { try body(frame) }
+        }
+    }
+
+    /// Polls the file's size every 20 ms; whole frames that verify against this handle's
+    /// head are taken in (head, size and index move on). An unfinished frame is left for
+    /// the next look; one that does not verify is corruption.
+    public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        var waited = 0
+        while true {
+            if sequence < lastSequence { return true }
+            let fileSize = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
+            if fileSize > size {
+                try takeInFrames(to: fileSize)
+                if sequence < lastSequence { return true }
+            }
+            guard waited < milliseconds else { return false }
+            usleep(20_000)
+            waited += 20
+        }
+    }
+
+    /// Verifies the frames between ``size`` and `end` against the head and takes in the whole ones.
+    private func takeInFrames(to end: Int) throws(JournalError) {
+        var index = frameIndex
+        let summary = try mapIO(path) {
+            try JournalReader.scan(
+                file, genesisHash: headHash, from: size, to: end, nextSequence: lastSequence + 1,
+                body: { frame in
+                index.note(
+                    sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
+                    previousHash: frame.previousHash, payload: frame.payload)
+            })
+        }
+        if let problem = summary.problem {
+            throw JournalError(.corrupt(problem), path: path)
+        }
+        frameIndex = index
+        frameCount += Int(summary.lastSequence - lastSequence)
+        lastSequence = summary.lastSequence
+        headHash = summary.headHash
+        size = summary.validEnd
+    }
+}

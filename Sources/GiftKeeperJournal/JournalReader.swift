@@ -20,23 +20,24 @@ enum JournalReader {
     /// Large enough for the biggest frame (1 MiB + 53) plus about 1 MiB of read-ahead.
     static let bufferCapacity = 2 << 20
 
-    /// Scans frames from `start` (just after the header) to `end`.
+    /// Scans frames from `start` (just after the header, or just after frame
+    /// `nextSequence - 1`, whose hash is then `genesisHash`) to `end`.
     ///
     /// Stops at the first problem or torn tail and reports it; never throws for what it
     /// finds in the file. - Throws: a ``SystemCallError`` when reading fails, or what
     /// `body` throws.
     static func scan(
         _ file: FileDescriptor, genesisHash: [UInt8], from start: Int, to end: Int,
-        chainCheck: ChainCheck = .recompute,
+        nextSequence: UInt64 = 1, chainCheck: ChainCheck = .recompute,
         progress: ((Int, Int) -> Void)? = nil,
         body: ((FrameView) throws -> Void)? = nil
     ) throws -> ScanSummary {
-        let scanner = FrameScanner(genesisHash: genesisHash, chainCheck: chainCheck)
+        let scanner = FrameScanner(genesisHash: genesisHash, nextSequence: nextSequence, chainCheck: chainCheck)
         let capacity = max(1, min(bufferCapacity, end - start))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
 
-        var summary = ScanSummary(headHash: genesisHash, validEnd: start)
+        var summary = ScanSummary(lastSequence: nextSequence - 1, headHash: genesisHash, validEnd: start)
         var bufferStart = start  // file offset of buffer[0]
         var filled = 0
         var position = 0  // the current frame boundary, as an index into buffer

@@ -40,15 +40,16 @@ extension GiftKeeperService {
         let service = GiftKeeperService(journalPath: journalPath, environment: environment)
         service.onProgress = progress
         try service.open(access: .readOnly, toleratingDamage: true)
-        guard let journal = service.journal else { throw ServiceError(.noJournal(path: journalPath)) }
+        guard let sealed = service.sealed else { throw ServiceError(.noJournal(path: journalPath)) }
+        let store = sealed.store
         // Damage found while opening: shown after the frames that verified before it.
-        let damage = journal.damage.map { ServiceError(.journal(JournalError(.corrupt($0), path: journalPath))) }
+        let damage = store.damage.map { ServiceError(.journal(JournalError(.corrupt($0), path: journalPath))) }
         guard service.phase == .locked else {
             throw damage ?? ServiceError(.tampered(sequence: 1, reason: "the journal holds no account"))
         }
         let keyring: Keyring
         do {
-            keyring = try service.unlock(password: password, recordFailure: nil)
+            keyring = try service.unlock(password: password, recordFailure: false)
         } catch {
             // The newest key wrap before the damage may predate a password change written
             // after it: then the damage, not the password, is what to report.
@@ -57,11 +58,11 @@ extension GiftKeeperService {
         }
         defer { keyring.wipe() }
         var records: [AuditRecord] = []
-        records.reserveCapacity(journal.frameCount)
+        records.reserveCapacity(store.frameCount)
         var problem: ServiceError?
-        var check = RollbackCheck(service.rememberedHead(journal: journal, keyring: keyring))
+        var check = RollbackCheck(service.rememberedHead(sealed, keyring: keyring))
         do {
-            try Replayer.replay(journal: journal, keyring: keyring, progress: progress) { frame, event in
+            try sealed.replay(keyring: keyring, progress: progress) { frame, event in
                 check.observe(frame)
                 records.append(AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event))
             }
@@ -70,7 +71,37 @@ extension GiftKeeperService {
         }
         problem = problem ?? damage
         // Against a damaged journal the comparison means nothing: the damage is the finding.
-        let rollback = problem == nil ? check.finding(lastSequence: journal.lastSequence, headHash: journal.headHash) : nil
-        return AuditReport(records: records, problem: problem, tornTail: journal.trimmedTail, rollback: rollback)
+        let rollback = problem == nil ? check.finding(lastSequence: store.head.sequence, headHash: store.head.hash) : nil
+        return AuditReport(records: records, problem: problem, tornTail: store.trimmedTail, rollback: rollback)
+    }
+}
+
+/// One line of the audit trail: a frame, and its event when it carries one.
+public struct AuditRecord: Sendable, Equatable {
+    public let sequence: UInt64
+    /// When it happened; nil for key wraps, which carry no time.
+    public let at: Timestamp?
+    /// The event type name (`presentAdded` …) or `keyWrap`.
+    public let type: String
+    /// A short human summary.
+    public let summary: String
+    /// Whether the record was sealed to the public key, i.e. written while locked and so
+    /// only "reported" (anyone who can write the file could forge one).
+    public let isReported: Bool
+    /// The event itself (nil for key wraps).
+    public let event: Event?
+
+    init(sequence: UInt64, kind: FrameKind, event: Event?) {
+        self.sequence = sequence
+        self.at = event?.at
+        self.event = event
+        self.isReported = kind == .publicSealed
+        if let event {
+            self.type = event.typeName
+            self.summary = event.summary
+        } else {
+            self.type = "keyWrap"
+            self.summary = "data key wrapped under the password key"
+        }
     }
 }

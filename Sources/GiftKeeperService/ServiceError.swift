@@ -41,6 +41,10 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case cancelled
         /// `export FILE` onto a file that exists, without `--force`.
         case exportTargetExists(path: String)
+        /// Another writer kept appending while this one caught up: nothing was recorded.
+        case changedElsewhere
+        /// Another session changed the password: this one holds only the old keys.
+        case passwordChangedElsewhere
     }
 
     public let code: Code
@@ -60,8 +64,10 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return error.exitCode
         case .wrongPassword:
             return 3
-        case .noJournal, .unsupportedEvent:
+        case .noJournal, .unsupportedEvent, .changedElsewhere:
             return 4
+        case .passwordChangedElsewhere:
+            return 3
         case .tampered, .rolledBack:
             return 1
         case .fileIO, .internalFailure:
@@ -128,6 +134,10 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return "Cancelled (Ctrl-C). Nothing was recorded."
         case .exportTargetExists(let path):
             return "'\(path)' already exists. Choose another file, or add --force to replace it."
+        case .changedElsewhere:
+            return "The journal kept changing in another session while this one caught up. Nothing was recorded; try again."
+        case .passwordChangedElsewhere:
+            return "The password was changed in another session. You are signed out; type 'login' with the new password."
         case .internalFailure(let reason):
             return "Internal failure: \(reason). Nothing more was written; please report this."
         }

@@ -23,7 +23,7 @@ extension JournalTestSuite {
                 appended += try journal.append { batch in
                     #expect(batch.nextSequence == 1)
                     #expect(batch.previousHash == header.genesisHash)
-                    #expect(batch.journalID == header.journalID)
+                    #expect(batch.base == JournalHead(sequence: 0, hash: header.genesisHash))
                     try batch.add(kind: kinds[0], payload: contents[0])
                 }
                 appended += try journal.append { batch in

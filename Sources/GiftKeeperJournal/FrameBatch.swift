@@ -1,0 +1,121 @@
+import GiftKeeperCrypto
+
+/// Where a journal's chain stands: the last frame's sequence number and hash (0 and the
+/// genesis hash when there are no frames).
+public struct JournalHead: Sendable, Equatable {
+    public let sequence: UInt64
+    public let hash: [UInt8]
+
+    public init(sequence: UInt64, hash: [UInt8]) {
+        self.sequence = sequence
+        self.hash = hash
+    }
+}
+
+/// The frames of one append, encoded in memory after a known head.
+///
+/// Each ``add(kind:payload:)`` encodes a whole frame (header check and frame hash
+/// included) and moves ``nextSequence`` and ``previousHash`` on, so the caller can bind
+/// them into the next payload's additional data before sealing it. A store appends the
+/// batch only while its head is still ``base``: the positions are part of what was sealed.
+public struct FrameBatch: Sendable {
+    /// The head this batch was built after.
+    public let base: JournalHead
+    /// The sequence number the next added frame gets.
+    public private(set) var nextSequence: UInt64
+    /// The hash the next added frame chains to.
+    public private(set) var previousHash: [UInt8]
+
+    /// For the error a payload over the bound gets.
+    let path: String
+    /// Every frame, back to back, exactly as they go into the file.
+    public private(set) var bytes: [UInt8] = []
+    private(set) var frames: [Entry] = []
+
+    /// One frame of the batch: where it starts in ``bytes`` and what it chains to.
+    struct Entry: Sendable {
+        let sequence: UInt64
+        let kind: FrameKind
+        let start: Int
+        let length: Int
+        let previousHash: [UInt8]
+        let hash: [UInt8]
+    }
+
+    /// A batch whose first frame follows `base`; `path` names the journal in errors.
+    public init(after base: JournalHead, path: String) {
+        self.base = base
+        self.nextSequence = base.sequence + 1
+        self.previousHash = base.hash
+        self.path = path
+    }
+
+    /// How many frames the batch holds.
+    public var count: Int { frames.count }
+    public var isEmpty: Bool { frames.isEmpty }
+    /// The head once the batch is appended.
+    public var head: JournalHead { JournalHead(sequence: nextSequence - 1, hash: previousHash) }
+
+    /// Adds one frame carrying `payload`.
+    /// - Throws: ``JournalError/Code/frameTooLarge(_:)`` for a payload over 1 MiB (nothing added).
+    public mutating func add(kind: FrameKind, payload: [UInt8]) throws(JournalError) {
+        guard payload.count <= JournalFormat.maximumPayload else {
+            throw JournalError(.frameTooLarge(payload.count), path: path)
+        }
+        let start = bytes.count
+        bytes.appendLittleEndian(UInt32(payload.count))
+        bytes.appendLittleEndian(nextSequence)
+        bytes.append(kind.rawValue)
+        let check = bytes.withUnsafeBytes { all in
+            previousHash.withUnsafeBytes { key in
+                Blake2b.hash(UnsafeRawBufferPointer(rebasing: all[start..<start + JournalFormat.frameCheckedSize]), key: key)
+            }
+        }
+        bytes += check.prefix(JournalFormat.headerCheckSize)
+        bytes += payload
+        let hash = bytes.withUnsafeBytes { all in
+            previousHash.withUnsafeBytes { key in
+                Blake2b.hash(UnsafeRawBufferPointer(rebasing: all[start...]), key: key)
+            }
+        }
+        bytes += hash
+        frames.append(Entry(
+            sequence: nextSequence, kind: kind, start: start, length: bytes.count - start,
+            previousHash: previousHash, hash: hash))
+        nextSequence += 1
+        previousHash = hash
+    }
+
+    /// The encoded frames one by one, each a whole frame's bytes.
+    var encodedFrames: [[UInt8]] {
+        frames.map { Array(bytes[$0.start..<$0.start + $0.length]) }
+    }
+
+    /// Notes every frame in `index`, the batch starting at byte `offset` of its store.
+    func note(into index: inout FrameIndex, startingAt offset: Int) {
+        bytes.withUnsafeBytes { all in
+            for frame in frames {
+                let payloadStart = frame.start + JournalFormat.frameHeaderSize
+                let payloadEnd = frame.start + frame.length - JournalFormat.hashSize
+                frame.previousHash.withUnsafeBytes { previous in
+                    index.note(
+                        sequence: frame.sequence, kind: frame.kind, offset: offset + frame.start,
+                        previousHash: previous, payload: UnsafeRawBufferPointer(rebasing: all[payloadStart..<payloadEnd]))
+                }
+            }
+        }
+    }
+
+    /// What the frames became once written at byte `offset`.
+    func appendedFrames(startingAt offset: Int) -> [AppendedFrame] {
+        frames.map { AppendedFrame(sequence: $0.sequence, kind: $0.kind, hash: $0.hash, offset: offset + $0.start) }
+    }
+}
+
+/// What a store did with a ``FrameBatch``.
+public enum AppendOutcome: Sendable, Equatable {
+    /// Durable (after fsync, or a committed transaction); the store's new head.
+    case appended(JournalHead)
+    /// Another writer appended first: nothing was written. The head to catch up to.
+    case conflict(current: JournalHead)
+}

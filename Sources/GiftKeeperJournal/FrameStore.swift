@@ -1,0 +1,91 @@
+/// A journal's storage: an append-only chain of frames, whatever holds it.
+///
+/// Three operations make a store (SPEC §12): append frames after an expected head (a
+/// conflict returns the head that won), read frames after a sequence number, and wait for
+/// frames after a sequence number. The frames a store hands out have been verified
+/// against the hash chain (``FrameScanner``): chain verification works the same on frames
+/// from any store. Implementations: ``Journal`` (the local file, the embedded default) and
+/// ``MemoryFrameStore`` (tests). One conformance suite holds them to the same behaviour.
+///
+/// A store value is a handle used from one task at a time.
+public protocol FrameStore: AnyObject {
+    /// Where the journal lives, as the user named it (a path), for messages and for the
+    /// rollback memory's key.
+    var path: String { get }
+    /// The clear header: format version, journal id, genesis hash.
+    var header: JournalHeader { get }
+    /// The newest head this handle has seen.
+    var head: JournalHead { get }
+    /// What this handle has noted about its frames' kinds (the key wraps kept).
+    var frameIndex: FrameIndex { get }
+    /// Whether an append can be tried (opened for writing, no earlier write failed).
+    var canAppend: Bool { get }
+    /// An unfinished last frame found when opening (trimmed when opened for writing).
+    var trimmedTail: TornTail? { get }
+    /// The first frame that did not verify, when opened read-only tolerating damage.
+    var damage: JournalProblem? { get }
+
+    /// Appends `batch` durably if the store's head is still ``FrameBatch/base``.
+    /// - Returns: ``AppendOutcome/appended(_:)`` with the new head once durable, or
+    ///   ``AppendOutcome/conflict(current:)`` (nothing written) when another writer won.
+    func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome
+
+    /// Calls `body` with every verified frame after sequence number `sequence`, in order,
+    /// up to this handle's head. The views are valid only inside `body`.
+    func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws
+
+    /// Waits up to `milliseconds` for frames after `sequence` to exist, taking in (and
+    /// verifying) any that another writer appended; true when there are some.
+    func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool
+}
+
+extension FrameStore {
+    /// An empty batch whose first frame follows this handle's head.
+    public func makeBatch() -> FrameBatch {
+        FrameBatch(after: head, path: path)
+    }
+
+    /// How many frames this handle has seen.
+    public var frameCount: Int { Int(head.sequence) }
+}
+
+/// How a service finds its journal's store: opens it when it exists, creates it for
+/// `setup`. The file path is the embedded default; tests use memory.
+public protocol FrameStoreLocation {
+    /// The path (or name) the store is known by.
+    var path: String { get }
+
+    /// Opens the store, or returns nil when there is no journal there yet.
+    /// - Parameters:
+    ///   - toleratingDamage: read-only only: open a journal that does not verify, holding
+    ///     the frames before the damage (``FrameStore/damage``), for `audit`.
+    func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?) throws(JournalError)
+        -> (any FrameStore)?
+
+    /// Creates a new, empty journal, open for writing.
+    /// - Throws: ``JournalError/Code/alreadyExists`` when one exists.
+    func create() throws(JournalError) -> any FrameStore
+}
+
+/// A journal file at a path: ``Journal``.
+public struct FileStoreLocation: FrameStoreLocation {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?)
+        throws(JournalError) -> (any FrameStore)?
+    {
+        do {
+            return try Journal.open(at: path, access: access, progress: progress, toleratingDamage: toleratingDamage)
+        } catch where error.code == .notFound {
+            return nil
+        }
+    }
+
+    public func create() throws(JournalError) -> any FrameStore {
+        try Journal.create(at: path)
+    }
+}

@@ -1,0 +1,147 @@
+import GiftKeeperCrypto
+import Glibc
+import Synchronization
+
+/// A journal held in memory: the in-memory twin of the file store, for tests.
+///
+/// One shared chain behind a mutex, so several handles (``handle()``, one per simulated
+/// process or device) can append to it at once: each append is checked against the head
+/// it was built after, and exactly one of several racing appends wins. Every read runs
+/// the frames through the same chain verification as a file. Nothing is durable.
+public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
+    // @unchecked: the shared chain is behind `shared`'s mutex; the handle's own fields are
+    // used from one task at a time, as for every FrameStore.
+
+    /// The chain every handle of one memory journal shares.
+    final class Chain: Sendable {
+        struct State {
+            var frames: [[UInt8]] = []
+            var head: JournalHead
+            var index = FrameIndex()
+            var size = JournalFormat.headerSize
+        }
+        let header: JournalHeader
+        let state: Mutex<State>
+
+        init(header: JournalHeader) {
+            self.header = header
+            self.state = Mutex(State(head: JournalHead(sequence: 0, hash: header.genesisHash)))
+        }
+    }
+
+    public let path: String
+    public var header: JournalHeader { chain.header }
+    public private(set) var head: JournalHead
+    public private(set) var frameIndex: FrameIndex
+    public var canAppend: Bool { access == .readWrite }
+    public var trimmedTail: TornTail? { nil }
+    public var damage: JournalProblem? { nil }
+
+    let chain: Chain
+    let access: JournalAccess
+
+    /// A new, empty memory journal known by `path`, with a random journal id.
+    public convenience init(path: String = "memory") throws(JournalError) {
+        let journalID: [UInt8]
+        do {
+            journalID = try randomBytes(count: JournalFormat.journalIDSize)
+        } catch {
+            throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: path)
+        }
+        let bytes = JournalHeader.encode(journalID: journalID)
+        let header = try bytes.withBytes { buffer throws(JournalError) in try Journal.decodeHeader(buffer, path: path) }
+        self.init(path: path, chain: Chain(header: header), access: .readWrite)
+    }
+
+    private init(path: String, chain: Chain, access: JournalAccess) {
+        self.path = path
+        self.chain = chain
+        self.access = access
+        (head, frameIndex) = chain.state.withLock { ($0.head, $0.index) }
+    }
+
+    /// Another handle on the same chain, as a second process or device would open it.
+    public func handle(access: JournalAccess = .readWrite) -> MemoryFrameStore {
+        MemoryFrameStore(path: path, chain: chain, access: access)
+    }
+
+    public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        let outcome: AppendOutcome = chain.state.withLock { state in
+            guard batch.base == state.head else { return .conflict(current: state.head) }
+            batch.note(into: &state.index, startingAt: state.size)
+            state.frames += batch.encodedFrames
+            state.size += batch.bytes.count
+            state.head = batch.head
+            return .appended(batch.head)
+        }
+        if case .appended = outcome {
+            (head, frameIndex) = chain.state.withLock { ($0.head, $0.index) }
+        }
+        return outcome
+    }
+
+    /// Verifies the whole chain from the genesis hash on every read, as a file is on open.
+    public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
+        let frames = chain.state.withLock { $0.frames }.prefix(Int(head.sequence))
+        let scanner = FrameScanner(genesisHash: header.genesisHash)
+        var offset = JournalFormat.headerSize
+        for (position, frame) in frames.enumerated() {
+            try frame.withUnsafeBytes { bytes in
+                guard case .frame(let verified) = scanner.next(in: bytes, remaining: bytes.count),
+                      verified.size == bytes.count
+                else {
+                    throw JournalError(
+                        .corrupt(JournalProblem(
+                            sequence: UInt64(position + 1), offset: offset, reason: "frame does not verify")),
+                        path: path)
+                }
+                if verified.sequence > sequence {
+                    try body(FrameView(
+                        sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
+                        previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: offset))
+                }
+                scanner.accept()
+            }
+            offset += frame.count
+            progress?(offset, offset)
+        }
+    }
+
+    /// Polls the shared chain every millisecond; takes in the head others appended.
+    public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
+        var waited = 0
+        while true {
+            (head, frameIndex) = chain.state.withLock { ($0.head, $0.index) }
+            if sequence < head.sequence { return true }
+            guard waited < milliseconds else { return false }
+            usleep(1_000)
+            waited += 1
+        }
+    }
+}
+
+/// A memory journal as a ``FrameStoreLocation``: none until `create()`, then every open
+/// is a new handle on the same chain (a restart of the shell, or a second process).
+public final class MemoryStoreLocation: FrameStoreLocation, @unchecked Sendable {
+    // @unchecked: `store` is set once by create(), from the one task a test drives.
+    public let path: String
+    public private(set) var store: MemoryFrameStore?
+
+    public init(path: String = "memory") {
+        self.path = path
+    }
+
+    public func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?)
+        throws(JournalError) -> (any FrameStore)?
+    {
+        store?.handle(access: access)
+    }
+
+    public func create() throws(JournalError) -> any FrameStore {
+        guard store == nil else { throw JournalError(.alreadyExists, path: path) }
+        let created = try MemoryFrameStore(path: path)
+        store = created
+        return created.handle()
+    }
+}

@@ -1,0 +1,223 @@
+public import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+
+/// Setting up, signing in and out, and changing the password: the keys' life cycle.
+extension GiftKeeperService {
+    /// Checks that `setup` could create an account named `name` here, before asking for a
+    /// password: the phase, and the name's rules (non-empty, at most 200 characters).
+    public func checkSetup(name: String) throws(ServiceError) {
+        guard phase == .noAccount else {
+            throw ServiceError(keyring == nil ? .journalExists(path: journalPath) : .alreadySignedIn)
+        }
+        do {
+            _ = try GiftList.decide(.createAccount(name: normalized(name)), at: Timestamp(millisecondsSinceEpoch: 0), state: GiftList())
+        } catch {
+            throw ServiceError(.domain(error))
+        }
+    }
+
+    /// Creates the journal and its account, then signs in.
+    ///
+    /// - Parameters:
+    ///   - name: the account name (NFC-normalised here).
+    ///   - password: NFC-normalised UTF-8 in guarded memory; never stored, nor any hash of it.
+    ///   - parameters: the Argon2id cost; below ``KDFParameters/interactive`` only in tests.
+    public func setup(name: String, password: SecureBytes, parameters: KDFParameters = .moderate) throws(ServiceError) {
+        guard phase == .noAccount else {
+            throw ServiceError(keyring == nil ? .journalExists(path: journalPath) : .alreadySignedIn)
+        }
+        guard password.count > 0 else { throw ServiceError(.emptyPassword) }
+        guard parameters.isProductionStrength || environment.allowsTestKeyDerivationCost else {
+            throw ServiceError(.weakKeyDerivation)
+        }
+        let events: [Event]
+        do {
+            events = try GiftList.decide(.createAccount(name: normalized(name)), at: environment.now(), state: GiftList())
+        } catch {
+            throw ServiceError(.domain(error))
+        }
+        let sealed = try openOrCreate()
+        let epoch = try crypto { () throws in
+            try self.startEpoch(in: sealed, password: password, parameters: parameters, previousDataKey: nil, eventsAfter: events)
+        }
+        keyring = Keyring(first: epoch)
+        state = GiftList.fold(events)
+        appliedSequence = sealed.head.sequence
+        failuresSinceLastSuccess = 0
+        rememberHead()
+        notify(.signedIn(name: state.accountName ?? "", failedAttempts: 0, previousVisit: nil))
+    }
+
+    /// A new key epoch: a fresh data key and key pair wrapped under `password` (new salt),
+    /// appended with `events` sealed under it.
+    private func startEpoch(
+        in sealed: SealedJournal, password: SecureBytes, parameters: KDFParameters, previousDataKey: SecureBytes?,
+        eventsAfter events: [Event]
+    ) throws -> Keyring.Epoch {
+        let salt = try PasswordKDF.generateSalt()
+        let passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: parameters)
+        defer { passwordKey.wipe() }
+        let dataKey = try AEAD.generateKey()
+        let boxKeyPair = try BoxKeyPair.generate()
+        let wrap = try sealed.appendWrap(
+            parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+            boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, eventsAfter: events)
+        return Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
+    }
+
+    /// Unlocks with `password`, replays and verifies the whole journal, records the sign-in.
+    ///
+    /// Waits ``nextLoginDelay`` seconds first. A wrong password is recorded as a failed
+    /// login sealed to the public key, announced, and thrown as ``ServiceError/Code/wrongPassword(recorded:)``.
+    public func login(password: SecureBytes) throws(ServiceError) {
+        switch phase {
+        case .noAccount: throw ServiceError(.noJournal(path: journalPath))
+        case .signedIn: throw ServiceError(.alreadySignedIn)
+        case .locked: break
+        }
+        let sealed = try requireJournal()
+        let unlocked = try unlock(password: password, recordFailure: true)
+        var replayed: GiftList
+        do throws(ServiceError) {
+            replayed = try foldCheckingRollback(sealed, keyring: unlocked)
+            try stopIfCancelled()
+            if refusesRollback, let rollbackFinding { throw ServiceError(.rolledBack(rollbackFinding)) }
+        } catch {
+            unlocked.wipe()
+            throw error
+        }
+        keyring = unlocked
+        appliedSequence = sealed.head.sequence
+        let failedSinceLastVisit = replayed.failedSignIns.count
+        let previousVisit = replayed.lastSignInAt
+        let now = environment.now()
+        do throws(ServiceError) {
+            var events: [Event]
+            let unclean: Bool
+            do {
+                events = try GiftList.decide(.endUncleanSession, at: now, state: replayed)
+                unclean = !events.isEmpty
+                for event in events { replayed.apply(event) }
+                let signIn = try GiftList.decide(.signIn, at: now, state: replayed)
+                events += signIn
+                for event in signIn { replayed.apply(event) }
+            } catch {
+                throw ServiceError(.domain(error))
+            }
+            state = replayed
+            try appendSealed(events)
+            failuresSinceLastSuccess = 0
+            if unclean { notify(.uncleanSessionRecorded) }
+        } catch {
+            discardSession()
+            throw error
+        }
+        notify(.signedIn(name: state.accountName ?? "", failedAttempts: failedSinceLastVisit, previousVisit: previousVisit))
+        rememberHead()
+    }
+
+    /// Unlocks the keyring, recording a failed attempt in the journal when `recordFailure`.
+    func unlock(password: SecureBytes, recordFailure: Bool) throws(ServiceError) -> Keyring {
+        guard password.count > 0 else { throw ServiceError(.emptyPassword) }
+        let sealed = try requireJournal()
+        environment.sleep(nextLoginDelay)
+        try stopIfCancelled()
+        do {
+            return try Keyring.unlock(password: password, wraps: sealed.wraps)
+        } catch Keyring.UnlockFailure.wrongPassword {
+            if recordFailure {
+                try recordFailedLogin(in: sealed)
+            }
+            notify(.failedAttempt(recorded: recordFailure, nextDelaySeconds: nextLoginDelay))
+            throw ServiceError(.wrongPassword(recorded: recordFailure))
+        } catch Keyring.UnlockFailure.damagedWrap(let sequence, let reason) {
+            throw ServiceError(.tampered(sequence: sequence, reason: reason))
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+
+    /// Appends a failed login, after whatever other writers appended meanwhile (it depends
+    /// on no state, so it is never decided again).
+    private func recordFailedLogin(in sealed: SealedJournal) throws(ServiceError) {
+        let event = Event(at: environment.now(), .loginFailed)
+        for _ in 0..<Self.maximumCatchUps {
+            if case .appended = try sealed.appendFailedLogin(event) {
+                failuresSinceLastSuccess += 1
+                return
+            }
+            do {
+                _ = try sealed.store.waitForFrames(after: sealed.head.sequence, milliseconds: 0)
+            } catch {
+                throw ServiceError(.journal(error))
+            }
+        }
+        throw ServiceError(.changedElsewhere)
+    }
+
+    /// Signs out: records it, remembers the head, wipes every key and the decrypted state.
+    public func signOut() throws(ServiceError) {
+        guard keyring != nil else { throw ServiceError(.notSignedIn) }
+        defer {
+            discardSession()
+            notify(.signedOut)
+        }
+        try decideAndAppend(.signOut)
+        rememberHead()
+    }
+
+    /// The wait before `passwd` checks a current password, after wrong ones this session.
+    public var nextPasswordChangeDelay: Int { loginDelay(afterFailures: passwordChangeFailures) }
+
+    /// Changes the password: checks the old one, wraps a brand-new data key under the new
+    /// one (new salt, same cost, new key pair), and carries the previous data key inside the
+    /// new wrap so history stays readable with the new password only.
+    public func changePassword(old: SecureBytes, new: SecureBytes) throws(ServiceError) {
+        do {
+            try changePassword(old: old) { new }
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+
+    /// Like ``changePassword(old:new:)``, but asks `newPassword` for the new password only
+    /// once the old one has been checked, so a mistyped current password is said at once.
+    /// `newPassword`'s errors (a cancelled prompt, two entries that differ) are rethrown.
+    public func changePassword(old: SecureBytes, newPassword: () throws -> SecureBytes) throws {
+        let keyring = try requireKeyring()
+        let sealed = try requireJournal()
+        guard let newestWrap = sealed.wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
+        environment.sleep(loginDelay(afterFailures: passwordChangeFailures))
+        try stopIfCancelled()
+        let matches = try crypto { () throws in
+            try Keyring.passwordMatches(old, newest: newestWrap, dataKey: current.dataKey)
+        }
+        guard matches else {
+            passwordChangeFailures += 1
+            throw ServiceError(.wrongPassword(recorded: false))
+        }
+        passwordChangeFailures = 0
+        let new = try newPassword()
+        guard new.count > 0 else { throw ServiceError(.emptyPassword) }
+        try stopIfCancelled()
+        let events: [Event]
+        do {
+            events = try GiftList.decide(.changePassword, at: environment.now(), state: state)
+        } catch {
+            throw ServiceError(.domain(error))
+        }
+        let epoch = try crypto { () throws in
+            try self.startEpoch(
+                in: sealed, password: new, parameters: newestWrap.payload.parameters, previousDataKey: current.dataKey,
+                eventsAfter: events)
+        }
+        keyring.append(epoch)
+        for event in events { state.apply(event) }
+        appliedSequence = sealed.head.sequence
+        rememberHead()  // not while a rollback stands; then accepting it writes the head
+        acceptRollbackAfterChange()
+    }
+}

@@ -1,0 +1,52 @@
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+
+/// The rollback memory (SPEC §5): the head remembered on this machine after each session,
+/// compared with the journal at every sign-in.
+extension GiftKeeperService {
+    /// Replays and authenticates every frame into a fresh state, then compares the journal
+    /// with the remembered head: a rollback found is announced and kept in ``rollbackFinding``.
+    func foldCheckingRollback(_ sealed: SealedJournal, keyring: Keyring) throws(ServiceError) -> GiftList {
+        var state = GiftList()
+        state.reserveCapacity(sealed.store.frameCount)
+        var check = RollbackCheck(rememberedHead(sealed, keyring: keyring))
+        try sealed.replay(keyring: keyring, progress: onProgress) { frame, event in
+            check.observe(frame)
+            if let event { state.apply(event) }
+        }
+        rollbackFinding = check.finding(lastSequence: sealed.head.sequence, headHash: sealed.head.hash)
+        if let rollbackFinding { notify(rollbackFinding.notification) }
+        return state
+    }
+
+    func rememberedHead(_ sealed: SealedJournal, keyring: Keyring) -> RememberedHead.ReadResult {
+        guard let directory = environment.stateDirectory else { return .none }
+        return RememberedHead.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath) { wrapSequence in
+            keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
+        }
+    }
+
+    /// Remembers the current head; a failure here is not fatal (the journal is intact).
+    ///
+    /// Never while a rollback found at sign-in stands: the remembered head is the evidence,
+    /// and overwriting it with this older or other history would silence the warning.
+    func rememberHead() {
+        guard rollbackFinding == nil else { return }
+        guard let directory = environment.stateDirectory, let sealed, let epoch = keyring?.newest else { return }
+        let head = RememberedHead(
+            journalID: sealed.header.journalID, lastSequence: sealed.head.sequence,
+            headHash: sealed.head.hash, epochWrapSequence: epoch.wrapSequence)
+        try? head.write(to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
+    }
+
+    /// After a change the user made: when a rollback warning stands and this session may
+    /// accept it (``acceptsRollbackOnChange``), the journal as it is now becomes the one
+    /// remembered, and the warning stops.
+    func acceptRollbackAfterChange() {
+        guard rollbackFinding != nil, acceptsRollbackOnChange else { return }
+        rollbackFinding = nil
+        rememberHead()
+        notify(.rollbackAccepted)
+    }
+}

@@ -1,0 +1,224 @@
+import GiftKeeperCrypto
+public import GiftKeeperDomain
+import GiftKeeperJournal
+
+/// A frame store seen through the journal's keys: the layer between the store and the
+/// service that seals events into frames and opens them again.
+///
+/// It is the one place that binds a frame to its position (``binding(sequence:kind:previousHash:)``),
+/// reads the key wraps before sign-in, appends sealed events, failed logins and new key
+/// epochs, and replays the chain under a keyring. It knows nothing of sessions or rules.
+final class SealedJournal {
+    let store: any FrameStore
+
+    /// The key wraps, in order; read when opened, kept up to date by appends.
+    private(set) var wraps: [KeyWrapRecord] = []
+
+    /// Opens the sealed view of `store`: parses and checks its key wraps (no key needed).
+    init(store: any FrameStore) throws(ServiceError) {
+        self.store = store
+        try readWraps()
+    }
+
+    var header: JournalHeader { store.header }
+    var head: JournalHead { store.head }
+    var path: String { store.path }
+
+    /// The failed logins recorded since the last other frame (they end the journal).
+    var trailingFailures: Int {
+        let index = store.frameIndex
+        return index.trailingKind == .publicSealed ? index.trailingCount : 0
+    }
+
+    /// What every sealed item of the frame at `sequence` is bound to. The only place a
+    /// ``FrameBinding`` is made.
+    func binding(sequence: UInt64, kind: FrameKind, previousHash: [UInt8]) -> FrameBinding {
+        FrameBinding(
+            formatVersion: header.formatVersion, journalID: header.journalID, sequence: sequence, kind: kind,
+            previousHash: previousHash)
+    }
+
+    // MARK: Key wraps
+
+    /// Reads what is readable without a key, from what the store noted (``FrameIndex``): no
+    /// second pass over the frames. Checks those of a pass in order: an event before any
+    /// key wrap, then each wrap's parameters.
+    private func readWraps() throws(ServiceError) {
+        let index = store.frameIndex
+        if let firstEvent = index.firstDataSealedSequence,
+           index.keyWraps.first.map({ firstEvent < $0.sequence }) ?? true {
+            throw ServiceError(.tampered(sequence: firstEvent, reason: "an event comes before any key wrap"))
+        }
+        var found: [KeyWrapRecord] = []
+        found.reserveCapacity(index.keyWraps.count)
+        for frame in index.keyWraps {
+            let binding = binding(sequence: frame.sequence, kind: .keyWrap, previousHash: frame.previousHash)
+            do {
+                found.append(KeyWrapRecord(binding: binding, payload: try KeyWrapPayload(parsing: frame.payload)))
+            } catch {
+                throw Self.wrapProblem(error, sequence: frame.sequence)
+            }
+        }
+        if !found.isEmpty, found[0].binding.sequence != 1 {
+            throw ServiceError(.tampered(sequence: 1, reason: "the journal does not start with a key wrap"))
+        }
+        wraps = found
+    }
+
+    private static func wrapProblem(_ error: KeyWrapPayload.ParseFailure, sequence: UInt64) -> ServiceError {
+        switch error {
+        case .malformed(let reason):
+            return ServiceError(.tampered(sequence: sequence, reason: reason))
+        case .unsafeParameters(let ops, let mem):
+            return ServiceError(.tampered(
+                sequence: sequence,
+                reason: "key-derivation cost out of bounds (opslimit \(ops), memlimit \(mem)); refused before any work"))
+        }
+    }
+
+    // MARK: Appending
+
+    /// Seals `events` under `epoch`'s data key at the positions after the head and appends
+    /// them as one batch (one fsync). A conflict (another writer first) writes nothing.
+    func appendSealed(_ events: [Event], epoch: Keyring.Epoch) throws(ServiceError) -> AppendOutcome {
+        try append { batch in
+            for event in events {
+                let binding = self.binding(sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
+                try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: epoch.dataKey, binding: binding))
+            }
+        }
+    }
+
+    /// Records a failed login without the password: sealed to the newest epoch's public key.
+    func appendFailedLogin(_ event: Event) throws(ServiceError) -> AppendOutcome {
+        guard let newest = wraps.last else { return .appended(head) }
+        return try append { batch in
+            let binding = self.binding(sequence: batch.nextSequence, kind: .publicSealed, previousHash: batch.previousHash)
+            try batch.add(
+                kind: .publicSealed,
+                payload: EventSealing.sealedToPublicKey(event, publicKey: newest.payload.publicKey, binding: binding))
+        }
+    }
+
+    /// Appends a key-wrap frame starting a new epoch and `events` sealed under its data key,
+    /// in one batch; the wrap is kept in ``wraps`` once durable.
+    func appendWrap(
+        parameters: KDFParameters, salt: [UInt8], passwordKey: SecureBytes, dataKey: SecureBytes,
+        boxKeyPair: BoxKeyPair, previousDataKey: SecureBytes?, eventsAfter events: [Event]
+    ) throws(ServiceError) -> KeyWrapRecord {
+        var record: KeyWrapRecord?
+        let outcome = try append { batch in
+            let binding = self.binding(sequence: batch.nextSequence, kind: .keyWrap, previousHash: batch.previousHash)
+            let payload = try KeyWrapPayload.make(
+                parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+                boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, binding: binding)
+            try batch.add(kind: .keyWrap, payload: payload)
+            record = KeyWrapRecord(binding: binding, payload: try KeyWrapPayload(parsing: payload))
+            for event in events {
+                let eventBinding = self.binding(
+                    sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
+                try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: dataKey, binding: eventBinding))
+            }
+        }
+        guard case .appended = outcome else { throw ServiceError(.changedElsewhere) }
+        guard let record else { throw ServiceError(.internalFailure("key wrap was not written")) }
+        wraps.append(record)
+        return record
+    }
+
+    /// Builds a batch on the store's head with `build` and appends it. A fatal signal's key
+    /// wipe waits for the batch (``SecureBytes/whileKeysInUse(_:)``), so no frame sealed
+    /// under a zeroed key reaches the store.
+    private func append(_ build: (inout FrameBatch) throws -> Void) throws(ServiceError) -> AppendOutcome {
+        do {
+            return try SecureBytes.whileKeysInUse { () throws -> AppendOutcome in
+                var batch = store.makeBatch()
+                try build(&batch)
+                return try store.append(batch)
+            }
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+
+    // MARK: Replaying
+
+    /// Calls `body` with each frame after `sequence` and its event (nil for key wraps),
+    /// authenticating every frame under the key of its epoch. Stops at the first frame
+    /// that does not authenticate or decode, throwing why; nothing is skipped.
+    ///
+    /// Each frame's previous hash is bound into its additional data, so a frame changed,
+    /// moved or spliced fails to authenticate. No allocation per kind-1 frame (``EventOpener``).
+    func replay(
+        after sequence: UInt64 = 0, keyring: Keyring, progress: ((Int, Int) -> Void)?,
+        _ body: (FrameView, Event?) throws -> Void
+    ) throws(ServiceError) {
+        let opener = EventOpener(formatVersion: header.formatVersion, journalID: header.journalID) { [unowned self] in
+            self.binding(sequence: $0, kind: $1, previousHash: $2)
+        }
+        let epochs = keyring.epochs
+        // The epoch in force after `sequence`: the newest whose wrap is at or before it.
+        var epochIndex = epochs.lastIndex { $0.wrapSequence <= sequence } ?? -1
+        var problem: ServiceError?
+        do {
+            try store.read(after: sequence, progress: progress) { frame in
+                if frame.kind == .keyWrap {
+                    epochIndex += 1
+                    guard epochIndex < epochs.count, epochs[epochIndex].wrapSequence == frame.sequence else {
+                        problem = ServiceError(.tampered(sequence: frame.sequence, reason: "unexpected key wrap"))
+                        throw ReplayStop()
+                    }
+                    try body(frame, nil)
+                    return
+                }
+                guard epochIndex >= 0 else {
+                    problem = ServiceError(.tampered(sequence: frame.sequence, reason: "an event comes before any key wrap"))
+                    throw ReplayStop()
+                }
+                let event: Event
+                do throws(EventSealing.OpenFailure) {
+                    if frame.kind == .dataSealed {
+                        event = try opener.open(frame, dataKey: epochs[epochIndex].dataKey)
+                    } else {
+                        let binding = binding(
+                            sequence: frame.sequence, kind: frame.kind, previousHash: Array(frame.previousHash))
+                        event = try EventSealing.open(frame, binding: binding, epoch: epochs[epochIndex])
+                    }
+                } catch {
+                    problem = Self.problem(error, sequence: frame.sequence)
+                    throw ReplayStop()
+                }
+                try body(frame, event)
+            }
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            if let problem { throw problem }
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+        if let problem { throw problem }
+    }
+
+    private static func problem(_ failure: EventSealing.OpenFailure, sequence: UInt64) -> ServiceError {
+        switch failure {
+        case .doesNotAuthenticate(let reason):
+            return ServiceError(.tampered(sequence: sequence, reason: reason))
+        case .undecodable(let error):
+            switch error {
+            case .unknownEventType, .unsupportedSchemaVersion:
+                return ServiceError(.unsupportedEvent(sequence: sequence, reason: error.message))
+            default:
+                return ServiceError(.tampered(sequence: sequence, reason: "event does not decode: \(error.message)"))
+            }
+        }
+    }
+}
+
+/// Thrown inside a replay callback to stop early; the caller has recorded why.
+struct ReplayStop: Error {}
