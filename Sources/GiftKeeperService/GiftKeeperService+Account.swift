@@ -41,6 +41,8 @@ extension GiftKeeperService {
         let epoch = try crypto { () throws in
             try self.startEpoch(in: sealed, password: password, parameters: parameters, previousDataKey: nil, eventsAfter: events)
         }
+        // Only this process knows the new journal's name yet: nobody can have appended first.
+        guard let epoch else { throw ServiceError(.changedElsewhere) }
         keyring = Keyring(first: epoch)
         state = GiftList.fold(events)
         appliedSequence = sealed.head.sequence
@@ -50,19 +52,20 @@ extension GiftKeeperService {
     }
 
     /// A new key epoch: a fresh data key and key pair wrapped under `password` (new salt),
-    /// appended with `events` sealed under it.
+    /// appended with `events` sealed under it; nil when another writer appended first.
     private func startEpoch(
         in sealed: SealedJournal, password: SecureBytes, parameters: KDFParameters, previousDataKey: SecureBytes?,
         eventsAfter events: [Event]
-    ) throws -> Keyring.Epoch {
+    ) throws -> Keyring.Epoch? {
         let salt = try PasswordKDF.generateSalt()
         let passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: parameters)
         defer { passwordKey.wipe() }
         let dataKey = try AEAD.generateKey()
         let boxKeyPair = try BoxKeyPair.generate()
-        let wrap = try sealed.appendWrap(
+        guard let wrap = try sealed.appendWrap(
             parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
             boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, eventsAfter: events)
+        else { return nil }
         return Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
     }
 
@@ -88,27 +91,14 @@ extension GiftKeeperService {
             throw error
         }
         keyring = unlocked
+        state = replayed
         appliedSequence = sealed.head.sequence
         let failedSinceLastVisit = replayed.failedSignIns.count
         let previousVisit = replayed.lastSignInAt
-        let now = environment.now()
         do throws(ServiceError) {
-            var events: [Event]
-            let unclean: Bool
-            do {
-                events = try GiftList.decide(.endUncleanSession, at: now, state: replayed)
-                unclean = !events.isEmpty
-                for event in events { replayed.apply(event) }
-                let signIn = try GiftList.decide(.signIn, at: now, state: replayed)
-                events += signIn
-                for event in signIn { replayed.apply(event) }
-            } catch {
-                throw ServiceError(.domain(error))
-            }
-            state = replayed
-            try appendSealed(events)
+            let events = try decideAndAppend(.endUncleanSession, .signIn)
             failuresSinceLastSuccess = 0
-            if unclean { notify(.uncleanSessionRecorded) }
+            if events.contains(where: { $0.type == .signedOut }) { notify(.uncleanSessionRecorded) }
         } catch {
             discardSession()
             throw error
@@ -203,19 +193,24 @@ extension GiftKeeperService {
         let new = try newPassword()
         guard new.count > 0 else { throw ServiceError(.emptyPassword) }
         try stopIfCancelled()
-        let events: [Event]
-        do {
-            events = try GiftList.decide(.changePassword, at: environment.now(), state: state)
-        } catch {
-            throw ServiceError(.domain(error))
+        var started: (epoch: Keyring.Epoch, events: [Event])?
+        for _ in 0..<Self.maximumCatchUps where started == nil {
+            let events: [Event]
+            do {
+                events = try GiftList.decide(.changePassword, at: environment.now(), state: state)
+            } catch {
+                throw ServiceError(.domain(error))
+            }
+            let epoch = try crypto { () throws in
+                try self.startEpoch(
+                    in: sealed, password: new, parameters: newestWrap.payload.parameters, previousDataKey: current.dataKey,
+                    eventsAfter: events)
+            }
+            if let epoch { started = (epoch, events) } else { try catchUp() }
         }
-        let epoch = try crypto { () throws in
-            try self.startEpoch(
-                in: sealed, password: new, parameters: newestWrap.payload.parameters, previousDataKey: current.dataKey,
-                eventsAfter: events)
-        }
-        keyring.append(epoch)
-        for event in events { state.apply(event) }
+        guard let started else { throw ServiceError(.changedElsewhere) }
+        keyring.append(started.epoch)
+        for event in started.events { state.apply(event) }
         appliedSequence = sealed.head.sequence
         rememberHead()  // not while a rollback stands; then accepting it writes the head
         acceptRollbackAfterChange()

@@ -200,27 +200,33 @@ public final class GiftKeeperService {
     /// How often one command catches up with other writers before giving up.
     static let maximumCatchUps = 8
 
-    /// Decides, seals, appends (one fsync) and applies; `[]` when already satisfied.
+    /// Decides `commands` in turn, seals, appends their events as one batch (one fsync) and
+    /// applies them; `[]` when every command was already satisfied.
     ///
-    /// When another writer appended first, its frames are folded in and the command is
-    /// decided again on the new state, then sealed at its new position.
+    /// When another writer appended first, its frames are folded in and the commands are
+    /// decided again on the new state, then sealed at their new positions.
     @discardableResult
-    func decideAndAppend(_ command: Command) throws(ServiceError) -> [Event] {
+    func decideAndAppend(_ commands: Command...) throws(ServiceError) -> [Event] {
         let keyring = try requireKeyring()
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
         let sealed = try requireJournal()
-        let command = normalized(command)
+        let commands = commands.map(normalized)
         for _ in 0..<Self.maximumCatchUps {
-            let events: [Event]
+            var decided = state
+            var events: [Event] = []
             do {
-                events = try GiftList.decide(command, at: environment.now(), state: state)
+                for command in commands {
+                    let more = try GiftList.decide(command, at: environment.now(), state: decided)
+                    for event in more { decided.apply(event) }
+                    events += more
+                }
             } catch {
                 throw ServiceError(.domain(error))
             }
             guard !events.isEmpty else { return [] }
             switch try sealed.appendSealed(events, epoch: epoch) {
             case .appended(let head):
-                for event in events { state.apply(event) }
+                state = decided
                 appliedSequence = head.sequence
                 return events
             case .conflict:

@@ -101,11 +101,12 @@ final class SealedJournal {
     }
 
     /// Appends a key-wrap frame starting a new epoch and `events` sealed under its data key,
-    /// in one batch; the wrap is kept in ``wraps`` once durable.
+    /// in one batch; the wrap is kept in ``wraps`` once durable. Nil (nothing written) when
+    /// another writer appended first.
     func appendWrap(
         parameters: KDFParameters, salt: [UInt8], passwordKey: SecureBytes, dataKey: SecureBytes,
         boxKeyPair: BoxKeyPair, previousDataKey: SecureBytes?, eventsAfter events: [Event]
-    ) throws(ServiceError) -> KeyWrapRecord {
+    ) throws(ServiceError) -> KeyWrapRecord? {
         var record: KeyWrapRecord?
         let outcome = try append { batch in
             let binding = self.binding(sequence: batch.nextSequence, kind: .keyWrap, previousHash: batch.previousHash)
@@ -120,7 +121,7 @@ final class SealedJournal {
                 try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: dataKey, binding: eventBinding))
             }
         }
-        guard case .appended = outcome else { throw ServiceError(.changedElsewhere) }
+        guard case .appended = outcome else { return nil }
         guard let record else { throw ServiceError(.internalFailure("key wrap was not written")) }
         wraps.append(record)
         return record
