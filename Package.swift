@@ -2,7 +2,8 @@
 // GiftKeeper: a private gift-list keeper whose every action is an encrypted
 // event in an append-only journal. Dependencies point one way:
 // giftkeeper → GiftKeeperREPL → GiftKeeperService → (GiftKeeperDomain,
-// GiftKeeperJournal → GiftKeeperCrypto) → CSodium / CReadline.
+// GiftKeeperJournal → GiftKeeperCrypto) → CSodium / CReadline. The journal's storage
+// is the FrameStore protocol (GiftKeeperJournal): the file, or memory in tests.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -67,20 +68,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The readline shell: line editing, command parsing, rendering.
+        // The readline shell: line editing, command parsing, rendering. It imports
+        // GiftKeeperCrypto for one type: passwords are read straight into SecureBytes
+        // (guarded memory), never a String.
         .target(
             name: "GiftKeeperREPL",
             dependencies: [
-                "GiftKeeperService", "GiftKeeperDomain", "CReadline",
+                "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperCrypto", "CReadline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
-        // The executable: argument parsing and wiring only.
+        // The executable: argument parsing and wiring only. GiftKeeperCrypto for SecureBytes:
+        // the password it reads, and the key wipe it registers for fatal signals.
         .executableTarget(
             name: "giftkeeper",
             dependencies: [
-                "GiftKeeperREPL", "GiftKeeperService",
+                "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -108,6 +112,7 @@ let package = Package(
             name: "GiftKeeperDomainTests",
             dependencies: [
                 "GiftKeeperDomain",
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings
@@ -123,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GiftKeeperREPLTests",
-            dependencies: ["GiftKeeperREPL", "GiftKeeperService"],
+            dependencies: ["GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto"],
             swiftSettings: strictSettings
         ),
         // End-to-end: runs the built giftkeeper binary in script mode and under tmux.

@@ -9,7 +9,7 @@ public struct AuditReport: Sendable {
     /// The first problem, if any: nothing after it was read or shown.
     public let problem: ServiceError?
     /// A torn last frame found (not trimmed: auditing never changes the journal).
-    public let tornTail: TornTail?
+    public let tornTail: IncompleteWrite?
     /// What comparing the journal with the head remembered on this machine found: events
     /// missing or another history (a rollback). Checked only when every frame verified.
     public let rollback: RollbackFinding?
@@ -72,7 +72,7 @@ extension GiftKeeperService {
         problem = problem ?? damage
         // Against a damaged journal the comparison means nothing: the damage is the finding.
         let rollback = problem == nil ? check.finding(lastSequence: store.head.sequence, headHash: store.head.hash) : nil
-        return AuditReport(records: records, problem: problem, tornTail: store.trimmedTail, rollback: rollback)
+        return AuditReport(records: records, problem: problem, tornTail: store.trimmedTail.map(IncompleteWrite.init), rollback: rollback)
     }
 }
 

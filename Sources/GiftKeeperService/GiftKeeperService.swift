@@ -54,7 +54,7 @@ public final class GiftKeeperService {
     public var accountName: String? { keyring == nil ? nil : state.accountName }
 
     /// What opening the journal for writing trimmed off its end (a torn append).
-    public private(set) var trimmedTail: TornTail?
+    public private(set) var trimmedTail: IncompleteWrite?
 
     /// The wait, in seconds, that ``login(password:)`` will make before checking.
     public var nextLoginDelay: Int { loginDelay(afterFailures: failuresSinceLastSuccess) }
@@ -97,29 +97,29 @@ public final class GiftKeeperService {
     /// Opens (and locks) the journal if it exists, verifying its structure and chain and
     /// trimming a torn last frame. A missing journal is not an error: the phase is
     /// ``Phase/noAccount`` and `setup` creates it.
-    public func open(access: JournalAccess = .readWrite) throws(ServiceError) {
+    public func open(access: AccessMode = .readWrite) throws(ServiceError) {
         try open(access: access, toleratingDamage: false)
     }
 
     /// Opens as ``open(access:)``; `toleratingDamage` (read-only, for audit) keeps the frames
     /// before the first bad one readable and reports the damage in ``FrameStore/damage``.
-    func open(access: JournalAccess, toleratingDamage: Bool) throws(ServiceError) {
+    func open(access: AccessMode, toleratingDamage: Bool) throws(ServiceError) {
         guard sealed == nil else { return }
         let store: (any FrameStore)?
         do {
-            store = try location.open(access: access, toleratingDamage: toleratingDamage, progress: onProgress)
+            store = try location.open(access: access.journalAccess, toleratingDamage: toleratingDamage, progress: onProgress)
         } catch {
             throw ServiceError(.journal(error))
         }
         guard let store else { return }
-        trimmedTail = store.trimmedTail
+        trimmedTail = store.trimmedTail.map(IncompleteWrite.init)
         let opened = try SealedJournal(store: store)
         sealed = opened
         failuresSinceLastSuccess = opened.trailingFailures
     }
 
     /// Opens an existing journal; a missing one is an error (for `audit`, `export`, `import`).
-    public func openExisting(access: JournalAccess) throws(ServiceError) {
+    public func openExisting(access: AccessMode) throws(ServiceError) {
         try open(access: access)
         guard sealed != nil else { throw ServiceError(.noJournal(path: journalPath)) }
     }

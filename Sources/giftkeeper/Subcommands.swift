@@ -1,7 +1,6 @@
 import ArgumentParser
 import GiftKeeperCrypto
 import GiftKeeperDomain
-import GiftKeeperJournal
 import GiftKeeperREPL
 import GiftKeeperService
 import Glibc
@@ -211,14 +210,14 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let console = Console()
-        let report: VerificationReport
+        let report: JournalCheck
         do {
-            report = try Journal.verify(at: journal.path)
+            report = try GiftKeeperService.verify(journalPath: journal.path)
         } catch {
             console.error(error.description)
             throw ExitCode(error.exitCode)
         }
-        if let tail = report.tornTail {
+        if let tail = report.incompleteWrite {
             console.warning(
                 "The last \(tail.length) bytes (from byte offset \(tail.offset)) are an incomplete write, e.g. a crash. The next session trims them.")
         }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import GiftKeeperCrypto
 import GiftKeeperDomain
-import GiftKeeperJournal
 public import GiftKeeperService
 import Glibc
 import OrderedCollections

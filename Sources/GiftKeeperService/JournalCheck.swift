@@ -1,0 +1,65 @@
+import GiftKeeperJournal
+
+/// How the service opens a journal.
+public enum AccessMode: Sendable {
+    /// Shared: reads only; an unfinished last write is reported, not trimmed (audit, verify).
+    case readOnly
+    /// Exclusive: may append; an unfinished last write is trimmed.
+    case readWrite
+
+    var journalAccess: JournalAccess { self == .readOnly ? .readOnly : .readWrite }
+}
+
+/// An unfinished last write (a crash mid-append): `length` bytes from byte `offset` to the end.
+public struct IncompleteWrite: Sendable, Equatable {
+    public let offset: Int
+    public let length: Int
+
+    init(_ tail: TornTail) {
+        offset = tail.offset
+        length = tail.length
+    }
+}
+
+/// The first thing in a journal that does not verify: where, and why in a few words.
+public struct VerificationProblem: Sendable, Equatable {
+    /// The sequence number expected where the problem is (0 for the file header).
+    public let sequence: UInt64
+    /// The byte offset of the bad frame (0 for the file header).
+    public let offset: Int
+    public let reason: String
+
+    init(_ problem: JournalProblem) {
+        sequence = problem.sequence
+        offset = problem.offset
+        reason = problem.reason
+    }
+}
+
+/// What `verify` found: structure and hash chain, checked without the password.
+public struct JournalCheck: Sendable, Equatable {
+    /// Whole frames that verified, before any problem or unfinished write.
+    public let frameCount: Int
+    public let lastSequence: UInt64
+    /// An unfinished last write, which the next session opening for writing trims.
+    public let incompleteWrite: IncompleteWrite?
+    /// The first problem, if any.
+    public let problem: VerificationProblem?
+}
+
+extension GiftKeeperService {
+    /// Checks the journal at `journalPath` without keys, changing nothing (SPEC §5): framing
+    /// and the hash chain, against accidents. A copied or backed-up journal is checked as
+    /// it is, whatever its owner and mode. `audit` is the check against tampering.
+    public static func verify(journalPath: String) throws(ServiceError) -> JournalCheck {
+        let report: VerificationReport
+        do {
+            report = try Journal.verify(at: journalPath)
+        } catch {
+            throw ServiceError(.journal(error))
+        }
+        return JournalCheck(
+            frameCount: report.frameCount, lastSequence: report.lastSequence,
+            incompleteWrite: report.tornTail.map(IncompleteWrite.init), problem: report.problem.map(VerificationProblem.init))
+    }
+}
