@@ -45,10 +45,16 @@ let package = Package(
             dependencies: ["CSodium"],
             swiftSettings: strictSettings
         ),
-        // Append-only frames on disk; knows nothing of gifts.
+        // The one file layer: system calls on files, private files (0600 in 0700
+        // directories, O_EXCL|O_NOFOLLOW), atomic replacement, errno as data.
+        .target(
+            name: "GiftKeeperFiles",
+            swiftSettings: strictSettings
+        ),
+        // Append-only frames: the FrameStore protocol, the file and memory stores; knows nothing of gifts.
         .target(
             name: "GiftKeeperJournal",
-            dependencies: ["GiftKeeperCrypto"],
+            dependencies: ["GiftKeeperCrypto", "GiftKeeperFiles"],
             swiftSettings: strictSettings
         ),
         // Pure event-sourced gift-list model: no I/O, no C, no clock.
@@ -63,7 +69,7 @@ let package = Package(
         .target(
             name: "GiftKeeperService",
             dependencies: [
-                "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto",
+                "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperFiles",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
@@ -93,6 +99,11 @@ let package = Package(
         .testTarget(
             name: "GiftKeeperCryptoTests",
             dependencies: ["GiftKeeperCrypto"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "GiftKeeperFilesTests",
+            dependencies: ["GiftKeeperFiles"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import GiftKeeperFiles
 import GiftKeeperCrypto
 import Glibc
 

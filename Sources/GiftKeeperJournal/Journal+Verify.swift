@@ -1,3 +1,4 @@
+import GiftKeeperFiles
 import Glibc
 
 extension Journal {

@@ -1,4 +1,5 @@
 import GiftKeeperCrypto
+import GiftKeeperFiles
 import Glibc
 
 /// An open journal file: a clear header followed by hash-chained frames of opaque payload.
@@ -68,42 +69,29 @@ public final class Journal {
     /// replaced. The directory is fsynced before this returns.
     /// - Throws: ``JournalError/Code/alreadyExists`` when `path` exists; `.io` otherwise.
     public static func create(at path: String) throws(JournalError) -> Journal {
-        let (directory, name) = splitPath(path)
+        let directory = splitPath(path).directory
         // A failure names the directory that could not be made, not the journal file.
-        try mapIO(directory) { () throws(SystemCallError) in try makeDirectories(directory) }
+        try mapIO(directory) { () throws(SystemCallError) in try PrivateFiles.makeDirectories(directory) }
 
         let journalID: [UInt8]
-        let suffix: [UInt8]
         do {
             journalID = try randomBytes(count: JournalFormat.journalIDSize)
-            suffix = try randomBytes(count: 8)
         } catch {
             throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: path)
         }
-        let temporaryPath = directory + "/." + name + ".new-" + suffix.map { String($0, radix: 16) }.joined()
-        let file = try mapIO(path) { () throws(SystemCallError) in
-            try FileDescriptor.open(
-                temporaryPath, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        let headerBytes = JournalHeader.encode(journalID: journalID)
+        let file: FileDescriptor
+        do throws(SystemCallError) {
+            let atomic = try AtomicFile(path: path)
+            _ = try atomic.descriptor.tryLock(exclusive: true)  // a name only we know: cannot be taken
+            try atomic.write(headerBytes)
+            file = try atomic.commit(replacing: false)
+        } catch {
+            throw error.errno == EEXIST && error.operation == "link"
+                ? JournalError(.alreadyExists, path: path) : JournalError(error, path: path)
         }
-        var temporaryExists = true
+        // Once linked, the journal stays even if something below fails: it is whole.
         do throws(JournalError) {
-            let headerBytes = JournalHeader.encode(journalID: journalID)
-            try mapIO(path) { () throws(SystemCallError) in
-                try file.setMode(0o600)  // whatever the umask
-                _ = try file.tryLock(exclusive: true)  // a name only we know: cannot be taken
-                try headerBytes.withBytes { bytes throws(SystemCallError) in try file.writeFully(bytes, at: 0) }
-                try file.synchronize()
-            }
-            do throws(SystemCallError) {
-                try FileSystem.link(temporaryPath, to: path)
-            } catch {
-                throw error.errno == EEXIST ? JournalError(.alreadyExists, path: path) : JournalError(error, path: path)
-            }
-            try mapIO(path) { () throws(SystemCallError) in
-                try FileSystem.unlink(temporaryPath)
-                temporaryExists = false
-                try FileSystem.synchronizeDirectory(directory)
-            }
             let header = try headerBytes.withBytes { bytes throws(JournalError) in
                 try decodeHeader(bytes, path: path)
             }
@@ -112,28 +100,8 @@ public final class Journal {
                 summary: ScanSummary(headHash: header.genesisHash, validEnd: JournalFormat.headerSize),
                 trimmedTail: nil, frameIndex: FrameIndex())
         } catch {
-            if temporaryExists {
-                try? FileSystem.unlink(temporaryPath)
-            }
-            // Once linked, the journal stays even if the directory sync failed: it is whole.
             file.close()
             throw error
-        }
-    }
-
-    /// `mkdir -p` with mode 0700 for the directories it creates, fsyncing each one's parent.
-    private static func makeDirectories(_ directory: String) throws(SystemCallError) {
-        do throws(SystemCallError) {
-            if try FileSystem.makeDirectory(directory, mode: 0o700) {
-                try FileSystem.synchronizeDirectory(splitPath(directory).directory)
-            }
-        } catch where error.errno == ENOENT {
-            let parent = splitPath(directory).directory
-            guard parent != directory else { throw error }
-            try makeDirectories(parent)
-            if try FileSystem.makeDirectory(directory, mode: 0o700) {
-                try FileSystem.synchronizeDirectory(parent)
-            }
         }
     }
 

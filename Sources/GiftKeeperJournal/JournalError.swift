@@ -1,3 +1,4 @@
+import GiftKeeperFiles
 import Glibc
 
 /// A journal operation that failed, as data; ``description`` words it.
@@ -103,12 +104,12 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
             case ENOSPC, EDQUOT:
                 return "The disk is full: could not \(operation) \(quoted). Free some space and try again (nothing unsaved was acknowledged)."
             case ENOTDIR, ENAMETOOLONG, ELOOP:
-                return "Could not \(operation) \(quoted): \(String(cString: strerror(code))). "
+                return "Could not \(operation) \(quoted): \(errnoText(code)). "
                     + "Check the path: every part before the file name must be a directory."
             case EROFS:
                 return "\(quoted) is on a read-only file system (\(operation)). Move the journal to a writable place."
             default:
-                return "Could not \(operation) \(quoted): \(String(cString: strerror(code))). Check the disk and try again."
+                return "Could not \(operation) \(quoted): \(errnoText(code)). Check the disk and try again."
             }
         }
     }

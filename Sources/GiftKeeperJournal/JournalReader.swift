@@ -1,3 +1,4 @@
+import GiftKeeperFiles
 import Glibc
 
 /// What a scan of the frames found.

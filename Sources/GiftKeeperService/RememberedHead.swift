@@ -1,4 +1,5 @@
 import GiftKeeperCrypto
+import GiftKeeperFiles
 import Glibc
 
 /// What this machine remembers of a journal between sessions, to detect a rollback
@@ -69,7 +70,7 @@ struct RememberedHead: Equatable {
     static func read(
         from directory: String, journalID: [UInt8], journalPath: String, dataKey: (UInt64) -> SecureBytes?
     ) -> ReadResult {
-        guard let bytes = readSmallFile(path(in: directory, journalID: journalID, journalPath: journalPath)) else {
+        guard let bytes = PrivateFiles.readSmallFile(path(in: directory, journalID: journalID, journalPath: journalPath)) else {
             return .none
         }
         var reader = ByteReader(bytes)
@@ -90,84 +91,18 @@ struct RememberedHead: Equatable {
 
     /// Writes atomically; failures are reported to the caller, who treats them as a warning.
     func write(to directory: String, journalPath: String, dataKey: SecureBytes) throws {
-        try makePrivateDirectory(directory)
         let bytes = try encoded(dataKey: dataKey)
         let final = Self.path(in: directory, journalID: journalID, journalPath: journalPath)
-        try writeFileAtomically(bytes, to: final)
+        do throws(SystemCallError) {
+            try PrivateFiles.makeDirectories(directory)
+            try PrivateFiles.replace(final, with: bytes)
+        } catch {
+            throw ServiceError(.fileIO(operation: error.operation, path: final, errno: error.errno))
+        }
     }
 }
 
 private func hex(_ byte: UInt8) -> String {
     let digits = Array("0123456789abcdef")
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-}
-
-/// Creates `path` and missing parents with mode 0700.
-func makePrivateDirectory(_ path: String) throws {
-    var current = path.hasPrefix("/") ? "" : "."
-    for component in path.split(separator: "/") {
-        current += "/" + component
-        if mkdir(current, 0o700) != 0 && errno != EEXIST {
-            throw ServiceError(.fileIO(operation: "create the directory", path: current, errno: errno))
-        }
-    }
-}
-
-/// Reads a file of at most 64 KiB; nil when it is missing or unreadable.
-func readSmallFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while bytes.count <= 65536 {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n >= 0 else { return nil }
-        if n == 0 { return bytes }
-        bytes += buffer[0..<n]
-    }
-    return nil
-}
-
-/// Writes `bytes` to `path` with mode 0600: a temporary file in the same directory,
-/// fsync, rename over `path`, fsync of the directory. Nothing half-written is ever seen.
-func writeFileAtomically(_ bytes: [UInt8], to path: String) throws {
-    let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    let temporary = path + ".tmp-\(getpid())"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw ServiceError(.fileIO(operation: "create", path: temporary, errno: errno)) }
-    var failure: ServiceError?
-    var written = 0
-    while written < bytes.count {
-        let n = bytes.withUnsafeBytes { buffer in
-            write(fd, buffer.baseAddress.map { $0 + written }, buffer.count - written)
-        }
-        if n < 0 {
-            if errno == EINTR { continue }
-            failure = ServiceError(.fileIO(operation: "write", path: temporary, errno: errno))
-            break
-        }
-        written += n
-    }
-    if failure == nil && fsync(fd) != 0 {
-        failure = ServiceError(.fileIO(operation: "fsync", path: temporary, errno: errno))
-    }
-    close(fd)
-    if let failure {
-        unlink(temporary)
-        throw failure
-    }
-    guard rename(temporary, path) == 0 else {
-        let code = errno
-        unlink(temporary)
-        throw ServiceError(.fileIO(operation: "replace", path: path, errno: code))
-    }
-    let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directoryFD >= 0 {
-        defer { close(directoryFD) }
-        guard fsync(directoryFD) == 0 else {
-            throw ServiceError(.fileIO(operation: "fsync the directory of", path: path, errno: errno))
-        }
-    }
 }

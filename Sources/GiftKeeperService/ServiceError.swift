@@ -1,4 +1,5 @@
 public import GiftKeeperDomain
+import GiftKeeperFiles
 public import GiftKeeperJournal
 
 /// A failure of the application service, as data. ``description`` words it in one line,
@@ -79,7 +80,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
 
     /// The one wording of a failed write to standard output (a full disk behind `>`).
     public static func standardOutputFailure(errno: Int32) -> String {
-        "Could not write to standard output (\(describeErrno(errno))): the output is incomplete. "
+        "Could not write to standard output (\(errnoText(errno))): the output is incomplete. "
             + "Check the disk or the pipe it goes to."
     }
 
@@ -125,7 +126,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case .fileIO(_, let path, let errno) where path == "standard output":
             return Self.standardOutputFailure(errno: errno)
         case .fileIO(let operation, let path, let errno):
-            return "Could not \(operation) '\(path)': \(describeErrno(errno)). Check the path, its permissions and free space."
+            return "Could not \(operation) '\(path)': \(errnoText(errno)). Check the path, its permissions and free space."
         case .importRejected(let location, let reason):
             // `reason` may be a whole sentence already (a domain rule's message).
             let clause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
@@ -141,20 +142,5 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case .internalFailure(let reason):
             return "Internal failure: \(reason). Nothing more was written; please report this."
         }
-    }
-}
-
-/// A short, stable wording of an errno value (strerror is not thread-safe everywhere).
-func describeErrno(_ code: Int32) -> String {
-    switch code {
-    case 1, 13: return "permission denied"
-    case 2: return "no such file or directory"
-    case 17: return "it already exists"
-    case 20: return "a path component is not a directory"
-    case 21: return "it is a directory"
-    case 28: return "no space left on the device"
-    case 30: return "the file system is read-only"
-    case 122: return "disk quota exceeded"
-    default: return "error \(code)"
     }
 }

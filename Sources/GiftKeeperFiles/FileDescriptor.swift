@@ -1,9 +1,30 @@
-import Glibc
+public import Glibc
 
-/// A failed system call: the operation's name and `errno`, before a path is attached.
-struct SystemCallError: Error, Equatable {
-    let operation: String
-    let errno: Int32
+/// A failed system call, as data: the operation's name and `errno`, before a path is attached.
+public struct SystemCallError: Error, Equatable, Sendable {
+    public let operation: String
+    public let errno: Int32
+
+    public init(operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
+
+    /// What `errno` means, in the C library's words (``errnoText(_:)``).
+    public var reason: String { errnoText(errno) }
+}
+
+/// The C library's words for an `errno` value (`strerror_r`), starting in lower case so
+/// that it reads inside a sentence: "no space left on device".
+public func errnoText(_ code: Int32) -> String {
+    // glibc's strerror returns a static string for every known errno (thread-safe since 2.32).
+    guard let message = strerror(code) else { return "errno \(code)" }
+    let text = String(cString: message)
+    // "No space left on device" → "no space left on device"; an acronym ("EOF") stays.
+    guard let first = text.first, first.isUppercase, text.dropFirst().first.map({ !$0.isUppercase }) ?? true else {
+        return text
+    }
+    return first.lowercased() + text.dropFirst()
 }
 
 /// The raw layer: one system call, retried while it reports `EINTR`, its `errno` captured
@@ -22,41 +43,46 @@ private func systemCall<R: BinaryInteger>(_ operation: String, _ call: () -> R) 
     }
 }
 
-/// An open file descriptor owned by the caller, with the POSIX calls the journal makes.
+/// An open file descriptor owned by the caller, with the POSIX calls GiftKeeper makes on files.
 ///
 /// The checked layer: each method makes one call, checks its result where it is made and
-/// throws ``SystemCallError``. It does not close itself; ``Journal`` owns one and closes it.
-struct FileDescriptor {
-    let rawValue: Int32
+/// throws ``SystemCallError``. It does not close itself: its owner (a journal, an
+/// ``AtomicFile``) closes it.
+public struct FileDescriptor: Sendable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
 
     /// Opens `path` (`open`, retried on `EINTR`); `mode` only matters with `O_CREAT`.
-    static func open(_ path: String, flags: Int32, mode: mode_t = 0) throws(SystemCallError) -> FileDescriptor {
+    public static func open(_ path: String, flags: Int32, mode: mode_t = 0) throws(SystemCallError) -> FileDescriptor {
         let fd = try systemCall("open") { Glibc.open(path, flags, mode) }.get()
         return FileDescriptor(rawValue: fd)
     }
 
     /// Closes the descriptor (`close`). `EINTR` is not retried: on Linux the descriptor is
     /// already released then, and closing it again could close someone else's.
-    func close() {
+    public func close() {
         _ = Glibc.close(rawValue)
     }
 
     /// The file's status (`fstat`).
-    func status() throws(SystemCallError) -> stat {
+    public func status() throws(SystemCallError) -> stat {
         var info = stat()
         _ = try systemCall("fstat") { fstat(rawValue, &info) }.get()
         return info
     }
 
     /// Clears `O_NONBLOCK`, which is only used so that opening a FIFO cannot block.
-    func clearNonBlocking() throws(SystemCallError) {
+    public func clearNonBlocking() throws(SystemCallError) {
         let flags = try systemCall("fcntl") { fcntl(rawValue, F_GETFL) }.get()
         _ = try systemCall("fcntl") { fcntl(rawValue, F_SETFL, flags & ~O_NONBLOCK) }.get()
     }
 
     /// Takes an advisory lock without waiting (`flock` with `LOCK_NB`).
     /// - Returns: `false` when another open file description holds a conflicting lock.
-    func tryLock(exclusive: Bool) throws(SystemCallError) -> Bool {
+    public func tryLock(exclusive: Bool) throws(SystemCallError) -> Bool {
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         switch systemCall("flock", { flock(rawValue, operation) }) {
         case .success:
@@ -70,14 +96,14 @@ struct FileDescriptor {
 
     /// Reads up to `buffer.count` bytes at `offset` (`pread`, retried on `EINTR`).
     /// - Returns: the number of bytes read; 0 only at end of file.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemCallError) -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemCallError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         return try systemCall("read") { pread(rawValue, base, buffer.count, off_t(offset)) }.get()
     }
 
     /// Fills `buffer` from `offset`, looping over short reads (`pread`).
     /// - Throws: `EIO` when the file ends before the buffer is full.
-    func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemCallError) {
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemCallError) {
         var done = 0
         while done < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done)
@@ -90,7 +116,7 @@ struct FileDescriptor {
 
     /// Writes all of `bytes` at `offset`, looping over short writes (`pwrite`).
     /// - Throws: the first failure; a write that makes no progress is reported as `EIO`.
-    func writeFully(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(SystemCallError) {
+    public func writeFully(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(SystemCallError) {
         var done = 0
         while done < bytes.count {
             guard let base = bytes.baseAddress else { return }
@@ -108,27 +134,27 @@ struct FileDescriptor {
     ///
     /// Not retried, not even on `EINTR`: after a failed `fsync` the kernel may already have
     /// dropped the dirty pages and cleared the error, so a second call could succeed falsely.
-    func synchronize() throws(SystemCallError) {
+    public func synchronize() throws(SystemCallError) {
         if fsync(rawValue) == -1 {
             throw SystemCallError(operation: "fsync", errno: errno)
         }
     }
 
     /// Sets the file's size (`ftruncate`).
-    func truncate(to size: Int) throws(SystemCallError) {
+    public func truncate(to size: Int) throws(SystemCallError) {
         _ = try systemCall("ftruncate") { ftruncate(rawValue, off_t(size)) }.get()
     }
 
     /// Sets the file's permission bits (`fchmod`).
-    func setMode(_ mode: mode_t) throws(SystemCallError) {
+    public func setMode(_ mode: mode_t) throws(SystemCallError) {
         _ = try systemCall("fchmod") { fchmod(rawValue, mode) }.get()
     }
 }
 
 /// Path-level calls: the checked layer for `mkdir`, `link`, `lstat`, `unlink` and a directory `fsync`.
-enum FileSystem {
+public enum FileSystem {
     /// Creates a directory (`mkdir`). - Returns: `false` when it already exists.
-    static func makeDirectory(_ path: String, mode: mode_t) throws(SystemCallError) -> Bool {
+    public static func makeDirectory(_ path: String, mode: mode_t) throws(SystemCallError) -> Bool {
         switch systemCall("mkdir", { mkdir(path, mode) }) {
         case .success:
             return true
@@ -140,24 +166,24 @@ enum FileSystem {
     }
 
     /// Makes `destination` a second name of `source` (`link`); fails if it exists (`EEXIST`).
-    static func link(_ source: String, to destination: String) throws(SystemCallError) {
+    public static func link(_ source: String, to destination: String) throws(SystemCallError) {
         _ = try systemCall("link") { Glibc.link(source, destination) }.get()
     }
 
     /// The status of what `path` names, a symlink itself rather than its target (`lstat`).
-    static func linkStatus(_ path: String) throws(SystemCallError) -> stat {
+    public static func linkStatus(_ path: String) throws(SystemCallError) -> stat {
         var info = stat()
         _ = try systemCall("lstat") { lstat(path, &info) }.get()
         return info
     }
 
     /// Removes a name (`unlink`).
-    static func unlink(_ path: String) throws(SystemCallError) {
+    public static func unlink(_ path: String) throws(SystemCallError) {
         _ = try systemCall("unlink") { Glibc.unlink(path) }.get()
     }
 
     /// Makes a directory's entries durable: opens it and calls `fsync`.
-    static func synchronizeDirectory(_ path: String) throws(SystemCallError) {
+    public static func synchronizeDirectory(_ path: String) throws(SystemCallError) {
         let directory = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { directory.close() }
         try directory.synchronize()
@@ -166,7 +192,7 @@ enum FileSystem {
 
 /// Splits a path into its directory and last component (`"a/b/c"` → `("a/b", "c")`;
 /// `"c"` → `(".", "c")`; `"/c"` → `("/", "c")`).
-func splitPath(_ path: String) -> (directory: String, name: String) {
+public func splitPath(_ path: String) -> (directory: String, name: String) {
     var trimmed = Substring(path)
     while trimmed.count > 1, trimmed.hasSuffix("/") {
         trimmed = trimmed.dropLast()
