@@ -154,18 +154,45 @@ public final class Journal {
                     path: path, file: file, access: access, header: header, summary: summary,
                     trimmedTail: nil, frameIndex: index, damage: problem)
             }
-            if summary.tornTail != nil, access == .readWrite {
+            var tail = summary.tornTail
+            if let torn = tail, access == .readWrite {
+                let saved = try saveAside(torn, of: file, path: path)
                 try mapIO(path) { () throws(SystemCallError) in
                     try file.truncate(to: summary.validEnd)
                     try file.synchronize()
                 }
+                tail = TornTail(offset: torn.offset, length: torn.length, savedAs: saved)
             }
             return Journal(
                 path: path, file: file, access: access, header: header, summary: summary,
-                trimmedTail: summary.tornTail, frameIndex: index)
+                trimmedTail: tail, frameIndex: index)
         } catch {
             file.close()
             throw error
+        }
+    }
+
+    /// Copies an unfinished tail to `<path>.torn-<offset>-<random>` beside the journal,
+    /// durable before anything is trimmed. Returns its path.
+    private static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String {
+        var bytes = [UInt8](repeating: 0, count: tail.length)
+        try mapIO(path) { () throws(SystemCallError) in
+            try bytes.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: tail.offset) }
+        }
+        let suffix: [UInt8]
+        do {
+            suffix = try randomBytes(count: 6)
+        } catch {
+            throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: path)
+        }
+        let name = path + ".torn-\(tail.offset)-" + suffix.map { String($0, radix: 16) }.joined()
+        do throws(SystemCallError) {
+            let copy = try AtomicFile(path: name)
+            try copy.write(bytes)
+            try copy.commit(replacing: false).close()
+            return name
+        } catch {
+            throw JournalError(error, path: name)
         }
     }
 

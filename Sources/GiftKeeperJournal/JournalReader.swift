@@ -1,3 +1,4 @@
+import GiftKeeperCrypto
 import GiftKeeperFiles
 import Glibc
 
@@ -56,7 +57,17 @@ enum JournalReader {
             case .tornTail:
                 summary.validEnd = boundary
                 summary.headHash = scanner.headHash
-                summary.tornTail = TornTail(offset: boundary, length: remaining)
+                // An unfinished append holds one unfinished frame at most: an intact frame
+                // header further on, chained to the hash stored before it, means frames
+                // were cut off from view (a length field altered), not a crash.
+                if let intact = try intactFrame(file, in: boundary..<end, after: scanner.expectedSequence, buffer: buffer) {
+                    summary.problem = JournalProblem(
+                        sequence: scanner.expectedSequence, offset: boundary,
+                        reason: "an intact frame (sequence number \(intact.sequence), byte offset \(intact.offset)) "
+                            + "follows an unfinished one: frames were hidden, not torn by a crash")
+                } else {
+                    summary.tornTail = TornTail(offset: boundary, length: remaining)
+                }
                 return summary
             case .invalidHeader(let reason):
                 summary.validEnd = boundary
@@ -98,6 +109,52 @@ enum JournalReader {
                 position += frame.size
             }
         }
+    }
+
+    /// The first place in `range` (after its first byte) where a whole frame header stands
+    /// whose check is keyed by the 32 bytes before it -- a frame that chains to a stored
+    /// frame hash -- with a sequence number after `expected`. Nil when there is none: then
+    /// the range can be the unfinished end of one append.
+    ///
+    /// Cheap fields first (kind, length bound, a sequence number the range could hold);
+    /// one BLAKE2b of 13 bytes for each candidate left.
+    static func intactFrame(
+        _ file: FileDescriptor, in range: Range<Int>, after expected: UInt64, buffer: UnsafeMutableRawBufferPointer
+    ) throws(SystemCallError) -> (sequence: UInt64, offset: Int)? {
+        let look = JournalFormat.hashSize + JournalFormat.frameHeaderSize
+        let highestSequence = expected + UInt64(range.count / JournalFormat.frameOverhead) + 1
+        let check = UnsafeMutableRawBufferPointer.allocate(byteCount: JournalFormat.hashSize, alignment: 8)
+        defer { check.deallocate() }
+        var chunkStart = range.lowerBound + 1 - JournalFormat.hashSize
+        while chunkStart + look <= range.upperBound {
+            let readStart = max(chunkStart, range.lowerBound)
+            let chunkEnd = min(range.upperBound, readStart + buffer.count)
+            let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(chunkEnd - readStart)])
+            try file.readFully(into: chunk, at: readStart)
+            let bytes = UnsafeRawBufferPointer(chunk)
+            // Header positions whose 32 preceding bytes are in this chunk.
+            var header = max(readStart + JournalFormat.hashSize, range.lowerBound + 1)
+            while header + JournalFormat.frameHeaderSize <= chunkEnd {
+                let at = header - readStart
+                let kind = bytes[at + 12]
+                let length = Int(bytes.loadLittleEndian(UInt32.self, at: at))
+                let sequence = bytes.loadLittleEndian(UInt64.self, at: at + 4)
+                if FrameKind(rawValue: kind) != nil, length <= JournalFormat.maximumPayload,
+                   sequence > expected, sequence <= highestSequence {
+                    Blake2b.hash(
+                        UnsafeRawBufferPointer(rebasing: bytes[at..<at + JournalFormat.frameCheckedSize]),
+                        key: UnsafeRawBufferPointer(rebasing: bytes[at - JournalFormat.hashSize..<at]), into: check)
+                    let stored = bytes[at + JournalFormat.frameCheckedSize..<at + JournalFormat.frameHeaderSize]
+                    if check.prefix(JournalFormat.headerCheckSize).elementsEqual(stored) {
+                        return (sequence, header)
+                    }
+                }
+                header += 1
+            }
+            guard chunkEnd < range.upperBound else { break }
+            chunkStart = chunkEnd - look + 1
+        }
+        return nil
     }
 
     /// Whether every byte from `start` to `end` is zero (a file extended by a crash).

@@ -27,10 +27,14 @@ public struct AppendedFrame: Sendable {
 public struct TornTail: Sendable, Equatable {
     public let offset: Int
     public let length: Int
+    /// Where the bytes were copied before they were trimmed off the journal (mode 0600,
+    /// beside it): no byte a user wrote is ever destroyed. Nil when not trimmed.
+    public let savedAs: String?
 
-    public init(offset: Int, length: Int) {
+    public init(offset: Int, length: Int, savedAs: String? = nil) {
         self.offset = offset
         self.length = length
+        self.savedAs = savedAs
     }
 }
 

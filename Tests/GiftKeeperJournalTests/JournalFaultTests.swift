@@ -1,3 +1,4 @@
+import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
 import Glibc
@@ -32,7 +33,14 @@ extension JournalTestSuite {
                 #expect(report.frameCount == whole.count)
 
                 let journal = try openSettled(at: copy, access: .readWrite)
-                #expect(journal.trimmedTail == expectedTail, "cut \(cut)")
+                #expect(journal.trimmedTail.map { TornTail(offset: $0.offset, length: $0.length) } == expectedTail, "cut \(cut)")
+                // What was trimmed was first saved beside the journal, byte for byte.
+                if let saved = journal.trimmedTail?.savedAs {
+                    #expect(try readBytes(saved) == Array(bytes[boundary..<cut]), "cut \(cut)")
+                    #expect(permissions(saved) == 0o600)
+                    try FileManager.default.removeItem(atPath: saved)
+                }
+                #expect((journal.trimmedTail?.savedAs == nil) == (expectedTail == nil), "cut \(cut)")
                 #expect(journal.frameCount == whole.count, "cut \(cut)")
                 #expect(journal.lastSequence == UInt64(whole.count))
                 #expect(journal.size == boundary)
@@ -252,6 +260,63 @@ extension JournalTestSuite {
             let report = try verifySettled(at: path)
             #expect(report.frameCount == 3)
             #expect(report.problem?.offset == foreignOffset)
+        }
+    }
+}
+
+extension JournalTestSuite {
+    /// Issue 13, finding 5: whoever can write the file could make intact frames look like a
+    /// torn tail (a middle frame's length set past the end, its keyless header check
+    /// recomputed). Only an unfinished append may be trimmed; this is damage.
+    @Suite struct HiddenFramesTests {
+        @Test("A middle frame's length pushed past the end, check recomputed: damage reported, nothing trimmed", arguments: [0, 1, 2])
+        func lengthPushedPastTheEndIsDamage(frame: Int) throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("hidden.journal")
+            var bytes = try makeJournal(at: path, payloads: payloads(sizes: [30, 40, 50, 60]))
+            let ranges = frameRanges(bytes)
+            let start = ranges[frame].lowerBound
+            let previousHash = frame == 0 ? Array(bytes[28..<60]) : Array(bytes[ranges[frame - 1].upperBound - 32..<ranges[frame - 1].upperBound])
+            let pastTheEnd = UInt32(bytes.count - start)  // runs past the end: looks unfinished
+            withUnsafeBytes(of: pastTheEnd.littleEndian) { bytes.replaceSubrange(start..<start + 4, with: $0) }
+            let check = Blake2b.hash(Array(bytes[start..<start + 13]), key: previousHash).prefix(8)
+            bytes.replaceSubrange(start + 13..<start + 21, with: check)
+            try writeBytes(bytes, to: path)
+
+            let report = try verifySettled(at: path)
+            #expect(!report.isValid)
+            #expect(report.tornTail == nil)
+            #expect(report.problem?.offset == start)
+            #expect(report.problem?.reason.contains("intact frame") == true, "\(String(describing: report.problem))")
+            #expect(journalError { try openSettled(at: path, access: .readWrite) }.map { "\($0.code)" }?.hasPrefix("corrupt") == true)
+            #expect(try readBytes(path) == bytes, "no byte trimmed")
+            #expect(try directoryEntries(directory.path) == ["hidden.journal"], "nothing saved aside either")
+        }
+
+        @Test("A genuine unfinished append (every cut inside the last batch) is still trimmed, and saved aside first")
+        func genuineTornBatchIsTrimmed() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("torn.journal")
+            let journal = try Journal.create(at: path)
+            try journal.append { try $0.add(kind: .keyWrap, payload: [1, 2, 3]) }
+            let before = try readBytes(path).count
+            try journal.append { batch in
+                for payload in payloads(sizes: [70, 80, 90]) { try batch.add(kind: .dataSealed, payload: payload) }
+            }
+            let whole = try readBytes(path)
+            for cut in stride(from: before + 1, to: whole.count, by: 7) {
+                try writeBytes(Array(whole[0..<cut]), to: path)
+                let reopened = try openSettled(at: path, access: .readWrite)
+                let kept = try readBytes(path)
+                #expect(kept.count == reopened.size)
+                if let saved = reopened.trimmedTail?.savedAs {
+                    // The journal keeps the whole frames; the unfinished one is saved aside.
+                    #expect(kept + (try readBytes(saved)) == Array(whole[0..<cut]), "cut \(cut)")
+                    try FileManager.default.removeItem(atPath: saved)
+                } else {
+                    #expect(kept == Array(whole[0..<cut]), "cut \(cut) is a frame boundary")
+                }
+            }
         }
     }
 }
