@@ -182,6 +182,20 @@ public enum FileSystem {
         _ = try systemCall("unlink") { Glibc.unlink(path) }.get()
     }
 
+    /// The names in a directory, `.` and `..` left out (`opendir`, `readdir`).
+    public static func directoryEntries(_ path: String) throws(SystemCallError) -> [String] {
+        guard let directory = opendir(path) else { throw SystemCallError(operation: "opendir", errno: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Makes a directory's entries durable: opens it and calls `fsync`.
     public static func synchronizeDirectory(_ path: String) throws(SystemCallError) {
         let directory = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC)

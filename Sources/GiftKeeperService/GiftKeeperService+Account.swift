@@ -116,12 +116,16 @@ extension GiftKeeperService {
         do {
             return try Keyring.unlock(password: password, wraps: sealed.wraps)
         } catch Keyring.UnlockFailure.wrongPassword {
+            // Where this machine's records say the journal was altered or replaced, that is
+            // the finding, not the password; and nothing is recorded into the altered file.
+            if let finding = findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
             if recordFailure {
                 try recordFailedLogin(in: sealed)
             }
             notify(.failedAttempt(recorded: recordFailure, nextDelaySeconds: nextLoginDelay))
             throw ServiceError(.wrongPassword(recorded: recordFailure))
         } catch Keyring.UnlockFailure.damagedWrap(let sequence, let reason) {
+            if let finding = findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
             throw ServiceError(.tampered(sequence: sequence, reason: reason))
         } catch {
             throw ServiceError(.internalFailure("\(error)"))

@@ -16,6 +16,7 @@ extension GiftKeeperService {
             if let event { state.apply(event) }
         }
         rollbackFinding = check.finding(lastSequence: sealed.head.sequence, headHash: sealed.head.hash)
+            ?? (findingBeforeUnlocking == .journalReplaced ? .journalReplaced : nil)
         if let rollbackFinding { notify(rollbackFinding.notification) }
         return state
     }
@@ -38,6 +39,9 @@ extension GiftKeeperService {
             journalID: sealed.header.journalID, lastSequence: sealed.head.sequence,
             headHash: sealed.head.hash, epochWrapSequence: epoch.wrapSequence)
         try? head.write(to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
+        // This journal is now the one this machine knows at this path.
+        RememberedHead.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        findingBeforeUnlocking = nil
     }
 
     /// After a change the user made: when a rollback warning stands and this session may

@@ -74,6 +74,10 @@ public final class GiftKeeperService {
     /// change. Scripts and one-shot subcommands leave it false, so the evidence stays.
     public var acceptsRollbackOnChange = false
 
+    /// What this machine's records of the journal's path said before any key (unauthenticated):
+    /// reported instead of a wrong password, and instead of offering `setup`.
+    var findingBeforeUnlocking: RollbackFinding?
+
     /// The cost the journal's newest key wrap was made with.
     public var keyDerivationParameters: KDFParameters? { sealed?.wraps.last?.payload.parameters }
 
@@ -112,8 +116,15 @@ public final class GiftKeeperService {
             throw ServiceError(.journal(error))
         }
         guard let store else { return }
-        trimmedTail = store.trimmedTail.map(IncompleteWrite.init)
+        let finding = RollbackFinding.beforeUnlocking(
+            store, stateDirectory: environment.stateDirectory, journalPath: journalPath)
         let opened = try SealedJournal(store: store)
+        if opened.wraps.isEmpty, let finding {
+            // Cut before its first key wrap, where this machine remembers more: no `setup` here.
+            throw ServiceError(.rolledBack(finding))
+        }
+        trimmedTail = store.trimmedTail.map(IncompleteWrite.init)
+        findingBeforeUnlocking = finding
         sealed = opened
         failuresSinceLastSuccess = opened.trailingFailures
     }

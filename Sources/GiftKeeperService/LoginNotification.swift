@@ -16,6 +16,8 @@ public enum LoginNotification: Equatable, Sendable, CustomStringConvertible {
     case historyDiverged(sequence: UInt64)
     /// The remembered head did not authenticate (the state file was altered).
     case rememberedHeadUnverified
+    /// This machine remembers another journal at this path: this one replaced it.
+    case journalReplaced
     /// After a rollback warning, a change was made in an interactive session: the journal
     /// as it is now is remembered from here on, and the warning stops.
     case rollbackAccepted
@@ -47,6 +49,8 @@ public enum LoginNotification: Equatable, Sendable, CustomStringConvertible {
                 + Self.untilAccepted
         case .rememberedHeadUnverified:
             return "🚨 The record of your last session does not verify: it was altered" + Self.untilAccepted
+        case .journalReplaced:
+            return "🚨 This is not the journal you last used at this path: it was replaced by another one" + Self.untilAccepted
         case .rollbackAccepted:
             return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated."
         }

@@ -26,8 +26,45 @@ struct RememberedHead: Equatable {
     /// a rollback; a copy elsewhere (a backup, a sample tried out in /tmp) is another
     /// journal to this machine, so checking or using it never trips over the original's record.
     static func path(in directory: String, journalID: [UInt8], journalPath: String) -> String {
+        directory + "/" + journalID.map { hex($0) }.joined() + placeSuffix(journalPath)
+    }
+
+    /// `-<8 bytes of BLAKE2b of the journal's real path>.head`: what every record of one place ends with.
+    private static func placeSuffix(_ journalPath: String) -> String {
         let place = Blake2b.hash(Array(canonicalPath(journalPath).utf8)).prefix(8)
-        return directory + "/" + journalID.map { hex($0) }.joined() + "-" + place.map { hex($0) }.joined() + ".head"
+        return "-" + place.map { hex($0) }.joined() + ".head"
+    }
+
+    /// Every record kept for `journalPath`, whatever its journal id, parsed but NOT
+    /// authenticated (no key yet): evidence to compare with the journal before unlocking.
+    static func unverifiedRecords(in directory: String, journalPath: String) -> [RememberedHead] {
+        let suffix = placeSuffix(journalPath)
+        guard let names = try? FileSystem.directoryEntries(directory) else { return [] }
+        return names.filter { $0.hasSuffix(suffix) }.compactMap { name in
+            PrivateFiles.readSmallFile(directory + "/" + name).flatMap(parse)
+        }
+    }
+
+    /// Removes the records kept for `journalPath` of journals other than `journalID`: this
+    /// machine itself made or accepted that journal there.
+    static func forgetOthers(in directory: String, journalID: [UInt8], journalPath: String) {
+        let suffix = placeSuffix(journalPath)
+        let keep = journalID.map { hex($0) }.joined() + suffix
+        for name in (try? FileSystem.directoryEntries(directory)) ?? [] where name.hasSuffix(suffix) && name != keep {
+            try? FileSystem.unlink(directory + "/" + name)
+        }
+    }
+
+    /// The fields of a record, unauthenticated; nil when it is not one.
+    private static func parse(_ bytes: [UInt8]) -> RememberedHead? {
+        var reader = ByteReader(bytes)
+        guard bytes.count == length, reader.read(8) == magic,
+              let id = reader.read(16),
+              let sequence = reader.readLittleEndian(UInt64.self),
+              let hash = reader.read(32),
+              let epoch = reader.readLittleEndian(UInt64.self)
+        else { return nil }
+        return RememberedHead(journalID: id, lastSequence: sequence, headHash: hash, epochWrapSequence: epoch)
     }
 
     /// `path` with symlinks and `..` resolved when it exists; as given otherwise.
@@ -73,16 +110,9 @@ struct RememberedHead: Equatable {
         guard let bytes = PrivateFiles.readSmallFile(path(in: directory, journalID: journalID, journalPath: journalPath)) else {
             return .none
         }
-        var reader = ByteReader(bytes)
-        guard bytes.count == length, reader.read(8) == magic,
-              let id = reader.read(16), id == journalID,
-              let sequence = reader.readLittleEndian(UInt64.self),
-              let hash = reader.read(32),
-              let epoch = reader.readLittleEndian(UInt64.self),
-              let mac = reader.read(32)
-        else { return .unverified }
-        let head = RememberedHead(journalID: id, lastSequence: sequence, headHash: hash, epochWrapSequence: epoch)
-        guard let key = dataKey(epoch) else { return .keyMissing(head) }
+        guard let head = parse(bytes), head.journalID == journalID else { return .unverified }
+        let mac = Array(bytes.suffix(32))
+        guard let key = dataKey(head.epochWrapSequence) else { return .keyMissing(head) }
         guard let expected = try? head.encoded(dataKey: key),
               constantTimeEqual(Array(expected.suffix(32)), mac)
         else { return .unverified }

@@ -10,6 +10,9 @@ public enum RollbackFinding: Equatable, Sendable {
     /// The remembered head does not authenticate with this journal's keys: the state file
     /// was altered, or the journal no longer has the key epoch that wrote it.
     case rememberedHeadUnverified
+    /// This machine remembers another journal at this path, and none of this one: the
+    /// journal was replaced (by one the same password may well open).
+    case journalReplaced
 
     /// The sign-in warning that announces it.
     var notification: LoginNotification {
@@ -17,6 +20,7 @@ public enum RollbackFinding: Equatable, Sendable {
         case .eventsMissing(let count): .eventsMissing(count: count)
         case .historyDiverged(let sequence): .historyDiverged(sequence: sequence)
         case .rememberedHeadUnverified: .rememberedHeadUnverified
+        case .journalReplaced: .journalReplaced
         }
     }
 }
@@ -59,5 +63,33 @@ struct RollbackCheck {
             let actual = head.lastSequence == lastSequence ? headHash : hashAtRemembered
             return actual == head.headHash ? nil : .historyDiverged(sequence: head.lastSequence)
         }
+    }
+}
+
+extension RollbackFinding {
+    /// What the records this machine keeps for `journalPath` say of `store` before any key:
+    /// unauthenticated, so only evidence to report instead of a wrong password or a `setup`
+    /// offer, never a reason to trust anything. Nil when they agree (or there are none).
+    static func beforeUnlocking(_ store: any FrameStore, stateDirectory: String?, journalPath: String) -> RollbackFinding? {
+        guard let stateDirectory else { return nil }
+        let records = RememberedHead.unverifiedRecords(in: stateDirectory, journalPath: journalPath)
+        guard !records.isEmpty else { return nil }
+        guard let record = records.first(where: { $0.journalID == store.header.journalID }) else {
+            return .journalReplaced
+        }
+        let head = store.head
+        if record.lastSequence > head.sequence { return .eventsMissing(count: record.lastSequence - head.sequence) }
+        var hashThere = head.hash
+        if record.lastSequence < head.sequence {
+            // The frame after the remembered one binds the remembered frame's hash.
+            var found: [UInt8]?
+            try? store.read(after: record.lastSequence, progress: nil) { frame in
+                if found == nil { found = Array(frame.previousHash) }
+                throw ReplayStop()
+            }
+            guard let found else { return nil }
+            hashThere = found
+        }
+        return hashThere == record.headHash ? nil : .historyDiverged(sequence: record.lastSequence)
     }
 }

@@ -115,6 +115,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
                 what = "\(count) event\(count == 1 ? " is" : "s are") missing since your last session on this machine: the journal was rolled back or replaced"
             case .historyDiverged(let sequence):
                 what = "the journal's history differs from your last session on this machine at sequence number \(sequence): it was replaced or altered"
+            case .journalReplaced:
+                what = "this machine last used another journal at this path: this one replaced it"
             case .rememberedHeadUnverified:
                 what = "the record of your last session on this machine does not verify: it or the journal was altered"
             }

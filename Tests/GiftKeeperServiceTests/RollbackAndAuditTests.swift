@@ -116,7 +116,16 @@ extension RollbackTests {
         sandbox.notifications.items.removeAll()
         let rolledBack = sandbox.service()
         try rolledBack.openSettled()
-        #expect(serviceError { try rolledBack.login(password: password("new horse")) }?.wrongPasswordRecorded == true)
+        // The newer password cannot open the older copy: what this machine remembers says
+        // why, instead of "wrong password", and no failed login is recorded into the copy.
+        let refused = serviceError { try rolledBack.login(password: password("new horse")) }
+        guard case .rolledBack(.eventsMissing(let missing)) = refused?.code else {
+            Issue.record("expected eventsMissing, got \(String(describing: refused))")
+            return
+        }
+        #expect(missing > 0)
+        #expect(try sandbox.journalBytes() == copy)
+        sandbox.notifications.items.removeAll()
         try rolledBack.login(password: password("correct horse"))
         let alarms = sandbox.notifications.items.filter {
             switch $0 {

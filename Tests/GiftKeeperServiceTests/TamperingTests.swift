@@ -86,8 +86,17 @@ import OrderedCollections
         try service.openSettled()
         #expect(service.keyDerivationParameters?.opsLimit == KDFParameters.maximumOpsLimit)
         let started = Date()
+        let before = try sandbox.journalBytes()
         let error = serviceError { try service.login(password: password("correct horse")) }
-        #expect(error?.wrongPasswordRecorded == true, "\(String(describing: error))")
+        // The chain was recomputed, so this machine's record of the head no longer matches:
+        // reported as the alteration it is (exit 1), not as a wrong password, and nothing is
+        // recorded into the altered file (issue 13, finding 7).
+        guard case .rolledBack(.historyDiverged) = error?.code else {
+            Issue.record("expected historyDiverged, got \(String(describing: error))")
+            return
+        }
+        #expect(error?.exitCode == 1)
+        #expect(try sandbox.journalBytes() == before)
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(service.phase == .locked)
     }
@@ -155,13 +164,22 @@ import OrderedCollections
                 _ = try GiftKeeperService.audit(
                     journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
             }
-            #expect(audit?.wrongPasswordRecorded == false, "\(secret): \(String(describing: audit))")
+            // This machine remembers the journal's head: the splice shows as altered history.
+            #expect(audit.map { "\($0.code)" }?.hasPrefix("rolledBack(") == true, "\(secret): \(String(describing: audit))")
         }
         #expect(try sandbox.journalBytes() == spliced)
         let service = sandbox.service()
         try service.openSettled()
-        #expect(serviceError { try service.login(password: password("other password")) }?.wrongPasswordRecorded == true)
+        let login = serviceError { try service.login(password: password("other password")) }
+        #expect(login.map { "\($0.code)" }?.hasPrefix("rolledBack(") == true, "\(String(describing: login))")
+        #expect(try sandbox.journalBytes() == spliced, "no failed login recorded into the altered file")
         #expect(service.state.presents.isEmpty)
+        try service.close()
+
+        // Without this machine's record, the same splice is only a password that does not open it.
+        let elsewhere = sandbox.service(stateDirectory: .some(nil))
+        try elsewhere.openSettled()
+        #expect(serviceError { try elsewhere.login(password: password("other password")) }?.wrongPasswordRecorded == true)
     }
 
     @Test func reorderedDroppedAndDuplicatedFramesAreTampering() throws {
