@@ -14,10 +14,14 @@ public enum AccessMode: Sendable {
 public struct IncompleteWrite: Sendable, Equatable {
     public let offset: Int
     public let length: Int
+    /// Where the bytes were saved before they were trimmed (mode 0600, beside the journal);
+    /// nil when nothing was trimmed (read-only access).
+    public let savedAs: String?
 
     init(_ tail: TornTail) {
         offset = tail.offset
         length = tail.length
+        savedAs = tail.savedAs
     }
 }
 

@@ -246,6 +246,11 @@ struct SubcommandTests {
         #expect(opened.status == 0, "\(opened)")
         #expect(opened.stderr.contains("giftkeeper: warning: The journal's last write was incomplete"), "\(opened)")
         #expect(opened.stderr.contains("bytes were trimmed"), "\(opened)")
+        // The trimmed bytes were saved beside the journal first, and the warning names the copy.
+        let savedCopy = sandbox.allFiles().first { $0.hasPrefix(torn + ".torn-") }
+        let savedBytes = savedCopy.flatMap(fileBytes) ?? []
+        #expect(!savedBytes.isEmpty && Array(original.dropLast(20)).suffix(savedBytes.count).elementsEqual(savedBytes))
+        #expect(savedCopy.map { opened.stderr.contains("saved to \($0)") } == true, "\(opened)")
         #expect(opened.stdout.contains("3 presents"), "\(opened)")
         let afterwards = try sandbox.audits(torn)
         #expect(afterwards.status == 0, "\(afterwards)")

@@ -56,8 +56,10 @@ public final class REPLSession {
         }
         progress.clear()
         if let tail = service.trimmedTail {
+            let saved = tail.savedAs.map { " They were saved to \(CommandLineTokenizer.quoted($0)) first." } ?? ""
             console.warning(
-                "The journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed. The events before them are intact.")
+                "The journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed. The events before them are intact."
+                    + saved)
         }
         if isInteractive {
             greet()
