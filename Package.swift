@@ -74,13 +74,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The readline shell: line editing, command parsing, rendering. It imports
-        // GiftKeeperCrypto for one type: passwords are read straight into SecureBytes
-        // (guarded memory), never a String.
+        // The readline shell: line editing, command parsing, rendering, and every sentence
+        // addressed to a person. Besides the service and the domain it imports
+        // GiftKeeperCrypto for one type (passwords are read straight into SecureBytes,
+        // guarded memory, never a String), and GiftKeeperJournal and GiftKeeperFiles only to
+        // word their errors (JournalError, errno), which the service passes on as data.
         .target(
             name: "GiftKeeperREPL",
             dependencies: [
-                "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperCrypto", "CReadline",
+                "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperCrypto", "GiftKeeperJournal", "GiftKeeperFiles",
+                "CReadline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -139,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GiftKeeperREPLTests",
-            dependencies: ["GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto"],
+            dependencies: ["GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal"],
             swiftSettings: strictSettings
         ),
         // End-to-end: runs the built giftkeeper binary in script mode and under tmux.

@@ -15,7 +15,18 @@ import GiftKeeperDomain
 enum ImportDocument {
     struct Rejection: Error, Equatable {
         let location: String
-        let reason: String
+        /// What is wrong there, in a few words ("it is missing"), or a rule of the list.
+        let reason: ImportRejection
+
+        init(location: String, reason: String) {
+            self.location = location
+            self.reason = .malformed(reason)
+        }
+
+        init(location: String, rule: DomainError) {
+            self.location = location
+            self.reason = .rule(rule)
+        }
     }
 
     /// Deepest nesting of arrays and objects read (the document itself needs 3).
@@ -304,7 +315,7 @@ extension ImportDocument {
                 do {
                     price = try Money(parsing: priceText)
                 } catch {
-                    throw Rejection(location: "presents[\(index)].price", reason: DomainError.invalidPrice(priceText, reason: error).message)
+                    throw Rejection(location: "presents[\(index)].price", rule: .invalidPrice(priceText, reason: error))
                 }
             }
             let statusText = try text(.status, index)
@@ -707,7 +718,7 @@ extension ImportDocument {
 }
 
 /// What an import did.
-public struct ImportSummary: Sendable, Equatable, CustomStringConvertible {
+public struct ImportSummary: Sendable, Equatable {
     public let presentsImported: Int
     public let batches: Int
 
@@ -716,12 +727,7 @@ public struct ImportSummary: Sendable, Equatable, CustomStringConvertible {
         self.batches = batches
     }
 
-    /// "Imported 2 presents (saved in 1 batch)."
-    public var description: String {
-        let presents = presentsImported == 1 ? "present" : "presents"
-        let saved = batches == 1 ? "batch" : "batches"
-        return "Imported \(presentsImported) \(presents) (saved in \(batches) \(saved))."
-    }
+
 }
 
 /// An export v1 document read and checked as far as it can be without the journal's keys:
@@ -757,7 +763,7 @@ extension GiftKeeperService {
     }
 
     private static func rejection(_ error: DomainError, at index: Int) -> ServiceError {
-        ServiceError(.importRejected(location: "presents[\(index)]" + field(of: error), reason: error.message))
+        ServiceError(.importRejected(location: "presents[\(index)]" + field(of: error), reason: .rule(error)))
     }
 
     /// Reads and checks an export v1 document before any journal is opened or password
@@ -779,7 +785,7 @@ extension GiftKeeperService {
             blank = GiftList.fold(try GiftList.decide(
                 .createAccount(name: "import"), at: Timestamp(millisecondsSinceEpoch: 0), state: GiftList()))
         } catch {
-            throw ServiceError(.internalFailure("an empty list to check the import against: \(error.message)"))
+            throw ServiceError(.internalFailure("an empty list to check the import against: \(error)"))
         }
         let at = Timestamp(millisecondsSinceEpoch: 0)
         for (index, present) in presents.enumerated() {

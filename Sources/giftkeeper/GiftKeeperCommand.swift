@@ -145,7 +145,7 @@ func productionEnvironment() -> ServiceEnvironment {
 func failure(_ error: any Error, console: Console = Console()) -> ExitCode {
     switch error {
     case let error as ServiceError:
-        console.error(error.description)
+        console.error(error.sentence)
         return ExitCode(error.exitCode)
     case let error as PasswordInputError where error.code == .interrupted:
         console.note("Cancelled.")

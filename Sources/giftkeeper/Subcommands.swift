@@ -77,7 +77,7 @@ struct Audit: ParsableCommand {
         if let problem = report.failure {
             // Every frame verified when only the rollback check failed.
             printFailedVerdict(problem, verified: report.records.count, allVerified: report.problem == nil, console: console)
-            console.error(problem.description)
+            console.error(problem.sentence)
             throw ExitCode(problem.exitCode)
         }
         if json {
@@ -97,12 +97,12 @@ extension Audit {
         if json {
             console.print(JSONLine.object([
                 ("verdict", .string("failed")), ("events", .number(Int64(verified))),
-                ("reason", .string(problem.description)),
+                ("reason", .string(problem.sentence)),
             ]))
         } else if allVerified {
-            console.print("FAILED: \(counted(verified, "frame")) verified, but: \(problem.description)")
+            console.print("FAILED: \(counted(verified, "frame")) verified, but: \(problem.sentence)")
         } else {
-            console.print("FAILED after \(counted(verified, "verified frame")): \(problem.description)")
+            console.print("FAILED after \(counted(verified, "verified frame")): \(problem.sentence)")
         }
     }
 }
@@ -119,7 +119,7 @@ func withSignedInService(
     service.onProgress = { progress.update(completed: $0, total: $1) }
     service.onNotification = { notification in
         progress.clear()
-        console.note(notification.description)
+        console.note(notification.sentence)
     }
     do {
         try service.openExisting(access: .readWrite)
@@ -196,7 +196,7 @@ struct Import: ParsableCommand {
         }
         try withSignedInService(journal: journal, password: password) { service in
             let summary = try service.importDocument(document)
-            Console().note(summary.description)
+            Console().note(summary.sentence)
         }
     }
 }
@@ -214,7 +214,7 @@ struct Verify: ParsableCommand {
         do {
             report = try GiftKeeperService.verify(journalPath: journal.path)
         } catch {
-            console.error(error.description)
+            console.error(error.sentence)
             throw ExitCode(error.exitCode)
         }
         if let tail = report.incompleteWrite {

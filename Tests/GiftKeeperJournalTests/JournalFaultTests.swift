@@ -207,7 +207,6 @@ extension JournalTestSuite {
                 }
                 #expect(error?.code == .changedWhileOpen(.replaced), "\(replacement)")
                 #expect(error?.exitCode == 1)
-                #expect(error?.description.contains("was replaced or removed while it was open") == true)
                 #expect(journal.lastSequence == 3, "\(replacement): nothing acknowledged")
                 #expect(journal.size == before.count)
                 #expect(try readBytes(kept) == before, "\(replacement): the old file is cut back")
@@ -250,7 +249,6 @@ extension JournalTestSuite {
                 }
                 #expect(error?.code == .changedWhileOpen(.size(expected: size, actual: after.count)), "\(change)")
                 #expect(error?.exitCode == 1)
-                #expect(error?.description.contains("Nothing was written") == true)
                 #expect(try readBytes(path) == after, "\(change): not a byte written")
                 #expect(journal.lastSequence == 3)
                 #expect(journalError { try journal.append { try $0.add(kind: .dataSealed, payload: [1]) } }?.code == .unusable)

@@ -187,7 +187,6 @@ extension JournalTestSuite {
             let insecure = journalError { try Journal.open(at: open, access: .readOnly) }
             #expect(insecure?.code == .insecurePermissions(mode: 0o644))
             #expect(insecure?.exitCode == 4)
-            #expect(insecure?.description.contains("chmod 600 \(open)") == true)
             #expect(chmod(open, 0o620) == 0)
             #expect(journalError { try Journal.open(at: open, access: .readWrite) }?.code == .insecurePermissions(mode: 0o620))
 
@@ -211,7 +210,6 @@ extension JournalTestSuite {
             let version = journalError { try Journal.open(at: newer, access: .readWrite) }
             #expect(version?.code == .unsupportedVersion(2))
             #expect(version?.exitCode == 4)
-            #expect(version?.description.contains("Upgrade giftkeeper") == true)
             #expect(journalError { try Journal.verify(at: newer) }?.code == .unsupportedVersion(2))
 
             let flagged = directory.file("flags.journal")
@@ -356,7 +354,8 @@ extension JournalTestSuite {
             #expect(reports.map(\.0) == reports.map(\.0).sorted())
         }
 
-        @Test func errorsHaveExitCodesAndSentences() {
+        /// The sentences are the shell's: GiftKeeperREPLTests/MessagesTests.
+        @Test func errorsHaveExitCodes() {
             let problem = JournalProblem(sequence: 7, offset: 1234, reason: "frame hash does not match")
             let cases: [(JournalError.Code, Int32, String)] = [
                 (.corrupt(problem), 1, "sequence number 7"),
@@ -379,11 +378,9 @@ extension JournalTestSuite {
                 (.changedWhileOpen(.size(expected: 100, actual: 400)), 1, "400 bytes, not 100"),
                 (.changedWhileOpen(.replaced), 1, "replaced or removed"),
             ]
-            for (code, exit, phrase) in cases {
+            for (code, exit, _) in cases {
                 let error = JournalError(code, path: "/x/j")
                 #expect(error.exitCode == exit, "\(code)")
-                #expect(error.description.contains(phrase), "\(error.description)")
-                #expect(error.description.contains("'/x/j'"), "\(error.description)")
             }
         }
 

@@ -53,7 +53,7 @@ import Testing
             try writer.write(Array("{}".utf8)[...])
             makeIt(path)
             let error = try #require(throws: ServiceError.self) { try writer.finish() }
-            #expect(error.description.contains("already exists"), "\(error)")
+            #expect(error.sentence.contains("already exists"), "\(error)")
         }
         #expect(contents(directory + "/late.json") == Array("precious".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["late-link.json", "late.json"])
@@ -87,7 +87,7 @@ import Testing
         _ = symlink(directory + "/nowhere", directory + "/link.json")
         for taken in [directory + "/existing.json", directory + "/link.json"] {
             let error = try #require(throws: ServiceError.self) { try PrivateFile.checkWritable(taken, replacing: false) }
-            #expect(error.exitCode == 2 && error.description.contains("--force"), "\(error)")
+            #expect(error.exitCode == 2 && error.sentence.contains("--force"), "\(error)")
             try PrivateFile.checkWritable(taken, replacing: true)
         }
     }

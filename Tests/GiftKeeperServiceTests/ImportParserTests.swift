@@ -72,7 +72,7 @@ import OrderedCollections
         // The escape starts right after `"title":"`.
         let column = text.unicodeScalars.count - text.components(separatedBy: #""title":""#)[1].unicodeScalars.count + 1
         #expect(error.location == "line 1, column \(column)", "\(raw): \(error)")
-        #expect(error.reason.contains(reason), "\(raw): \(error)")
+        #expect(error.reason.words.contains(reason), "\(raw): \(error)")
     }
 
     @Test func rawControlCharactersInStringsAreRejected() throws {
@@ -82,7 +82,7 @@ import OrderedCollections
             bytes[index] = byte
             let error = try #require(rejection(bytes), "control byte \(byte) accepted")
             #expect(error.location == "line 1, column \(index + 1)")
-            #expect(error.reason.contains("control character"), "\(error)")
+            #expect(error.reason.words.contains("control character"), "\(error)")
         }
     }
 
@@ -95,7 +95,7 @@ import OrderedCollections
         let index = try #require(bytes.firstIndex(of: UInt8(ascii: "_")))
         bytes.replaceSubrange(index...index, with: sequence)
         let error = try #require(rejection(bytes), "\(sequence) accepted")
-        #expect(error.reason == "invalid UTF-8", "\(error)")
+        #expect(error.reason.words == "invalid UTF-8", "\(error)")
         #expect(error.location == "line 1, column \(index + 1)")
         // The same bytes outside a string are not JSON either.
         #expect(rejection(sequence + Array(Self.document("").utf8)) != nil)
@@ -114,7 +114,7 @@ import OrderedCollections
         #expect(try parse(Self.document("", account: deep)).isEmpty)
         let tooDeep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
         let error = try #require(rejection(Self.document("", account: tooDeep)))
-        #expect(error.reason.contains("deeper than 512"), "\(error)")
+        #expect(error.reason.words.contains("deeper than 512"), "\(error)")
         // Never recursing further: a million opening brackets is a quick rejection, not a crash.
         #expect(rejection(String(repeating: "[", count: 1_000_000)) != nil)
         #expect(rejection(Self.document("", account: String(repeating: #"{"a":"#, count: 100_000))) != nil)
@@ -134,7 +134,7 @@ import OrderedCollections
         let nested = Self.document("", account: #"{"name":"A","name":"B"}"#)
         let error = try #require(rejection(nested))
         #expect(error.location == "line 1, column 24", "\(error)")
-        #expect(error.reason.contains("'name' appears more than once"))
+        #expect(error.reason.words.contains("'name' appears more than once"))
     }
 
     @Test func whitespaceByteOrderMarkAndTrailingText() throws {
@@ -143,7 +143,7 @@ import OrderedCollections
         #expect(try ImportDocument.parse([0xEF, 0xBB, 0xBF] + Array(Self.document(Self.valid).utf8)).count == 1)
         let trailing = try #require(rejection(Self.document("") + "\nx"))
         #expect(trailing == .init(location: "line 2, column 1", reason: "unexpected text after the end of the document"))
-        #expect(rejection(Self.document("") + Self.document(""))?.reason == "unexpected text after the end of the document")
+        #expect(rejection(Self.document("") + Self.document(""))?.reason.words == "unexpected text after the end of the document")
         #expect(rejection("") == .init(location: "the document", reason: "it is empty, not a JSON object"))
         #expect(rejection(" \n ") == .init(location: "the document", reason: "it is empty, not a JSON object"))
         #expect(rejection("null") == .init(location: "the document", reason: "it must be a JSON object"))
@@ -167,12 +167,12 @@ import OrderedCollections
             == .init(location: "line 1, column 46", reason: "expected a value"))
         #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[]"#)
             == .init(location: "line 1, column 47", reason: "the document ends too soon: expected ',' or '}'"))
-        #expect(rejection(#"{"format" "giftkeeper.export.v1"}"#)?.reason == "expected ':' after the key")
-        #expect(rejection(#"{format:1}"#)?.reason == "expected a key in double quotes")
-        #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[],}"#)?.reason == "expected a key in double quotes")
+        #expect(rejection(#"{"format" "giftkeeper.export.v1"}"#)?.reason.words == "expected ':' after the key")
+        #expect(rejection(#"{format:1}"#)?.reason.words == "expected a key in double quotes")
+        #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[],}"#)?.reason.words == "expected a key in double quotes")
         #expect(rejection(#"{"a":tru}"#) == .init(location: "line 1, column 6", reason: "expected a value"))
-        #expect(rejection(#"{"a":"unterminated}"#)?.reason == "the document ends inside a string")
-        #expect(rejection("{\"a\":'x'}")?.reason == "expected a value")
+        #expect(rejection(#"{"a":"unterminated}"#)?.reason.words == "the document ends inside a string")
+        #expect(rejection("{\"a\":'x'}")?.reason.words == "expected a value")
     }
 
     // MARK: Numbers: only where the schema has none
@@ -200,7 +200,7 @@ import OrderedCollections
     /// JSON errors anywhere come before any field error, then the format, then presents.
     @Test func rejectionsComeInTheOrderOfTheOldReader() throws {
         let badPrice = Self.valid.replacingOccurrences(of: #""25.00""#, with: #""-1""#)
-        #expect(rejection(Self.document(badPrice) + " x")?.reason == "unexpected text after the end of the document")
+        #expect(rejection(Self.document(badPrice) + " x")?.reason.words == "unexpected text after the end of the document")
         let wrongFormat = Self.document(badPrice).replacingOccurrences(of: "export.v1", with: "export.v2")
         #expect(rejection(wrongFormat)?.location == "'format'")
         let formatLast = #"{"presents":[\#(badPrice)],"format":"giftkeeper.export.v2"}"#
@@ -213,7 +213,7 @@ import OrderedCollections
         let twoBad = badPrice.replacingOccurrences(of: #""idea""#, with: #""lost""#)
         let first = rejection(Self.document(Self.valid.replacingOccurrences(of: "p1", with: "p2") + "," + twoBad + ",7"))
         #expect(first?.location == "presents[1].price")
-        #expect(first?.reason.contains("'-1'") == true && first?.reason.contains("negative") == true)
+        #expect(first?.reason == .rule(.invalidPrice("-1", reason: .negative)))
         let unknownAndMissing = #"{"zeta":1,"alpha":2}"#
         #expect(rejection(Self.document(unknownAndMissing)) == .init(location: "presents[0].alpha", reason: "unknown field"))
         #expect(rejection(Self.document("{}")) == .init(location: "presents[0].id", reason: "it is missing"))

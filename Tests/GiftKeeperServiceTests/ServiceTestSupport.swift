@@ -252,7 +252,7 @@ extension ServiceError {
         return nil
     }
 
-    var importRejection: (location: String, reason: String)? {
+    var importRejection: (location: String, reason: ImportRejection)? {
         if case .importRejected(let location, let reason) = code { return (location, reason) }
         return nil
     }
@@ -450,6 +450,16 @@ extension GiftKeeperService {
                 attempts += 1
                 usleep(10_000)
             }
+        }
+    }
+}
+
+extension ImportRejection {
+    /// A malformed document's few words; a broken rule as its case, for matching in tests.
+    var words: String {
+        switch self {
+        case .malformed(let words): words
+        case .rule(let rule): "\(rule)"
         }
     }
 }

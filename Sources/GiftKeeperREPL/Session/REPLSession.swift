@@ -43,7 +43,7 @@ public final class REPLSession {
         service.onProgress = { done, total in progress.update(completed: done, total: total) }
         service.onNotification = { notification in
             progress.clear()
-            console.print(notification.description)
+            console.print(notification.sentence)
         }
         defer { progress.finish() }
         editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
@@ -51,7 +51,7 @@ public final class REPLSession {
             try service.open()
         } catch {
             progress.clear()
-            console.error(error.description)
+            console.error(error.sentence)
             return error.exitCode
         }
         progress.clear()
@@ -126,7 +126,7 @@ public final class REPLSession {
             }
             try service.close()
         } catch {
-            fail(error.description, code: error.exitCode)
+            fail(error.sentence, code: error.exitCode)
         }
     }
 
@@ -184,10 +184,10 @@ public final class REPLSession {
             if case .cancelled = error.code {
                 noteCancelled("Cancelled.")
             } else {
-                fail(error.description, code: error.exitCode)
+                fail(error.sentence, code: error.exitCode)
             }
         } catch let error as DomainError {
-            fail(error.message, code: 2)
+            fail(error.sentence, code: 2)
         } catch let error as PasswordInputError where error.code == .interrupted {
             noteCancelled("Cancelled.")
         } catch let error as PasswordInputError {
@@ -385,7 +385,7 @@ public final class REPLSession {
                 noteCancelled("Cancelled. Type 'login' to unlock, or 'quit'.")
                 return false
             }
-            fail(error.description, code: error.exitCode)
+            fail(error.sentence, code: error.exitCode)
             if case .wrongPassword = error.code { return true }
             return false
         } catch let error as PasswordInputError {
@@ -597,7 +597,7 @@ public final class REPLSession {
         let path = expandingTilde(try value(command.file, ask: "File to import"))
         let bytes = try PrivateFile.read(path)
         let summary = try service.importDocument(bytes)
-        console.print(summary.description)
+        console.print(summary.sentence)
     }
 
     // MARK: Help

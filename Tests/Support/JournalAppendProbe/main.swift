@@ -73,7 +73,7 @@ func run(path: String, count: Int) throws {
 do {
     try run(path: path, count: count)
 } catch let error as JournalError {
-    fail(error.description, code: error.exitCode)
+    fail(error.code == .inUse ? "journal in use" : "\(error.code)", code: error.exitCode)
 } catch {
     fail("\(error)", code: 5)
 }
