@@ -85,6 +85,7 @@ let package = Package(
                 "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperCrypto", "GiftKeeperJournal", "GiftKeeperFiles",
                 "CReadline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),

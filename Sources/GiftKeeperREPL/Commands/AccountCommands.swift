@@ -1,0 +1,159 @@
+import ArgumentParser
+import GiftKeeperCrypto
+import GiftKeeperService
+
+/// `setup <name> [--kdf …]`: create the account of a new journal (password twice).
+struct SetupCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "setup",
+        abstract: "Create the journal's account (asks for a password twice).",
+        usage: "setup <name> [--kdf interactive|moderate|sensitive]")
+
+    enum KDFCost: String, ExpressibleByArgument, CaseIterable {
+        case interactive, moderate, sensitive
+
+        var parameters: KDFParameters {
+            switch self {
+            case .interactive: .interactive
+            case .moderate: .moderate
+            case .sensitive: .sensitive
+            }
+        }
+    }
+
+    @Argument(help: "Your name (encrypted in the journal).") var name: String?
+    @Option(help: "Password-hashing cost: interactive (~0.1 s), moderate (~0.7 s, default), sensitive (several seconds).")
+    var kdf: KDFCost = .moderate
+
+    static let prompted = ScriptAnswers(arguments: 1, passwords: 2)
+    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(name), passwords: 2) }
+
+    static func secretSafeUsage(positional: Int) -> String? {
+        guard positional > 1 else { return nil }
+        return "'setup' takes one name (quote it if it has spaces): the password is asked for after it "
+            + "(in a script, on the next lines), never typed on the command line."
+    }
+
+    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+        ["--kdf"] + KDFCost.allCases.map(\.rawValue)
+    }
+
+    func run(in shell: Shell) throws {
+        let service = shell.service
+        guard service.phase == .noAccount else {
+            if service.phase == .signedIn { throw REPLError(.setupWhileSignedIn) }
+            throw ServiceError(.journalExists(path: service.journalPath))
+        }
+        let name = try shell.value(name, ask: "Your name")
+        try service.checkSetup(name: name)
+        let first = try shell.readPassword("New password: ")
+        defer { first.wipe() }
+        guard first.count > 0 else { throw ServiceError(.emptyPassword) }
+        let second = try shell.readPassword("Repeat the password: ")
+        defer { second.wipe() }
+        guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
+        try shell.checking { try service.setup(name: name, password: first, parameters: kdf.parameters) }
+        shell.console.print(
+            "Journal created at \(service.journalPath) (mode 0600). Type 'add <recipient> <title>' to add a present.")
+    }
+}
+
+/// `login`: unlock (the password on the next line in a script).
+struct LoginCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Unlock the journal (asks for the password).", usage: "login")
+
+    static let prompted = ScriptAnswers(passwords: 1)
+
+    static func secretSafeUsage(positional: Int) -> String? {
+        "'login' takes no arguments: the password is asked for after it "
+            + "(in a script, on the next line), never typed on the command line."
+    }
+
+    func run(in shell: Shell) throws {
+        let service = shell.service
+        switch service.phase {
+        case .noAccount: throw REPLError(.noAccountYet)
+        case .signedIn: throw ServiceError(.alreadySignedIn)
+        case .locked: break
+        }
+        let password = try shell.readPassword("Password: ")
+        defer { password.wipe() }
+        let delay = service.nextLoginDelay
+        if delay > 0, shell.isInteractive {
+            shell.console.note("Waiting \(delay) s before checking (failed attempts were recorded)…")
+        }
+        try shell.checking { try service.login(password: password) }
+    }
+}
+
+/// `signout` (`logout`): lock and wipe every key.
+struct SignOutCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signout", abstract: "Lock the journal and wipe every key from memory.",
+        usage: "signout", discussion: "'logout' does the same.", aliases: ["logout"])
+
+    /// `signout` emptied the history; it does not start the next one either.
+    static var keepsLineInHistory: Bool { false }
+
+    func run(in shell: Shell) throws {
+        guard shell.service.phase == .signedIn else {
+            shell.console.print("Already signed out.")
+            return
+        }
+        try shell.service.signOut()
+        // The locked prompt must not give back (Up, Ctrl-R) what was typed signed in.
+        shell.clearHistory()
+    }
+}
+
+/// `passwd`: the current password, then the new one twice.
+struct PasswdCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd", abstract: "Change the password (current one, then the new one twice).", usage: "passwd")
+
+    static let prompted = ScriptAnswers(passwords: 3)
+
+    static func secretSafeUsage(positional: Int) -> String? {
+        "'passwd' takes no arguments: the current password and the new one twice are asked for after it "
+            + "(in a script, on the next three lines), never typed on the command line."
+    }
+
+    func run(in shell: Shell) throws {
+        try shell.requireSignedIn()
+        let service = shell.service
+        let old = try shell.readPassword("Current password: ")
+        defer { old.wipe() }
+        guard old.count > 0 else { throw ServiceError(.emptyPassword) }
+        let delay = service.nextPasswordChangeDelay
+        if delay > 0, shell.isInteractive {
+            shell.console.note("Waiting \(delay) s before checking (after a wrong current password)…")
+        }
+        // The new password is asked for once the current one is checked.
+        var new: SecureBytes?
+        defer { new?.wipe() }
+        try shell.checking {
+            try service.changePassword(old: old) {
+                let first = try shell.readPassword("New password: ")
+                new = first
+                guard first.count > 0 else { throw ServiceError(.emptyPassword) }
+                let repeated = try shell.readPassword("Repeat the new password: ")
+                defer { repeated.wipe() }
+                guard first.constantTimeEquals(repeated) else { throw ServiceError(.passwordsDoNotMatch) }
+                return first
+            }
+        }
+        shell.console.print("Password changed. New events use a new key; only the new password opens the journal from now on.")
+    }
+}
+
+/// `quit` (`exit`, Ctrl-D): sign out and leave.
+struct QuitCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quit", abstract: "Sign out and leave (also Ctrl-D).", usage: "quit",
+        discussion: "'exit' does the same.", aliases: ["exit"])
+
+    func run(in shell: Shell) throws {
+        shell.stop()
+    }
+}

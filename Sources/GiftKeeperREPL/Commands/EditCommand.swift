@@ -1,0 +1,51 @@
+import ArgumentParser
+import OrderedCollections
+import GiftKeeperDomain
+import GiftKeeperService
+
+/// `edit <id> field=value ...`: change a present's fields.
+struct EditCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Change a present: title, recipient, notes, price, occasion.",
+        usage: "edit <id> <field>=<value> ...")
+
+    @Argument(help: "A present id such as p3.") var id: String?
+    @Argument(help: ArgumentHelp("Changes such as title=\"Red scarf\" price=30 (price= clears the price).", valueName: "field=value"))
+    var changes: [String] = []
+
+    static let prompted = ScriptAnswers(arguments: 2)
+    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(id) + (changes.isEmpty ? 1 : 0)) }
+
+    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+        request.wordIndex == 1 ? shell.presentIDs : PresentField.allCases.map { $0.rawValue + "=" }
+    }
+
+    func run(in shell: Shell) throws {
+        try shell.requireSignedIn()
+        let id = try PresentID.parse(try shell.value(id, ask: "Present id").trimmingWhitespace)
+        var assignments = changes
+        if assignments.isEmpty {
+            // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.
+            assignments = try CommandLineTokenizer.split(try shell.ask("Change (field=value)"))
+        }
+        var changes: [PresentChange] = []
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "=") else {
+                throw REPLError(.expectedAssignment(assignment))
+            }
+            let field = try PresentField(parsing: String(assignment[..<equals]))
+            changes.append(try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...])))
+        }
+        let events = try shell.service.perform(.editPresent(id: id, changes: changes))
+        if events.isEmpty {
+            shell.console.print("\(id) already has those values; nothing changed.")
+        } else {
+            let fields = events.flatMap { event -> [String] in
+                if case .presentEdited(_, let changes) = event.body { return changes.map(\.field.rawValue) }
+                return []
+            }
+            shell.console.print("Saved \(id): \(fields.joined(separator: ", ")) changed.")
+        }
+    }
+}

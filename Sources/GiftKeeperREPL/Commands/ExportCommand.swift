@@ -1,0 +1,39 @@
+import ArgumentParser
+import OrderedCollections
+import GiftKeeperDomain
+import GiftKeeperService
+import Glibc
+
+/// `export [FILE] [--force]`: the decrypted list as JSON, to a file (0600) or the screen.
+struct ExportCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "The decrypted list as JSON, to FILE (mode 0600) or screen.",
+        usage: "export [FILE] [--force]",
+        discussion: "The document is giftkeeper.export.v1 (docs/export-format.md). An existing FILE is replaced only with --force.")
+
+    @Argument(help: "Where to write; the screen when omitted.") var file: String?
+    @Flag(help: "Replace FILE if it exists.") var force = false
+
+    func run(in shell: Shell) throws {
+        try shell.requireSignedIn()
+        let service = shell.service
+        let count = service.state.presents.count
+        if let path = file.map(expandingTilde) {
+            try PrivateFile.checkWritable(path, replacing: force)
+            var file = PrivateFile.Writer(path: path, replacing: force)
+            try service.export(to: &file)
+            shell.console.print(PrivateFile.exportedSentence(presents: count, to: path))
+        } else {
+            var output = shell.console
+            try service.export(to: &output)
+        }
+    }
+}
+
+/// `~/gifts.json` as the shell would read it (the REPL's words are not shell words).
+func expandingTilde(_ path: String) -> String {
+    guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty
+    else { return path }
+    return home + path.dropFirst()
+}

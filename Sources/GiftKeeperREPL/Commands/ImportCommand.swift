@@ -1,0 +1,24 @@
+import ArgumentParser
+import GiftKeeperService
+
+/// `import FILE`: append the events that recreate an export document's presents.
+struct ImportCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Restore an export document's presents, ids and all.",
+        usage: "import FILE",
+        discussion: "For a journal that has none of those ids, e.g. a new one. The document is checked whole first: nothing is added if any of it is wrong.")
+
+    @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
+
+    static let prompted = ScriptAnswers(arguments: 1)
+    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(file)) }
+
+    func run(in shell: Shell) throws {
+        try shell.requireSignedIn()
+        let path = expandingTilde(try shell.value(file, ask: "File to import"))
+        let bytes = try PrivateFile.read(path)
+        let summary = try shell.service.importDocument(bytes)
+        shell.console.print(summary.sentence)
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import OrderedCollections
+import GiftKeeperDomain
+import GiftKeeperService
+
+/// `list [recipient] [--status S]`: the presents as a table, with a totals line.
+struct ListCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List presents: id, recipient, title, price, status.",
+        usage: "list [recipient] [--status idea|bought|wrapped|given]")
+
+    @Argument(help: "Only this recipient's presents.") var recipient: String?
+    @Option(help: "Only presents with this status.") var status: String?
+
+    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+        if request.precedingWords.last == "--status" { return PresentStatus.allCases.map(\.rawValue) }
+        return request.wordIndex == 1 ? shell.recipients : []
+    }
+
+    func run(in shell: Shell) throws {
+        try shell.requireSignedIn()
+        let state = shell.service.state
+        let status = try status.map { try PresentStatus(parsing: $0) }
+        let wanted = recipient.map { $0.trimmingWhitespace.lowercased() }
+        let presents = state.presents.values.filter { present in
+            (wanted == nil || present.recipient.lowercased() == wanted)
+                && (status == nil || present.status == status)
+        }
+        guard !presents.isEmpty else {
+            shell.console.print(
+                state.presents.isEmpty ? "No presents yet. Add one with: add <recipient> <title> [--price 25]" : "No presents match.")
+            return
+        }
+        // On a terminal, long titles (then recipients) are cut with … so rows never wrap;
+        // `show` has every field whole.
+        let table = TableRenderer(columns: [
+            .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
+            .init("PRICE", alignment: .right), .init("STATUS"),
+        ], maxWidth: TerminalSession.outputColumns)
+        shell.console.print(table.render(presents.map { present in
+            [present.id.description, present.recipient, present.title, present.price?.description ?? "-",
+             present.status.rawValue]
+        }))
+        let total = presents.reduce(Money.zero) { $0.addingSaturating($1.price ?? .zero) }
+        // The totals line: how many, what they cost, and how far along they are.
+        let stages = PresentStatus.allCases.compactMap { status -> String? in
+            let count = presents.lazy.filter { $0.status == status }.count
+            return count == 0 ? nil : "\(count) \(status)"
+        }
+        shell.console.print(
+            "\(presents.count) present\(presents.count == 1 ? "" : "s"), total \(total) (\(stages.joined(separator: ", ")))")
+    }
+}

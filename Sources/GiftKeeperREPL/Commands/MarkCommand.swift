@@ -1,0 +1,34 @@
+import ArgumentParser
+import OrderedCollections
+import GiftKeeperDomain
+import GiftKeeperService
+
+/// `mark <id> <status>`: move a present through idea, bought, wrapped, given.
+struct MarkCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mark",
+        abstract: "Set a present's status: idea, bought, wrapped, given.",
+        usage: "mark <id> idea|bought|wrapped|given")
+
+    @Argument(help: "A present id such as p3.") var id: String?
+    @Argument(help: "idea, bought, wrapped or given.") var status: String?
+
+    static let prompted = ScriptAnswers(arguments: 2)
+    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(id) + Self.missing(status)) }
+
+    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+        switch request.wordIndex {
+        case 1: shell.presentIDs
+        case 2: PresentStatus.allCases.map(\.rawValue)
+        default: []
+        }
+    }
+
+    func run(in shell: Shell) throws {
+        try shell.requireSignedIn()
+        let id = try PresentID.parse(try shell.value(id, ask: "Present id").trimmingWhitespace)
+        let status = try PresentStatus(parsing: try shell.value(status, ask: "Status (idea, bought, wrapped, given)"))
+        let events = try shell.service.perform(.markPresent(id: id, status: status))
+        shell.console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")
+    }
+}

@@ -1,0 +1,203 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import GiftKeeperCrypto
+import GiftKeeperDomain
+public import GiftKeeperService
+
+/// One shell command: its syntax (the argument-parser declarations), the answers it may
+/// prompt for, its completion and its run, in one type.
+///
+/// Every command is registered once, in ``ShellCommands/all``. The shell finds a line's
+/// command by its first word and parses only that command; prompts, script answers, help
+/// and completion all read the same declarations. Adding a command is one new file and
+/// one line in ``ShellCommands/all``.
+protocol ShellCommand: ParsableCommand {
+    /// What the command asks for at most: the arguments it asks for when its line leaves
+    /// them out, and the passwords it always asks for.
+    static var prompted: ScriptAnswers { get }
+
+    /// The lines this parsed command reads after its own, in a script: each argument it
+    /// will ask for because the line left it out, then its passwords.
+    var answers: ScriptAnswers { get }
+
+    /// A usage message that repeats none of the words: for an account command given words
+    /// it does not take, which may be a password typed on its line. Nil for the rest.
+    static func secretSafeUsage(positional: Int) -> String?
+
+    /// Candidates for the word at `request.wordIndex` (1 = the first argument).
+    static func completions(for request: CompletionRequest, in shell: Shell) -> [String]
+
+    /// Whether the line that ran it may go into the shell's history afterwards.
+    static var keepsLineInHistory: Bool { get }
+
+    /// Runs the parsed command. Errors are reported by the shell, one line each.
+    mutating func run(in shell: Shell) throws
+}
+
+extension ShellCommand {
+    static var prompted: ScriptAnswers { ScriptAnswers() }
+
+    var answers: ScriptAnswers { Self.prompted }
+
+    /// What the command would have asked for when its line did not parse, judged from
+    /// `positional`, the words that look like arguments: so its answer lines (a password
+    /// above all) are skipped, never run as commands.
+    static func answers(unparsedPositional positional: Int) -> ScriptAnswers {
+        ScriptAnswers(arguments: max(0, prompted.arguments - positional), passwords: prompted.passwords)
+    }
+
+    static func secretSafeUsage(positional: Int) -> String? { nil }
+
+    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] { [] }
+
+    static var keepsLineInHistory: Bool { true }
+
+    /// The name and aliases the command answers to.
+    static var names: [String] { [_commandName] + configuration.aliases }
+
+    /// 1 when `argument` was left out, so the command will ask for it.
+    static func missing(_ argument: String?) -> Int {
+        argument == nil ? 1 : 0
+    }
+
+    /// The long options that take a value (`--price 25`), read from the declarations.
+    static var valueOptions: Set<String> {
+        OptionNames.valueOptions(of: Self.self)
+    }
+}
+
+/// Every shell command, in the order `help` lists them.
+enum ShellCommands {
+    static let all: [any ShellCommand.Type] = [
+        SetupCommand.self, LoginCommand.self, SignOutCommand.self, AddCommand.self, ListCommand.self,
+        ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self, HistoryCommand.self,
+        ExportCommand.self, ImportCommand.self, PasswdCommand.self, HelpCommand.self, QuitCommand.self,
+    ]
+
+    /// Every name and alias, for completion and help.
+    static let names: [String] = all.flatMap { $0.names }
+
+    /// The command a line's first word names.
+    static func named(_ name: String) -> (any ShellCommand.Type)? {
+        all.first { $0.names.contains(name) }
+    }
+
+    /// The words after the command name that are neither options nor an option's value.
+    static func positionalWords(_ words: [String], of command: any ShellCommand.Type) -> [String] {
+        let valueOptions = command.valueOptions
+        var positional: [String] = []
+        var skipNext = false
+        for word in words.dropFirst() {
+            if skipNext {
+                skipNext = false
+            } else if valueOptions.contains(word) {
+                skipNext = true
+            } else if !word.hasPrefix("-") {
+                positional.append(word)
+            }
+        }
+        return positional
+    }
+}
+
+/// The command tree as argument-parser sees it, for `help` only: the usage and option
+/// lines read the same in the shell and on the command line.
+struct ShellCommandTree: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "",
+        abstract: "GiftKeeper commands.",
+        subcommands: ShellCommands.all.map { $0 as any ParsableCommand.Type })
+}
+
+/// The long option names that take a value, as argument-parser's help dump declares them;
+/// read once per command type.
+enum OptionNames {
+    private struct Dump: Decodable {
+        struct Command: Decodable {
+            let arguments: [Argument]?
+        }
+        struct Argument: Decodable {
+            let kind: String
+            let names: [Name]?
+        }
+        struct Name: Decodable {
+            let kind: String
+            let name: String
+        }
+        let command: Command
+    }
+
+    private static let cache = Cache()
+
+    private final class Cache: @unchecked Sendable {
+        // @unchecked: `byType` is only touched under `lock`.
+        let lock = NSLock()
+        var byType: [ObjectIdentifier: Set<String>] = [:]
+    }
+
+    static func valueOptions(of type: any ParsableCommand.Type) -> Set<String> {
+        let key = ObjectIdentifier(type)
+        cache.lock.lock()
+        defer { cache.lock.unlock() }
+        if let known = cache.byType[key] { return known }
+        let names: Set<String>
+        if let dump = try? JSONDecoder().decode(Dump.self, from: Data(type._dumpHelp().utf8)) {
+            names = Set((dump.command.arguments ?? []).filter { $0.kind == "option" }.flatMap { argument in
+                (argument.names ?? []).filter { $0.kind == "long" }.map { "--" + $0.name }
+            })
+        } else {
+            names = []
+        }
+        cache.byType[key] = names
+        return names
+    }
+}
+
+/// What a command may use of the shell while it runs.
+protocol Shell: AnyObject {
+    var service: GiftKeeperService { get }
+    var console: Console { get }
+    var progress: Progress { get }
+    /// On a terminal (prompts, waits shown) rather than a script.
+    var isInteractive: Bool { get }
+
+    /// Asks for a missing argument: a prompt on a terminal, the next line in a script.
+    func ask(_ label: String) throws -> String
+    /// Reads a password (the terminal with echo off, a password file, or the script's next line).
+    func readPassword(_ prompt: String) throws -> SecureBytes
+    /// Runs a password check; on a terminal, keys typed meanwhile are hidden and dropped.
+    func checking(_ body: () throws -> Void) throws
+    /// Forgets the line history (at sign-out).
+    func clearHistory()
+    /// Ends the session after this command.
+    func stop()
+    /// Reports an error without ending the command's line of work (the first one sets a
+    /// script's exit code).
+    func fail(_ message: String, code: Int32)
+}
+
+extension Shell {
+    /// `given`, or the answer to `label` when the line left it out.
+    func value(_ given: String?, ask label: String) throws -> String {
+        if let given { return given }
+        return try ask(label)
+    }
+
+    /// Throws unless signed in: the locked prompt says `login`, a new journal `setup`.
+    func requireSignedIn() throws {
+        switch service.phase {
+        case .signedIn: return
+        case .locked: throw ServiceError(.notSignedIn)
+        case .noAccount: throw REPLError(.noAccountYet)
+        }
+    }
+
+    /// The present ids, in the order they were given (p2 before p10).
+    var presentIDs: [String] { service.state.presents.keys.map(\.description) }
+
+    /// Recipients A to Z, whatever their case.
+    var recipients: [String] {
+        Array(Set(service.state.presents.values.map(\.recipient))).sorted { $0.lowercased() < $1.lowercased() }
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import OrderedCollections
+import GiftKeeperDomain
+import GiftKeeperService
+
+/// `show <id>`: every field of one present, removed ones included.
+struct ShowCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show every field of a present.", usage: "show <id>")
+
+    @Argument(help: "A present id such as p3.") var id: String?
+
+    static let prompted = ScriptAnswers(arguments: 1)
+    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(id)) }
+
+    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+        request.wordIndex == 1 ? shell.presentIDs : []
+    }
+
+    func run(in shell: Shell) throws {
+        try shell.requireSignedIn()
+        let id = try PresentID.parse(try shell.value(id, ask: "Present id").trimmingWhitespace)
+        guard let (present, isRemoved) = shell.service.state.present(id) else {
+            throw DomainError.unknownPresent(id)
+        }
+        // Notes may hold several lines (an import): each on its own row, tabs as spaces.
+        let noteLines = present.notes.isEmpty
+            ? ["-"]
+            : present.notes.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { line in line.map { $0 == "\t" ? "    " : String($0) }.joined() }
+        let rows: [[String]] = [
+            ["id", present.id.description + (isRemoved ? " (removed)" : "")],
+            ["recipient", present.recipient],
+            ["title", present.title],
+            ["price", present.price?.description ?? "-"],
+            ["status", present.status.rawValue],
+            ["occasion", present.occasion.isEmpty ? "-" : present.occasion],
+        ] + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [
+            ["created", present.createdAt.iso8601],
+            ["updated", present.updatedAt.iso8601],
+        ]
+        shell.console.print(TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
+            .joined(separator: "\n"))
+    }
+}
