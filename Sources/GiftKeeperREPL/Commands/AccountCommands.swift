@@ -9,7 +9,7 @@ struct SetupCommand: ShellCommand {
         abstract: "Create the journal's account (asks for a password twice).",
         usage: "setup <name> [--kdf interactive|moderate|sensitive]")
 
-    enum KDFCost: String, ExpressibleByArgument, CaseIterable {
+    enum KDFCost: String, ExpressibleByArgument, CaseIterable, Decodable {
         case interactive, moderate, sensitive
 
         var parameters: KDFParameters {
@@ -26,7 +26,7 @@ struct SetupCommand: ShellCommand {
     var kdf: KDFCost = .moderate
 
     static let prompted = ScriptAnswers(arguments: 1, passwords: 2)
-    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(name), passwords: 2) }
+    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("name"), passwords: 2) }
 
     static func secretSafeUsage(positional: Int) -> String? {
         guard positional > 1 else { return nil }
@@ -34,17 +34,17 @@ struct SetupCommand: ShellCommand {
             + "(in a script, on the next lines), never typed on the command line."
     }
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         ["--kdf"] + KDFCost.allCases.map(\.rawValue)
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         let service = shell.service
         guard service.phase == .noAccount else {
             if service.phase == .signedIn { throw REPLError(.setupWhileSignedIn) }
             throw ServiceError(.journalExists(path: service.journalPath))
         }
-        let name = try shell.value(name, ask: "Your name")
+        let name = try shell.value(line.text("name"), ask: "Your name")
         try service.checkSetup(name: name)
         let first = try shell.readPassword("New password: ")
         defer { first.wipe() }
@@ -52,7 +52,8 @@ struct SetupCommand: ShellCommand {
         let second = try shell.readPassword("Repeat the password: ")
         defer { second.wipe() }
         guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
-        try shell.checking { try service.setup(name: name, password: first, parameters: kdf.parameters) }
+        let cost = KDFCost(rawValue: line.text("kdf") ?? "") ?? .moderate
+        try shell.checking { try service.setup(name: name, password: first, parameters: cost.parameters) }
         shell.console.print(
             "Journal created at \(service.journalPath) (mode 0600). Type 'add <recipient> <title>' to add a present.")
     }
@@ -70,7 +71,7 @@ struct LoginCommand: ShellCommand {
             + "(in a script, on the next line), never typed on the command line."
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         let service = shell.service
         switch service.phase {
         case .noAccount: throw REPLError(.noAccountYet)
@@ -96,7 +97,7 @@ struct SignOutCommand: ShellCommand {
     /// `signout` emptied the history; it does not start the next one either.
     static var keepsLineInHistory: Bool { false }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         guard shell.service.phase == .signedIn else {
             shell.console.print("Already signed out.")
             return
@@ -119,7 +120,7 @@ struct PasswdCommand: ShellCommand {
             + "(in a script, on the next three lines), never typed on the command line."
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let service = shell.service
         let old = try shell.readPassword("Current password: ")
@@ -153,7 +154,7 @@ struct QuitCommand: ShellCommand {
         commandName: "quit", abstract: "Sign out and leave (also Ctrl-D).", usage: "quit",
         discussion: "'exit' does the same.", aliases: ["exit"])
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         shell.stop()
     }
 }

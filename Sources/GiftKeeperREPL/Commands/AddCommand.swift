@@ -20,19 +20,20 @@ struct AddCommand: ShellCommand {
     @Option(parsing: .unconditional, help: "The occasion, e.g. Christmas.") var occasion: String?
 
     static let prompted = ScriptAnswers(arguments: 2)
-    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(recipient) + Self.missing(title)) }
+    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("recipient") + line.missing("title")) }
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? shell.recipients : []
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let recipient = try shell.value(recipient, ask: "Recipient")
-        let title = try shell.value(title, ask: "Title")
-        let price = try price.map { try Money.parsePrice($0) }
+        let recipient = try shell.value(line.text("recipient"), ask: "Recipient")
+        let title = try shell.value(line.text("title"), ask: "Title")
+        let price = try line.text("price").map { try Money.parsePrice($0) }
         let events = try shell.service.perform(.addPresent(
-            recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion ?? ""))
+            recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,
+            occasion: line.text("occasion") ?? ""))
         for event in events {
             if case .presentAdded(let id, let recipient, let title, _, _, _) = event.body {
                 shell.console.print("Saved \(id): \"\(title)\" for \(recipient).")

@@ -15,16 +15,18 @@ struct EditCommand: ShellCommand {
     var changes: [String] = []
 
     static let prompted = ScriptAnswers(arguments: 2)
-    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(id) + (changes.isEmpty ? 1 : 0)) }
+    static func answers(for line: BoundLine) -> ScriptAnswers {
+        ScriptAnswers(arguments: line.missing("id") + (line.texts("changes").isEmpty ? 1 : 0))
+    }
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? shell.presentIDs : PresentField.allCases.map { $0.rawValue + "=" }
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(id, ask: "Present id").trimmingWhitespace)
-        var assignments = changes
+        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmingWhitespace)
+        var assignments = line.texts("changes")
         if assignments.isEmpty {
             // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.
             assignments = try CommandLineTokenizer.split(try shell.ask("Change (field=value)"))

@@ -15,11 +15,12 @@ struct ExportCommand: ShellCommand {
     @Argument(help: "Where to write; the screen when omitted.") var file: String?
     @Flag(help: "Replace FILE if it exists.") var force = false
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let service = shell.service
         let count = service.state.presents.count
-        if let path = file.map(expandingTilde) {
+        let force = line.flag("force")
+        if let path = line.text("file").map(expandingTilde) {
             try PrivateFile.checkWritable(path, replacing: force)
             var file = PrivateFile.Writer(path: path, replacing: force)
             try service.export(to: &file)

@@ -7,12 +7,12 @@ struct HelpCommand: ShellCommand {
 
     @Argument(help: "A command name.") var command: String?
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? ShellCommands.names.sorted() : []
     }
 
-    func run(in shell: Shell) throws {
-        guard let command else {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
+        guard let command = line.text("command") else {
             shell.console.print("Commands (type 'help <command>' for details):")
             let rows = ShellCommands.all.map { type -> [String] in
                 [type.names.joined(separator: ", "), type.configuration.abstract]

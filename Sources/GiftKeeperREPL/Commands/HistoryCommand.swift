@@ -11,8 +11,9 @@ struct HistoryCommand: ShellCommand {
     // Unconditional: '--last -1' reaches the "1 or more" check instead of "missing value".
     @Option(parsing: .unconditional, help: ArgumentHelp("Only the last N entries.", valueName: "N")) var last: Int?
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
+        let last = line.text("last").flatMap { Int($0) }
         if let last, last < 1 {
             throw REPLError(.invalidCount(last))
         }

@@ -12,11 +12,11 @@ struct ImportCommand: ShellCommand {
     @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
 
     static let prompted = ScriptAnswers(arguments: 1)
-    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(file)) }
+    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("file")) }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let path = expandingTilde(try shell.value(file, ask: "File to import"))
+        let path = expandingTilde(try shell.value(line.text("file"), ask: "File to import"))
         let bytes = try PrivateFile.read(path)
         let summary = try shell.service.importDocument(bytes)
         shell.console.print(summary.sentence)

@@ -13,16 +13,16 @@ struct ListCommand: ShellCommand {
     @Argument(help: "Only this recipient's presents.") var recipient: String?
     @Option(help: "Only presents with this status.") var status: String?
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.precedingWords.last == "--status" { return PresentStatus.allCases.map(\.rawValue) }
         return request.wordIndex == 1 ? shell.recipients : []
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let state = shell.service.state
-        let status = try status.map { try PresentStatus(parsing: $0) }
-        let wanted = recipient.map { $0.trimmingWhitespace.lowercased() }
+        let status = try line.text("status").map { try PresentStatus(parsing: $0) }
+        let wanted = line.text("recipient").map { $0.trimmingWhitespace.lowercased() }
         let presents = state.presents.values.filter { present in
             (wanted == nil || present.recipient.lowercased() == wanted)
                 && (status == nil || present.status == status)

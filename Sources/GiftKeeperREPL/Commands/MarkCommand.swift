@@ -14,9 +14,9 @@ struct MarkCommand: ShellCommand {
     @Argument(help: "idea, bought, wrapped or given.") var status: String?
 
     static let prompted = ScriptAnswers(arguments: 2)
-    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(id) + Self.missing(status)) }
+    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("id") + line.missing("status")) }
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         switch request.wordIndex {
         case 1: shell.presentIDs
         case 2: PresentStatus.allCases.map(\.rawValue)
@@ -24,10 +24,10 @@ struct MarkCommand: ShellCommand {
         }
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(id, ask: "Present id").trimmingWhitespace)
-        let status = try PresentStatus(parsing: try shell.value(status, ask: "Status (idea, bought, wrapped, given)"))
+        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmingWhitespace)
+        let status = try PresentStatus(parsing: try shell.value(line.text("status"), ask: "Status (idea, bought, wrapped, given)"))
         let events = try shell.service.perform(.markPresent(id: id, status: status))
         shell.console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")
     }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import OrderedCollections
 import GiftKeeperCrypto
 import GiftKeeperDomain
@@ -17,28 +16,29 @@ protocol ShellCommand: ParsableCommand {
     /// them out, and the passwords it always asks for.
     static var prompted: ScriptAnswers { get }
 
-    /// The lines this parsed command reads after its own, in a script: each argument it
-    /// will ask for because the line left it out, then its passwords.
-    var answers: ScriptAnswers { get }
+    /// The lines this command reads after `line`, in a script: each argument it will ask
+    /// for because the line left it out, then its passwords.
+    static func answers(for line: BoundLine) -> ScriptAnswers
 
     /// A usage message that repeats none of the words: for an account command given words
     /// it does not take, which may be a password typed on its line. Nil for the rest.
     static func secretSafeUsage(positional: Int) -> String?
 
     /// Candidates for the word at `request.wordIndex` (1 = the first argument).
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String]
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String]
 
     /// Whether the line that ran it may go into the shell's history afterwards.
     static var keepsLineInHistory: Bool { get }
 
-    /// Runs the parsed command. Errors are reported by the shell, one line each.
-    mutating func run(in shell: Shell) throws
+    /// Runs the command with the values `line` gives its declarations. Errors are reported
+    /// by the shell, one line each.
+    static func run(_ line: BoundLine, in shell: any Shell) throws
 }
 
 extension ShellCommand {
     static var prompted: ScriptAnswers { ScriptAnswers() }
 
-    var answers: ScriptAnswers { Self.prompted }
+    static func answers(for line: BoundLine) -> ScriptAnswers { prompted }
 
     /// What the command would have asked for when its line did not parse, judged from
     /// `positional`, the words that look like arguments: so its answer lines (a password
@@ -49,21 +49,16 @@ extension ShellCommand {
 
     static func secretSafeUsage(positional: Int) -> String? { nil }
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] { [] }
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] { [] }
 
     static var keepsLineInHistory: Bool { true }
 
     /// The name and aliases the command answers to.
     static var names: [String] { [_commandName] + configuration.aliases }
 
-    /// 1 when `argument` was left out, so the command will ask for it.
-    static func missing(_ argument: String?) -> Int {
-        argument == nil ? 1 : 0
-    }
-
     /// The long options that take a value (`--price 25`), read from the declarations.
     static var valueOptions: Set<String> {
-        OptionNames.valueOptions(of: Self.self)
+        Set((LineBinding.declarations(of: Self.self) ?? []).filter { $0.kind == .option }.compactMap(\.longName))
     }
 }
 
@@ -108,50 +103,6 @@ struct ShellCommandTree: ParsableCommand {
         commandName: "",
         abstract: "GiftKeeper commands.",
         subcommands: ShellCommands.all.map { $0 as any ParsableCommand.Type })
-}
-
-/// The long option names that take a value, as argument-parser's help dump declares them;
-/// read once per command type.
-enum OptionNames {
-    private struct Dump: Decodable {
-        struct Command: Decodable {
-            let arguments: [Argument]?
-        }
-        struct Argument: Decodable {
-            let kind: String
-            let names: [Name]?
-        }
-        struct Name: Decodable {
-            let kind: String
-            let name: String
-        }
-        let command: Command
-    }
-
-    private static let cache = Cache()
-
-    private final class Cache: @unchecked Sendable {
-        // @unchecked: `byType` is only touched under `lock`.
-        let lock = NSLock()
-        var byType: [ObjectIdentifier: Set<String>] = [:]
-    }
-
-    static func valueOptions(of type: any ParsableCommand.Type) -> Set<String> {
-        let key = ObjectIdentifier(type)
-        cache.lock.lock()
-        defer { cache.lock.unlock() }
-        if let known = cache.byType[key] { return known }
-        let names: Set<String>
-        if let dump = try? JSONDecoder().decode(Dump.self, from: Data(type._dumpHelp().utf8)) {
-            names = Set((dump.command.arguments ?? []).filter { $0.kind == "option" }.flatMap { argument in
-                (argument.names ?? []).filter { $0.kind == "long" }.map { "--" + $0.name }
-            })
-        } else {
-            names = []
-        }
-        cache.byType[key] = names
-        return names
-    }
 }
 
 /// What a command may use of the shell while it runs.

@@ -11,15 +11,15 @@ struct ShowCommand: ShellCommand {
     @Argument(help: "A present id such as p3.") var id: String?
 
     static let prompted = ScriptAnswers(arguments: 1)
-    var answers: ScriptAnswers { ScriptAnswers(arguments: Self.missing(id)) }
+    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("id")) }
 
-    static func completions(for request: CompletionRequest, in shell: Shell) -> [String] {
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? shell.presentIDs : []
     }
 
-    func run(in shell: Shell) throws {
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(id, ask: "Present id").trimmingWhitespace)
+        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmingWhitespace)
         guard let (present, isRemoved) = shell.service.state.present(id) else {
             throw DomainError.unknownPresent(id)
         }

@@ -162,9 +162,9 @@ public final class REPLSession: Shell {
         let positional = ShellCommands.positionalWords(words, of: type).count
         var expected = type.answers(unparsedPositional: positional)
         defer { skipUnreadAnswers(expected) }
-        var command: any ShellCommand
+        let line: BoundLine
         do {
-            command = try parse(type, Array(words.dropFirst()))
+            line = try parse(type, Array(words.dropFirst()))
         } catch {
             if type.exitCode(for: error) == .success {
                 console.print(type.fullMessage(for: error))
@@ -176,9 +176,9 @@ public final class REPLSession: Shell {
             }
             return true
         }
-        expected = command.answers
+        expected = type.answers(for: line)
         do {
-            try command.run(in: self)
+            try type.run(line, in: self)
         } catch let error as ServiceError {
             if case .cancelled = error.code {
                 noteCancelled("Cancelled.")
@@ -199,9 +199,15 @@ public final class REPLSession: Shell {
         return type.keepsLineInHistory
     }
 
-    /// Parses `arguments` as `type` alone: only that command's declarations are built.
-    private func parse<Command: ShellCommand>(_ type: Command.Type, _ arguments: [String]) throws -> any ShellCommand {
-        try Command.parse(arguments)
+    /// Binds `arguments` to `type`'s declarations: a plain line directly (``LineBinding``),
+    /// anything else through argument-parser, which words its errors.
+    private func parse<Command: ShellCommand>(_ type: Command.Type, _ arguments: [String]) throws -> BoundLine {
+        if let bound = LineBinding.bind(type, arguments) { return bound }
+        let parsed = try Command.parse(arguments)
+        guard let bound = LineBinding.bound(from: parsed) else {
+            throw REPLError(.unreadableDeclarations(Command._commandName))
+        }
+        return bound
     }
 
     /// Reports an error; in a script, the first failure's code becomes the exit code (the
@@ -297,7 +303,7 @@ public final class REPLSession: Shell {
     /// The interactive login at start-up: true to try again after a wrong password.
     private func login() -> Bool {
         do {
-            try LoginCommand().run(in: self)
+            try LoginCommand.run(BoundLine(values: [:], declarations: []), in: self)
             return false
         } catch let error as ServiceError {
             if case .cancelled = error.code {
@@ -342,6 +348,8 @@ struct REPLError: Error, CustomStringConvertible {
         case setupWhileSignedIn
         case expectedAssignment(String)
         case invalidCount(Int)
+        /// A command whose parsed values could not be read back (a programming error).
+        case unreadableDeclarations(String)
     }
 
     let code: Code
@@ -367,6 +375,8 @@ struct REPLError: Error, CustomStringConvertible {
             return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion."
         case .invalidCount(let count):
             return "'--last \(count)' must be 1 or more. Type e.g. 'history --last 10'."
+        case .unreadableDeclarations(let command):
+            return "Internal failure: the arguments of '\(command)' could not be read. Nothing was done; please report this."
         }
     }
 }

@@ -1,0 +1,227 @@
+import ArgumentParser
+import Foundation
+
+/// Binds a command line's words to its command's declarations: a ``BoundLine``.
+///
+/// Written here because argument-parser rebuilds a command's declarations by reflection on
+/// every parse (about a million instructions a line, several times a fsync'd append), so a
+/// script of a thousand `add` lines would spend most of its time there. The syntax comes
+/// from the same declarations (argument-parser's own help dump, read once per command).
+/// Anything but the plain case -- an unknown or repeated option, `--name=value`, `--`, a
+/// word starting with `-` that is no option, too many arguments, a value that is not text
+/// (a number, a choice) -- is left to argument-parser,
+/// which parses the line (``bound(from:)`` reads its result) or words the error.
+enum LineBinding {
+    /// One declared argument, as the help dump describes it, with its property's name.
+    struct Declaration {
+        enum Kind: String, Decodable {
+            case positional, option, flag
+        }
+        let key: String
+        let kind: Kind
+        let longName: String?
+        let isRepeating: Bool
+        let takesAnyValue: Bool
+        let defaultValue: String?
+        /// Whether its value is text as typed (String, String?, [String], a flag); any other
+        /// type (a number, a choice) is converted and checked by argument-parser.
+        let isText: Bool
+    }
+
+    /// What the command's line gave for one declaration.
+    enum Given: Equatable {
+        case text(String)
+        case texts([String])
+        case flag
+
+        /// A parsed property's value (nil for nothing: an absent option, a flag off).
+        init?(_ value: Any) {
+            switch value {
+            case let text as String: self = .text(text)
+            case let texts as [String]: self = texts.isEmpty ? .texts([]) : .texts(texts)
+            case let flag as Bool: if flag { self = .flag } else { return nil }
+            case let number as Int: self = .text(String(number))
+            case let choice as any RawRepresentable:
+                guard let raw = choice.rawValue as? String else { return nil }
+                self = .text(raw)
+            default:
+                // An Optional: its wrapped value, or nothing.
+                guard let wrapped = Mirror(reflecting: value).children.first?.value else { return nil }
+                self.init(wrapped)
+            }
+        }
+    }
+
+    /// The line bound from `arguments` (the words after the command's name), or nil to let
+    /// argument-parser parse them.
+    static func bind(_ type: any ShellCommand.Type, _ arguments: [String]) -> BoundLine? {
+        guard let declarations = declarations(of: type), let given = match(arguments, declarations) else { return nil }
+        return BoundLine(values: given, declarations: declarations)
+    }
+
+    /// What argument-parser parsed, as a line: each declared property's value, read from
+    /// its wrapper (`_parsedValue`, case `value`).
+    static func bound(from parsed: any ShellCommand) -> BoundLine? {
+        guard let declarations = declarations(of: type(of: parsed)) else { return nil }
+        var values: [String: Given] = [:]
+        for child in Mirror(reflecting: parsed).children {
+            guard let label = child.label else { continue }
+            let key = String(label.dropFirst())
+            guard let value = Mirror(reflecting: child.value).children.first.flatMap({ storage in
+                Mirror(reflecting: storage.value).children.first { $0.label == "value" }?.value
+            }) else { return nil }
+            values[key] = Given(value)
+        }
+        return BoundLine(values: values, declarations: declarations)
+    }
+
+
+
+    /// Assigns the words to the declarations; nil for anything but the plain case.
+    static func match(_ words: [String], _ declarations: [Declaration]) -> [String: Given]? {
+        // `--` ends the options for argument-parser, wherever it stands.
+        guard !words.contains("--") else { return nil }
+        var given: [String: Given] = [:]
+        var positional = declarations.filter { $0.kind == .positional }[...]
+        var index = words.startIndex
+        while index < words.endIndex {
+            let word = words[index]
+            index += 1
+            if word.hasPrefix("-") {
+                guard let declaration = declarations.first(where: { $0.kind != .positional && $0.longName == word }),
+                      given[declaration.key] == nil
+                else { return nil }
+                if declaration.kind == .flag {
+                    given[declaration.key] = .flag
+                    continue
+                }
+                guard declaration.isText, index < words.endIndex,
+                      declaration.takesAnyValue || !words[index].hasPrefix("-")
+                else { return nil }
+                given[declaration.key] = .text(words[index])
+                index += 1
+            } else {
+                guard let declaration = positional.first, declaration.isText else { return nil }
+                if declaration.isRepeating {
+                    if case .texts(let earlier) = given[declaration.key] {
+                        given[declaration.key] = .texts(earlier + [word])
+                    } else {
+                        given[declaration.key] = .texts([word])
+                    }
+                } else {
+                    given[declaration.key] = .text(word)
+                    positional = positional.dropFirst()
+                }
+            }
+        }
+        return given
+    }
+
+    // MARK: Declarations, read once per command
+
+    private struct Dump: Decodable {
+        struct Command: Decodable {
+            let arguments: [Argument]?
+        }
+        struct Argument: Decodable {
+            let kind: Declaration.Kind
+            let names: [Name]?
+            let isRepeating: Bool?
+            let parsingStrategy: String?
+            let defaultValue: String?
+        }
+        struct Name: Decodable {
+            let kind: String
+            let name: String
+        }
+        let command: Command
+    }
+
+    private final class Cache: @unchecked Sendable {
+        // @unchecked: `byType` is only touched under `lock`.
+        let lock = NSLock()
+        var byType: [ObjectIdentifier: [Declaration]?] = [:]
+    }
+
+    private static let cache = Cache()
+
+    /// The command's declarations in order, each with its property's name; nil when they
+    /// cannot be matched up (then every line of it goes to argument-parser).
+    static func declarations(of type: any ParsableCommand.Type) -> [Declaration]? {
+        let key = ObjectIdentifier(type)
+        cache.lock.lock()
+        defer { cache.lock.unlock() }
+        if let known = cache.byType[key] { return known }
+        let found = readDeclarations(of: type)
+        cache.byType[key] = found
+        return found
+    }
+
+    private static func readDeclarations(of type: any ParsableCommand.Type) -> [Declaration]? {
+        guard let dump = try? JSONDecoder().decode(Dump.self, from: Data(type._dumpHelp().utf8)) else { return nil }
+        // The generated --help flag is no property.
+        let arguments = (dump.command.arguments ?? []).filter { argument in
+            !(argument.names ?? []).contains { $0.kind == "long" && $0.name == "help" }
+        }
+        // The properties, in declaration order (their wrappers' backing storage, `_name`),
+        // the order argument-parser reads them in too.
+        let properties = Mirror(reflecting: type.init()).children.compactMap { child in
+            child.label.map { (key: String($0.dropFirst()), wrapper: String(describing: Swift.type(of: child.value))) }
+        }
+        guard properties.count == arguments.count else { return nil }
+        let textWrappers: Set = [
+            "Argument<Optional<String>>", "Argument<String>", "Argument<Array<String>>",
+            "Option<Optional<String>>", "Option<String>", "Flag<Bool>",
+        ]
+        return zip(properties, arguments).map { property, argument in
+            Declaration(
+                key: property.key, kind: argument.kind,
+                longName: (argument.names ?? []).first { $0.kind == "long" }.map { "--" + $0.name },
+                isRepeating: argument.isRepeating ?? false,
+                takesAnyValue: argument.parsingStrategy == "unconditional",
+                defaultValue: argument.defaultValue,
+                isText: textWrappers.contains(property.wrapper))
+        }
+    }
+}
+
+/// A command line's values, by the name of the property that declares each one.
+///
+/// Reading a name the command does not declare is a programming error (it stops the
+/// program): every command's transcript tests read each of its names.
+struct BoundLine {
+    let values: [String: LineBinding.Given]
+    let declarations: [LineBinding.Declaration]
+
+    private func declared(_ key: String) -> LineBinding.Declaration {
+        guard let declaration = declarations.first(where: { $0.key == key }) else {
+            preconditionFailure("'\(key)' is not declared by this command")
+        }
+        return declaration
+    }
+
+    /// An argument's or option's word, or its declared default; nil when neither.
+    func text(_ key: String) -> String? {
+        let declaration = declared(key)
+        if case .text(let text) = values[key] { return text }
+        return declaration.defaultValue
+    }
+
+    /// A repeating argument's words (empty when none).
+    func texts(_ key: String) -> [String] {
+        _ = declared(key)
+        if case .texts(let texts) = values[key] { return texts }
+        return []
+    }
+
+    /// Whether a flag was given.
+    func flag(_ key: String) -> Bool {
+        _ = declared(key)
+        return values[key] == .flag
+    }
+
+    /// 1 when an argument was left out, so the command will ask for it.
+    func missing(_ key: String) -> Int {
+        text(key) == nil ? 1 : 0
+    }
+}
