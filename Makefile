@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps bench bench-compare bench-baseline demo clean
+.PHONY: run test build release deps bench bench-cli bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -49,8 +49,14 @@ BENCH = fixtures=$$(mktemp -d /tmp/giftkeeper-bench.XXXXXX) && \
 	( cd Benchmarks && GIFTKEEPER_BENCH_FIXTURES=$$fixtures $(SWIFT) package --disable-sandbox
 BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
 
-bench: deps
+bench: deps bench-cli
 	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
+
+## bench-cli: black-box figures through the built binary, each against a bound measured in
+## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines)
+bench-cli: deps
+	$(SWIFT) build -c release --product giftkeeper
+	scripts/bench-command-path.sh .build/release/giftkeeper 1000
 
 ## bench-compare: run the suite and compare it with the committed baseline 'main'
 bench-compare: deps

@@ -138,15 +138,21 @@ extension GiftList {
     ) throws(DomainError) -> String {
         let allowsLineBreaks = field == .notes
         var value = trim ? text.trimmedWhitespace() : text
+        // Printable ASCII (most text) holds no control character, no CR and is one
+        // character a byte: the scalar and character walks below are for the rest.
+        let printableASCII = value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
         // Notes written on Windows end their lines with CR LF: kept as LF.
-        if allowsLineBreaks && value.contains("\r\n") {
+        if allowsLineBreaks && !printableASCII && value.contains("\r\n") {
             value = String(value.map { $0 == "\r\n" ? "\n" : $0 })
         }
-        if let scalar = value.unicodeScalars.first(where: { isDisallowed($0, allowingLineBreaks: allowsLineBreaks) }) {
+        if !printableASCII,
+           let scalar = value.unicodeScalars.first(where: { isDisallowed($0, allowingLineBreaks: allowsLineBreaks) }) {
             throw .controlCharacter(field, scalar: scalar.value)
         }
         // Only invisible characters (zero-width spaces, joiners, fillers) is empty too.
         if !allowEmpty && !value.unicodeScalars.contains(where: isVisible) { throw .emptyValue(field) }
+        // No more bytes than the limit: no more characters either.
+        guard value.utf8.count > field.limit else { return value }
         // Counting stops just past the limit, so a huge paste costs no more than the limit.
         var length = 0
         for _ in value {

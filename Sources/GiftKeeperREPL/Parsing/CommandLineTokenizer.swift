@@ -59,55 +59,60 @@ public enum CommandLineTokenizer {
         case unquoted, single, double
     }
 
+    /// Splits by UTF-8 byte: every character that means something here (separators, `\\`,
+    /// quotes) is ASCII, and no byte of a multi-byte scalar is, so the words are whole scalars.
     private static func scan(_ line: String) -> Scan {
         var result = Scan()
-        var word = String.UnicodeScalarView()
+        var word: [UInt8] = []
+        word.reserveCapacity(64)
         var inWord = false
         var state = State.unquoted
         var escaping = false
+        let backslash = UInt8(ascii: "\\"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
 
-        for scalar in line.unicodeScalars {
+        for byte in line.utf8 {
             switch state {
             case .unquoted:
                 if escaping {
-                    word.append(scalar)
+                    // Escapes the next scalar: its continuation bytes, never special, follow as they are.
+                    word.append(byte)
                     escaping = false
-                } else if scalar == "\\" {
+                } else if byte == backslash {
                     escaping = true
                     inWord = true
-                } else if scalar == "'" {
+                } else if byte == single {
                     state = .single
                     inWord = true
-                } else if scalar == "\"" {
+                } else if byte == double {
                     state = .double
                     inWord = true
-                } else if isSeparator(scalar) {
+                } else if isSeparator(byte) {
                     if inWord {
-                        result.words.append(String(word))
-                        word = String.UnicodeScalarView()
+                        result.words.append(String(decoding: word, as: UTF8.self))
+                        word.removeAll(keepingCapacity: true)
                         inWord = false
                     }
                 } else {
-                    word.append(scalar)
+                    word.append(byte)
                     inWord = true
                 }
             case .single:
-                if scalar == "'" {
+                if byte == single {
                     state = .unquoted
                 } else {
-                    word.append(scalar)
+                    word.append(byte)
                 }
             case .double:
                 if escaping {
-                    if scalar != "\"" && scalar != "\\" { word.append("\\") }
-                    word.append(scalar)
+                    if byte != double && byte != backslash { word.append(backslash) }
+                    word.append(byte)
                     escaping = false
-                } else if scalar == "\\" {
+                } else if byte == backslash {
                     escaping = true
-                } else if scalar == "\"" {
+                } else if byte == double {
                     state = .unquoted
                 } else {
-                    word.append(scalar)
+                    word.append(byte)
                 }
             }
         }
@@ -117,11 +122,18 @@ public enum CommandLineTokenizer {
         case .single:
             result.openQuote = "'"
         case .double:
-            if escaping { word.append("\\") }
+            if escaping { word.append(backslash) }
             result.openQuote = "\""
         }
-        if inWord { result.current = String(word) }
+        if inWord { result.current = String(decoding: word, as: UTF8.self) }
         return result
+    }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C: return true
+        default: return false
+        }
     }
 }
 

@@ -159,13 +159,15 @@ public final class REPLSession: Shell {
         // the command fails before asking, so that an answer (a password above all) is never
         // run as a command, nor repeated in an error.
         answersRead = ScriptAnswers()
-        let positional = ShellCommands.positionalWords(words, of: type).count
-        var expected = type.answers(unparsedPositional: positional)
+        var expected = ScriptAnswers()
         defer { skipUnreadAnswers(expected) }
         let line: BoundLine
         do {
             line = try parse(type, Array(words.dropFirst()))
         } catch {
+            // What it would have asked for, judged from the words that look like arguments.
+            let positional = ShellCommands.positionalWords(words, of: type).count
+            expected = type.answers(unparsedPositional: positional)
             if type.exitCode(for: error) == .success {
                 console.print(type.fullMessage(for: error))
             } else if let usage = type.secretSafeUsage(positional: positional) {
