@@ -1,3 +1,4 @@
+public import GiftKeeperCrypto
 public import GiftKeeperDomain
 import Glibc
 
@@ -14,6 +15,10 @@ public struct ServiceEnvironment: Sendable {
     /// Test-only switch: lets `setup` write a key-derivation cost below `interactive`.
     /// Production code never sets it.
     public var allowsTestKeyDerivationCost: Bool
+    /// Test-only: the cost `setup` uses whatever it was asked for (the shell's tests ask for
+    /// `--kdf interactive` and get the test minimum). Honoured only with
+    /// ``allowsTestKeyDerivationCost``; production code never sets it.
+    public var testKeyDerivationCost: KDFParameters?
     /// Whether the user asked to cancel the running command (Ctrl-C in the shell). Checked
     /// where stopping loses nothing: during the wait after failed logins, and after the
     /// password check, before anything is recorded.

@@ -1,0 +1,95 @@
+import Foundation
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+@testable import GiftKeeperREPL
+import GiftKeeperService
+import Glibc
+import Synchronization
+
+/// The shell in process: a script of lines in, the exact standard output and standard error
+/// out. Over the in-memory store, with a clock that ticks one second per reading and the
+/// test-minimum key derivation; no process, no terminal, no file but the outputs.
+final class Transcript {
+    /// The journal the sessions share: a later session on the same transcript sees what an
+    /// earlier one wrote (a restart of the shell).
+    let location = MemoryStoreLocation(path: "/journals/gifts.journal")
+    let clock = TickingClock()
+    private let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "giftkeeper-transcript-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// What one session printed, and how it ended.
+    struct Outcome: CustomStringConvertible {
+        let status: Int32
+        let output: String
+        let errors: String
+        var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var errorLines: [String] { errors.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var description: String { "exit \(status)\n--- stdout\n\(output)--- stderr\n\(errors)" }
+    }
+
+    /// A shell over this transcript's journal, not yet run (for completion).
+    func session() throws -> REPLSession {
+        var environment = ServiceEnvironment(
+            now: { [clock] in clock.now() }, sleep: { _ in }, stateDirectory: directory + "/state",
+            allowsTestKeyDerivationCost: true)
+        environment.testKeyDerivationCost = .testMinimum
+        let editor = ScriptLineEditor(fileDescriptor: -1)
+        return REPLSession(
+            service: GiftKeeperService(location: location, environment: environment), editor: editor, passwords: editor,
+            isInteractive: false, console: Console(output: -1, error: -1))
+    }
+
+    /// Runs one script-mode session over `lines` (each a line of standard input).
+    func run(_ lines: [String]) throws -> Outcome {
+        let input = TestPipe(lines.map { $0 + "\n" }.joined())
+        let outputPath = directory + "/out-\(UUID().uuidString)"
+        let errorPath = directory + "/err-\(UUID().uuidString)"
+        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let errors = open(errorPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer {
+            close(output)
+            close(errors)
+        }
+        let clock = self.clock
+        var environment = ServiceEnvironment(
+            now: { clock.now() }, sleep: { _ in }, stateDirectory: directory + "/state",
+            allowsTestKeyDerivationCost: true)
+        environment.testKeyDerivationCost = .testMinimum
+        let service = GiftKeeperService(location: location, environment: environment)
+        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
+        let session = REPLSession(
+            service: service, editor: editor, passwords: editor, isInteractive: false,
+            console: Console(output: output, error: errors))
+        let status = session.run()
+        return Outcome(
+            status: status,
+            output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+            errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+    }
+
+    /// Sets up Alice's journal (password "correct horse"), then runs `lines` signed in.
+    func signedIn(_ lines: [String]) throws -> Outcome {
+        if location.store == nil {
+            _ = try run(["setup Alice --kdf interactive", "correct horse", "correct horse"])
+        }
+        return try run(["login", "correct horse"] + lines)
+    }
+}
+
+/// 2026-11-24 09:00:00 UTC, one second later at every reading.
+final class TickingClock: Sendable {
+    private let milliseconds = Atomic<Int64>(1_795_510_800_000)
+
+    func now() -> Timestamp {
+        Timestamp(millisecondsSinceEpoch: milliseconds.add(1000, ordering: .relaxed).oldValue)
+    }
+}
