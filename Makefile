@@ -6,17 +6,25 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps bench bench-cli bench-compare bench-baseline demo clean
+.PHONY: run test lint format build release deps bench bench-cli bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product giftkeeper
 	@$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/giftkeeper $(ARGS)
 
-## test: install dependencies, build, and run the whole test suite
-test: deps
+## test: install dependencies, check the formatting, build, and run the whole test suite
+test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build
+
+## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);
+## `make format` rewrites the files to match
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift
 
 ## build: debug build
 build: deps

@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "GiftKeeperDomain",
             dependencies: [
-                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections")
             ],
             swiftSettings: strictSettings
         ),

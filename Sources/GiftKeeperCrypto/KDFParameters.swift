@@ -45,7 +45,7 @@ public struct KDFParameters: Equatable, Hashable, Sendable, CustomStringConverti
     /// - Throws: ``CryptoError/Code/unsafeKDFParameters(opsLimit:memLimit:)`` otherwise.
     public init(validatingOpsLimit opsLimit: UInt64, memLimit: UInt64) throws {
         guard opsLimit >= UInt64(crypto_pwhash_OPSLIMIT_MIN), opsLimit <= Self.maximumOpsLimit,
-              memLimit >= UInt64(crypto_pwhash_MEMLIMIT_MIN), memLimit <= Self.maximumMemLimit
+            memLimit >= UInt64(crypto_pwhash_MEMLIMIT_MIN), memLimit <= Self.maximumMemLimit
         else {
             throw CryptoError(.unsafeKDFParameters(opsLimit: opsLimit, memLimit: memLimit))
         }

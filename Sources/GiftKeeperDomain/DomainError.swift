@@ -45,5 +45,4 @@ public enum DomainError: Error, Hashable, Sendable {
         }
     }
 
-
 }

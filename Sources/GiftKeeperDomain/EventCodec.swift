@@ -187,9 +187,10 @@ public enum EventCodec {
             let status = try reader.status()
             let createdAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
             let updatedAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
-            body = .presentImported(Present(
-                id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion,
-                status: status, createdAt: createdAt, updatedAt: updatedAt))
+            body = .presentImported(
+                Present(
+                    id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion,
+                    status: status, createdAt: createdAt, updatedAt: updatedAt))
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
         return Event(at: at, body)

@@ -46,10 +46,13 @@ extension GiftList {
             let notes = try checked(notes, .notes, allowEmpty: true, trim: false)
             let occasion = try checked(occasion, .occasion, allowEmpty: true)
             guard let id = PresentID(number: state.nextPresentNumber),
-                  state.present(id) == nil
+                state.present(id) == nil
             else { throw .presentIDsExhausted }
-            return [event(.presentAdded(
-                id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion))]
+            return [
+                event(
+                    .presentAdded(
+                        id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion))
+            ]
         case .importPresent(let present):
             let recipient = try checked(present.recipient, .recipient, allowEmpty: false)
             let title = try checked(present.title, .title, allowEmpty: false)
@@ -146,7 +149,8 @@ extension GiftList {
             value = String(value.map { $0 == "\r\n" ? "\n" : $0 })
         }
         if !printableASCII,
-           let scalar = value.unicodeScalars.first(where: { isDisallowed($0, allowingLineBreaks: allowsLineBreaks) }) {
+            let scalar = value.unicodeScalars.first(where: { isDisallowed($0, allowingLineBreaks: allowsLineBreaks) })
+        {
             throw .controlCharacter(field, scalar: scalar.value)
         }
         // Only invisible characters (zero-width spaces, joiners, fillers) is empty too.

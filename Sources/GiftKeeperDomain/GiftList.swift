@@ -155,7 +155,8 @@ extension GiftList {
                 .add(present)
         }
         return groups.values.sorted { lhs, rhs in
-            let left = lhs.recipient.lowercased(), right = rhs.recipient.lowercased()
+            let left = lhs.recipient.lowercased()
+            let right = rhs.recipient.lowercased()
             return left != right ? left < right : lhs.recipient < rhs.recipient
         }
     }

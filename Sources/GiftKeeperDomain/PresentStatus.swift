@@ -41,7 +41,7 @@ extension StringProtocol {
     /// The string without leading and trailing whitespace and newlines (no Foundation).
     func trimmedWhitespace() -> String {
         guard let first = firstIndex(where: { !$0.isWhitespace }),
-              let last = lastIndex(where: { !$0.isWhitespace })
+            let last = lastIndex(where: { !$0.isWhitespace })
         else { return "" }
         return String(self[first...last])
     }

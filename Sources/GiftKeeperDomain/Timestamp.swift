@@ -60,7 +60,10 @@ extension Timestamp {
                 // Digits backwards into place, zero-padded to `width`.
                 var digits = 1
                 var rest = value / 10
-                while rest > 0 { digits += 1; rest /= 10 }
+                while rest > 0 {
+                    digits += 1
+                    rest /= 10
+                }
                 let total = max(digits, width)
                 var remaining = value
                 for index in stride(from: count + total - 1, through: count, by: -1) {
@@ -110,7 +113,8 @@ extension Timestamp {
             var digitCount = 0
             while digitCount < utf8.count, Self.isDigit(utf8[utf8.startIndex + digitCount]) { digitCount += 1 }
             guard digitCount >= 6, digitCount <= 9,
-                  let magnitude = Self.number(&utf8, digits: digitCount) else { return nil }
+                let magnitude = Self.number(&utf8, digits: digitCount)
+            else { return nil }
             year = first == UInt8(ascii: "-") ? -magnitude : magnitude
             // The expanded form is only written for years outside 0…9999.
             guard year < 0 || year > 9999 else { return nil }
@@ -119,15 +123,15 @@ extension Timestamp {
             year = value
         }
         guard Self.literal(&utf8, "-"), let month = Self.number(&utf8, digits: 2),
-              Self.literal(&utf8, "-"), let day = Self.number(&utf8, digits: 2),
-              Self.literal(&utf8, "T"), let hour = Self.number(&utf8, digits: 2),
-              Self.literal(&utf8, ":"), let minute = Self.number(&utf8, digits: 2),
-              Self.literal(&utf8, ":"), let second = Self.number(&utf8, digits: 2),
-              Self.literal(&utf8, "."), let milli = Self.number(&utf8, digits: 3),
-              Self.literal(&utf8, "Z"), utf8.isEmpty
+            Self.literal(&utf8, "-"), let day = Self.number(&utf8, digits: 2),
+            Self.literal(&utf8, "T"), let hour = Self.number(&utf8, digits: 2),
+            Self.literal(&utf8, ":"), let minute = Self.number(&utf8, digits: 2),
+            Self.literal(&utf8, ":"), let second = Self.number(&utf8, digits: 2),
+            Self.literal(&utf8, "."), let milli = Self.number(&utf8, digits: 3),
+            Self.literal(&utf8, "Z"), utf8.isEmpty
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60
+            hour < 24, minute < 60, second < 60
         else { return nil }
         let days = Self.days(fromCivil: year, month, day)
         let msOfDay = ((hour * 60 + minute) * 60 + second) * 1000 + milli

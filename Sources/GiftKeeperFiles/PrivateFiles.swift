@@ -12,7 +12,7 @@ public enum PrivateFiles {
             if try FileSystem.makeDirectory(directory, mode: 0o700) {
                 try FileSystem.synchronizeDirectory(splitPath(directory).directory)
             }
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             let parent = splitPath(directory).directory
             guard parent != directory else { throw error }
             try makeDirectories(parent)
@@ -86,7 +86,7 @@ public final class AtomicFile {
                     candidate, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
                 temporaryPath = candidate
                 break
-            } catch where error.errno == EEXIST && attempt < 8 {
+            } catch  where error.errno == EEXIST && attempt < 8 {
                 attempt += 1
             }
         }

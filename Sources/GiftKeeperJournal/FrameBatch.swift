@@ -79,9 +79,10 @@ public struct FrameBatch: Sendable {
             }
         }
         bytes += hash
-        frames.append(Entry(
-            sequence: nextSequence, kind: kind, start: start, length: bytes.count - start,
-            previousHash: previousHash, hash: hash))
+        frames.append(
+            Entry(
+                sequence: nextSequence, kind: kind, start: start, length: bytes.count - start,
+                previousHash: previousHash, hash: hash))
         nextSequence += 1
         previousHash = hash
     }

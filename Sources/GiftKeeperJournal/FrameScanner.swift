@@ -114,10 +114,11 @@ final class FrameScanner {
         guard Self.equal(UnsafeRawBufferPointer(computed), UnsafeRawBufferPointer(rebasing: bytes[hashed..<size])) else {
             return .corrupt(reason: "frame hash does not match (payload altered, or chain broken)")
         }
-        return .frame(Frame(
-            sequence: sequence, kind: kind,
-            payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
-            size: size))
+        return .frame(
+            Frame(
+                sequence: sequence, kind: kind,
+                payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
+                size: size))
     }
 
     /// When a frame of `size` bytes is not all there: past the end of the file it is a torn
@@ -134,7 +135,7 @@ final class FrameScanner {
         in bytes: UnsafeRawBufferPointer, remaining: Int, length: Int, sequence: UInt64, kindByte: UInt8
     ) -> Step {
         guard sequence == expectedSequence, let kind = FrameKind(rawValue: kindByte),
-              length <= JournalFormat.maximumPayload
+            length <= JournalFormat.maximumPayload
         else {
             return .corrupt(reason: "the journal changed while it was open")
         }
@@ -143,10 +144,11 @@ final class FrameScanner {
         let hashed = JournalFormat.frameHeaderSize + length
         // The stored frame hash, verified on open, is the next frame's previous hash.
         computed.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[hashed..<size]))
-        return .frame(Frame(
-            sequence: sequence, kind: kind,
-            payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
-            size: size))
+        return .frame(
+            Frame(
+                sequence: sequence, kind: kind,
+                payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
+                size: size))
     }
 
     /// Byte equality of two equally long buffers (public hashes: no need for constant time).

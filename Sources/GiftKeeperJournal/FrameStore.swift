@@ -80,7 +80,7 @@ public struct FileStoreLocation: FrameStoreLocation {
     {
         do {
             return try Journal.open(at: path, access: access, progress: progress, toleratingDamage: toleratingDamage)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return nil
         }
     }

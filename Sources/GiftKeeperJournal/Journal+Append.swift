@@ -1,5 +1,5 @@
-import GiftKeeperFiles
 import GiftKeeperCrypto
+import GiftKeeperFiles
 import Glibc
 
 extension Journal {
@@ -34,8 +34,9 @@ extension Journal {
             // A batch built just now on this handle's own head cannot lose a race under the
             // exclusive lock: the head moved only if the file changed behind it.
             throw JournalError(
-                .corrupt(JournalProblem(
-                    sequence: current.sequence, offset: size, reason: "the journal changed while it was open")),
+                .corrupt(
+                    JournalProblem(
+                        sequence: current.sequence, offset: size, reason: "the journal changed while it was open")),
                 path: path)
         }
     }
@@ -99,7 +100,7 @@ extension Journal {
                 return JournalError(.changedWhileOpen(.replaced), path: path)
             }
             return nil
-        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
+        } catch  where error.errno == ENOENT || error.errno == ENOTDIR {
             return JournalError(.changedWhileOpen(.replaced), path: path)
         } catch {
             // Cannot tell which file the path names, so the frames cannot be acknowledged.

@@ -28,7 +28,7 @@ extension Journal {
         let header: JournalHeader
         do throws(JournalError) {
             header = try readHeader(file, fileSize: fileSize, path: path)
-        } catch where error.code == .corrupt(headerProblem) {
+        } catch  where error.code == .corrupt(headerProblem) {
             return VerificationReport(
                 header: nil, frameCount: 0, lastSequence: 0, headHash: [], tornTail: nil, problem: headerProblem)
         }

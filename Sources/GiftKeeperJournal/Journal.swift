@@ -300,16 +300,18 @@ public final class Journal {
         if let torn = summary.tornTail {
             // Bytes that verified on open no longer do: something wrote under our lock.
             throw JournalError(
-                .corrupt(JournalProblem(
-                    sequence: summary.lastSequence + 1, offset: torn.offset,
-                    reason: "the journal changed while it was open")),
+                .corrupt(
+                    JournalProblem(
+                        sequence: summary.lastSequence + 1, offset: torn.offset,
+                        reason: "the journal changed while it was open")),
                 path: path)
         }
         if summary.frameCount != frameCount || summary.headHash != headHash {
             throw JournalError(
-                .corrupt(JournalProblem(
-                    sequence: summary.lastSequence, offset: summary.validEnd,
-                    reason: "the journal changed while it was open")),
+                .corrupt(
+                    JournalProblem(
+                        sequence: summary.lastSequence, offset: summary.validEnd,
+                        reason: "the journal changed while it was open")),
                 path: path)
         }
     }
@@ -373,10 +375,10 @@ extension Journal: FrameStore {
             try JournalReader.scan(
                 file, genesisHash: headHash, from: size, to: end, nextSequence: lastSequence + 1,
                 body: { frame in
-                index.note(
-                    sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
-                    previousHash: frame.previousHash, payload: frame.payload)
-            })
+                    index.note(
+                        sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
+                        previousHash: frame.previousHash, payload: frame.payload)
+                })
         }
         if let problem = summary.problem {
             throw JournalError(.corrupt(problem), path: path)

@@ -67,7 +67,7 @@ public struct JournalError: Error, Sendable, Equatable {
         case .frameTooLarge:
             return 2
         case .notFound, .alreadyExists, .inUse, .isDirectory, .notRegularFile, .notAJournal,
-             .unsupportedVersion, .insecurePermissions, .foreignOwner, .unreadable:
+            .unsupportedVersion, .insecurePermissions, .foreignOwner, .unreadable:
             return 4
         case .io, .readOnlyAccess, .unusable:
             return 5

@@ -69,7 +69,7 @@ public struct JournalHeader: Sendable, Equatable {
     /// differently, and must be reported as newer, not as damaged.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodingFailure) -> JournalHeader {
         guard bytes.count >= JournalFormat.headerSize,
-              bytes.prefix(JournalFormat.magic.count).elementsEqual(JournalFormat.magic)
+            bytes.prefix(JournalFormat.magic.count).elementsEqual(JournalFormat.magic)
         else {
             throw .notAJournal
         }

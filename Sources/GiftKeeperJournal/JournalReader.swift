@@ -99,9 +99,10 @@ enum JournalReader {
                 progress?(bufferStart, end)
             case .frame(let frame):
                 if let body {
-                    try body(FrameView(
-                        sequence: frame.sequence, kind: frame.kind, payload: frame.payload,
-                        previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: boundary))
+                    try body(
+                        FrameView(
+                            sequence: frame.sequence, kind: frame.kind, payload: frame.payload,
+                            previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: boundary))
                 }
                 scanner.accept()
                 summary.frameCount += 1
@@ -140,7 +141,8 @@ enum JournalReader {
                 let length = Int(bytes.loadLittleEndian(UInt32.self, at: at))
                 let sequence = bytes.loadLittleEndian(UInt64.self, at: at + 4)
                 if FrameKind(rawValue: kind) != nil, length <= JournalFormat.maximumPayload,
-                   sequence > expected, sequence <= highestSequence {
+                    sequence > expected, sequence <= highestSequence
+                {
                     Blake2b.hash(
                         UnsafeRawBufferPointer(rebasing: bytes[at..<at + JournalFormat.frameCheckedSize]),
                         key: UnsafeRawBufferPointer(rebasing: bytes[at - JournalFormat.hashSize..<at]), into: check)

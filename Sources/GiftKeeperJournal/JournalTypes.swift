@@ -141,9 +141,10 @@ public struct FrameIndex: Sendable, Equatable {
         if firstKind == nil { firstKind = kind }
         switch kind {
         case .keyWrap:
-            keyWraps.append(RetainedFrame(
-                sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload),
-                offset: offset))
+            keyWraps.append(
+                RetainedFrame(
+                    sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload),
+                    offset: offset))
         case .dataSealed:
             if firstDataSealedSequence == nil { firstDataSealedSequence = sequence }
         case .publicSealed:

@@ -89,17 +89,19 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
         for (position, frame) in frames.enumerated() {
             try frame.withUnsafeBytes { bytes in
                 guard case .frame(let verified) = scanner.next(in: bytes, remaining: bytes.count),
-                      verified.size == bytes.count
+                    verified.size == bytes.count
                 else {
                     throw JournalError(
-                        .corrupt(JournalProblem(
-                            sequence: UInt64(position + 1), offset: offset, reason: "frame does not verify")),
+                        .corrupt(
+                            JournalProblem(
+                                sequence: UInt64(position + 1), offset: offset, reason: "frame does not verify")),
                         path: path)
                 }
                 if verified.sequence > sequence {
-                    try body(FrameView(
-                        sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
-                        previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: offset))
+                    try body(
+                        FrameView(
+                            sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
+                            previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: offset))
                 }
                 scanner.accept()
             }

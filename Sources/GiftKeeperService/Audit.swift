@@ -71,7 +71,8 @@ extension GiftKeeperService {
         }
         problem = problem ?? damage
         // Against a damaged journal the comparison means nothing: the damage is the finding.
-        let rollback = problem == nil
+        let rollback =
+            problem == nil
             ? check.finding(lastSequence: store.head.sequence, headHash: store.head.hash)
                 ?? (service.findingBeforeUnlocking == .journalReplaced ? .journalReplaced : nil)
             : nil

@@ -72,15 +72,15 @@ final class EventOpener {
     private let additionalData: EventAdditionalData
     private var plaintext: UnsafeMutableRawBufferPointer
     #if DEBUG
-    /// The journal's binding, to check the in-place bytes against in debug builds.
-    private let binding: (UInt64, FrameKind, [UInt8]) -> FrameBinding
+        /// The journal's binding, to check the in-place bytes against in debug builds.
+        private let binding: (UInt64, FrameKind, [UInt8]) -> FrameBinding
     #endif
 
     init(formatVersion: UInt16, journalID: [UInt8], binding: @escaping (UInt64, FrameKind, [UInt8]) -> FrameBinding) {
         additionalData = EventAdditionalData(formatVersion: formatVersion, journalID: journalID)
         plaintext = .allocate(byteCount: 4096, alignment: 16)
         #if DEBUG
-        self.binding = binding
+            self.binding = binding
         #endif
     }
 
@@ -96,7 +96,7 @@ final class EventOpener {
     func open(_ frame: FrameView, dataKey: SecureBytes) throws(EventSealing.OpenFailure) -> Event {
         additionalData.update(sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash)
         #if DEBUG
-        assert(Array(additionalData.bytes) == binding(frame.sequence, frame.kind, Array(frame.previousHash)).bytes(for: .event))
+            assert(Array(additionalData.bytes) == binding(frame.sequence, frame.kind, Array(frame.previousHash)).bytes(for: .event))
         #endif
         let messageLength = frame.payload.count - AEAD.nonceLength - AEAD.tagLength
         guard messageLength >= 0 else {

@@ -1,6 +1,6 @@
 import Foundation
-import OrderedCollections
 public import GiftKeeperDomain
+import OrderedCollections
 
 /// The `giftkeeper.export.v1` JSON document (docs/export-format.md): the decrypted state,
 /// UTF-8, keys sorted, ISO-8601 UTC times, amounts as decimal strings. Deterministic:

@@ -63,9 +63,10 @@ extension GiftKeeperService {
         defer { passwordKey.wipe() }
         let dataKey = try AEAD.generateKey()
         let boxKeyPair = try BoxKeyPair.generate()
-        guard let wrap = try sealed.appendWrap(
-            parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
-            boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, eventsAfter: events)
+        guard
+            let wrap = try sealed.appendWrap(
+                parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+                boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, eventsAfter: events)
         else { return nil }
         return Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
     }

@@ -15,7 +15,8 @@ extension GiftKeeperService {
             check.observe(frame)
             if let event { state.apply(event) }
         }
-        rollbackFinding = check.finding(lastSequence: sealed.head.sequence, headHash: sealed.head.hash)
+        rollbackFinding =
+            check.finding(lastSequence: sealed.head.sequence, headHash: sealed.head.hash)
             ?? (findingBeforeUnlocking == .journalReplaced ? .journalReplaced : nil)
         if let rollbackFinding { notify(rollbackFinding.notification) }
         return state

@@ -201,7 +201,7 @@ public final class GiftKeeperService {
             if !events.isEmpty { acceptRollbackAfterChange() }
             return events
         case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword,
-             .recordExport:
+            .recordExport:
             // These need keys, frames or files handled with them: use setup, login, signOut,
             // changePassword, export. Going through here would record a fact that is not true.
             throw ServiceError(.internalFailure("perform(\(command)) is reserved; call the dedicated service method"))

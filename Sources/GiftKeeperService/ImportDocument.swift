@@ -501,7 +501,8 @@ extension ImportDocument {
                     hasEscapes = true
                     if try readEscape() >= 0x80 { isASCII = false }
                 } else if byte < 0x20 {
-                    throw syntaxError("control character U+\(hex(byte, digits: 4)) in a string: write it escaped (\\n, \\t, \\u\(hex(byte, digits: 4)))")
+                    throw syntaxError(
+                        "control character U+\(hex(byte, digits: 4)) in a string: write it escaped (\\n, \\t, \\u\(hex(byte, digits: 4)))")
                 } else if byte < 0x80 {
                     position += 1
                 } else {
@@ -531,7 +532,8 @@ extension ImportDocument {
                 case 0xD800...0xDBFF:
                     // A high surrogate must be followed by an escaped low one.
                     guard input.count - position >= 2, input[position] == UInt8(ascii: "\\"),
-                          input[position + 1] == UInt8(ascii: "u") else {
+                        input[position + 1] == UInt8(ascii: "u")
+                    else {
                         throw syntaxError("'\\u\(hex(unit, digits: 4))' is half of a UTF-16 surrogate pair, without its other half", at: start)
                     }
                     let secondStart = position
@@ -577,12 +579,20 @@ extension ImportDocument {
             var second: ClosedRange<UInt8> = 0x80...0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; second = 0xA0...0xBF
+            case 0xE0:
+                length = 3
+                second = 0xA0...0xBF
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; second = 0x80...0x9F
-            case 0xF0: length = 4; second = 0x90...0xBF
+            case 0xED:
+                length = 3
+                second = 0x80...0x9F
+            case 0xF0:
+                length = 4
+                second = 0x90...0xBF
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; second = 0x80...0x8F
+            case 0xF4:
+                length = 4
+                second = 0x80...0x8F
             default: throw syntaxError("invalid UTF-8")
             }
             guard input.count - position >= length, second.contains(input[position + 1]) else {
@@ -650,11 +660,12 @@ extension ImportDocument {
         func hexValue(at index: Int) -> UInt32 {
             var value: UInt32 = 0
             for byte in input[index..<index + 4] {
-                let digit: UInt8 = switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-                default: byte - UInt8(ascii: "A") + 10
-                }
+                let digit: UInt8 =
+                    switch byte {
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+                    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+                    default: byte - UInt8(ascii: "A") + 10
+                    }
                 value = value << 4 | UInt32(digit)
             }
             return value
@@ -727,7 +738,6 @@ public struct ImportSummary: Sendable, Equatable {
         self.batches = batches
     }
 
-
 }
 
 /// An export v1 document read and checked as far as it can be without the journal's keys:
@@ -751,7 +761,7 @@ extension GiftKeeperService {
         case .emptyValue(let field), .tooLong(let field, _, _), .controlCharacter(let field, _):
             return "." + field.rawValue
         case .presentAlreadyExists, .presentRemoved, .unknownPresent, .invalidPresentID, .presentIDsExhausted,
-             .importedIDTooLarge:
+            .importedIDTooLarge:
             return ".id"
         case .invalidPrice:
             return ".price"
@@ -782,8 +792,9 @@ extension GiftKeeperService {
         let blank: GiftList
         do {
             // Any account will do: the rules that need no state are the same for every one.
-            blank = GiftList.fold(try GiftList.decide(
-                .createAccount(name: "import"), at: Timestamp(millisecondsSinceEpoch: 0), state: GiftList()))
+            blank = GiftList.fold(
+                try GiftList.decide(
+                    .createAccount(name: "import"), at: Timestamp(millisecondsSinceEpoch: 0), state: GiftList()))
         } catch {
             throw ServiceError(.internalFailure("an empty list to check the import against: \(error)"))
         }

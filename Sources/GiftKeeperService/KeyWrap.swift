@@ -53,12 +53,12 @@ struct KeyWrapPayload {
             throw .unsafeParameters(opsLimit: ops, memLimit: mem)
         }
         guard let salt = reader.read(PasswordKDF.saltLength),
-              let publicKey = reader.read(BoxKeyPair.publicKeyLength)
+            let publicKey = reader.read(BoxKeyPair.publicKeyLength)
         else { throw .malformed("key-wrap frame too short") }
         clearPart = reader.consumed(from: 0)
         guard let wrapped = reader.read(Self.sealedKeyLength),
-              let sealedSecret = reader.read(Self.sealedKeyLength),
-              let previousCount = reader.readByte()
+            let sealedSecret = reader.read(Self.sealedKeyLength),
+            let previousCount = reader.readByte()
         else { throw .malformed("key-wrap frame too short") }
         switch previousCount {
         case 0:
@@ -155,9 +155,10 @@ final class Keyring {
         let passwordKey = try PasswordKDF.deriveKey(
             password: password, salt: newest.payload.salt, parameters: newest.payload.parameters)
         defer { passwordKey.wipe() }
-        guard let candidate = try? AEAD.openSecret(
-            newest.payload.wrappedDataKey, key: passwordKey,
-            additionalData: newest.binding.bytes(for: .wrappedDataKey) + newest.payload.clearPart)
+        guard
+            let candidate = try? AEAD.openSecret(
+                newest.payload.wrappedDataKey, key: passwordKey,
+                additionalData: newest.binding.bytes(for: .wrappedDataKey) + newest.payload.clearPart)
         else { return false }
         defer { candidate.wipe() }
         return candidate.constantTimeEquals(dataKey)

@@ -22,5 +22,4 @@ public enum LoginNotification: Equatable, Sendable {
     /// as it is now is remembered from here on, and the warning stops.
     case rollbackAccepted
 
-
 }

@@ -18,15 +18,17 @@ func normalized(_ command: Command) -> Command {
             recipient: normalized(recipient), title: normalized(title), notes: normalized(notes),
             price: price, occasion: normalized(occasion))
     case .editPresent(let id, let changes):
-        return .editPresent(id: id, changes: changes.map { change in
-            switch change {
-            case .title(let value): return .title(normalized(value))
-            case .recipient(let value): return .recipient(normalized(value))
-            case .notes(let value): return .notes(normalized(value))
-            case .occasion(let value): return .occasion(normalized(value))
-            case .price: return change
-            }
-        })
+        return .editPresent(
+            id: id,
+            changes: changes.map { change in
+                switch change {
+                case .title(let value): return .title(normalized(value))
+                case .recipient(let value): return .recipient(normalized(value))
+                case .notes(let value): return .notes(normalized(value))
+                case .occasion(let value): return .occasion(normalized(value))
+                case .price: return change
+                }
+            })
     default:
         return command
     }

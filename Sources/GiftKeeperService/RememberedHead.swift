@@ -59,10 +59,10 @@ struct RememberedHead: Equatable {
     private static func parse(_ bytes: [UInt8]) -> RememberedHead? {
         var reader = ByteReader(bytes)
         guard bytes.count == length, reader.read(8) == magic,
-              let id = reader.read(16),
-              let sequence = reader.readLittleEndian(UInt64.self),
-              let hash = reader.read(32),
-              let epoch = reader.readLittleEndian(UInt64.self)
+            let id = reader.read(16),
+            let sequence = reader.readLittleEndian(UInt64.self),
+            let hash = reader.read(32),
+            let epoch = reader.readLittleEndian(UInt64.self)
         else { return nil }
         return RememberedHead(journalID: id, lastSequence: sequence, headHash: hash, epochWrapSequence: epoch)
     }
@@ -114,7 +114,7 @@ struct RememberedHead: Equatable {
         let mac = Array(bytes.suffix(32))
         guard let key = dataKey(head.epochWrapSequence) else { return .keyMissing(head) }
         guard let expected = try? head.encoded(dataKey: key),
-              constantTimeEqual(Array(expected.suffix(32)), mac)
+            constantTimeEqual(Array(expected.suffix(32)), mac)
         else { return .unverified }
         return .remembered(head)
     }

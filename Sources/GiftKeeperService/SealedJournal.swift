@@ -46,7 +46,8 @@ final class SealedJournal {
     private func readWraps() throws(ServiceError) {
         let index = store.frameIndex
         if let firstEvent = index.firstDataSealedSequence,
-           index.keyWraps.first.map({ firstEvent < $0.sequence }) ?? true {
+            index.keyWraps.first.map({ firstEvent < $0.sequence }) ?? true
+        {
             throw ServiceError(.tampered(sequence: firstEvent, reason: "an event comes before any key wrap"))
         }
         var found: [KeyWrapRecord] = []
@@ -70,9 +71,10 @@ final class SealedJournal {
         case .malformed(let reason):
             return ServiceError(.tampered(sequence: sequence, reason: reason))
         case .unsafeParameters(let ops, let mem):
-            return ServiceError(.tampered(
-                sequence: sequence,
-                reason: "key-derivation cost out of bounds (opslimit \(ops), memlimit \(mem)); refused before any work"))
+            return ServiceError(
+                .tampered(
+                    sequence: sequence,
+                    reason: "key-derivation cost out of bounds (opslimit \(ops), memlimit \(mem)); refused before any work"))
         }
     }
 

@@ -59,7 +59,7 @@ public struct ServiceError: Error, Sendable {
     public var exitCode: Int32 {
         switch code {
         case .domain, .passwordsDoNotMatch, .emptyPassword, .notSignedIn, .alreadySignedIn,
-             .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists:
+            .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists:
             return 2
         case .journal(let error):
             return error.exitCode
@@ -77,7 +77,6 @@ public struct ServiceError: Error, Sendable {
             return 130
         }
     }
-
 
 }
 

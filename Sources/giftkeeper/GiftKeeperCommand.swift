@@ -47,7 +47,8 @@ struct GiftKeeperCommand: ParsableCommand {
         // succeeds; an unknown name is a usage error like everywhere else.
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "help", let name = arguments.dropFirst().first,
-           !configuration.subcommands.contains(where: { $0._commandName == name }) {
+            !configuration.subcommands.contains(where: { $0._commandName == name })
+        {
             console.error("Unknown subcommand '\(name)'. Type 'giftkeeper --help' to see them.")
             Glibc.exit(2)
         }

@@ -57,13 +57,14 @@ struct Audit: ParsableCommand {
         }
         for record in report.records {
             if json {
-                console.print(JSONLine.object([
-                    ("seq", .number(Int64(record.sequence))),
-                    ("time", record.at.map { .string($0.iso8601) } ?? .null),
-                    ("event", .string(record.type)),
-                    ("summary", .string(record.summary)),
-                    ("reported", .bool(record.isReported)),
-                ]))
+                console.print(
+                    JSONLine.object([
+                        ("seq", .number(Int64(record.sequence))),
+                        ("time", record.at.map { .string($0.iso8601) } ?? .null),
+                        ("event", .string(record.type)),
+                        ("summary", .string(record.summary)),
+                        ("reported", .bool(record.isReported)),
+                    ]))
             } else {
                 let time = record.at.map(\.iso8601) ?? "-"
                 let reported = record.isReported ? " (reported)" : ""
@@ -81,10 +82,11 @@ struct Audit: ParsableCommand {
             throw ExitCode(problem.exitCode)
         }
         if json {
-            console.print(JSONLine.object([
-                ("verdict", .string("ok")), ("events", .number(Int64(report.records.count))),
-                ("failedLoginsReported", .number(Int64(failed))),
-            ]))
+            console.print(
+                JSONLine.object([
+                    ("verdict", .string("ok")), ("events", .number(Int64(report.records.count))),
+                    ("failedLoginsReported", .number(Int64(failed))),
+                ]))
         } else {
             console.print("OK: \(counted(report.records.count, "frame")) verified; \(counted(failed, "failed login")) reported")
         }
@@ -95,10 +97,11 @@ extension Audit {
     /// The verdict line of a failed audit, on standard output after the verified frames.
     func printFailedVerdict(_ problem: ServiceError, verified: Int, allVerified: Bool = false, console: Console) {
         if json {
-            console.print(JSONLine.object([
-                ("verdict", .string("failed")), ("events", .number(Int64(verified))),
-                ("reason", .string(problem.sentence)),
-            ]))
+            console.print(
+                JSONLine.object([
+                    ("verdict", .string("failed")), ("events", .number(Int64(verified))),
+                    ("reason", .string(problem.sentence)),
+                ]))
         } else if allVerified {
             console.print("FAILED: \(counted(verified, "frame")) verified, but: \(problem.sentence)")
         } else {
@@ -180,7 +183,9 @@ struct Export: ParsableCommand {
 /// `giftkeeper import FILE`: append the events that recreate an export document.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Restore the presents of a giftkeeper.export.v1 document, ids and all, into a journal that has none of those ids (e.g. a new one); checked whole first, nothing added if it is malformed.")
+        abstract:
+            "Restore the presents of a giftkeeper.export.v1 document, ids and all, into a journal that has none of those ids (e.g. a new one); checked whole first, nothing added if it is malformed."
+    )
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption

@@ -13,7 +13,8 @@ struct AEADTests {
         static let plaintext = Array(
             "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it."
                 .utf8)
-        static let ciphertext = hex("""
+        static let ciphertext = hex(
+            """
             bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb
             731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b452
             2f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff9
@@ -156,11 +157,13 @@ struct AEADTests {
         }
     }
 
-    @Test("tampered regions: nonce, ciphertext, tag", arguments: [
-        ("nonce", 0), ("nonce end", AEAD.nonceLength - 1),
-        ("ciphertext", AEAD.nonceLength), ("ciphertext end", AEAD.nonceLength + 113),
-        ("tag", AEAD.nonceLength + 114), ("tag end", AEAD.nonceLength + 114 + AEAD.tagLength - 1),
-    ])
+    @Test(
+        "tampered regions: nonce, ciphertext, tag",
+        arguments: [
+            ("nonce", 0), ("nonce end", AEAD.nonceLength - 1),
+            ("ciphertext", AEAD.nonceLength), ("ciphertext end", AEAD.nonceLength + 113),
+            ("tag", AEAD.nonceLength + 114), ("tag end", AEAD.nonceLength + 114 + AEAD.tagLength - 1),
+        ])
     func tamperedRegion(_ region: String, _ index: Int) throws {
         var sealed = Draft.sealed
         sealed[index] ^= 0x80
@@ -172,13 +175,15 @@ struct AEADTests {
         }
     }
 
-    @Test("wrong additional data", arguments: [
-        [],
-        hex("50515253c0c1c2c3c4c5c6"),
-        hex("50515253c0c1c2c3c4c5c6c7c8"),
-        hex("50515253c0c1c2c3c4c5c6c6"),
-        hex("d0515253c0c1c2c3c4c5c6c7"),
-    ])
+    @Test(
+        "wrong additional data",
+        arguments: [
+            [],
+            hex("50515253c0c1c2c3c4c5c6"),
+            hex("50515253c0c1c2c3c4c5c6c7c8"),
+            hex("50515253c0c1c2c3c4c5c6c6"),
+            hex("d0515253c0c1c2c3c4c5c6c7"),
+        ])
     func wrongAdditionalData(_ additionalData: [UInt8]) throws {
         #expect(throws: CryptoError(.authenticationFailed)) {
             try AEAD.open(Draft.sealed, key: Self.draftKey(), additionalData: additionalData)

@@ -20,22 +20,30 @@ struct Blake2bTests {
     }
 
     static let vectors: [Vector] = [
-        Vector(name: "empty, unkeyed", message: [], key: nil,
-               digest: "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8"),
-        Vector(name: "abc, unkeyed", message: Array("abc".utf8), key: nil,
-               digest: "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319"),
-        Vector(name: "1000-byte pattern, unkeyed", message: pattern1000, key: nil,
-               digest: "b372d0608f720c8c3dd41e9c8eecb10143b41abe520b616607e754bf79c08331"),
-        Vector(name: "empty, 32-byte key", message: [], key: key32,
-               digest: "4e51e7a913fc80137da52880fecca175bf81e117d5c68126dc2774033517ea0d"),
-        Vector(name: "abc, 32-byte key", message: Array("abc".utf8), key: key32,
-               digest: "d63a32d3e44738d7907f964316c241adaba0abfeabc32349677578a15a203f7f"),
-        Vector(name: "1000-byte pattern, 32-byte key", message: pattern1000, key: key32,
-               digest: "bf9c0d3a2590251349ad634ad07f03958d0be63d5f9533daf62752de734b2c76"),
-        Vector(name: "abc, 64-byte key (maximum)", message: Array("abc".utf8), key: Array(0..<64),
-               digest: "dff38c978666dff5631db35ca15535520d134f5c8060ea569c6a178ad393719f"),
-        Vector(name: "abc, 16-byte key (MAC minimum)", message: Array("abc".utf8), key: Array(0..<16),
-               digest: "3fd8fd31501cdbe942607b204368e3dc4ebce5744de1a955a6025f5c9848bb20"),
+        Vector(
+            name: "empty, unkeyed", message: [], key: nil,
+            digest: "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8"),
+        Vector(
+            name: "abc, unkeyed", message: Array("abc".utf8), key: nil,
+            digest: "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319"),
+        Vector(
+            name: "1000-byte pattern, unkeyed", message: pattern1000, key: nil,
+            digest: "b372d0608f720c8c3dd41e9c8eecb10143b41abe520b616607e754bf79c08331"),
+        Vector(
+            name: "empty, 32-byte key", message: [], key: key32,
+            digest: "4e51e7a913fc80137da52880fecca175bf81e117d5c68126dc2774033517ea0d"),
+        Vector(
+            name: "abc, 32-byte key", message: Array("abc".utf8), key: key32,
+            digest: "d63a32d3e44738d7907f964316c241adaba0abfeabc32349677578a15a203f7f"),
+        Vector(
+            name: "1000-byte pattern, 32-byte key", message: pattern1000, key: key32,
+            digest: "bf9c0d3a2590251349ad634ad07f03958d0be63d5f9533daf62752de734b2c76"),
+        Vector(
+            name: "abc, 64-byte key (maximum)", message: Array("abc".utf8), key: Array(0..<64),
+            digest: "dff38c978666dff5631db35ca15535520d134f5c8060ea569c6a178ad393719f"),
+        Vector(
+            name: "abc, 16-byte key (MAC minimum)", message: Array("abc".utf8), key: Array(0..<16),
+            digest: "3fd8fd31501cdbe942607b204368e3dc4ebce5744de1a955a6025f5c9848bb20"),
     ]
 
     @Test("array API matches hashlib", arguments: vectors)

@@ -22,14 +22,18 @@ struct KDFTests {
     }
 
     static let vectors: [Vector] = [
-        Vector(name: "testMinimum (t=1, m=8 KiB)", password: password, opsLimit: 1, memLimit: 8192, keyLength: 32,
-               expected: "d17ea6341ca93da6079ea2f64dc4aa31dd1aaf9caa67fb42ac4afd0714706f26"),
-        Vector(name: "custom (t=2, m=64 KiB)", password: password, opsLimit: 2, memLimit: 65536, keyLength: 32,
-               expected: "2df47ede6358ed17a9976d4fcedb897a10036d432a4acef17d263bfc98bd20ac"),
-        Vector(name: "empty password (t=1, m=8 KiB)", password: [], opsLimit: 1, memLimit: 8192, keyLength: 32,
-               expected: "31ed41e2d73f27fdfe4eb4bec651341e58ba43477051c6fe4adad735d82ee08a"),
-        Vector(name: "16-byte output (t=1, m=8 KiB)", password: password, opsLimit: 1, memLimit: 8192, keyLength: 16,
-               expected: "e4b81c6ee75f9111eabe5c98e378846f"),
+        Vector(
+            name: "testMinimum (t=1, m=8 KiB)", password: password, opsLimit: 1, memLimit: 8192, keyLength: 32,
+            expected: "d17ea6341ca93da6079ea2f64dc4aa31dd1aaf9caa67fb42ac4afd0714706f26"),
+        Vector(
+            name: "custom (t=2, m=64 KiB)", password: password, opsLimit: 2, memLimit: 65536, keyLength: 32,
+            expected: "2df47ede6358ed17a9976d4fcedb897a10036d432a4acef17d263bfc98bd20ac"),
+        Vector(
+            name: "empty password (t=1, m=8 KiB)", password: [], opsLimit: 1, memLimit: 8192, keyLength: 32,
+            expected: "31ed41e2d73f27fdfe4eb4bec651341e58ba43477051c6fe4adad735d82ee08a"),
+        Vector(
+            name: "16-byte output (t=1, m=8 KiB)", password: password, opsLimit: 1, memLimit: 8192, keyLength: 16,
+            expected: "e4b81c6ee75f9111eabe5c98e378846f"),
     ]
 
     @Test("deriveKey matches argon2-cffi", arguments: vectors)
@@ -97,12 +101,14 @@ struct KDFTests {
         #expect(try KDFParameters(validatingOpsLimit: 1, memLimit: 10000).description == "opslimit 1, memlimit 10000 bytes")
     }
 
-    @Test("bounds are inclusive, and the most is libsodium's sensitive preset", arguments: [
-        (UInt64(1), UInt64(8192)),
-        (UInt64(4), UInt64(8192)),
-        (UInt64(1), UInt64(1) << 30),
-        (UInt64(4), UInt64(1) << 30),
-    ])
+    @Test(
+        "bounds are inclusive, and the most is libsodium's sensitive preset",
+        arguments: [
+            (UInt64(1), UInt64(8192)),
+            (UInt64(4), UInt64(8192)),
+            (UInt64(1), UInt64(1) << 30),
+            (UInt64(4), UInt64(1) << 30),
+        ])
     func accepted(_ ops: UInt64, _ mem: UInt64) throws {
         #expect(KDFParameters.maximumOpsLimit == KDFParameters.sensitive.opsLimit)
         #expect(KDFParameters.maximumMemLimit == KDFParameters.sensitive.memLimit)
@@ -111,19 +117,21 @@ struct KDFTests {
         #expect(parameters.memLimit == mem)
     }
 
-    @Test("out-of-bounds costs are refused, quickly", arguments: [
-        (UInt64(0), UInt64(8192)),
-        (UInt64(5), UInt64(8192)),
-        (UInt64(16), UInt64(8192)),
-        (UInt64.max, UInt64(8192)),
-        (UInt64(1), UInt64(8191)),
-        (UInt64(1), UInt64(0)),
-        (UInt64(1), (UInt64(1) << 30) + 1),
-        (UInt64(1), UInt64(4) << 30),
-        (UInt64(1), UInt64.max),
-        (UInt64.max, UInt64.max),
-        (UInt64(0), UInt64(0)),
-    ])
+    @Test(
+        "out-of-bounds costs are refused, quickly",
+        arguments: [
+            (UInt64(0), UInt64(8192)),
+            (UInt64(5), UInt64(8192)),
+            (UInt64(16), UInt64(8192)),
+            (UInt64.max, UInt64(8192)),
+            (UInt64(1), UInt64(8191)),
+            (UInt64(1), UInt64(0)),
+            (UInt64(1), (UInt64(1) << 30) + 1),
+            (UInt64(1), UInt64(4) << 30),
+            (UInt64(1), UInt64.max),
+            (UInt64.max, UInt64.max),
+            (UInt64(0), UInt64(0)),
+        ])
     func refused(_ ops: UInt64, _ mem: UInt64) {
         let start = ContinuousClock.now
         #expect(throws: CryptoError(.unsafeKDFParameters(opsLimit: ops, memLimit: mem))) {

@@ -12,12 +12,14 @@ struct SealedBoxTests {
         static let secretKey: [UInt8] = Array(0xA0...0xBF)
         static let publicKey = hex("605a725d2a4adfeeb1a29e17edd621c1b7593ee8cdbc44ac6c4ab6e2f805d23c")
         static let message = Array("Three failed logins while locked".utf8)
-        static let sealed = hex("""
+        static let sealed = hex(
+            """
             9e468663cae3091b1364d27633fc3f3bd890e217d5f041f2b21bd76f9f741c0c
             d73fc788f4dfc3316bba3f1fdbafd0aa612d0293281e06bcc252aece05575eb8
             49eaeb2f3176b4ff65051f67f8d23cfe
             """)
-        static let sealedEmpty = hex("""
+        static let sealedEmpty = hex(
+            """
             2f36432e9511267cc2f486c7679b2c3dfed9793b4e9f847ee4c4eaf54c887749
             b3131a5571ac3db69d7e8687075fe31f
             """)

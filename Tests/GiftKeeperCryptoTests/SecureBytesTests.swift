@@ -11,9 +11,11 @@ struct SecureBytesTests {
         #expect(bytes.testBytes == [UInt8](repeating: 0, count: capacity), "fresh memory is zeroed")
     }
 
-    @Test("an explicit count is clamped to 0…capacity", arguments: [
-        (-5, 0), (0, 0), (3, 3), (8, 8), (9, 8), (Int.max, 8),
-    ])
+    @Test(
+        "an explicit count is clamped to 0…capacity",
+        arguments: [
+            (-5, 0), (0, 0), (3, 3), (8, 8), (9, 8), (Int.max, 8),
+        ])
     func explicitCount(_ requested: Int, _ expected: Int) throws {
         let bytes = try SecureBytes(capacity: 8, count: requested)
         #expect(bytes.capacity == 8)
@@ -194,8 +196,9 @@ struct UtilityTests {
     func errorDescriptions() {
         #expect(CryptoError(.authenticationFailed).description == "authentication failed")
         #expect(CryptoError(.invalidLength(what: "salt", expected: 16, actual: 3)).description == "salt must be 16 bytes, not 3")
-        #expect(CryptoError(.unsafeKDFParameters(opsLimit: 0, memLimit: 1)).description
-            == "key derivation cost out of bounds (opslimit 0, memlimit 1 bytes)")
+        #expect(
+            CryptoError(.unsafeKDFParameters(opsLimit: 0, memLimit: 1)).description
+                == "key derivation cost out of bounds (opslimit 0, memlimit 1 bytes)")
         #expect(CryptoError(.operationFailed(function: "f")).description == "f failed")
     }
 }

@@ -33,10 +33,11 @@ struct SubkeyDerivationTests {
         let short = try SubkeyDerivation.derive(from: Self.masterKey(), id: 7, context: "GKhead__", length: 16)
         #expect(hexString(short.testBytes) == "0812f4fdb84575feaa4dd37b360da735")
         let long = try SubkeyDerivation.derive(from: Self.masterKey(), id: 7, context: "GKhead__", length: 64)
-        #expect(hexString(long.testBytes) == """
-            ba120615c883eb0fc3cce39e667ff8d5ee2b5d922cb9488d83aba179f70b0510\
-            82a2e70d1ef09b5d59eb1eee5eab2da84ecd00eb95c487f18626ab2e48b78bfe
-            """)
+        #expect(
+            hexString(long.testBytes) == """
+                ba120615c883eb0fc3cce39e667ff8d5ee2b5d922cb9488d83aba179f70b0510\
+                82a2e70d1ef09b5d59eb1eee5eab2da84ecd00eb95c487f18626ab2e48b78bfe
+                """)
     }
 
     @Test("lengths libsodium refuses fail cleanly", arguments: [0, 15, 65])

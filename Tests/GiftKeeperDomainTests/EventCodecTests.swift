@@ -10,15 +10,23 @@ import Testing
         Event(at: at(.max), .loginFailed),
         Event(at: at(.min), .signedOut(clean: true)),
         Event(at: at(1_795_356_187_123), .signedOut(clean: false)),
-        Event(at: at(1_795_356_187_123), .presentAdded(
-            id: pid(1), recipient: "Mum", title: "Blue scarf", notes: "", price: cents(2500), occasion: "Xmas")),
-        Event(at: at(42), .presentAdded(
-            id: pid(.max), recipient: "e\u{301}", title: String(repeating: "t", count: 1000), notes: "multi\nline",
-            price: nil, occasion: "")),
+        Event(
+            at: at(1_795_356_187_123),
+            .presentAdded(
+                id: pid(1), recipient: "Mum", title: "Blue scarf", notes: "", price: cents(2500), occasion: "Xmas")),
+        Event(
+            at: at(42),
+            .presentAdded(
+                id: pid(.max), recipient: "e\u{301}", title: String(repeating: "t", count: 1000), notes: "multi\nline",
+                price: nil, occasion: "")),
         Event(at: at(43), .presentAdded(id: pid(2), recipient: "日本", title: "x", notes: "n", price: .max, occasion: "o")),
-        Event(at: at(44), .presentEdited(id: pid(12), changes: [
-            .title("Hat"), .recipient("Dad"), .notes(""), .price(nil), .price(.zero), .occasion("Birthday"),
-        ])),
+        Event(
+            at: at(44),
+            .presentEdited(
+                id: pid(12),
+                changes: [
+                    .title("Hat"), .recipient("Dad"), .notes(""), .price(nil), .price(.zero), .occasion("Birthday"),
+                ])),
         Event(at: at(45), .presentEdited(id: pid(3), changes: [])),
         Event(at: at(46), .presentStatusChanged(id: pid(3), status: .idea)),
         Event(at: at(47), .presentStatusChanged(id: pid(3), status: .given)),
@@ -27,12 +35,18 @@ import Testing
         Event(at: at(50), .stateExported(presentCount: 0)),
         Event(at: at(51), .stateExported(presentCount: .max)),
         Event(at: at(52), .stateExported(presentCount: -7)),
-        Event(at: at(53), .presentImported(Present(
-            id: pid(9), recipient: "Mum", title: "Blue scarf", notes: "soft", price: cents(2500), occasion: "Xmas",
-            status: .wrapped, createdAt: at(-5), updatedAt: at(1_795_356_187_123)))),
-        Event(at: at(54), .presentImported(Present(
-            id: pid(.max), recipient: "日本", title: "x", notes: "", price: nil, occasion: "",
-            status: .idea, createdAt: at(.min), updatedAt: at(.max)))),
+        Event(
+            at: at(53),
+            .presentImported(
+                Present(
+                    id: pid(9), recipient: "Mum", title: "Blue scarf", notes: "soft", price: cents(2500), occasion: "Xmas",
+                    status: .wrapped, createdAt: at(-5), updatedAt: at(1_795_356_187_123)))),
+        Event(
+            at: at(54),
+            .presentImported(
+                Present(
+                    id: pid(.max), recipient: "日本", title: "x", notes: "", price: nil, occasion: "",
+                    status: .idea, createdAt: at(.min), updatedAt: at(.max)))),
     ]
 
     @Test func samplesCoverEveryType() {
@@ -62,12 +76,15 @@ import Testing
     }
 
     @Test func knownAnswerPresentAdded() {
-        let event = Event(at: at(0), .presentAdded(
-            id: pid(1), recipient: "Mum", title: "Blue scarf", notes: "", price: cents(2500), occasion: "Xmas"))
-        #expect(EventCodec.encode(event) == [
-            0x01, 0x05, 0x00, 0x01, 0x03, 0x4D, 0x75, 0x6D, 0x0A, 0x42, 0x6C, 0x75, 0x65, 0x20, 0x73, 0x63,
-            0x61, 0x72, 0x66, 0x00, 0x01, 0xC4, 0x13, 0x04, 0x58, 0x6D, 0x61, 0x73,
-        ])
+        let event = Event(
+            at: at(0),
+            .presentAdded(
+                id: pid(1), recipient: "Mum", title: "Blue scarf", notes: "", price: cents(2500), occasion: "Xmas"))
+        #expect(
+            EventCodec.encode(event) == [
+                0x01, 0x05, 0x00, 0x01, 0x03, 0x4D, 0x75, 0x6D, 0x0A, 0x42, 0x6C, 0x75, 0x65, 0x20, 0x73, 0x63,
+                0x61, 0x72, 0x66, 0x00, 0x01, 0xC4, 0x13, 0x04, 0x58, 0x6D, 0x61, 0x73,
+            ])
     }
 
     @Test func knownAnswerPresentEdited() {
@@ -125,8 +142,9 @@ import Testing
         }
         // A price beyond Int64.
         #expect(throws: EventDecodingError.invalidValue(.price, offset: 10)) {
-            try EventCodec.decode([0x01, 0x05, 0x00, 0x01, 0x01, 0x41, 0x01, 0x42, 0x00, 0x01]
-                + Array(repeating: 0xFF, count: 9) + [0x01, 0x00])
+            try EventCodec.decode(
+                [0x01, 0x05, 0x00, 0x01, 0x01, 0x41, 0x01, 0x42, 0x00, 0x01]
+                    + Array(repeating: 0xFF, count: 9) + [0x01, 0x00])
         }
         #expect(throws: EventDecodingError.invalidValue(.price, offset: 9)) {
             try EventCodec.decode([0x01, 0x05, 0x00, 0x01, 0x01, 0x41, 0x01, 0x42, 0x00, 0x02, 0x00])
@@ -134,7 +152,8 @@ import Testing
     }
 
     @Test(arguments: [
-        [0xFF] as [UInt8], Array("abcdefghijk".utf8) + [0xC3], Array("abcdefgh".utf8) + [0xFF] + Array("abcdefgh".utf8), [0xC0, 0x80], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x41, 0x80],
+        [0xFF] as [UInt8], Array("abcdefghijk".utf8) + [0xC3], Array("abcdefgh".utf8) + [0xFF] + Array("abcdefgh".utf8), [0xC0, 0x80], [0xE2, 0x82],
+        [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x41, 0x80],
     ])
     func invalidUTF8IsAnError(bad: [UInt8]) {
         let bytes: [UInt8] = [0x01, 0x01, 0x00, UInt8(bad.count)] + bad

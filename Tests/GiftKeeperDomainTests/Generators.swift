@@ -62,21 +62,24 @@ struct Bits {
 
     /// Any event, valid or not in any state.
     mutating func event() -> Event {
-        let body: EventBody = switch below(11) {
-        case 0: .accountCreated(name: text())
-        case 1: .loginSucceeded
-        case 2: .loginFailed
-        case 3: .signedOut(clean: below(2) == 0)
-        case 4: .presentAdded(id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text())
-        case 5: .presentEdited(id: id(), changes: (0..<below(4)).map { _ in change() })
-        case 6: .presentStatusChanged(id: id(), status: pick(PresentStatus.allCases))
-        case 7: .presentRemoved(id: id())
-        case 8: .passwordChanged
-        case 9: .presentImported(Present(
-            id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
-            status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
-        default: .stateExported(presentCount: below(5) == 0 ? Int(bitPattern: UInt(next())) : below(50))
-        }
+        let body: EventBody =
+            switch below(11) {
+            case 0: .accountCreated(name: text())
+            case 1: .loginSucceeded
+            case 2: .loginFailed
+            case 3: .signedOut(clean: below(2) == 0)
+            case 4: .presentAdded(id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text())
+            case 5: .presentEdited(id: id(), changes: (0..<below(4)).map { _ in change() })
+            case 6: .presentStatusChanged(id: id(), status: pick(PresentStatus.allCases))
+            case 7: .presentRemoved(id: id())
+            case 8: .passwordChanged
+            case 9:
+                .presentImported(
+                    Present(
+                        id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
+                        status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
+            default: .stateExported(presentCount: below(5) == 0 ? Int(bitPattern: UInt(next())) : below(50))
+            }
         return Event(at: timestamp(), body)
     }
 
@@ -93,9 +96,11 @@ struct Bits {
         case 9, 10: .markPresent(id: id(), status: pick(PresentStatus.allCases))
         case 11: .removePresent(id: id())
         case 12: .changePassword
-        case 13: .importPresent(Present(
-            id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
-            status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
+        case 13:
+            .importPresent(
+                Present(
+                    id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
+                    status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
         default: .recordExport(presentCount: below(20))
         }
     }
@@ -103,14 +108,23 @@ struct Bits {
 
 enum Generate {
     static func events(_ count: ClosedRange<Int>) -> Generator<[Event], some SendableSequenceType> {
-        Gen.uint64().array(of: count).map { seeds in seeds.map { var bits = Bits(state: $0); return bits.event() } }
+        Gen.uint64().array(of: count).map { seeds in
+            seeds.map {
+                var bits = Bits(state: $0)
+                return bits.event()
+            }
+        }
     }
 
     static func commands(_ count: ClosedRange<Int>) -> Generator<[Command], some SendableSequenceType> {
         Gen.uint64().array(of: count).map { seeds in
             // Start most sequences with setup so the interesting commands get a chance.
             let setup: [Command] = seeds.first.map { $0 % 4 == 0 } == true ? [] : [.createAccount(name: "Alice")]
-            return setup + seeds.map { var bits = Bits(state: $0); return bits.command() }
+            return setup
+                + seeds.map {
+                    var bits = Bits(state: $0)
+                    return bits.command()
+                }
         }
     }
 

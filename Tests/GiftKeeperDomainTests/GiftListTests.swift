@@ -17,8 +17,13 @@ import Testing
         let events = try GiftList.decide(
             .addPresent(recipient: " Mum ", title: "\tScarf ", notes: "  keep spaces ", price: nil, occasion: " Birthday "),
             at: at(99), state: state)
-        #expect(events == [Event(at: at(99), .presentAdded(
-            id: pid(3), recipient: "Mum", title: "Scarf", notes: "  keep spaces ", price: nil, occasion: "Birthday"))])
+        #expect(
+            events == [
+                Event(
+                    at: at(99),
+                    .presentAdded(
+                        id: pid(3), recipient: "Mum", title: "Scarf", notes: "  keep spaces ", price: nil, occasion: "Birthday"))
+            ])
         #expect(events[0].summary == "added p3 \"Scarf\" for Mum")
     }
 
@@ -209,8 +214,9 @@ import Testing
         #expect(try GiftList.decide(.endUncleanSession, at: at(1), state: try run([.signOut], from: state).state) == [])
         #expect(try GiftList.decide(.signOut, at: at(1), state: try run([.signOut], from: state).state) == [])
         #expect(try GiftList.decide(.markPresent(id: pid(1), status: .idea), at: at(1), state: state) == [])
-        #expect(try GiftList.decide(
-            .editPresent(id: pid(1), changes: [.title(" Blue scarf "), .price(cents(2500)), .notes("")]), at: at(1), state: state) == [])
+        #expect(
+            try GiftList.decide(
+                .editPresent(id: pid(1), changes: [.title(" Blue scarf "), .price(cents(2500)), .notes("")]), at: at(1), state: state) == [])
     }
 
     @Test func editKeepsOnlyRealChangesLastValueWins() throws {
@@ -279,12 +285,14 @@ import Testing
     }
 
     @Test func derivedViews() throws {
-        let state = try run([
-            .addPresent(recipient: "alice", title: "Mug", price: cents(1000)),
-            .addPresent(recipient: "Mum", title: "Gloves", price: cents(1550)),
-            .markPresent(id: pid(2), status: .bought),
-            .removePresent(id: pid(4)),
-        ], from: try aliceWithTwoPresents()).state
+        let state = try run(
+            [
+                .addPresent(recipient: "alice", title: "Mug", price: cents(1000)),
+                .addPresent(recipient: "Mum", title: "Gloves", price: cents(1550)),
+                .markPresent(id: pid(2), status: .bought),
+                .removePresent(id: pid(4)),
+            ], from: try aliceWithTwoPresents()
+        ).state
         let groups = state.presentsByRecipient
         #expect(groups.map(\.recipient) == ["alice", "Dad", "Mum"])
         #expect(groups.map { $0.presents.map(\.id) } == [[pid(3)], [pid(2)], [pid(1)]])
@@ -317,11 +325,13 @@ import Testing
         let events = try GiftList.decide(.importPresent(exported), at: at(9_000), state: state)
         // Texts are checked and trimmed like addPresent's (notes kept as typed); the id,
         // status and the times the present had in the export are kept.
-        #expect(events.map(\.body) == [
-            .presentImported(Present(
-                id: pid(7), recipient: "Mum", title: "Blue scarf", notes: " soft ", price: cents(2500), occasion: "Xmas",
-                status: .wrapped, createdAt: at(1), updatedAt: at(2))),
-        ])
+        #expect(
+            events.map(\.body) == [
+                .presentImported(
+                    Present(
+                        id: pid(7), recipient: "Mum", title: "Blue scarf", notes: " soft ", price: cents(2500), occasion: "Xmas",
+                        status: .wrapped, createdAt: at(1), updatedAt: at(2)))
+            ])
         let after = events.reduce(state, GiftList.evolve)
         #expect(after[id: pid(7)]?.status == .wrapped)
         #expect(after[id: pid(7)]?.createdAt == at(1))

@@ -1,5 +1,5 @@
-import Testing
 import GiftKeeperDomain
+import Testing
 
 /// `Timestamp.writeISO8601(into:)` appends after what the buffer holds and agrees with
 /// `iso8601` (defined through it); the known answers are in `TimestampTests`.
@@ -38,12 +38,13 @@ import GiftKeeperDomain
         for round in 0..<100_000 {
             let bits = next()
             // Every range: whole Int64, ±10,000 years, and the years around 0 and 9999/10000.
-            let ms: Int64 = switch round % 4 {
-            case 0: Int64(bitPattern: bits)
-            case 1: Int64(bitPattern: bits) % 315_569_520_000_000
-            case 2: -62_167_219_200_000 + Int64(bitPattern: bits) % 63_113_904_000_000
-            default: 253_402_300_800_000 + Int64(bitPattern: bits) % 63_113_904_000_000
-            }
+            let ms: Int64 =
+                switch round % 4 {
+                case 0: Int64(bitPattern: bits)
+                case 1: Int64(bitPattern: bits) % 315_569_520_000_000
+                case 2: -62_167_219_200_000 + Int64(bitPattern: bits) % 63_113_904_000_000
+                default: 253_402_300_800_000 + Int64(bitPattern: bits) % 63_113_904_000_000
+                }
             let timestamp = Timestamp(millisecondsSinceEpoch: ms)
             let bytes = written(timestamp)
             guard bytes == Array(timestamp.iso8601.utf8) else {

@@ -67,30 +67,39 @@ struct BadLine: Sendable, CustomTestStringConvertible {
         BadLine("history --last -1", "history --last -1", "'--last -1' must be 1 or more"),
         BadLine("history --last abc", "history --last abc", "'abc' is invalid"),
         BadLine("help for an unknown command", "help frob", "Unknown command 'frob'"),
-        BadLine("import of a missing file", "import /nonexistent/giftkeeper-e2e.json", "Could not open '/nonexistent/giftkeeper-e2e.json'", exitCode: 5),
-        BadLine("setup on an existing journal", "setup Bob --kdf interactive", "A journal already exists", signedIn: false,
-                answers: ["Pw-Answer-1", "Pw-Answer-1"]),
-        BadLine("setup without a name on an existing journal", "setup", "A journal already exists", signedIn: false,
-                answers: ["Bob", "Pw-Answer-1", "Pw-Answer-1"]),
-        BadLine("setup with a bad --kdf", "setup Bob --kdf ultra", "'ultra'", signedIn: false,
-                answers: ["Pw-Answer-1", "Pw-Answer-1"]),
+        BadLine(
+            "import of a missing file", "import /nonexistent/giftkeeper-e2e.json", "Could not open '/nonexistent/giftkeeper-e2e.json'", exitCode: 5),
+        BadLine(
+            "setup on an existing journal", "setup Bob --kdf interactive", "A journal already exists", signedIn: false,
+            answers: ["Pw-Answer-1", "Pw-Answer-1"]),
+        BadLine(
+            "setup without a name on an existing journal", "setup", "A journal already exists", signedIn: false,
+            answers: ["Bob", "Pw-Answer-1", "Pw-Answer-1"]),
+        BadLine(
+            "setup with a bad --kdf", "setup Bob --kdf ultra", "'ultra'", signedIn: false,
+            answers: ["Pw-Answer-1", "Pw-Answer-1"]),
         BadLine("login while signed in", "login", "You are already signed in", answers: ["Pw-Answer-1"]),
-        BadLine("a password on the command line", "login Pw-Answer-2", "never typed on the command line",
-                signedIn: false, answers: ["Pw-Answer-1"]),
-        BadLine("add with prompted answers while locked", "add", "You are signed out. Type 'login' first.",
-                signedIn: false, answers: ["Answer-Recipient", "Answer-Title"]),
-        BadLine("a bad option, and the answer the command would have asked for", "add Mum --bogus", "Unknown option '--bogus'",
-                answers: ["Answer-Title"]),
+        BadLine(
+            "a password on the command line", "login Pw-Answer-2", "never typed on the command line",
+            signedIn: false, answers: ["Pw-Answer-1"]),
+        BadLine(
+            "add with prompted answers while locked", "add", "You are signed out. Type 'login' first.",
+            signedIn: false, answers: ["Answer-Recipient", "Answer-Title"]),
+        BadLine(
+            "a bad option, and the answer the command would have asked for", "add Mum --bogus", "Unknown option '--bogus'",
+            answers: ["Answer-Title"]),
         BadLine("setup while signed in", "setup Bob", "you are signed in to it", answers: ["Pw-Answer-1", "Pw-Answer-1"]),
-        BadLine("passwd with an empty current password", "passwd", "The password is empty",
-                answers: ["", "Pw-Answer-2", "Pw-Answer-2"]),
+        BadLine(
+            "passwd with an empty current password", "passwd", "The password is empty",
+            answers: ["", "Pw-Answer-2", "Pw-Answer-2"]),
         BadLine("list while locked", "list", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("add while locked", "add Dad Hat", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("show while locked", "show p1", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("history while locked", "history", "You are signed out. Type 'login' first.", signedIn: false),
         BadLine("export while locked", "export", "You are signed out. Type 'login' first.", signedIn: false),
-        BadLine("passwd while locked", "passwd", "You are signed out. Type 'login' first.", signedIn: false,
-                answers: ["Pw-Answer-1", "Pw-Answer-2", "Pw-Answer-2"]),
+        BadLine(
+            "passwd while locked", "passwd", "You are signed out. Type 'login' first.", signedIn: false,
+            answers: ["Pw-Answer-1", "Pw-Answer-2", "Pw-Answer-2"]),
     ]
 }
 
@@ -133,7 +142,8 @@ struct BadInputTests {
         let outcome = try sandbox.script(
             [line, "Pw-Answer-1", "Pw-Answer-1", "setup Alice --kdf interactive", "secret", "secret", "add Mum Hat", "quit"])
         #expect(outcome.status == 2, "\(outcome)")
-        #expect(outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
+        #expect(
+            outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
         #expect(outcome.stdout.contains("🔓 Signed in as Alice"))
         #expect(outcome.stdout.contains(#"Saved p1: "Hat" for Mum."#))
         #expect(try sandbox.verifies())
@@ -152,8 +162,9 @@ struct BadInputTests {
         let audit = try sandbox.audits()
         #expect(audit.status == 0, "\(audit)")
         #expect(audit.stdout.contains("loginFailed"))
-        #expect(audit.stdoutLines.last { !$0.isEmpty } == "OK: 11 frames verified; 1 failed login reported"
-            || audit.stdout.contains("1 failed login reported"), "\(audit)")
+        #expect(
+            audit.stdoutLines.last { !$0.isEmpty } == "OK: 11 frames verified; 1 failed login reported"
+                || audit.stdout.contains("1 failed login reported"), "\(audit)")
     }
 }
 
@@ -253,7 +264,9 @@ struct BadJournalTests {
         #expect(try sandbox.verifies())
     }
 
-    @Test("a new journal in a read-only directory: one line, the session goes on", .enabled(if: !runningAsRoot, "root writes a directory whatever its mode"))
+    @Test(
+        "a new journal in a read-only directory: one line, the session goes on",
+        .enabled(if: !runningAsRoot, "root writes a directory whatever its mode"))
     func readOnlyDirectory() throws {
         let sandbox = try Sandbox()
         let directory = sandbox.root + "/readonly"

@@ -6,7 +6,8 @@ import Testing
 /// password (SPEC §6: rejected whole "with nothing appended"): not even a sign-in is recorded.
 @Suite("Import rejections")
 struct ImportRejectionTests {
-    private static let valid = #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
+    private static let valid =
+        #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
 
     private static func document(_ presents: String) -> String {
         #"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":[\#(presents)]}"#
@@ -34,16 +35,17 @@ struct ImportRejectionTests {
         return files
     }
 
-    @Test("a malformed document: exit 2, one error line naming the field, the journal byte for byte unchanged",
-          arguments: [
-              ("broken JSON", #"{"format": "giftkeeper.export.v1", "presents": [}"#, "at line 1, column "),
-              ("another format", #"{"format": "giftkeeper.export.v2", "presents": []}"#, "at 'format'"),
-              ("an unknown field", document(present(#""title""#, #""titel""#)), "at presents[0].titel"),
-              ("a negative price", document(present(#""25.00""#, #""-5""#)), "at presents[0].price"),
-              ("an unknown status", document(present(#""idea""#, #""lost""#)), "at presents[0].status"),
-              ("a duplicate id", document(valid + "," + valid), "at presents[1].id"),
-              ("an empty title", document(present(#""Scarf""#, #""""#)), "at presents[0].title"),
-          ])
+    @Test(
+        "a malformed document: exit 2, one error line naming the field, the journal byte for byte unchanged",
+        arguments: [
+            ("broken JSON", #"{"format": "giftkeeper.export.v1", "presents": [}"#, "at line 1, column "),
+            ("another format", #"{"format": "giftkeeper.export.v2", "presents": []}"#, "at 'format'"),
+            ("an unknown field", document(present(#""title""#, #""titel""#)), "at presents[0].titel"),
+            ("a negative price", document(present(#""25.00""#, #""-5""#)), "at presents[0].price"),
+            ("an unknown status", document(present(#""idea""#, #""lost""#)), "at presents[0].status"),
+            ("a duplicate id", document(valid + "," + valid), "at presents[1].id"),
+            ("an empty title", document(present(#""Scarf""#, #""""#)), "at presents[0].title"),
+        ])
     func malformedDocument(label: String, text: String, location: String) throws {
         let (sandbox, passwordFile) = try journalAndPasswordFile()
         let bad = sandbox.root + "/bad.json"

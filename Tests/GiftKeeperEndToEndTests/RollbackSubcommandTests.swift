@@ -51,7 +51,11 @@ struct RollbackSubcommandTests {
         #expect(export.errorLines.first?.contains("Rollback detected") == true, "\(export)")
 
         let document = sandbox.root + "/gifts.json"
-        try writeFile(document, Array(#"{"format":"giftkeeper.export.v1","presents":[{"createdAt":"2026-12-01T09:00:01.000Z","id":"p9","recipient":"Ann","status":"idea","title":"Kite","updatedAt":"2026-12-01T09:00:01.000Z"}]}"#.utf8))
+        try writeFile(
+            document,
+            Array(
+                #"{"format":"giftkeeper.export.v1","presents":[{"createdAt":"2026-12-01T09:00:01.000Z","id":"p9","recipient":"Ann","status":"idea","title":"Kite","updatedAt":"2026-12-01T09:00:01.000Z"}]}"#
+                    .utf8))
         let imported = try sandbox.run(["import", "--journal", sandbox.journal, "--password-file", passwordFile, document])
         #expect(imported.status == 1, "\(imported)")
         #expect(imported.errorLines.count == 1, "\(imported)")

@@ -76,8 +76,10 @@ struct ScriptSessionTests {
         #expect(finalList.contains("2 presents, total 0.00"))
         #expect(!finalList.split(separator: "\n").contains { $0.hasPrefix("p2 ") })
         // History: every event in order, then the last two only.
-        for event in ["keyWrap", "accountCreated", "loginSucceeded", "presentAdded", "presentEdited",
-                      "presentStatusChanged", "presentRemoved"] {
+        for event in [
+            "keyWrap", "accountCreated", "loginSucceeded", "presentAdded", "presentEdited",
+            "presentStatusChanged", "presentRemoved",
+        ] {
             #expect(out.contains(event), "history lacks \(event)")
         }
         let historyHeaders = lines.indices.filter { lines[$0].hasPrefix("SEQ") }
@@ -183,16 +185,22 @@ struct ScriptSessionTests {
             #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"\#(id)","notes":"\#(notes)","occasion":"","price":null,"#
                 + #""recipient":"Mum","status":"idea","title":"\#(title)","updatedAt":"2026-12-01T09:00:01.000Z"}"#
         }
-        try writeFile(document, Array((#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
-            + present("p1", "Scarf", #"first line\n\tindented"#) + "]}").utf8))
+        try writeFile(
+            document,
+            Array(
+                (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
+                    + present("p1", "Scarf", #"first line\n\tindented"#) + "]}").utf8))
         let outcome = try sandbox.script(["login", "secret", "import \(document)", "show p1"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdoutLines.contains("notes      first line"), "\(outcome.stdout)")
         #expect(outcome.stdoutLines.contains("               indented"), "\(outcome.stdout)")
 
         let escape = sandbox.root + "/escape.json"
-        try writeFile(escape, Array((#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
-            + present("p2", #"Red\u001b[31m"#, "") + "]}").utf8))
+        try writeFile(
+            escape,
+            Array(
+                (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
+                    + present("p2", #"Red\u001b[31m"#, "") + "]}").utf8))
         let refused = try sandbox.script(["login", "secret", "import \(escape)"])
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.errorLines.first?.contains("presents[0].title") == true, "\(refused)")
@@ -237,8 +245,10 @@ struct ScriptSessionTests {
         #expect(outcome.stderr.isEmpty, "\(outcome)")
         let out = outcome.stdout
         #expect(out.contains("Commands (type 'help <command>' for details):"))
-        for command in ["setup", "login", "signout, logout", "add", "list", "show", "edit", "mark", "remove",
-                        "history", "export", "import", "passwd", "help", "quit, exit"] {
+        for command in [
+            "setup", "login", "signout, logout", "add", "list", "show", "edit", "mark", "remove",
+            "history", "export", "import", "passwd", "help", "quit, exit",
+        ] {
             #expect(outcome.stdoutLines.contains { $0.hasPrefix("  " + command + " ") }, "help lacks \(command)")
         }
         #expect(out.contains("USAGE: add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion TEXT]"))
@@ -264,8 +274,9 @@ struct ScriptSessionTests {
             #expect(outcome.status == 0, "\(name): \(outcome)")
             let usage = outcome.stdoutLines.filter { $0.hasPrefix("USAGE:") }
             #expect(usage.count == 1, "\(name): \(outcome.stdout)")
-            #expect(usage.first == "USAGE: \(canonical)" || usage.first?.hasPrefix("USAGE: \(canonical) ") == true,
-                    "\(name): \(usage)")
+            #expect(
+                usage.first == "USAGE: \(canonical)" || usage.first?.hasPrefix("USAGE: \(canonical) ") == true,
+                "\(name): \(usage)")
             if name != canonical {
                 #expect(outcome.stdout.contains("'\(name)' does the same."), "\(name): \(outcome.stdout)")
             }

@@ -72,14 +72,17 @@ struct SubcommandTests {
         #expect(!audit.stdout.contains("stateExported"), "a failed export must not be recorded:\n\(audit.stdout)")
     }
 
-    @Test("audit, verify and a script to a full standard output: exit 5 and an error line", arguments: [
-        ["audit", "--journal", "J"], ["verify", "--journal", "J"], ["--journal", "J"], ["--help"], ["--version"],
-    ])
+    @Test(
+        "audit, verify and a script to a full standard output: exit 5 and an error line",
+        arguments: [
+            ["audit", "--journal", "J"], ["verify", "--journal", "J"], ["--journal", "J"], ["--help"], ["--version"],
+        ])
     func reportsToAFullDisk(_ arguments: [String]) throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Hat"])
         let words = arguments.map { $0 == "J" ? sandbox.journal : $0 }
-        let input = words.contains("verify") || words.first?.hasPrefix("--") == true && words.first != "--journal"
+        let input =
+            words.contains("verify") || words.first?.hasPrefix("--") == true && words.first != "--journal"
             ? "" : words.contains("audit") ? "secret\n" : "login\nsecret\nlist\nquit\n"
         let outcome = try runProgram(
             "/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", sandbox.binary] + words,
@@ -146,8 +149,9 @@ struct SubcommandTests {
         let fileContents = try #require(fileBytes(file))
         let fromFile = try #require(try JSONSerialization.jsonObject(with: Data(fileContents)) as? [String: Any])
         #expect(fromFile["format"] as? String == "giftkeeper.export.v1")
-        #expect(NSDictionary(dictionary: fromFile["presents"].map { ["p": $0] } ?? [:])
-            == NSDictionary(dictionary: document["presents"].map { ["p": $0] } ?? [:]))
+        #expect(
+            NSDictionary(dictionary: fromFile["presents"].map { ["p": $0] } ?? [:])
+                == NSDictionary(dictionary: document["presents"].map { ["p": $0] } ?? [:]))
 
         // Import into a fresh journal, export again: the same presents.
         let other = sandbox.root + "/other/other.journal"
@@ -278,8 +282,9 @@ struct SubcommandTests {
         #expect(completion.stderr.isEmpty)
     }
 
-    @Test("audit of a journal damaged before any event can be read: still a verdict line (text and JSON)",
-          arguments: [30, 70])
+    @Test(
+        "audit of a journal damaged before any event can be read: still a verdict line (text and JSON)",
+        arguments: [30, 70])
     func auditVerdictForEarlyDamage(_ offset: Int) throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Hat"])
@@ -295,10 +300,12 @@ struct SubcommandTests {
         #expect(json.stdoutLines.last { !$0.isEmpty }?.hasPrefix(#"{"verdict":"failed","events":0,"#) == true, "\(json)")
     }
 
-    @Test("an unknown subcommand or option: exit 2, one line", arguments: [
-        ["frobnicate"], ["--frobnicate"], ["audit", "--frobnicate"], ["verify", "extra", "words"],
-        ["export", "--output"], ["import"], ["help", "bogus"],
-    ])
+    @Test(
+        "an unknown subcommand or option: exit 2, one line",
+        arguments: [
+            ["frobnicate"], ["--frobnicate"], ["audit", "--frobnicate"], ["verify", "extra", "words"],
+            ["export", "--output"], ["import"], ["help", "bogus"],
+        ])
     func usageErrors(_ arguments: [String]) throws {
         let sandbox = try Sandbox()
         let outcome = try sandbox.run(arguments + (arguments.first == "help" ? [] : ["--journal", sandbox.journal]))

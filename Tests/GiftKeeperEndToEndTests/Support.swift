@@ -44,7 +44,9 @@ final class ChildProcess {
     /// Starts `executable` with exactly `arguments` (without argv[0]) and `environment`.
     init(executable: String, arguments: [String], environment: [String: String]) throws {
         _ = Self.ignoreBrokenPipes
-        var stdinPipe: [Int32] = [0, 0], stdoutPipe: [Int32] = [0, 0], stderrPipe: [Int32] = [0, 0]
+        var stdinPipe: [Int32] = [0, 0]
+        var stdoutPipe: [Int32] = [0, 0]
+        var stderrPipe: [Int32] = [0, 0]
         // Close-on-exec from birth: a pipe end leaked into a child spawned at the same time
         // by another test would keep this child's input open.
         guard closeOnExecPipe(&stdinPipe), closeOnExecPipe(&stdoutPipe), closeOnExecPipe(&stderrPipe)
@@ -72,8 +74,8 @@ final class ChildProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for argument in argv { free(argument) }
+            for variable in envp { free(variable) }
         }
         var child: pid_t = 0
         let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
@@ -81,7 +83,9 @@ final class ChildProcess {
         close(stdoutPipe[1])
         close(stderrPipe[1])
         guard result == 0 else {
-            close(stdinPipe[1]); close(stdoutPipe[0]); close(stderrPipe[0])
+            close(stdinPipe[1])
+            close(stdoutPipe[0])
+            close(stderrPipe[0])
             throw SpawnError(message: "posix_spawn \(executable) failed: errno \(result)")
         }
         pid = child
@@ -213,7 +217,8 @@ enum GiftKeeperBinary {
     /// The path, or a test failure that says how to provide it.
     static func require() throws -> String {
         guard let path else {
-            throw SpawnError(message: "the giftkeeper binary was not found next to the test bundle; build it (swift build --build-tests) or set GIFTKEEPER_BINARY")
+            throw SpawnError(
+                message: "the giftkeeper binary was not found next to the test bundle; build it (swift build --build-tests) or set GIFTKEEPER_BINARY")
         }
         return path
     }
@@ -235,7 +240,8 @@ enum GiftKeeperBinary {
             }
         }
         if let fromEnvironment = ProcessInfo.processInfo.environment["GIFTKEEPER_BINARY"],
-           isExecutableFile(fromEnvironment) {
+            isExecutableFile(fromEnvironment)
+        {
             return fromEnvironment
         }
         return nil

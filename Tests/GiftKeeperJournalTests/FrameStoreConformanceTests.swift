@@ -47,9 +47,10 @@ struct ReadFrame: Equatable {
 func readFrames(_ store: any FrameStore, after sequence: UInt64 = 0) throws -> [ReadFrame] {
     var frames: [ReadFrame] = []
     try store.read(after: sequence, progress: nil) { frame in
-        frames.append(ReadFrame(
-            sequence: frame.sequence, kind: frame.kind, payload: Array(frame.payload),
-            previousHash: Array(frame.previousHash)))
+        frames.append(
+            ReadFrame(
+                sequence: frame.sequence, kind: frame.kind, payload: Array(frame.payload),
+                previousHash: Array(frame.previousHash)))
     }
     return frames
 }

@@ -106,7 +106,7 @@ extension JournalTestSuite {
             #expect(seen.first == bytes[payloadByte] ^ 0x80)
             #expect(journalError { try journal.replay(chainCheck: .recompute) { _ in } }?.code != nil)
         }
-    
+
         @Test func readOnlyOpeningCanTolerateDamageForAudit() throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("damaged.journal")

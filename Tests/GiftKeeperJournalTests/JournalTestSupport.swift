@@ -114,7 +114,8 @@ func frameRanges(_ bytes: [UInt8]) -> [Range<Int>] {
     var ranges: [Range<Int>] = []
     var offset = 60
     while offset + 4 <= bytes.count {
-        let length = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16
+        let length =
+            Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16
             | Int(bytes[offset + 3]) << 24
         let end = offset + 53 + length
         guard end <= bytes.count else { break }
@@ -190,7 +191,7 @@ final class ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var child: pid_t = 0
         let result = posix_spawn(&child, executable, &actions, nil, argv, environ)
         close(outPipe[1])
@@ -311,7 +312,7 @@ func settled<T>(_ body: () throws(JournalError) -> T) throws(JournalError) -> T 
     while true {
         do {
             return try body()
-        } catch where error.code == .inUse && attempts < 100 {
+        } catch  where error.code == .inUse && attempts < 100 {
             attempts += 1
             usleep(10_000)
         }

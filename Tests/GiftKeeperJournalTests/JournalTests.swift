@@ -305,8 +305,10 @@ extension JournalTestSuite {
             header += Blake2b.hash(header, key: lastHash).prefix(8)
             try writeBytes(bytes + header + [UInt8](repeating: 1, count: 100), to: path)
             let report = try Journal.verify(at: path)
-            #expect(report.problem == JournalProblem(
-                sequence: 2, offset: bytes.count, reason: "frame length 2147483648 exceeds the 1 MiB bound"))
+            #expect(
+                report.problem
+                    == JournalProblem(
+                        sequence: 2, offset: bytes.count, reason: "frame length 2147483648 exceeds the 1 MiB bound"))
             let error = journalError { try Journal.open(at: path, access: .readWrite) }
             #expect(error?.code == .corrupt(report.problem!))
             #expect(error?.exitCode == 1)
@@ -347,7 +349,7 @@ extension JournalTestSuite {
             }
             var reports: [(Int, Int)] = []
             var count = 0
-            try journal.replay(progress: { reports.append(($0, $1)) }) { _ in count += 1 }
+            try journal.replay(progress: { reports.append(($0, $1)) }, { _ in count += 1 })
             #expect(count == 40)
             #expect(reports.count >= 2)
             #expect(reports.last.map { $0 == (journal.size, journal.size) } == true)
@@ -412,8 +414,9 @@ extension JournalTestSuite {
             #expect(reopened.lastSequence == UInt64(total))
             let seconds = Double(replayTime.components.attoseconds) / 1e18 + Double(replayTime.components.seconds)
             let appendSeconds = Double(appendTime.components.attoseconds) / 1e18 + Double(appendTime.components.seconds)
-            print("journal: \(total) frames, \(reopened.size) bytes; append \(Int(Double(total) / appendSeconds)) frames/s "
-                + "(batches of 1000); replay \(Int(Double(total) / seconds)) frames/s")
+            print(
+                "journal: \(total) frames, \(reopened.size) bytes; append \(Int(Double(total) / appendSeconds)) frames/s "
+                    + "(batches of 1000); replay \(Int(Double(total) / seconds)) frames/s")
             #expect(seconds < 20)
         }
     }

@@ -1,5 +1,6 @@
-@testable import GiftKeeperREPL
 import Testing
+
+@testable import GiftKeeperREPL
 
 @Suite struct CommandLineTokenizerTests {
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import ArgumentParser
-@testable import GiftKeeperREPL
 import Testing
+
+@testable import GiftKeeperREPL
 
 /// The shell binds plain lines without argument-parser's parse (LineBinding): whenever it
 /// does, the values must be exactly those argument-parser would have parsed from the line.
@@ -16,7 +17,8 @@ import Testing
     func sameAsArgumentParser<Command: ShellCommand>(_ type: Command.Type, _ words: [String]) -> Bool? {
         guard let bound = LineBinding.bind(type, words) else { return nil }
         guard let parsed = try? Command.parse(words), let read = LineBinding.bound(from: parsed) else {
-            Issue.record("bound \(words) that argument-parser refuses, for \(type): \(String(describing: (try? Command.parse(words)).map { _ in "ok" }))")
+            Issue.record(
+                "bound \(words) that argument-parser refuses, for \(type): \(String(describing: (try? Command.parse(words)).map { _ in "ok" }))")
             return false
         }
         #expect(effective(bound) == effective(read), "\(type) \(words)")

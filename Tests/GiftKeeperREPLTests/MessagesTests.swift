@@ -1,42 +1,43 @@
 import GiftKeeperDomain
 import GiftKeeperJournal
-@testable import GiftKeeperREPL
 import GiftKeeperService
 import Glibc
 import Testing
 
+@testable import GiftKeeperREPL
+
 /// Every sentence addressed to a person is written in the shell (Messages.swift): the
 /// targets below report data. These pin the wording the other suites used to check there.
 @Suite struct MessagesTests {
-        @Test func journalErrorsNameThePathAndWhatToDo() {
-            let problem = JournalProblem(sequence: 7, offset: 1234, reason: "frame hash does not match")
-            let cases: [(JournalError.Code, Int32, String)] = [
-                (.corrupt(problem), 1, "sequence number 7"),
-                (.frameTooLarge(2_000_000), 2, "1 MiB"),
-                (.notFound, 4, "No journal"),
-                (.alreadyExists, 4, "already exists"),
-                (.inUse, 4, "in use"),
-                (.isDirectory, 4, "directory"),
-                (.notRegularFile, 4, "not a regular file"),
-                (.notAJournal, 4, "not a GiftKeeper journal"),
-                (.unsupportedVersion(3), 4, "newer format version 3"),
-                (.insecurePermissions(mode: 0o644), 4, "chmod 600 /x/j"),
-                (.foreignOwner(uid: 5), 4, "another user"),
-                (.io(operation: "open", errno: EACCES), 5, "Permission denied"),
-                (.io(operation: "write", errno: ENOSPC), 5, "disk is full"),
-                (.io(operation: "open", errno: EROFS), 5, "read-only file system"),
-                (.io(operation: "fsync", errno: EIO), 5, "Could not fsync"),
-                (.readOnlyAccess, 5, "read-only"),
-                (.unusable, 5, "no longer be written"),
-                (.changedWhileOpen(.size(expected: 100, actual: 400)), 1, "400 bytes, not 100"),
-                (.changedWhileOpen(.replaced), 1, "replaced or removed"),
-            ]
-            for (code, _, phrase) in cases {
-                let error = JournalError(code, path: "/x/j")
-                #expect(error.sentence.contains(phrase), "\(error.sentence)")
-                #expect(error.sentence.contains("'/x/j'"), "\(error.sentence)")
-            }
+    @Test func journalErrorsNameThePathAndWhatToDo() {
+        let problem = JournalProblem(sequence: 7, offset: 1234, reason: "frame hash does not match")
+        let cases: [(JournalError.Code, Int32, String)] = [
+            (.corrupt(problem), 1, "sequence number 7"),
+            (.frameTooLarge(2_000_000), 2, "1 MiB"),
+            (.notFound, 4, "No journal"),
+            (.alreadyExists, 4, "already exists"),
+            (.inUse, 4, "in use"),
+            (.isDirectory, 4, "directory"),
+            (.notRegularFile, 4, "not a regular file"),
+            (.notAJournal, 4, "not a GiftKeeper journal"),
+            (.unsupportedVersion(3), 4, "newer format version 3"),
+            (.insecurePermissions(mode: 0o644), 4, "chmod 600 /x/j"),
+            (.foreignOwner(uid: 5), 4, "another user"),
+            (.io(operation: "open", errno: EACCES), 5, "Permission denied"),
+            (.io(operation: "write", errno: ENOSPC), 5, "disk is full"),
+            (.io(operation: "open", errno: EROFS), 5, "read-only file system"),
+            (.io(operation: "fsync", errno: EIO), 5, "Could not fsync"),
+            (.readOnlyAccess, 5, "read-only"),
+            (.unusable, 5, "no longer be written"),
+            (.changedWhileOpen(.size(expected: 100, actual: 400)), 1, "400 bytes, not 100"),
+            (.changedWhileOpen(.replaced), 1, "replaced or removed"),
+        ]
+        for (code, _, phrase) in cases {
+            let error = JournalError(code, path: "/x/j")
+            #expect(error.sentence.contains(phrase), "\(error.sentence)")
+            #expect(error.sentence.contains("'/x/j'"), "\(error.sentence)")
         }
+    }
 
     @Test func journalErrorsInAnInsecureOrNewerJournal() {
         #expect(JournalError(.insecurePermissions(mode: 0o644), path: "/j/o").sentence.contains("chmod 600 /j/o"))

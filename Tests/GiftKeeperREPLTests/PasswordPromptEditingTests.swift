@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
-@testable import GiftKeeperREPL
 import Testing
+
+@testable import GiftKeeperREPL
 
 /// The raw-terminal password prompt's own line editing, fed through a pipe as the
 /// terminal would deliver the keys (echo, canonical mode and signal keys off).

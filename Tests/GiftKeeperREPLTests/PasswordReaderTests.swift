@@ -1,8 +1,9 @@
 import Foundation
 import GiftKeeperCrypto
-@testable import GiftKeeperREPL
 import Glibc
 import Testing
+
+@testable import GiftKeeperREPL
 
 @Suite struct PasswordReaderTests {
     private func bytes(_ secret: SecureBytes) -> [UInt8] {

@@ -45,12 +45,14 @@ final class TestThread: @unchecked Sendable {
     init(_ body: @escaping () -> Void) {
         self.body = body
         let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let me = Unmanaged<TestThread>.fromOpaque(raw).takeRetainedValue()
-            me.body()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let me = Unmanaged<TestThread>.fromOpaque(raw).takeRetainedValue()
+                me.body()
+                return nil
+            }, context)
         precondition(result == 0)
     }
 

@@ -1,8 +1,9 @@
 import GiftKeeperCrypto
-@testable import GiftKeeperREPL
 import Glibc
 import Synchronization
 import Testing
+
+@testable import GiftKeeperREPL
 
 @Suite struct ProcessTests {
     @Test func hardeningSucceeds() throws {

@@ -1,6 +1,7 @@
-@testable import GiftKeeperREPL
 import Glibc
 import Testing
+
+@testable import GiftKeeperREPL
 
 @Suite struct RenderingTests {
     @Test func alignsColumnsLeftAndRight() {
@@ -11,12 +12,13 @@ import Testing
             ["p1", "Mum", "Blue scarf", "25.00", "idea"],
             ["p12", "Grand-mère", "Livre", "7.50", "bought"],
         ])
-        #expect(text == """
-            ID   RECIPIENT   TITLE       PRICE  STATUS
-            ---  ----------  ----------  -----  ------
-            p1   Mum         Blue scarf  25.00  idea
-            p12  Grand-mère  Livre        7.50  bought
-            """)
+        #expect(
+            text == """
+                ID   RECIPIENT   TITLE       PRICE  STATUS
+                ---  ----------  ----------  -----  ------
+                p1   Mum         Blue scarf  25.00  idea
+                p12  Grand-mère  Livre        7.50  bought
+                """)
     }
 
     @Test func wideCharactersTakeTwoColumns() {
@@ -27,12 +29,13 @@ import Testing
         #expect(TerminalText.width("🎁") == 2)
         #expect(TerminalText.width("👨‍👩‍👧") == 2)
         let table = TableRenderer(columns: [.init("WHO"), .init("N", alignment: .right)], showsRule: false)
-        #expect(table.renderLines([["祖母", "1"], ["🎁x", "22"], ["ab", "3"]]) == [
-            "WHO    N",
-            "祖母   1",
-            "🎁x   22",
-            "ab     3",
-        ])
+        #expect(
+            table.renderLines([["祖母", "1"], ["🎁x", "22"], ["ab", "3"]]) == [
+                "WHO    N",
+                "祖母   1",
+                "🎁x   22",
+                "ab     3",
+            ])
     }
 
     @Test func controlCharactersAreNeutralised() {
@@ -44,9 +47,10 @@ import Testing
 
     @Test func missingCellsAreEmptyAndNoTrailingSpaces() {
         let table = TableRenderer(columns: [.init("A"), .init("B")])
-        #expect(table.renderLines([["long value"], ["x", "y"]]) == [
-            "A           B", "----------  -", "long value", "x           y",
-        ])
+        #expect(
+            table.renderLines([["long value"], ["x", "y"]]) == [
+                "A           B", "----------  -", "long value", "x           y",
+            ])
     }
 
     @Test func progressIsSilentOffTerminal() {
@@ -76,7 +80,9 @@ import Testing
     /// On a terminal a row never wraps: the widest shrinking column gives way first, cut with
     /// `…`; the others, and the header, stay whole; without a width nothing is cut.
     @Test func tablesFitTheTerminalByCuttingTheWidestShrinkingColumn() {
-        let columns: [TableRenderer.Column] = [.init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true), .init("PRICE", alignment: .right)]
+        let columns: [TableRenderer.Column] = [
+            .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true), .init("PRICE", alignment: .right),
+        ]
         let rows = [["p1", "Mum", String(repeating: "t", count: 60), "25.00"], ["p2", "Grandma Josephine", "Hat", "-"]]
         let fitted = TableRenderer(columns: columns, maxWidth: 50).renderLines(rows)
         #expect(fitted.allSatisfy { TerminalText.width($0) <= 50 }, "\(fitted)")

@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
-@testable import GiftKeeperREPL
 import Testing
+
+@testable import GiftKeeperREPL
 
 @Suite struct ScriptLineEditorTests {
     private func lines(_ bytes: [UInt8], bufferSize: Int = 64 * 1024) -> [LineInput] {
@@ -19,9 +20,10 @@ import Testing
     @Test(arguments: [16, 64 * 1024])
     func normalCRLFAndEmptyLines(bufferSize: Int) {
         let input = "login\r\nadd Mum 'Blue scarf'\n\n\r\nlist\n"
-        #expect(lines(Array(input.utf8), bufferSize: bufferSize) == [
-            .line("login"), .line("add Mum 'Blue scarf'"), .line(""), .line(""), .line("list"), .endOfInput,
-        ])
+        #expect(
+            lines(Array(input.utf8), bufferSize: bufferSize) == [
+                .line("login"), .line("add Mum 'Blue scarf'"), .line(""), .line(""), .line("list"), .endOfInput,
+            ])
     }
 
     @Test func lastLineWithoutNewline() {
@@ -49,9 +51,10 @@ import Testing
     func overlongLineIsSkippedWhole(bufferSize: Int) {
         let long = [UInt8](repeating: UInt8(ascii: "x"), count: 70 * 1024)
         let bytes = Array("first\n".utf8) + long + [0x0A] + Array("after\n".utf8)
-        #expect(lines(bytes, bufferSize: bufferSize) == [
-            .line("first"), .invalid(.lineTooLong(limit: 64 * 1024)), .line("after"), .endOfInput,
-        ])
+        #expect(
+            lines(bytes, bufferSize: bufferSize) == [
+                .line("first"), .invalid(.lineTooLong(limit: 64 * 1024)), .line("after"), .endOfInput,
+            ])
     }
 
     @Test func lineOfExactlyTheLimitIsAccepted() {

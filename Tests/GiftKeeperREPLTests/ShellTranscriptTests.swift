@@ -1,8 +1,9 @@
 import Foundation
 import GiftKeeperCrypto
-@testable import GiftKeeperREPL
 import GiftKeeperService
 import Testing
+
+@testable import GiftKeeperREPL
 
 /// The shell in process (``Transcript``): script lines in, the exact output and errors out.
 /// Most shell behaviour is pinned here; the end-to-end suites keep what needs a real
@@ -13,49 +14,51 @@ import Testing
     @Test("Setup, add, list, show, edit, mark, remove and history, word for word")
     func aFirstSession() throws {
         let transcript = try Transcript()
-        let outcome = try transcript.run(Self.setUp + [
-            #"add Mum "Blue scarf" --price 25 --occasion Christmas"#,
-            "add Dad Vinyl",
-            "list",
-            "show p1",
-            #"edit p1 price=22.50 notes="wool, red""#,
-            "mark p1 bought",
-            "remove p2",
-            "history --last 4",
-            "quit",
-        ])
+        let outcome = try transcript.run(
+            Self.setUp + [
+                #"add Mum "Blue scarf" --price 25 --occasion Christmas"#,
+                "add Dad Vinyl",
+                "list",
+                "show p1",
+                #"edit p1 price=22.50 notes="wool, red""#,
+                "mark p1 bought",
+                "remove p2",
+                "history --last 4",
+                "quit",
+            ])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.errors == "", "\(outcome)")
-        #expect(outcome.output == """
-            🔓 Signed in as Alice
-            Journal created at /journals/gifts.journal (mode 0600). Type 'add <recipient> <title>' to add a present.
-            Saved p1: "Blue scarf" for Mum.
-            Saved p2: "Vinyl" for Dad.
-            ID  RECIPIENT  TITLE       PRICE  STATUS
-            --  ---------  ----------  -----  ------
-            p1  Mum        Blue scarf  25.00  idea
-            p2  Dad        Vinyl           -  idea
-            2 presents, total 25.00 (2 idea)
-            id         p1
-            recipient  Mum
-            title      Blue scarf
-            price      25.00
-            status     idea
-            occasion   Christmas
-            notes      -
-            created    2026-11-24T09:00:01.000Z
-            updated    2026-11-24T09:00:01.000Z
-            Saved p1: price, notes changed.
-            Saved p1: marked bought.
-            Saved p2: removed (the history keeps it).
-            SEQ  TIME (UTC)           EVENT                 SUMMARY
-            ---  -------------------  --------------------  ------------------------
-              5  2026-11-24 09:00:02  presentAdded          added p2 "Vinyl" for Dad
-              6  2026-11-24 09:00:03  presentEdited         edited p1: price, notes
-              7  2026-11-24 09:00:04  presentStatusChanged  marked p1 bought
-              8  2026-11-24 09:00:05  presentRemoved        removed p2
-            🔒 Signed out
-            """ + "\n", "\(outcome)")
+        #expect(
+            outcome.output == """
+                🔓 Signed in as Alice
+                Journal created at /journals/gifts.journal (mode 0600). Type 'add <recipient> <title>' to add a present.
+                Saved p1: "Blue scarf" for Mum.
+                Saved p2: "Vinyl" for Dad.
+                ID  RECIPIENT  TITLE       PRICE  STATUS
+                --  ---------  ----------  -----  ------
+                p1  Mum        Blue scarf  25.00  idea
+                p2  Dad        Vinyl           -  idea
+                2 presents, total 25.00 (2 idea)
+                id         p1
+                recipient  Mum
+                title      Blue scarf
+                price      25.00
+                status     idea
+                occasion   Christmas
+                notes      -
+                created    2026-11-24T09:00:01.000Z
+                updated    2026-11-24T09:00:01.000Z
+                Saved p1: price, notes changed.
+                Saved p1: marked bought.
+                Saved p2: removed (the history keeps it).
+                SEQ  TIME (UTC)           EVENT                 SUMMARY
+                ---  -------------------  --------------------  ------------------------
+                  5  2026-11-24 09:00:02  presentAdded          added p2 "Vinyl" for Dad
+                  6  2026-11-24 09:00:03  presentEdited         edited p1: price, notes
+                  7  2026-11-24 09:00:04  presentStatusChanged  marked p1 bought
+                  8  2026-11-24 09:00:05  presentRemoved        removed p2
+                🔒 Signed out
+                """ + "\n", "\(outcome)")
     }
 
     @Test("A restarted shell signs in to the same journal; a wrong password is recorded and announced")
@@ -64,19 +67,21 @@ import Testing
         _ = try transcript.run(Self.setUp + ["add Mum Scarf --price 10"])
         let outcome = try transcript.run(["login", "wrong horse", "login", "correct horse", "list", "signout", "list"])
         #expect(outcome.status == 3, "\(outcome)")
-        #expect(outcome.output == """
-            ⚠️  Failed sign-in recorded; the next try waits 1 s.
-            🔓 Signed in as Alice (1 failed attempt reported since your last visit)
-            ID  RECIPIENT  TITLE  PRICE  STATUS
-            --  ---------  -----  -----  ------
-            p1  Mum        Scarf  10.00  idea
-            1 present, total 10.00 (1 idea)
-            🔒 Signed out
-            """ + "\n", "\(outcome)")
-        #expect(outcome.errorLines == [
-            "giftkeeper: error: Wrong password. The attempt was recorded; try again.",
-            "giftkeeper: error: You are signed out. Type 'login' first.",
-        ])
+        #expect(
+            outcome.output == """
+                ⚠️  Failed sign-in recorded; the next try waits 1 s.
+                🔓 Signed in as Alice (1 failed attempt reported since your last visit)
+                ID  RECIPIENT  TITLE  PRICE  STATUS
+                --  ---------  -----  -----  ------
+                p1  Mum        Scarf  10.00  idea
+                1 present, total 10.00 (1 idea)
+                🔒 Signed out
+                """ + "\n", "\(outcome)")
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: Wrong password. The attempt was recorded; try again.",
+                "giftkeeper: error: You are signed out. Type 'login' first.",
+            ])
     }
 
     @Test("Missing arguments are read from the next lines of a script, in order")
@@ -99,23 +104,25 @@ import Testing
             "history --last 0", #"add "unterminated"#, "add Mum Hat", "list",
         ])
         #expect(outcome.status == 2, "\(outcome)")
-        #expect(outcome.errorLines == [
-            "giftkeeper: error: Line 3 is not a command (it is not repeated here: it may be a misplaced answer, such as a password). Type 'help' to see the commands.",
-            "giftkeeper: error: No present 'p9'. Type 'list' to see ids.",
-            "giftkeeper: error: Unknown status 'sold'. Type one of: idea, bought, wrapped, given.",
-            "giftkeeper: error: '-5' is not a price: it is negative. Type an amount such as 25 or 25.50.",
-            "giftkeeper: error: Unknown option '--colour'. Type 'help add' for its usage.",
-            "giftkeeper: error: '--last 0' must be 1 or more. Type e.g. 'history --last 10'.",
-            "giftkeeper: error: Unterminated quote: a \" was opened but not closed. Close it with \".",
-        ], "\(outcome)")
-        #expect(outcome.outputLines.suffix(6) == [
-            #"Saved p1: "Hat" for Mum."#,
-            "ID  RECIPIENT  TITLE  PRICE  STATUS",
-            "--  ---------  -----  -----  ------",
-            "p1  Mum        Hat        -  idea",
-            "1 present, total 0.00 (1 idea)",
-            "🔒 Signed out",
-        ], "\(outcome)")
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: Line 3 is not a command (it is not repeated here: it may be a misplaced answer, such as a password). Type 'help' to see the commands.",
+                "giftkeeper: error: No present 'p9'. Type 'list' to see ids.",
+                "giftkeeper: error: Unknown status 'sold'. Type one of: idea, bought, wrapped, given.",
+                "giftkeeper: error: '-5' is not a price: it is negative. Type an amount such as 25 or 25.50.",
+                "giftkeeper: error: Unknown option '--colour'. Type 'help add' for its usage.",
+                "giftkeeper: error: '--last 0' must be 1 or more. Type e.g. 'history --last 10'.",
+                "giftkeeper: error: Unterminated quote: a \" was opened but not closed. Close it with \".",
+            ], "\(outcome)")
+        #expect(
+            outcome.outputLines.suffix(6) == [
+                #"Saved p1: "Hat" for Mum."#,
+                "ID  RECIPIENT  TITLE  PRICE  STATUS",
+                "--  ---------  -----  -----  ------",
+                "p1  Mum        Hat        -  idea",
+                "1 present, total 0.00 (1 idea)",
+                "🔒 Signed out",
+            ], "\(outcome)")
     }
 
     @Test("A password never runs as a command nor appears in an error, even when the command fails first")
@@ -124,7 +131,10 @@ import Testing
         _ = try transcript.run(Self.setUp)
         let outcome = try transcript.run(["login --now", "Secret-Pass-77", "login", "correct horse", "passwd extra", "a", "b", "c", "list"])
         #expect(!outcome.errors.contains("Secret-Pass-77"))
-        #expect(outcome.errorLines.first == "giftkeeper: error: 'login' takes no arguments: the password is asked for after it (in a script, on the next line), never typed on the command line.")
+        #expect(
+            outcome.errorLines.first
+                == "giftkeeper: error: 'login' takes no arguments: the password is asked for after it (in a script, on the next line), never typed on the command line."
+        )
         #expect(outcome.errorLines.count == 2, "\(outcome)")
         #expect(outcome.outputLines.contains("No presents yet. Add one with: add <recipient> <title> [--price 25]"))
     }

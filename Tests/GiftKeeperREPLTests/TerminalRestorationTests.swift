@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import GiftKeeperREPL
 
 /// What a fatal signal puts back on the terminal when changes of it nest (a password prompt
@@ -35,7 +36,10 @@ import Testing
 
     @Test func theOutermostStateIsRestoredUntilTheOutermostClear() throws {
         let (controller, terminal) = try pseudoTerminal()
-        defer { close(terminal); close(controller) }
+        defer {
+            close(terminal)
+            close(controller)
+        }
         setEcho(terminal, true)
         var original = termios()
         _ = tcgetattr(terminal, &original)

@@ -2,10 +2,11 @@ import Foundation
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
-@testable import GiftKeeperREPL
 import GiftKeeperService
 import Glibc
 import Synchronization
+
+@testable import GiftKeeperREPL
 
 /// The shell in process: a script of lines in, the exact standard output and standard error
 /// out. Over the in-memory store, with a clock that ticks one second per reading and the

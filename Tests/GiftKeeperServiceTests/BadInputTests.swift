@@ -1,11 +1,11 @@
 import Foundation
-import Glibc
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import Glibc
 import OrderedCollections
+import Testing
 
 /// SPEC §7 at the service level: each bad input gets a typed error and loses nothing.
 @Suite struct BadInputTests {
@@ -93,11 +93,15 @@ import OrderedCollections
             ("empty title", .addPresent(recipient: "Mum", title: ""), .emptyValue(.title)),
             ("whitespace title", .addPresent(recipient: "Mum", title: "  \t "), .emptyValue(.title)),
             ("empty recipient", .addPresent(recipient: " ", title: "Kite"), .emptyValue(.recipient)),
-            ("title over 1,000 characters", .addPresent(recipient: "Mum", title: String(repeating: "é", count: 1001)),
-             .tooLong(.title, limit: 1000, length: 1001)),
+            (
+                "title over 1,000 characters", .addPresent(recipient: "Mum", title: String(repeating: "é", count: 1001)),
+                .tooLong(.title, limit: 1000, length: 1001)
+            ),
             ("edit to an empty title", .editPresent(id: p1, changes: [.title("   ")]), .emptyValue(.title)),
-            ("edit to a title over 1,000 characters", .editPresent(id: p1, changes: [.title(String(repeating: "t", count: 1001))]),
-             .tooLong(.title, limit: 1000, length: 1001)),
+            (
+                "edit to a title over 1,000 characters", .editPresent(id: p1, changes: [.title(String(repeating: "t", count: 1001))]),
+                .tooLong(.title, limit: 1000, length: 1001)
+            ),
             ("edit with no changes", .editPresent(id: p1, changes: []), .noChanges(p1)),
         ]
         for (label, command, expected) in cases {

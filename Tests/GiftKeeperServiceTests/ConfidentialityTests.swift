@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 @Suite struct ConfidentialityTests {
     /// Nothing a user typed is in the journal or in the remembered head, in clear.
@@ -25,9 +25,10 @@ import OrderedCollections
         ]
         let sandbox = try Sandbox()
         let service = try sandbox.setUp(name: secrets[0], password: secrets[7])
-        try service.perform(.addPresent(
-            recipient: secrets[1], title: secrets[2], notes: secrets[3],
-            price: try Money.parsePrice(secrets[11]), occasion: secrets[4]))
+        try service.perform(
+            .addPresent(
+                recipient: secrets[1], title: secrets[2], notes: secrets[3],
+                price: try Money.parsePrice(secrets[11]), occasion: secrets[4]))
         try service.perform(.addPresent(recipient: secrets[10], title: secrets[10], notes: secrets[10], occasion: secrets[10]))
         let id = try #require(PresentID(number: 1))
         try service.perform(.editPresent(id: id, changes: [.title(secrets[5]), .recipient(secrets[6])]))

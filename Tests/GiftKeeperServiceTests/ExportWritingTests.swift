@@ -1,8 +1,8 @@
-import Glibc
-import Testing
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import Glibc
+import Testing
 
 /// `export(to:)` hands the document over in chunks and records `stateExported` only after
 /// the last chunk was written and `finish()` succeeded.
@@ -30,8 +30,9 @@ import GiftKeeperService
         let service = try sandbox.setUp()
         // Enough presents for three chunks of 1 MiB (notes of 8 KB each).
         for number in 0..<400 {
-            try service.perform(.addPresent(
-                recipient: "Mum", title: "Present \(number)", notes: String(repeating: "n", count: 8_000)))
+            try service.perform(
+                .addPresent(
+                    recipient: "Mum", title: "Present \(number)", notes: String(repeating: "n", count: 8_000)))
         }
         let before = try sandbox.journalBytes()
         let state = service.state
@@ -65,8 +66,9 @@ import GiftKeeperService
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()
         for number in 0..<400 {
-            try service.perform(.addPresent(
-                recipient: "Mum", title: "Present \(number)", notes: String(repeating: "\"", count: 6_000)))
+            try service.perform(
+                .addPresent(
+                    recipient: "Mum", title: "Present \(number)", notes: String(repeating: "\"", count: 6_000)))
         }
         var collected = CollectedExport()
         try service.export(to: &collected)

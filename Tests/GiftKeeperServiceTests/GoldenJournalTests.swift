@@ -1,11 +1,11 @@
 import Foundation
-import Glibc
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import Glibc
 import OrderedCollections
+import Testing
 
 /// The format-version promise (SPEC §5): a journal written by a released version opens in
 /// every later one. `Golden/v1-basic.journal` was written once by format v1 and committed;
@@ -23,30 +23,37 @@ import OrderedCollections
     func recordGoldenJournal() throws {
         let sandbox = try Sandbox()
         let service = try sandbox.setUp(name: "Golden Tester", password: "golden")
-        try service.perform(.addPresent(
-            recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic",
-            price: try Money.parsePrice("25.00"), occasion: "Christmas"))
-        try service.perform(.addPresent(
-            recipient: "Dad", title: "Chess clock", price: try Money.parsePrice("42.50"), occasion: "Birthday"))
+        try service.perform(
+            .addPresent(
+                recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic",
+                price: try Money.parsePrice("25.00"), occasion: "Christmas"))
+        try service.perform(
+            .addPresent(
+                recipient: "Dad", title: "Chess clock", price: try Money.parsePrice("42.50"), occasion: "Birthday"))
         try service.perform(.addPresent(recipient: "Sam", title: "Kite"))
         try service.perform(.addPresent(recipient: "Zoë", title: "Crème brûlée set", price: try Money.parsePrice("12")))
         try service.perform(.markPresent(id: #require(PresentID(number: 1)), status: .bought))
         try service.perform(.markPresent(id: #require(PresentID(number: 2)), status: .wrapped))
         try service.perform(.markPresent(id: #require(PresentID(number: 4)), status: .given))
-        try service.perform(.editPresent(id: #require(PresentID(number: 3)), changes: [
-            .title("Stunt kite"), .price(try Money.parsePrice("19.99")), .notes("two lines"),
-        ]))
+        try service.perform(
+            .editPresent(
+                id: #require(PresentID(number: 3)),
+                changes: [
+                    .title("Stunt kite"), .price(try Money.parsePrice("19.99")), .notes("two lines"),
+                ]))
         try service.perform(.removePresent(id: #require(PresentID(number: 4))))
         try service.signOut()
         _ = serviceError { try service.login(password: password("not golden")) }
         try service.login(password: password("golden"))
         try service.changePassword(old: password("golden"), new: password("golden2"))
-        try service.perform(.addPresent(
-            recipient: "Mum", title: "Tea sampler", price: try Money.parsePrice("15.50"), occasion: "Birthday"))
+        try service.perform(
+            .addPresent(
+                recipient: "Mum", title: "Tea sampler", price: try Money.parsePrice("15.50"), occasion: "Birthday"))
         try service.perform(.markPresent(id: #require(PresentID(number: 5)), status: .bought))
         try service.perform(.editPresent(id: #require(PresentID(number: 1)), changes: [.occasion("Christmas Eve")]))
         // An import: one present restored with its id, status and times (presentImported).
-        let imported = #"{"format":"giftkeeper.export.v1","account":{"name":"Elsewhere"},"presents":[{"createdAt":"2026-11-01T08:00:00.000Z","id":"p9","notes":"from the old journal","occasion":"Christmas","price":"30.00","recipient":"Ann","status":"wrapped","title":"Board game","updatedAt":"2026-11-02T18:30:00.250Z"}]}"#
+        let imported =
+            #"{"format":"giftkeeper.export.v1","account":{"name":"Elsewhere"},"presents":[{"createdAt":"2026-11-01T08:00:00.000Z","id":"p9","notes":"from the old journal","occasion":"Christmas","price":"30.00","recipient":"Ann","status":"wrapped","title":"Board game","updatedAt":"2026-11-02T18:30:00.250Z"}]}"#
         _ = try service.importDocument(Array(imported.utf8))
         _ = try exportBytes(service)
         try service.signOut()

@@ -1,16 +1,17 @@
 import Foundation
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 /// `import` in two steps: ``GiftKeeperService/checkImport(_:)`` needs no journal and no key,
 /// so `giftkeeper import` rejects a malformed document before signing in; only the ids
 /// already in the journal are checked after.
 @Suite struct ImportCheckTests {
-    private static let valid = #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
+    private static let valid =
+        #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
 
     private static func document(_ presents: String) -> [UInt8] {
         Array(#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":[\#(presents)]}"#.utf8)
@@ -29,8 +30,10 @@ import OrderedCollections
         ("a duplicate id", document(valid + "," + valid), "presents[1].id"),
         // Domain rules that need no state are checked here too.
         ("an empty title", document(present(#""Scarf""#, #""  ""#)), "presents[0].title"),
-        ("a title over 1,000 characters",
-         document(present(#""Scarf""#, "\"" + String(repeating: "x", count: 1001) + "\"")), "presents[0].title"),
+        (
+            "a title over 1,000 characters",
+            document(present(#""Scarf""#, "\"" + String(repeating: "x", count: 1001) + "\"")), "presents[0].title"
+        ),
         ("an empty recipient", document(present(#""Mum""#, #""""#)), "presents[0].recipient"),
     ])
     func aMalformedDocumentIsRejectedWithoutAJournal(label: String, bytes: [UInt8], location: String) {

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import GiftKeeperDomain
 import OrderedCollections
+import Testing
+
 @testable import GiftKeeperService
 
 /// The hand-written reader of `giftkeeper.export.v1` documents (`ImportDocument.parse`):
 /// JSON strictness, locations of errors, and that what `ExportDocument` writes reads back.
 @Suite struct ImportParserTests {
-    private static let valid = #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
+    private static let valid =
+        #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
 
     private static func document(_ presents: String, account: String = #"{"name":"Alice"}"#) -> String {
         #"{"account":\#(account),"format":"giftkeeper.export.v1","presents":[\#(presents)]}"#
@@ -51,10 +53,12 @@ import OrderedCollections
     }
 
     @Test func escapedKeysAndTimesAreReadDecoded() throws {
-        let text = Self.document(Self.valid
-            .replacingOccurrences(of: #""title""#, with: #""t\u0069tle""#)
-            .replacingOccurrences(of: #""createdAt":"2026-12-01T09:00:01.000Z""#, with: #""createdAt":"2026-12-01T09:00:01.000\u005A""#))
-            .replacingOccurrences(of: #""format""#, with: #""form\u0061t""#)
+        let text = Self.document(
+            Self.valid
+                .replacingOccurrences(of: #""title""#, with: #""t\u0069tle""#)
+                .replacingOccurrences(of: #""createdAt":"2026-12-01T09:00:01.000Z""#, with: #""createdAt":"2026-12-01T09:00:01.000\u005A""#)
+        )
+        .replacingOccurrences(of: #""format""#, with: #""form\u0061t""#)
         let presents = try parse(text)
         #expect(presents.first?.title == "Scarf")
         #expect(presents.first?.createdAt == Timestamp(iso8601: "2026-12-01T09:00:01.000Z"))
@@ -86,10 +90,11 @@ import OrderedCollections
         }
     }
 
-    @Test(arguments: [
-        [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF0, 0x80, 0x80, 0x80],
-        [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0x80], [0xC3], [0xE2, 0x82], [0xC3, 0x41],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF0, 0x80, 0x80, 0x80],
+            [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0x80], [0xC3], [0xE2, 0x82], [0xC3, 0x41],
+        ] as [[UInt8]])
     func invalidUTF8IsRejected(sequence: [UInt8]) throws {
         var bytes = Array(Self.document(Self.withTitle("ab_c")).utf8)
         let index = try #require(bytes.firstIndex(of: UInt8(ascii: "_")))
@@ -163,10 +168,12 @@ import OrderedCollections
         #expect(rejection(text) == .init(location: "line 3, column 37", reason: "expected ',' or '}'"))
         let unicode = "{\n  \"account\": { \"name\": \"Zoë\" ]"
         #expect(rejection(unicode) == .init(location: "line 2, column 30", reason: "expected ',' or '}'"))
-        #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[,]}"#)
-            == .init(location: "line 1, column 46", reason: "expected a value"))
-        #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[]"#)
-            == .init(location: "line 1, column 47", reason: "the document ends too soon: expected ',' or '}'"))
+        #expect(
+            rejection(#"{"format":"giftkeeper.export.v1","presents":[,]}"#)
+                == .init(location: "line 1, column 46", reason: "expected a value"))
+        #expect(
+            rejection(#"{"format":"giftkeeper.export.v1","presents":[]"#)
+                == .init(location: "line 1, column 47", reason: "the document ends too soon: expected ',' or '}'"))
         #expect(rejection(#"{"format" "giftkeeper.export.v1"}"#)?.reason.words == "expected ':' after the key")
         #expect(rejection(#"{format:1}"#)?.reason.words == "expected a key in double quotes")
         #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[],}"#)?.reason.words == "expected a key in double quotes")
@@ -181,8 +188,10 @@ import OrderedCollections
         for number in ["0", "-0", "25", "25.00", "-1.5e+3", "1E-7", "0.5e10"] {
             #expect(try parse(Self.document("", account: #"{"name":"A","age":\#(number)}"#)).isEmpty, "\(number)")
             let price = Self.document(Self.valid.replacingOccurrences(of: #""25.00""#, with: number))
-            #expect(rejection(price) == .init(
-                location: "presents[0].price", reason: "it must be a decimal string like \"25.00\" or null"), "\(number)")
+            #expect(
+                rejection(price)
+                    == .init(
+                        location: "presents[0].price", reason: "it must be a decimal string like \"25.00\" or null"), "\(number)")
             let title = Self.document(Self.valid.replacingOccurrences(of: #""Scarf""#, with: number))
             #expect(rejection(title) == .init(location: "presents[0].title", reason: "it must be a string"), "\(number)")
         }
@@ -316,12 +325,13 @@ import OrderedCollections
             let time = {
                 Bool.random(using: &random) ? times.randomElement(using: &random) ?? 0 : Int64.random(in: .min ... .max, using: &random)
             }
-            let price: Money? = switch Int.random(in: 0..<4, using: &random) {
-            case 0: nil
-            case 1: .max
-            case 2: Money(minorUnits: Int64.random(in: 0...100_000, using: &random))
-            default: Money(minorUnits: Int64.random(in: 0 ... .max, using: &random))
-            }
+            let price: Money? =
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: nil
+                case 1: .max
+                case 2: Money(minorUnits: Int64.random(in: 0...100_000, using: &random))
+                default: Money(minorUnits: Int64.random(in: 0 ... .max, using: &random))
+                }
             let present = Present(
                 id: PresentID(number: number) ?? PresentID(number: 1)!,
                 recipient: texts.randomElement(using: &random) ?? "", title: texts.randomElement(using: &random) ?? "",

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 @Suite struct ImportTests {
     /// A journal with presents in every status, one without a price, one removed (so the
@@ -51,7 +51,8 @@ import OrderedCollections
         try replayed.close()
     }
 
-    private static let valid = #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
+    private static let valid =
+        #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
 
     private static func document(_ presents: String, format: String = "giftkeeper.export.v1") -> String {
         #"{"account":{"name":"Alice"},"format":"\#(format)","presents":[\#(presents)]}"#
@@ -103,7 +104,6 @@ import OrderedCollections
         #expect(service.state == state)
         try service.close()
     }
-
 
     @Test func anEmptyPresentListImportsNothing() throws {
         let sandbox = try Sandbox()

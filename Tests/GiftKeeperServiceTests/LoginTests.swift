@@ -1,9 +1,9 @@
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 @Suite struct NotificationTests {
     /// Signed in, signed out and failed attempt, in the order they happen.
@@ -16,10 +16,11 @@ import OrderedCollections
 
         _ = serviceError { try service.login(password: password("nope")) }
         _ = serviceError { try service.login(password: password("still nope")) }
-        #expect(Array(sandbox.notifications.items.suffix(2)) == [
-            .failedAttempt(recorded: true, nextDelaySeconds: 1),
-            .failedAttempt(recorded: true, nextDelaySeconds: 2),
-        ])
+        #expect(
+            Array(sandbox.notifications.items.suffix(2)) == [
+                .failedAttempt(recorded: true, nextDelaySeconds: 1),
+                .failedAttempt(recorded: true, nextDelaySeconds: 2),
+            ])
         try service.login(password: password("correct horse"))
         guard case .signedIn("Alice", 2, let previous)? = sandbox.notifications.items.last else {
             Issue.record("expected signedIn with 2 failed attempts: \(sandbox.notifications.items)")

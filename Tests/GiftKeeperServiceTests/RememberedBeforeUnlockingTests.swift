@@ -1,8 +1,9 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperDomain
-@testable import GiftKeeperService
 import Testing
+
+@testable import GiftKeeperService
 
 /// Issue 13, findings 6, 7 and 10: what this machine remembers of a journal's path is
 /// consulted before a password is asked for or `setup` is offered, so an altered, cut or

@@ -1,9 +1,9 @@
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 /// SplitMix64: a small, seeded, reproducible generator (a failing seed is printed).
 struct SeededGenerator: RandomNumberGenerator {
@@ -33,7 +33,9 @@ private struct CommandGenerator {
     var random: SeededGenerator
 
     private static let recipients = ["Mum", "Dad", "  Sam  ", "Zoë", "Zoe\u{308}", "", "   ", "Ada Lovelace"]
-    private static let titles = ["Scarf", "Kite", "Chess clock", "", " \t ", "Crème brûlée set", String(repeating: "x", count: 1001), String(repeating: "y", count: 1000)]
+    private static let titles = [
+        "Scarf", "Kite", "Chess clock", "", " \t ", "Crème brûlée set", String(repeating: "x", count: 1001), String(repeating: "y", count: 1000),
+    ]
     private static let notes = ["", "wool", "  keep spaces  ", "line\nbreak"]
     private static let occasions = ["", "Christmas", "Birthday", "   "]
 
@@ -75,9 +77,10 @@ private struct CommandGenerator {
         let roll = Int.random(in: 0..<100, using: &random)
         switch roll {
         case 0..<35:
-            return .command(.addPresent(
-                recipient: pick(Self.recipients), title: pick(Self.titles), notes: pick(Self.notes),
-                price: price(), occasion: pick(Self.occasions)))
+            return .command(
+                .addPresent(
+                    recipient: pick(Self.recipients), title: pick(Self.titles), notes: pick(Self.notes),
+                    price: price(), occasion: pick(Self.occasions)))
         case 35..<55:
             let count = Int.random(in: 0...3, using: &random)
             return .command(.editPresent(id: id(state), changes: (0..<count).map { _ in change() }))

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 @Suite struct RollbackTests {
     /// ``Sandbox/journalWithOlderCopy()``, its frame counts checked.
@@ -49,8 +49,9 @@ import OrderedCollections
         try sandbox.writeJournal(copy, to: elsewhere)
         sandbox.notifications.items.removeAll()
         let service = try sandbox.signIn(path: elsewhere)
-        #expect(!sandbox.notifications.items.contains { if case .eventsMissing = $0 { true } else { false } },
-                "\(sandbox.notifications.items)")
+        #expect(
+            !sandbox.notifications.items.contains { if case .eventsMissing = $0 { true } else { false } },
+            "\(sandbox.notifications.items)")
         try service.close()
         let audit = try GiftKeeperService.audit(
             journalPath: elsewhere, password: password("correct horse"), environment: sandbox.environment())
@@ -177,8 +178,10 @@ extension RollbackTests {
         #expect(report.reportedFailedLogins.count == 2)
         #expect(report.records.filter(\.isReported).allSatisfy { $0.type == "loginFailed" })
         let types = report.records.map(\.type)
-        for type in ["accountCreated", "loginSucceeded", "presentAdded", "presentStatusChanged", "presentRemoved",
-                     "signedOut", "passwordChanged", "loginFailed"] {
+        for type in [
+            "accountCreated", "loginSucceeded", "presentAdded", "presentStatusChanged", "presentRemoved",
+            "signedOut", "passwordChanged", "loginFailed",
+        ] {
             #expect(types.contains(type), "\(type) missing from \(types)")
         }
         #expect(report.records.allSatisfy { !$0.summary.isEmpty })

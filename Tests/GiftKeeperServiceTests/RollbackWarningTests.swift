@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import Testing
 
 /// The remembered head is evidence: audit checks the journal against it without writing it,
 /// and a rollback found at sign-in keeps being reported until someone at the terminal
@@ -204,7 +204,8 @@ import GiftKeeperService
             let service = try interactiveSignIn(sandbox)
             var secret = "correct horse"
             if step == "import" {
-                let document = #"{"format":"giftkeeper.export.v1","presents":[{"createdAt":"2026-12-01T09:00:01.000Z","id":"p9","recipient":"Ann","status":"idea","title":"Book","updatedAt":"2026-12-01T09:00:01.000Z"}]}"#
+                let document =
+                    #"{"format":"giftkeeper.export.v1","presents":[{"createdAt":"2026-12-01T09:00:01.000Z","id":"p9","recipient":"Ann","status":"idea","title":"Book","updatedAt":"2026-12-01T09:00:01.000Z"}]}"#
                 _ = try service.importDocument(Array(document.utf8))
             } else {
                 try service.changePassword(old: password("correct horse"), new: password("new horse"))

@@ -1,18 +1,20 @@
 import Foundation
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 /// The three presents of the integration scenario.
 func addScenarioPresents(_ service: GiftKeeperService) throws {
-    try service.perform(.addPresent(
-        recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic",
-        price: try Money.parsePrice("25.00"), occasion: "Christmas"))
-    try service.perform(.addPresent(
-        recipient: "Dad", title: "Chess clock", price: try Money.parsePrice("42.5"), occasion: "Birthday"))
+    try service.perform(
+        .addPresent(
+            recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic",
+            price: try Money.parsePrice("25.00"), occasion: "Christmas"))
+    try service.perform(
+        .addPresent(
+            recipient: "Dad", title: "Chess clock", price: try Money.parsePrice("42.5"), occasion: "Birthday"))
     try service.perform(.addPresent(recipient: "Sam", title: "Kite"))
 }
 

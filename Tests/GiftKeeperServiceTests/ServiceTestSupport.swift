@@ -1,11 +1,11 @@
 import Foundation
-import Glibc
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import Glibc
 import OrderedCollections
+import Testing
 
 // MARK: - Injected clock and sleep
 
@@ -125,8 +125,10 @@ final class Sandbox {
     }
 
     /// Opens a new journal and sets up an account at the test-minimum cost.
-    func setUp(name: String = "Alice", password secret: String = "correct horse", path: String? = nil,
-               stateDirectory: String?? = .none) throws -> GiftKeeperService {
+    func setUp(
+        name: String = "Alice", password secret: String = "correct horse", path: String? = nil,
+        stateDirectory: String?? = .none
+    ) throws -> GiftKeeperService {
         let service = service(path: path, stateDirectory: stateDirectory)
         try service.openSettled()
         try service.setup(name: name, password: password(secret), parameters: .testMinimum)
@@ -134,8 +136,10 @@ final class Sandbox {
     }
 
     /// A new service on an existing journal, opened and signed in.
-    func signIn(password secret: String = "correct horse", path: String? = nil,
-                stateDirectory: String?? = .none) throws -> GiftKeeperService {
+    func signIn(
+        password secret: String = "correct horse", path: String? = nil,
+        stateDirectory: String?? = .none
+    ) throws -> GiftKeeperService {
         let service = service(path: path, stateDirectory: stateDirectory)
         try service.openSettled()
         try service.login(password: password(secret))
@@ -398,7 +402,7 @@ enum Golden {
 /// Parses an export document's presents, for comparisons that ignore some fields.
 func exportedPresents(_ bytes: [UInt8], dropping keys: Set<String> = []) throws -> [[String: String]] {
     guard let root = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-          let presents = root["presents"] as? [[String: Any]]
+        let presents = root["presents"] as? [[String: Any]]
     else { throw SandboxError("not an export document") }
     return presents.map { present in
         var out: [String: String] = [:]
@@ -446,7 +450,7 @@ extension GiftKeeperService {
         while true {
             do {
                 return try open()
-            } catch where error.journalErrorCode == .inUse && attempts < 100 {
+            } catch  where error.journalErrorCode == .inUse && attempts < 100 {
                 attempts += 1
                 usleep(10_000)
             }

@@ -2,8 +2,9 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import OrderedCollections
-@testable import GiftKeeperService
 import Testing
+
+@testable import GiftKeeperService
 
 /// The service over the in-memory store, and two sessions on one journal: a command that
 /// lost the race to append is decided again on the state the other session made.

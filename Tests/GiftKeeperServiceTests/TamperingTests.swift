@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import OrderedCollections
+import Testing
 
 /// The threat model's "writes the journal file" attacker, through the service: every change
 /// is made with the keyless chain recomputed, so `verify` passes and only the keys catch it.
@@ -30,8 +30,9 @@ import OrderedCollections
         let report = try GiftKeeperService.audit(
             journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
         #expect(!report.isValid, sourceLocation: sourceLocation)
-        #expect(report.problem?.tampered?.sequence == sequence,
-                "\(String(describing: report.problem))", sourceLocation: sourceLocation)
+        #expect(
+            report.problem?.tampered?.sequence == sequence,
+            "\(String(describing: report.problem))", sourceLocation: sourceLocation)
         #expect(report.problem?.exitCode == 1, sourceLocation: sourceLocation)
         #expect(report.records.map(\.sequence) == Array(1..<sequence), sourceLocation: sourceLocation)
 
@@ -242,8 +243,10 @@ import OrderedCollections
         let sandbox = try Sandbox()
         try journalWithPresents(sandbox)
         var raw = try RawJournal(sandbox.journalBytes())
-        let forged = Event(at: Timestamp(millisecondsSinceEpoch: CounterClock.start), .presentAdded(
-            id: PresentID(number: 9)!, recipient: "Mallory", title: "Trojan horse", notes: "", price: nil, occasion: ""))
+        let forged = Event(
+            at: Timestamp(millisecondsSinceEpoch: CounterClock.start),
+            .presentAdded(
+                id: PresentID(number: 9)!, recipient: "Mallory", title: "Trojan horse", notes: "", price: nil, occasion: ""))
         raw.frames.append(try forgedPublicFrame(raw, forged))
         try sandbox.writeJournal(raw.encoded())
         try expectTampered(sandbox, at: 8)

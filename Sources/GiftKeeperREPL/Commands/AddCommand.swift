@@ -1,7 +1,7 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperDomain
 import GiftKeeperService
+import OrderedCollections
 
 /// `add <recipient> <title> [--price …] [--notes …] [--occasion …]`: a new present, status idea.
 struct AddCommand: ShellCommand {
@@ -31,9 +31,10 @@ struct AddCommand: ShellCommand {
         let recipient = try shell.value(line.text("recipient"), ask: "Recipient")
         let title = try shell.value(line.text("title"), ask: "Title")
         let price = try line.text("price").map { try Money.parsePrice($0) }
-        let events = try shell.service.perform(.addPresent(
-            recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,
-            occasion: line.text("occasion") ?? ""))
+        let events = try shell.service.perform(
+            .addPresent(
+                recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,
+                occasion: line.text("occasion") ?? ""))
         for event in events {
             if case .presentAdded(let id, let recipient, let title, _, _, _) = event.body {
                 shell.console.print("Saved \(id): \"\(title)\" for \(recipient).")

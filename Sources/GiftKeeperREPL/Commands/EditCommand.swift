@@ -1,7 +1,7 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperDomain
 import GiftKeeperService
+import OrderedCollections
 
 /// `edit <id> field=value ...`: change a present's fields.
 struct EditCommand: ShellCommand {

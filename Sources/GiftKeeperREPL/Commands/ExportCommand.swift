@@ -1,8 +1,8 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperDomain
 import GiftKeeperService
 import Glibc
+import OrderedCollections
 
 /// `export [FILE] [--force]`: the decrypted list as JSON, to a file (0600) or the screen.
 struct ExportCommand: ShellCommand {

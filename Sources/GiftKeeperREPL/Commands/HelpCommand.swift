@@ -17,8 +17,9 @@ struct HelpCommand: ShellCommand {
             let rows = ShellCommands.all.map { type -> [String] in
                 [type.names.joined(separator: ", "), type.configuration.abstract]
             }
-            shell.console.print(TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
-                .map { "  " + $0 }.joined(separator: "\n"))
+            shell.console.print(
+                TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
+                    .map { "  " + $0 }.joined(separator: "\n"))
             shell.console.print("Arguments follow shell quoting: add Mum \"Blue scarf\" --price 25")
             return
         }

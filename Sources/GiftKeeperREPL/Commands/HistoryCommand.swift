@@ -22,13 +22,18 @@ struct HistoryCommand: ShellCommand {
         if let last, records.count > last {
             records = Array(records.suffix(last))
         }
-        let table = TableRenderer(columns: [
-            .init("SEQ", alignment: .right), .init("TIME (UTC)"), .init("EVENT"), .init("SUMMARY", shrinks: true),
-        ], maxWidth: TerminalSession.outputColumns)
-        shell.console.print(table.render(records.map { record in
-            [String(record.sequence), record.at.map(Self.shortTime) ?? "-", record.type,
-             record.summary + (record.isReported ? " (reported)" : "")]
-        }))
+        let table = TableRenderer(
+            columns: [
+                .init("SEQ", alignment: .right), .init("TIME (UTC)"), .init("EVENT"), .init("SUMMARY", shrinks: true),
+            ], maxWidth: TerminalSession.outputColumns)
+        shell.console.print(
+            table.render(
+                records.map { record in
+                    [
+                        String(record.sequence), record.at.map(Self.shortTime) ?? "-", record.type,
+                        record.summary + (record.isReported ? " (reported)" : ""),
+                    ]
+                }))
     }
 
     /// `2026-11-22 14:03:07` from `2026-11-22T14:03:07.123Z`.

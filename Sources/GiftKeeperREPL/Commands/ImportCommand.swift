@@ -7,7 +7,8 @@ struct ImportCommand: ShellCommand {
         commandName: "import",
         abstract: "Restore an export document's presents, ids and all.",
         usage: "import FILE",
-        discussion: "For a journal that has none of those ids, e.g. a new one. The document is checked whole first: nothing is added if any of it is wrong.")
+        discussion:
+            "For a journal that has none of those ids, e.g. a new one. The document is checked whole first: nothing is added if any of it is wrong.")
 
     @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
 

@@ -67,15 +67,15 @@ enum LineBinding {
         for child in Mirror(reflecting: parsed).children {
             guard let label = child.label else { continue }
             let key = String(label.dropFirst())
-            guard let value = Mirror(reflecting: child.value).children.first.flatMap({ storage in
-                Mirror(reflecting: storage.value).children.first { $0.label == "value" }?.value
-            }) else { return nil }
+            guard
+                let value = Mirror(reflecting: child.value).children.first.flatMap({ storage in
+                    Mirror(reflecting: storage.value).children.first { $0.label == "value" }?.value
+                })
+            else { return nil }
             values[key] = Given(value)
         }
         return BoundLine(values: values, declarations: declarations)
     }
-
-
 
     /// Assigns the words to the declarations; nil for anything but the plain case.
     static func match(_ words: [String], _ declarations: [Declaration]) -> [String: Given]? {
@@ -89,14 +89,14 @@ enum LineBinding {
             index += 1
             if word.hasPrefix("-") {
                 guard let declaration = declarations.first(where: { $0.kind != .positional && $0.longName == word }),
-                      given[declaration.key] == nil
+                    given[declaration.key] == nil
                 else { return nil }
                 if declaration.kind == .flag {
                     given[declaration.key] = .flag
                     continue
                 }
                 guard declaration.isText, index < words.endIndex,
-                      declaration.takesAnyValue || !words[index].hasPrefix("-")
+                    declaration.takesAnyValue || !words[index].hasPrefix("-")
                 else { return nil }
                 given[declaration.key] = .text(words[index])
                 index += 1

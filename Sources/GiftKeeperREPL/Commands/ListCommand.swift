@@ -1,7 +1,7 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperDomain
 import GiftKeeperService
+import OrderedCollections
 
 /// `list [recipient] [--status S]`: the presents as a table, with a totals line.
 struct ListCommand: ShellCommand {
@@ -34,14 +34,19 @@ struct ListCommand: ShellCommand {
         }
         // On a terminal, long titles (then recipients) are cut with … so rows never wrap;
         // `show` has every field whole.
-        let table = TableRenderer(columns: [
-            .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
-            .init("PRICE", alignment: .right), .init("STATUS"),
-        ], maxWidth: TerminalSession.outputColumns)
-        shell.console.print(table.render(presents.map { present in
-            [present.id.description, present.recipient, present.title, present.price?.description ?? "-",
-             present.status.rawValue]
-        }))
+        let table = TableRenderer(
+            columns: [
+                .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
+                .init("PRICE", alignment: .right), .init("STATUS"),
+            ], maxWidth: TerminalSession.outputColumns)
+        shell.console.print(
+            table.render(
+                presents.map { present in
+                    [
+                        present.id.description, present.recipient, present.title, present.price?.description ?? "-",
+                        present.status.rawValue,
+                    ]
+                }))
         let total = presents.reduce(Money.zero) { $0.addingSaturating($1.price ?? .zero) }
         // The totals line: how many, what they cost, and how far along they are.
         let stages = PresentStatus.allCases.compactMap { status -> String? in

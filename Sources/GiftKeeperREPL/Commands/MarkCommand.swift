@@ -1,7 +1,7 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperDomain
 import GiftKeeperService
+import OrderedCollections
 
 /// `mark <id> <status>`: move a present through idea, bought, wrapped, given.
 struct MarkCommand: ShellCommand {

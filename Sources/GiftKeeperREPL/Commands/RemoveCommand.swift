@@ -1,7 +1,7 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperDomain
 import GiftKeeperService
+import OrderedCollections
 
 /// `remove <id>`: remove a present (recorded as an event; the history keeps it).
 struct RemoveCommand: ShellCommand {

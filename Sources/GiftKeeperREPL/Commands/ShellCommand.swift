@@ -1,8 +1,8 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperCrypto
 import GiftKeeperDomain
 public import GiftKeeperService
+import OrderedCollections
 
 /// One shell command: its syntax (the argument-parser declarations), the answers it may
 /// prompt for, its completion and its run, in one type.

@@ -1,7 +1,7 @@
 import ArgumentParser
-import OrderedCollections
 import GiftKeeperDomain
 import GiftKeeperService
+import OrderedCollections
 
 /// `show <id>`: every field of one present, removed ones included.
 struct ShowCommand: ShellCommand {
@@ -24,22 +24,25 @@ struct ShowCommand: ShellCommand {
             throw DomainError.unknownPresent(id)
         }
         // Notes may hold several lines (an import): each on its own row, tabs as spaces.
-        let noteLines = present.notes.isEmpty
+        let noteLines =
+            present.notes.isEmpty
             ? ["-"]
             : present.notes.split(separator: "\n", omittingEmptySubsequences: false)
                 .map { line in line.map { $0 == "\t" ? "    " : String($0) }.joined() }
-        let rows: [[String]] = [
-            ["id", present.id.description + (isRemoved ? " (removed)" : "")],
-            ["recipient", present.recipient],
-            ["title", present.title],
-            ["price", present.price?.description ?? "-"],
-            ["status", present.status.rawValue],
-            ["occasion", present.occasion.isEmpty ? "-" : present.occasion],
-        ] + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [
-            ["created", present.createdAt.iso8601],
-            ["updated", present.updatedAt.iso8601],
-        ]
-        shell.console.print(TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
-            .joined(separator: "\n"))
+        let rows: [[String]] =
+            [
+                ["id", present.id.description + (isRemoved ? " (removed)" : "")],
+                ["recipient", present.recipient],
+                ["title", present.title],
+                ["price", present.price?.description ?? "-"],
+                ["status", present.status.rawValue],
+                ["occasion", present.occasion.isEmpty ? "-" : present.occasion],
+            ] + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [
+                ["created", present.createdAt.iso8601],
+                ["updated", present.updatedAt.iso8601],
+            ]
+        shell.console.print(
+            TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
+                .joined(separator: "\n"))
     }
 }

@@ -141,40 +141,42 @@ private let readlineLineHandler: @convention(c) (UnsafeMutablePointer<CChar>?) -
 }
 
 /// `rl_completion_func_t`: builds the request, asks the provider, keeps the matches.
-private let readlineCompletionTrampoline: @convention(c) (
-    UnsafePointer<CChar>?, Int32, Int32
-) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, _, end in
-    giftkeeper_rl_set_attempted_completion_over(1)
-    guard let text, let buffer = giftkeeper_rl_line_buffer() else { return nil }
-    let upToCursor = UnsafeRawBufferPointer(start: buffer, count: Int(max(end, 0)))
-    let line = String(decoding: upToCursor, as: UTF8.self)
-    let partial = CommandLineTokenizer.splitPartial(line)
-    let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
-    guard let provider = ReadlineBridge.shared.withLock({ $0.provider }) else { return nil }
+private let readlineCompletionTrampoline:
+    @convention(c) (
+        UnsafePointer<CChar>?, Int32, Int32
+    ) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, _, end in
+        giftkeeper_rl_set_attempted_completion_over(1)
+        guard let text, let buffer = giftkeeper_rl_line_buffer() else { return nil }
+        let upToCursor = UnsafeRawBufferPointer(start: buffer, count: Int(max(end, 0)))
+        let line = String(decoding: upToCursor, as: UTF8.self)
+        let partial = CommandLineTokenizer.splitPartial(line)
+        let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
+        guard let provider = ReadlineBridge.shared.withLock({ $0.provider }) else { return nil }
 
-    let quote = giftkeeper_rl_completion_quote_character()
-    let insideQuotes = quote != 0
-    let candidates = provider.call(request)
-        .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
-        // Inside '…' a candidate holding a ' cannot be written (readline would close the
-        // quote early): it is left out; typed unquoted, it completes as "O'Brien".
-        .filter { !insideQuotes || !$0.unicodeScalars.contains(Unicode.Scalar(UInt8(truncatingIfNeeded: quote))) }
-        .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
-    guard !candidates.isEmpty else { return nil }
-    ReadlineBridge.shared.withLock { $0.matches = candidates }
-    return rl_completion_matches(text, readlineMatchGenerator)
-}
+        let quote = giftkeeper_rl_completion_quote_character()
+        let insideQuotes = quote != 0
+        let candidates = provider.call(request)
+            .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
+            // Inside '…' a candidate holding a ' cannot be written (readline would close the
+            // quote early): it is left out; typed unquoted, it completes as "O'Brien".
+            .filter { !insideQuotes || !$0.unicodeScalars.contains(Unicode.Scalar(UInt8(truncatingIfNeeded: quote))) }
+            .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
+        guard !candidates.isEmpty else { return nil }
+        ReadlineBridge.shared.withLock { $0.matches = candidates }
+        return rl_completion_matches(text, readlineMatchGenerator)
+    }
 
 /// `rl_compentry_func_t`: returns the `state`-th match as a `malloc`ed string, then NULL.
-private let readlineMatchGenerator: @convention(c) (
-    UnsafePointer<CChar>?, Int32
-) -> UnsafeMutablePointer<CChar>? = { _, state in
-    ReadlineBridge.shared.withLock { bridge in
-        let index = Int(state)
-        guard index < bridge.matches.count else {
-            bridge.matches = []
-            return nil
+private let readlineMatchGenerator:
+    @convention(c) (
+        UnsafePointer<CChar>?, Int32
+    ) -> UnsafeMutablePointer<CChar>? = { _, state in
+        ReadlineBridge.shared.withLock { bridge in
+            let index = Int(state)
+            guard index < bridge.matches.count else {
+                bridge.matches = []
+                return nil
+            }
+            return strdup(bridge.matches[index])
         }
-        return strdup(bridge.matches[index])
     }
-}

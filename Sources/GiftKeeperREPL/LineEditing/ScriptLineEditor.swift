@@ -1,5 +1,5 @@
-import Glibc
 public import GiftKeeperCrypto
+import Glibc
 
 /// Reads command lines from a file descriptor (standard input by default) when it is not
 /// a terminal: no prompt, no history, no completion.

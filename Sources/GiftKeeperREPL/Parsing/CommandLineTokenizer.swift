@@ -27,10 +27,14 @@ public enum CommandLineTokenizer {
 
     /// `word` quoted so that ``split(_:)`` gives it back as one word (unchanged when safe).
     public static func quoted(_ word: String) -> String {
-        let special: Set<Unicode.Scalar> = ["'", "\"", "\\", "#", "$", "`", "*", "?", "[", "]", "(", ")", "{", "}", ";", "&", "|", "<", ">", "~", "!"]
-        let needsQuotes = word.isEmpty || word.unicodeScalars.contains {
-            isSeparator($0) || special.contains($0) || $0.value < 0x20 || $0.value == 0x7F
-        }
+        let special: Set<Unicode.Scalar> = [
+            "'", "\"", "\\", "#", "$", "`", "*", "?", "[", "]", "(", ")", "{", "}", ";", "&", "|", "<", ">", "~", "!",
+        ]
+        let needsQuotes =
+            word.isEmpty
+            || word.unicodeScalars.contains {
+                isSeparator($0) || special.contains($0) || $0.value < 0x20 || $0.value == 0x7F
+            }
         guard needsQuotes else { return word }
         if !word.contains("'") { return "'" + word + "'" }
         var escaped = "\""
@@ -68,7 +72,9 @@ public enum CommandLineTokenizer {
         var inWord = false
         var state = State.unquoted
         var escaping = false
-        let backslash = UInt8(ascii: "\\"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        let single = UInt8(ascii: "'")
+        let double = UInt8(ascii: "\"")
 
         for byte in line.utf8 {
             switch state {

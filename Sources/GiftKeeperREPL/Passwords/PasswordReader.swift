@@ -1,5 +1,5 @@
-public import GiftKeeperCrypto
 import Foundation
+public import GiftKeeperCrypto
 import Glibc
 
 /// Reads passwords into ``SecureBytes`` (guarded memory); never into a `String` or `[UInt8]`.

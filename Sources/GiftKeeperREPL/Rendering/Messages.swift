@@ -36,7 +36,8 @@ extension JournalError {
         case .foreignOwner(let uid):
             return "\(quoted) belongs to another user (uid \(uid)). Only its owner may open it: ask them, or use your own journal."
         case .corrupt(let problem):
-            let place = problem.sequence == 0
+            let place =
+                problem.sequence == 0
                 ? "in its header"
                 : "at sequence number \(problem.sequence) (byte offset \(problem.offset))"
             return "The journal \(quoted) fails verification \(place): \(problem.reason). "
@@ -105,14 +106,15 @@ extension DomainError {
         case .noChanges(let id):
             return "Nothing to change for '\(id)'. Type 'edit \(id) <field>=<value>', e.g. 'edit \(id) price=25.00'."
         case .invalidPrice(let input, let reason):
-            let why = switch reason {
-            case .empty: "it is empty"
-            case .negative: "it is negative"
-            case .invalidCharacter(let character): "'\(character)' is not allowed"
-            case .tooManyFractionDigits: "it has more than two decimals"
-            case .missingDigits: "it needs digits on both sides of the dot"
-            case .tooLarge: "it is too large"
-            }
+            let why =
+                switch reason {
+                case .empty: "it is empty"
+                case .negative: "it is negative"
+                case .invalidCharacter(let character): "'\(character)' is not allowed"
+                case .tooManyFractionDigits: "it has more than two decimals"
+                case .missingDigits: "it needs digits on both sides of the dot"
+                case .tooLarge: "it is too large"
+                }
             return "'\(input)' is not a price: \(why). Type an amount such as 25 or 25.50."
         case .unknownStatus(let input):
             let words = PresentStatus.allCases.map(\.rawValue).joined(separator: ", ")
@@ -162,20 +164,24 @@ extension ServiceError {
         case .alreadySignedIn:
             return "You are already signed in. Type 'signout' first."
         case .tampered(let sequence, let reason):
-            return "Frame \(sequence) does not verify: \(reason). The journal was altered or damaged; run 'giftkeeper audit' and restore from a backup."
+            return
+                "Frame \(sequence) does not verify: \(reason). The journal was altered or damaged; run 'giftkeeper audit' and restore from a backup."
         case .rolledBack(let finding):
             let what: String
             switch finding {
             case .eventsMissing(let count):
-                what = "\(count) event\(count == 1 ? " is" : "s are") missing since your last session on this machine: the journal was rolled back or replaced"
+                what =
+                    "\(count) event\(count == 1 ? " is" : "s are") missing since your last session on this machine: the journal was rolled back or replaced"
             case .historyDiverged(let sequence):
-                what = "the journal's history differs from your last session on this machine at sequence number \(sequence): it was replaced or altered"
+                what =
+                    "the journal's history differs from your last session on this machine at sequence number \(sequence): it was replaced or altered"
             case .journalReplaced:
                 what = "this machine last used another journal at this path: this one replaced it"
             case .rememberedHeadUnverified:
                 what = "the record of your last session on this machine does not verify: it or the journal was altered"
             }
-            return "Rollback detected: \(what). Restore the newer copy from a backup, or keep this one by making a change in an interactive 'giftkeeper' session."
+            return
+                "Rollback detected: \(what). Restore the newer copy from a backup, or keep this one by making a change in an interactive 'giftkeeper' session."
         case .unsupportedEvent(let sequence, let reason):
             return "Frame \(sequence) was written by a newer GiftKeeper (\(reason)). Upgrade giftkeeper to open this journal."
         case .weakKeyDerivation:

@@ -54,7 +54,8 @@ public enum TerminalText {
         if first.properties.generalCategory == .format { return 0 }
         // Emoji shown as emoji: default emoji presentation, or text default + VS16.
         if first.properties.isEmojiPresentation
-            || (first.properties.isEmoji && scalars.contains("\u{FE0F}")) {
+            || (first.properties.isEmoji && scalars.contains("\u{FE0F}"))
+        {
             return 2
         }
         return isWide(first.value) ? 2 : 1
@@ -64,18 +65,18 @@ public enum TerminalText {
     private static func isWide(_ value: UInt32) -> Bool {
         switch value {
         case 0x1100...0x115F,  // Hangul Jamo initials
-             0x2E80...0x303E,  // CJK radicals, Kangxi, CJK symbols and punctuation
-             0x3041...0x33FF,  // Hiragana, Katakana, Bopomofo, CJK compatibility
-             0x3400...0x4DBF,  // CJK Extension A
-             0x4E00...0x9FFF,  // CJK Unified Ideographs
-             0xA000...0xA4CF,  // Yi
-             0xAC00...0xD7A3,  // Hangul syllables
-             0xF900...0xFAFF,  // CJK compatibility ideographs
-             0xFE30...0xFE4F,  // CJK compatibility forms
-             0xFF00...0xFF60,  // Fullwidth forms
-             0xFFE0...0xFFE6,
-             0x1F300...0x1F64F, 0x1F900...0x1F9FF,  // pictographs, emoticons
-             0x20000...0x3FFFD:  // CJK Extensions B and later
+            0x2E80...0x303E,  // CJK radicals, Kangxi, CJK symbols and punctuation
+            0x3041...0x33FF,  // Hiragana, Katakana, Bopomofo, CJK compatibility
+            0x3400...0x4DBF,  // CJK Extension A
+            0x4E00...0x9FFF,  // CJK Unified Ideographs
+            0xA000...0xA4CF,  // Yi
+            0xAC00...0xD7A3,  // Hangul syllables
+            0xF900...0xFAFF,  // CJK compatibility ideographs
+            0xFE30...0xFE4F,  // CJK compatibility forms
+            0xFF00...0xFF60,  // Fullwidth forms
+            0xFFE0...0xFFE6,
+            0x1F300...0x1F64F, 0x1F900...0x1F9FF,  // pictographs, emoticons
+            0x20000...0x3FFFD:  // CJK Extensions B and later
             return true
         default:
             return false

@@ -109,7 +109,6 @@ public enum PrivateFile {
         }
     }
 
-
     /// The largest document `import` reads: 1 GiB.
     public static let maximumReadSize = 1 << 30
 

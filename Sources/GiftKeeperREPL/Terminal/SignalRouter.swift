@@ -47,7 +47,7 @@ enum SignalRouter {
             _ = interruptRequested.load(ordering: .relaxed)
 
             guard let prompt = makePipe(nonBlockingRead: true),
-                  let fatal = makePipe(nonBlockingRead: false)
+                let fatal = makePipe(nonBlockingRead: false)
             else {
                 // Without pipes the default actions stay: the process still dies on a signal.
                 return

@@ -31,7 +31,7 @@ func payload(for sequence: UInt64) -> [UInt8] {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || (arguments.count == 5 && arguments[3] == "--max-file-size"),
-      let count = Int(arguments[2]), count >= 0
+    let count = Int(arguments[2]), count >= 0
 else {
     fail("usage: journal-append-probe PATH COUNT [--max-file-size BYTES]", code: 2)
 }
