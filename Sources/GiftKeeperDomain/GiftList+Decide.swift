@@ -110,32 +110,6 @@ extension GiftList {
         }
     }
 
-    /// Control characters (C0, DEL, C1) and the bidirectional embeddings, overrides and
-    /// isolates: a terminal acts on them (escape sequences, carriage returns, text shown
-    /// reversed) instead of showing them. Notes may hold line breaks (LF, U+2028, U+2029)
-    /// and tabs (an imported note of several lines); every other field is one line.
-    private static func isDisallowed(_ scalar: Unicode.Scalar, allowingLineBreaks: Bool) -> Bool {
-        switch scalar.value {
-        case 0x09, 0x0A, 0x2028, 0x2029: !allowingLineBreaks
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
-    }
-
-    /// A scalar that puts ink on the screen: not whitespace, not a format or default-ignorable
-    /// character (U+200B, U+2060, U+3164…), not a combining mark on its own, not the blank
-    /// braille pattern.
-    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
-        let properties = scalar.properties
-        if properties.isWhitespace || properties.isDefaultIgnorableCodePoint || scalar.value == 0x2800 { return false }
-        switch properties.generalCategory {
-        case .format, .control, .nonspacingMark, .enclosingMark, .spaceSeparator, .lineSeparator, .paragraphSeparator:
-            return false
-        default:
-            return true
-        }
-    }
-
     private static func checked(
         _ text: String, _ field: DomainError.InputField, allowEmpty: Bool, trim: Bool = true
     ) throws(DomainError) -> String {
@@ -149,12 +123,12 @@ extension GiftList {
             value = String(value.map { $0 == "\r\n" ? "\n" : $0 })
         }
         if !printableASCII,
-            let scalar = value.unicodeScalars.first(where: { isDisallowed($0, allowingLineBreaks: allowsLineBreaks) })
+            let scalar = value.unicodeScalars.first(where: { TextRules.isDisallowed($0, allowingLineBreaks: allowsLineBreaks) })
         {
             throw .controlCharacter(field, scalar: scalar.value)
         }
         // Only invisible characters (zero-width spaces, joiners, fillers) is empty too.
-        if !allowEmpty && !value.unicodeScalars.contains(where: isVisible) { throw .emptyValue(field) }
+        if !allowEmpty && !value.unicodeScalars.contains(where: TextRules.isVisible) { throw .emptyValue(field) }
         // No more bytes than the limit: no more characters either.
         guard value.utf8.count > field.limit else { return value }
         // Counting stops just past the limit, so a huge paste costs no more than the limit.

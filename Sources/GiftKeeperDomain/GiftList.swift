@@ -136,63 +136,25 @@ public struct GiftList: Hashable, Sendable {
 
 // MARK: - Derived views
 
-extension GiftList {
-    /// The presents of one recipient and what they cost.
-    public struct RecipientGroup: Hashable, Sendable {
-        public var recipient: String
-        /// In id order.
-        public var presents: [Present]
-        /// Sum of the known prices (presents without a price count as nothing), saturating.
-        public var total: Money
-    }
+/// How a set of presents stands: how many, what their known prices add up to (a present
+/// without a price counts as nothing; the sum saturates rather than wrapping), and how
+/// many are at each status. What `list` prints under its table.
+public struct PresentTotals: Hashable, Sendable {
+    public private(set) var count = 0
+    public private(set) var total = Money.zero
+    /// Every status, zero when unused.
+    public private(set) var countsByStatus = Dictionary(uniqueKeysWithValues: PresentStatus.allCases.map { ($0, 0) })
 
-    /// Current presents grouped by exact recipient, groups sorted case-insensitively
-    /// (ties broken by the exact spelling, so the order is deterministic).
-    public var presentsByRecipient: [RecipientGroup] {
-        var groups: [String: RecipientGroup] = [:]
-        for present in presents.values {
-            groups[present.recipient, default: RecipientGroup(recipient: present.recipient, presents: [], total: .zero)]
-                .add(present)
+    public init(_ presents: some Sequence<Present>) {
+        for present in presents {
+            count += 1
+            if let price = present.price { total = total.addingSaturating(price) }
+            countsByStatus[present.status, default: 0] += 1
         }
-        return groups.values.sorted { lhs, rhs in
-            let left = lhs.recipient.lowercased()
-            let right = rhs.recipient.lowercased()
-            return left != right ? left < right : lhs.recipient < rhs.recipient
-        }
-    }
-
-    /// Sum of known prices per recipient, in the order of ``presentsByRecipient``.
-    public var totalsByRecipient: [(recipient: String, total: Money)] {
-        presentsByRecipient.map { ($0.recipient, $0.total) }
-    }
-
-    /// Sum of known prices per status; every status is present, zero when unused.
-    public var totalsByStatus: [PresentStatus: Money] {
-        var totals = Dictionary(uniqueKeysWithValues: PresentStatus.allCases.map { ($0, Money.zero) })
-        for present in presents.values {
-            if let price = present.price {
-                totals[present.status] = totals[present.status, default: .zero].addingSaturating(price)
-            }
-        }
-        return totals
-    }
-
-    /// Number of current presents per status; every status is present, zero when unused.
-    public var countsByStatus: [PresentStatus: Int] {
-        var counts = Dictionary(uniqueKeysWithValues: PresentStatus.allCases.map { ($0, 0) })
-        for present in presents.values { counts[present.status, default: 0] += 1 }
-        return counts
-    }
-
-    /// Sum of all known prices of current presents, saturating.
-    public var total: Money {
-        presents.values.reduce(Money.zero) { $0.addingSaturating($1.price ?? .zero) }
     }
 }
 
-extension GiftList.RecipientGroup {
-    mutating func add(_ present: Present) {
-        presents.append(present)
-        if let price = present.price { total = total.addingSaturating(price) }
-    }
+extension GiftList {
+    /// How the current presents stand.
+    public var totals: PresentTotals { PresentTotals(presents.values) }
 }

@@ -36,13 +36,3 @@ public enum PresentField: String, CaseIterable, Hashable, Sendable, CustomString
 
     public var description: String { rawValue }
 }
-
-extension StringProtocol {
-    /// The string without leading and trailing whitespace and newlines (no Foundation).
-    func trimmedWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }),
-            let last = lastIndex(where: { !$0.isWhitespace })
-        else { return "" }
-        return String(self[first...last])
-    }
-}

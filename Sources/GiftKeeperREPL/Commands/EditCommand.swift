@@ -25,7 +25,7 @@ struct EditCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmingWhitespace)
+        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
         var assignments = line.texts("changes")
         if assignments.isEmpty {
             // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.

@@ -22,7 +22,7 @@ struct ListCommand: ShellCommand {
         try shell.requireSignedIn()
         let state = shell.service.state
         let status = try line.text("status").map { try PresentStatus(parsing: $0) }
-        let wanted = line.text("recipient").map { $0.trimmingWhitespace.lowercased() }
+        let wanted = line.text("recipient").map { $0.trimmedWhitespace().lowercased() }
         let presents = state.presents.values.filter { present in
             (wanted == nil || present.recipient.lowercased() == wanted)
                 && (status == nil || present.status == status)
@@ -47,13 +47,13 @@ struct ListCommand: ShellCommand {
                         present.status.rawValue,
                     ]
                 }))
-        let total = presents.reduce(Money.zero) { $0.addingSaturating($1.price ?? .zero) }
+        let totals = PresentTotals(presents)
         // The totals line: how many, what they cost, and how far along they are.
         let stages = PresentStatus.allCases.compactMap { status -> String? in
-            let count = presents.lazy.filter { $0.status == status }.count
+            let count = totals.countsByStatus[status, default: 0]
             return count == 0 ? nil : "\(count) \(status)"
         }
         shell.console.print(
-            "\(presents.count) present\(presents.count == 1 ? "" : "s"), total \(total) (\(stages.joined(separator: ", ")))")
+            "\(totals.count) present\(totals.count == 1 ? "" : "s"), total \(totals.total) (\(stages.joined(separator: ", ")))")
     }
 }

@@ -26,7 +26,7 @@ struct MarkCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmingWhitespace)
+        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
         let status = try PresentStatus(parsing: try shell.value(line.text("status"), ask: "Status (idea, bought, wrapped, given)"))
         let events = try shell.service.perform(.markPresent(id: id, status: status))
         shell.console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")

@@ -19,7 +19,7 @@ struct RemoveCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmingWhitespace)
+        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
         try shell.service.perform(.removePresent(id: id))
         shell.console.print("Saved \(id): removed (the history keeps it).")
     }

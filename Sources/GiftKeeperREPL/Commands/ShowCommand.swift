@@ -19,7 +19,7 @@ struct ShowCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmingWhitespace)
+        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
         guard let (present, isRemoved) = shell.service.state.present(id) else {
             throw DomainError.unknownPresent(id)
         }

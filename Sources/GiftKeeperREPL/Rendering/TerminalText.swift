@@ -1,3 +1,5 @@
+import GiftKeeperDomain
+
 /// Text as a terminal shows it: how many columns it takes, and without control characters.
 public enum TerminalText {
     /// The number of terminal columns `text` takes: one per `Character`, two for East Asian
@@ -12,20 +14,13 @@ public enum TerminalText {
     /// replaced by `�`. `keeping` lists controls that stay (the newlines and tabs of the
     /// program's own multi-line or tab-separated output).
     public static func sanitized(_ text: String, keeping kept: Set<Unicode.Scalar> = []) -> String {
-        let isUnsafe = { (scalar: Unicode.Scalar) in isControl(scalar) && !kept.contains(scalar) }
+        let isUnsafe = { (scalar: Unicode.Scalar) in TextRules.isControl(scalar) && !kept.contains(scalar) }
         guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             result.append(isUnsafe(scalar) ? "\u{FFFD}" : scalar)
         }
         return String(result)
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
     }
 
     /// `text` cut to at most `width` columns, ending in `…` when cut.

@@ -68,7 +68,7 @@ public final class REPLSession: Shell {
         while isRunning {
             switch editor.readLine(prompt: prompt) {
             case .line(let line):
-                let trimmed = line.trimmingWhitespace
+                let trimmed = line.trimmedWhitespace()
                 guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
                 let keep: Bool
                 if isInteractive {
@@ -349,14 +349,6 @@ private func sentence(_ text: String) -> String {
 }
 
 extension String {
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        return String(scalars[start...end])
-    }
-
     func replacingOccurrences(of target: Character, with replacement: Character) -> String {
         String(map { $0 == target ? replacement : $0 })
     }

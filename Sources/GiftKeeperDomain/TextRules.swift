@@ -1,0 +1,49 @@
+/// The one set of rules for text: what is a control character, what puts ink on the
+/// screen, what whitespace is trimmed. The domain checks what people type with them; the
+/// shell sanitises what it shows with the same rules.
+public enum TextRules {
+    /// Control characters (C0, DEL, C1) and the bidirectional embeddings, overrides and
+    /// isolates: a terminal acts on them (escape sequences, carriage returns, text shown
+    /// reversed) instead of showing them.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// What a field may not hold: every control character, but notes may hold line breaks
+    /// (LF, U+2028, U+2029) and tabs (an imported note of several lines); every other
+    /// field is one line.
+    public static func isDisallowed(_ scalar: Unicode.Scalar, allowingLineBreaks: Bool) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A: !allowingLineBreaks
+        case 0x2028, 0x2029: !allowingLineBreaks
+        default: isControl(scalar)
+        }
+    }
+
+    /// A scalar that puts ink on the screen: not whitespace, not a format or default-ignorable
+    /// character (U+200B, U+2060, U+3164…), not a combining mark on its own, not the blank
+    /// braille pattern.
+    public static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        if properties.isWhitespace || properties.isDefaultIgnorableCodePoint || scalar.value == 0x2800 { return false }
+        switch properties.generalCategory {
+        case .format, .control, .nonspacingMark, .enclosingMark, .spaceSeparator, .lineSeparator, .paragraphSeparator:
+            return false
+        default:
+            return true
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The string without leading and trailing whitespace and newlines (no Foundation).
+    public func trimmedWhitespace() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }),
+            let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(self[first...last])
+    }
+}
