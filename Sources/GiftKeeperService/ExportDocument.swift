@@ -83,7 +83,7 @@ public enum ExportDocument {
         _ state: GiftList, chunkSize: Int = chunkSize, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
         precondition(chunkSize > 0)
-        var writer = Writer()
+        var writer = JSONWriter()
         writer.bytes.reserveCapacity(min(chunkSize, 128 + state.presents.count * 320) + 64 * 1024)
         writer.raw("{\n  \"account\" : {\n    \"name\" : ")
         writer.string(state.accountName ?? "")
@@ -127,98 +127,6 @@ public enum ExportDocument {
         }
         writer.raw("\n  ]\n}\n")
         try writer.emitAll(chunkSize: chunkSize, to: emit)
-    }
-
-    /// JSON text in the layout of `JSONEncoder` with `[.sortedKeys, .prettyPrinted,
-    /// .withoutEscapingSlashes]`: `"key" : value`, two-space indents, `"`, `\\` and
-    /// control characters escaped (`\n`, `\t`… or `\u00XX`), everything else as UTF-8.
-    struct Writer {
-        var bytes: [UInt8] = []
-
-        mutating func raw(_ text: StaticString) {
-            text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        }
-
-        /// Hands over every whole chunk and keeps the rest (less than a chunk) at the front.
-        mutating func emitFullChunks<Failure: Error>(
-            chunkSize: Int, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
-        ) throws(Failure) {
-            var start = 0
-            while bytes.count - start >= chunkSize {
-                try emit(bytes[start..<start + chunkSize])
-                start += chunkSize
-            }
-            bytes.removeSubrange(0..<start)  // keeps the capacity
-        }
-
-        /// Hands over everything written (the end of the document).
-        mutating func emitAll<Failure: Error>(
-            chunkSize: Int, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
-        ) throws(Failure) {
-            try emitFullChunks(chunkSize: chunkSize, to: emit)
-            if !bytes.isEmpty { try emit(bytes[...]) }
-            bytes.removeAll()
-        }
-
-        /// Decimal digits of `value`, as `String(value)` writes them.
-        mutating func decimal(_ value: UInt64) {
-            var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // UInt64.max has 20 digits
-            withUnsafeMutableBytes(of: &scratch) { out in
-                var start = out.count
-                var rest = value
-                repeat {
-                    start -= 1
-                    out[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                } while rest > 0
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[start...]))
-            }
-        }
-
-        /// A price as the JSON string `Money.description` gives (`"25.00"`).
-        mutating func price(_ price: Money) {
-            guard price.minorUnits >= 0 else { return string(price.description) }  // never: Money is non-negative
-            let units = UInt64(price.minorUnits)
-            bytes.append(UInt8(ascii: "\""))
-            decimal(units / 100)
-            let cents = UInt8(units % 100)
-            bytes.append(UInt8(ascii: "."))
-            bytes.append(UInt8(ascii: "0") + cents / 10)
-            bytes.append(UInt8(ascii: "0") + cents % 10)
-            bytes.append(UInt8(ascii: "\""))
-        }
-
-        mutating func string(_ text: String) {
-            bytes.append(UInt8(ascii: "\""))
-            var text = text
-            text.withUTF8 { utf8 in
-                var start = 0
-                for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                    escape(byte)
-                    start = index + 1
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
-            }
-            bytes.append(UInt8(ascii: "\""))
-        }
-
-        private mutating func escape(_ byte: UInt8) {
-            switch byte {
-            case 0x22: raw("\\\"")
-            case 0x5C: raw("\\\\")
-            case 0x08: raw("\\b")
-            case 0x0C: raw("\\f")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            default:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                raw("\\u00")
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            }
-        }
     }
 
     /// The reference encoding with Foundation's `JSONEncoder` (what ``encode(_:)`` matches).

@@ -58,7 +58,7 @@ struct Audit: ParsableCommand {
         for record in report.records {
             if json {
                 console.print(
-                    JSONLine.object([
+                    JSONWriter.line([
                         ("seq", .number(Int64(record.sequence))),
                         ("time", record.at.map { .string($0.iso8601) } ?? .null),
                         ("event", .string(record.type)),
@@ -83,7 +83,7 @@ struct Audit: ParsableCommand {
         }
         if json {
             console.print(
-                JSONLine.object([
+                JSONWriter.line([
                     ("verdict", .string("ok")), ("events", .number(Int64(report.records.count))),
                     ("failedLoginsReported", .number(Int64(failed))),
                 ]))
@@ -98,7 +98,7 @@ extension Audit {
     func printFailedVerdict(_ problem: ServiceError, verified: Int, allVerified: Bool = false, console: Console) {
         if json {
             console.print(
-                JSONLine.object([
+                JSONWriter.line([
                     ("verdict", .string("failed")), ("events", .number(Int64(verified))),
                     ("reason", .string(problem.sentence)),
                 ]))
@@ -234,47 +234,6 @@ struct Verify: ParsableCommand {
         }
         console.print(
             "OK: \(counted(report.frameCount, "frame")), structure and hash chain intact (last sequence number \(report.lastSequence))")
-    }
-}
-
-/// A tiny JSON-lines writer for `audit --json` (keys in the order given; strings escaped).
-enum JSONLine {
-    enum Value {
-        case string(String)
-        case number(Int64)
-        case bool(Bool)
-        case null
-    }
-
-    static func object(_ pairs: [(String, Value)]) -> String {
-        "{" + pairs.map { key, value in "\(escaped(key)):\(render(value))" }.joined(separator: ",") + "}"
-    }
-
-    private static func render(_ value: Value) -> String {
-        switch value {
-        case .string(let text): return escaped(text)
-        case .number(let number): return String(number)
-        case .bool(let flag): return flag ? "true" : "false"
-        case .null: return "null"
-        }
-    }
-
-    private static func escaped(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
@@ -77,5 +78,19 @@ import Testing
         #expect(collected.bytes == (try ExportDocument.encode(service.state)))
         #expect(service.state.lastExportAt != nil)
         try service.close()
+    }
+}
+
+/// The one JSON writer also writes `audit --json` lines.
+@Suite struct JSONWriterLineTests {
+    @Test func aLineIsOneCompactObjectInTheGivenOrder() throws {
+        let line = JSONWriter.line([
+            ("seq", .number(12)), ("neg", .number(-3)), ("time", .null), ("ok", .bool(true)),
+            ("text", .string("a \"quote\"\n\u{1}é")),
+        ])
+        #expect(line == #"{"seq":12,"neg":-3,"time":null,"ok":true,"text":"a \"quote\"\n\u0001é"}"#)
+        let decoded = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(decoded?["text"] as? String == "a \"quote\"\n\u{1}é")
+        #expect(decoded?["neg"] as? Int == -3)
     }
 }

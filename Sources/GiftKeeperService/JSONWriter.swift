@@ -1,0 +1,129 @@
+import GiftKeeperDomain
+
+/// The one JSON writer: the export document, `audit --json`, and every `--json` output.
+///
+/// Text in the layout of `JSONEncoder` with `[.sortedKeys, .prettyPrinted,
+/// .withoutEscapingSlashes]` where it writes a document (`"key" : value`, two-space
+/// indents): `"`, `\\` and control characters escaped (`\n`, `\t`… or `\u00XX`),
+/// everything else as UTF-8. Written straight into one reused byte buffer.
+public struct JSONWriter {
+    public var bytes: [UInt8] = []
+
+    public init() {}
+
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Hands over every whole chunk and keeps the rest (less than a chunk) at the front.
+    mutating func emitFullChunks<Failure: Error>(
+        chunkSize: Int, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
+    ) throws(Failure) {
+        var start = 0
+        while bytes.count - start >= chunkSize {
+            try emit(bytes[start..<start + chunkSize])
+            start += chunkSize
+        }
+        bytes.removeSubrange(0..<start)  // keeps the capacity
+    }
+
+    /// Hands over everything written (the end of the document).
+    mutating func emitAll<Failure: Error>(
+        chunkSize: Int, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
+    ) throws(Failure) {
+        try emitFullChunks(chunkSize: chunkSize, to: emit)
+        if !bytes.isEmpty { try emit(bytes[...]) }
+        bytes.removeAll()
+    }
+
+    /// Decimal digits of `value`, as `String(value)` writes them.
+    public mutating func decimal(_ value: UInt64) {
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // UInt64.max has 20 digits
+        withUnsafeMutableBytes(of: &scratch) { out in
+            var start = out.count
+            var rest = value
+            repeat {
+                start -= 1
+                out[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[start...]))
+        }
+    }
+
+    /// A price as the JSON string `Money.description` gives (`"25.00"`).
+    mutating func price(_ price: Money) {
+        guard price.minorUnits >= 0 else { return string(price.description) }  // never: Money is non-negative
+        let units = UInt64(price.minorUnits)
+        bytes.append(UInt8(ascii: "\""))
+        decimal(units / 100)
+        let cents = UInt8(units % 100)
+        bytes.append(UInt8(ascii: "."))
+        bytes.append(UInt8(ascii: "0") + cents / 10)
+        bytes.append(UInt8(ascii: "0") + cents % 10)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    public mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                escape(byte)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case 0x22: raw("\\\"")
+        case 0x5C: raw("\\\\")
+        case 0x08: raw("\\b")
+        case 0x0C: raw("\\f")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            raw("\\u00")
+            bytes.append(hex[Int(byte >> 4)])
+            bytes.append(hex[Int(byte & 0xF)])
+        }
+    }
+}
+
+/// A value of a one-line JSON object (`audit --json`).
+public enum JSONValue: Sendable {
+    case string(String)
+    case number(Int64)
+    case bool(Bool)
+    case null
+}
+
+extension JSONWriter {
+    /// One compact JSON object, keys in the order given: `{"seq":1,"type":"keyWrap"}`.
+    public static func line(_ pairs: [(String, JSONValue)]) -> String {
+        var writer = JSONWriter()
+        writer.raw("{")
+        for (index, (key, value)) in pairs.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(key)
+            writer.raw(":")
+            switch value {
+            case .string(let text): writer.string(text)
+            case .number(let number):
+                if number < 0 { writer.raw("-") }
+                writer.decimal(number.magnitude)
+            case .bool(let flag): writer.raw(flag ? "true" : "false")
+            case .null: writer.raw("null")
+            }
+        }
+        writer.raw("}")
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
