@@ -1,4 +1,5 @@
 public import GiftKeeperCrypto
+import GiftKeeperFiles
 import Glibc
 
 /// A `--password-file`: its first line is the password. The file must be a regular file
@@ -21,31 +22,34 @@ public final class PasswordFile: PasswordSource {
     /// - Throws: ``PasswordInputError`` (`.fileNotFound`, `.isDirectory`, `.notRegularFile`,
     ///   `.tooPermissive` whose message says `chmod 600 PATH`, `.unreadable`).
     public static func open(_ path: String) throws -> PasswordFile {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else {
-            let error = errno
-            if error == ENOENT || error == ENOTDIR {
+        // Through the one file layer: no blocking on a FIFO, no controlling terminal.
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, flags: O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        } catch {
+            if error.errno == ENOENT || error.errno == ENOTDIR {
                 throw PasswordInputError(.fileNotFound(path: path))
             }
-            throw PasswordInputError(.unreadable(path: path, errno: error))
+            throw PasswordInputError(.unreadable(path: path, errno: error.errno))
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = errno
-            _ = close(fd)
-            throw PasswordInputError(.unreadable(path: path, errno: error))
+        let info: stat
+        do {
+            info = try file.status()
+        } catch {
+            file.close()
+            throw PasswordInputError(.unreadable(path: path, errno: error.errno))
         }
         let type = info.st_mode & S_IFMT
         guard type == S_IFREG else {
-            _ = close(fd)
+            file.close()
             if type == S_IFDIR { throw PasswordInputError(.isDirectory(path: path)) }
             throw PasswordInputError(.notRegularFile(path: path))
         }
         guard info.st_mode & 0o077 == 0 else {
-            _ = close(fd)
+            file.close()
             throw PasswordInputError(.tooPermissive(path: path, mode: UInt32(info.st_mode)))
         }
-        return PasswordFile(path: path, fd: fd)
+        return PasswordFile(path: path, fd: file.rawValue)
     }
 
     /// The file's first line (without `\n` or a trailing `\r`), read from the start each time.

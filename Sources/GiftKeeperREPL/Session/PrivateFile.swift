@@ -1,3 +1,4 @@
+import GiftKeeperFiles
 public import GiftKeeperService
 import Glibc
 
@@ -10,77 +11,66 @@ public enum PrivateFile {
         try file.finish()
     }
 
-    /// A file written chunk by chunk (an export), atomically: the chunks go to a temporary
-    /// file beside `path` (created on the first write, `O_CREAT|O_EXCL|O_NOFOLLOW`, mode
-    /// 0600); ``finish()`` fsyncs it, renames it over `path` and fsyncs the directory. So
-    /// `path` is either the old file or the whole new document, never a partial one, and a
-    /// failed or abandoned export leaves nothing behind (deinit removes the temporary file).
+    /// A file written chunk by chunk (an export), atomically, through the one file layer
+    /// (``AtomicFile``): the chunks go to a temporary file beside `path` (created on the
+    /// first write, `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600); ``finish()`` fsyncs it, names it
+    /// `path` and fsyncs the directory. So `path` is either the old file or the whole new
+    /// document, never a partial one, and a failed or abandoned export leaves nothing behind.
     /// Unless `replacing`, the name is given with `link`, which never replaces: a file that
     /// appeared at `path` since it was checked (while the password was typed) is kept.
     public final class Writer: ExportWriting {
         public let path: String
         private let replacing: Bool
-        private let temporaryPath: String
-        private var descriptor: Int32 = -1
-        private var isFinished = false
+        private var file: AtomicFile?
 
         public init(path: String, replacing: Bool = true) {
             self.path = path
             self.replacing = replacing
-            self.temporaryPath = path + ".partial-\(getpid())"
         }
 
-        deinit {
-            if descriptor >= 0 { close(descriptor) }
-            if descriptor >= 0 && !isFinished { unlink(temporaryPath) }
-        }
-
-        private func openIfNeeded() throws(ServiceError) -> Int32 {
-            if descriptor >= 0 { return descriptor }
-            let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw ServiceError(.fileIO(operation: "create", path: path, errno: errno)) }
-            descriptor = fd
-            return fd
+        private func openIfNeeded() throws(ServiceError) -> AtomicFile {
+            if let file { return file }
+            do {
+                let created = try AtomicFile(path: path)
+                file = created
+                return created
+            } catch {
+                throw ServiceError(.fileIO(operation: "create", path: path, errno: error.errno))
+            }
         }
 
         /// Appends `chunk` (the whole of it: short writes and EINTR are retried).
         public func write(_ chunk: ArraySlice<UInt8>) throws(ServiceError) {
-            let fd = try openIfNeeded()
-            let failure = chunk.withUnsafeBytes { POSIXIO.writeAll(fd, $0) }
-            if failure != 0 { throw ServiceError(.fileIO(operation: "write", path: path, errno: failure)) }
+            let file = try openIfNeeded()
+            do {
+                try file.write(chunk)
+            } catch {
+                throw ServiceError(.fileIO(operation: "write", path: path, errno: error.errno))
+            }
         }
 
-        /// Makes the document durable and gives it its name: fsync, rename over `path`,
-        /// fsync of the directory (the file is created, empty, if nothing was written).
+        /// Makes the document durable and gives it its name: fsync, rename over `path` (or
+        /// link), fsync of the directory (the file is created, empty, if nothing was written).
         public func finish() throws(ServiceError) {
-            let fd = try openIfNeeded()
-            guard fsync(fd) == 0 else { throw ServiceError(.fileIO(operation: "fsync", path: path, errno: errno)) }
-            if replacing {
-                guard rename(temporaryPath, path) == 0 else {
-                    throw ServiceError(.fileIO(operation: "replace", path: path, errno: errno))
-                }
-            } else {
-                guard link(temporaryPath, path) == 0 else {
-                    let error = errno
-                    throw error == EEXIST
-                        ? ServiceError(.exportTargetExists(path: path))
-                        : ServiceError(.fileIO(operation: "create", path: path, errno: error))
-                }
-                unlink(temporaryPath)
-            }
-            isFinished = true
-            let directory = open(Self.directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if directory >= 0 {
-                defer { close(directory) }
-                guard fsync(directory) == 0 else {
-                    throw ServiceError(.fileIO(operation: "fsync the directory of", path: path, errno: errno))
-                }
+            let file = try openIfNeeded()
+            do {
+                try file.commit(replacing: replacing).close()
+            } catch  where error.errno == EEXIST && !replacing {
+                throw ServiceError(.exportTargetExists(path: path))
+            } catch {
+                let operation =
+                    switch error.operation {
+                    case "rename": "replace"
+                    case "link": "create"
+                    case "open": "fsync the directory of"
+                    default: error.operation
+                    }
+                throw ServiceError(.fileIO(operation: operation, path: path, errno: error.errno))
             }
         }
 
         static func directory(of path: String) -> String {
-            guard let slash = path.lastIndex(of: "/") else { return "." }
-            return slash == path.startIndex ? "/" : String(path[..<slash])
+            splitPath(path).directory
         }
     }
 
