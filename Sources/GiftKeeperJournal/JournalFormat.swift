@@ -65,8 +65,9 @@ public struct JournalHeader: Sendable, Equatable {
 
     /// Reads a header from the first 60 bytes of a file (fewer when the file is shorter).
     ///
-    /// The version is checked before the hash: a later version may lay its header out
-    /// differently, and must be reported as newer, not as damaged.
+    /// The version is believed only once the header hash verifies: a newer version keeps
+    /// the magic, version and hash where version 1 has them, so a changed version field
+    /// that does not verify is damage (bit rot, tampering), never "upgrade giftkeeper".
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodingFailure) -> JournalHeader {
         guard bytes.count >= JournalFormat.headerSize,
             bytes.prefix(JournalFormat.magic.count).elementsEqual(JournalFormat.magic)
@@ -74,14 +75,16 @@ public struct JournalHeader: Sendable, Equatable {
             throw .notAJournal
         }
         let version = bytes.loadLittleEndian(UInt16.self, at: 8)
-        if version > JournalFormat.currentVersion {
-            throw .newerVersion(version)
-        }
         let covered = UnsafeRawBufferPointer(rebasing: bytes[0..<JournalFormat.headerHashedSize])
         let stored = Array(bytes[JournalFormat.headerHashedSize..<JournalFormat.headerSize])
         let genesis = Blake2b.hash(covered)
         guard constantTimeEqual(genesis, stored) else {
+            // A version field that bit rot or a hand changed does not verify: damage, not a
+            // newer format (which writes its header hash as every version does).
             throw .hashMismatch
+        }
+        if version > JournalFormat.currentVersion {
+            throw .newerVersion(version)
         }
         let flags = bytes.loadLittleEndian(UInt16.self, at: 10)
         guard version >= 1, flags == 0 else {

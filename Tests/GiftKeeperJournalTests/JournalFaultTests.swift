@@ -318,3 +318,28 @@ extension JournalTestSuite {
         }
     }
 }
+
+extension JournalTestSuite {
+    /// Issue 13, finding 8: bit rot in the version field is damage, not a newer format.
+    @Suite struct VersionFieldTests {
+        @Test("A version field changed without its header hash is damage (verify: problem; open: corrupt)", arguments: [UInt8(2), UInt8(1)])
+        func changedVersionIsDamage(high: UInt8) throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("rot.journal")
+            var bytes = try makeJournal(at: path, payloads: [[1], [2]])
+            bytes[8] = high == 2 ? 2 : bytes[8]
+            bytes[9] = high == 2 ? bytes[9] : 1  // version 257
+            try writeBytes(bytes, to: path)
+            let report = try verifySettled(at: path)
+            #expect(report.problem?.sequence == 0, "\(String(describing: report.problem))")
+            let error = journalError { try openSettled(at: path, access: .readWrite) }
+            #expect(error.map { "\($0.code)" }?.hasPrefix("corrupt") == true, "\(String(describing: error))")
+            #expect(error?.exitCode == 1)
+            #expect(try readBytes(path) == bytes)
+            // With its hash recomputed it is a newer format, as before.
+            rehashHeader(&bytes)
+            try writeBytes(bytes, to: path)
+            #expect(journalError { try openSettled(at: path, access: .readWrite) }.map { "\($0.code)" }?.hasPrefix("unsupportedVersion") == true)
+        }
+    }
+}
