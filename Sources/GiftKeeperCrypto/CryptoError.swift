@@ -1,6 +1,7 @@
 /// A failure in the cryptography layer. Carries no secret and no plaintext.
 public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// What went wrong, as data; `description` words it.
+    /// What went wrong, as data; `description` names it in a few words (a reason for the
+    /// shell's sentence, never a sentence of its own).
     public enum Code: Equatable, Sendable {
         /// `sodium_init` failed: the library cannot be used at all.
         case initializationFailed
@@ -29,7 +30,7 @@ public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .initializationFailed:
             return "libsodium could not be initialised"
         case .outOfSecureMemory(let bytes):
-            return "could not allocate \(bytes) bytes of guarded memory (check 'ulimit -l')"
+            return "could not allocate \(bytes) bytes of guarded memory"
         case .authenticationFailed:
             return "authentication failed"
         case .invalidLength(let what, let expected, let actual):

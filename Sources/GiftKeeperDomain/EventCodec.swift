@@ -252,13 +252,13 @@ public enum EventDecodingError: Error, Hashable, Sendable {
         case bool, presentID, price, status, changeField, presentCount
     }
 
-    /// One line for audit output.
+    /// What is wrong, in a few words (a reason, not a sentence: the shell words the error).
     public var message: String {
         switch self {
         case .unsupportedSchemaVersion(let version):
-            "event schema version \(version) is not supported by this version of GiftKeeper; upgrade it"
+            "event schema version \(version), newer than this version reads"
         case .unknownEventType(let tag):
-            "unknown event type \(tag); a newer GiftKeeper wrote it, upgrade to read it"
+            "unknown event type \(tag), newer than this version reads"
         case .truncated(let offset): "event payload truncated at byte \(offset)"
         case .varintOverflow(let offset): "integer too large at byte \(offset)"
         case .nonCanonicalVarint(let offset): "integer not minimally encoded at byte \(offset)"

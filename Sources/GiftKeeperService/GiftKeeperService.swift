@@ -210,6 +210,7 @@ public final class GiftKeeperService {
         } catch let error as JournalError {
             throw ServiceError(.journal(error))
         } catch let error as CryptoError {
+            if case .outOfSecureMemory(let bytes) = error.code { throw ServiceError(.outOfGuardedMemory(bytes: bytes)) }
             throw ServiceError(.internalFailure(error.description))
         } catch {
             throw ServiceError(.internalFailure("\(error)"))

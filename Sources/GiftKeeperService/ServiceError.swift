@@ -38,6 +38,8 @@ public struct ServiceError: Error, Sendable {
         case importRejected(location: String, reason: ImportRejection)
         /// Guarded memory or a libsodium call failed.
         case internalFailure(String)
+        /// `sodium_malloc` could not lock `bytes` more bytes of memory (the lock limit).
+        case outOfGuardedMemory(bytes: Int)
         /// The user cancelled the command (Ctrl-C) before anything was recorded.
         case cancelled
         /// `export FILE` onto a file that exists, without `--force`.
@@ -71,7 +73,7 @@ public struct ServiceError: Error, Sendable {
             return 3
         case .tampered, .rolledBack:
             return 1
-        case .fileIO, .internalFailure:
+        case .fileIO, .internalFailure, .outOfGuardedMemory:
             return 5
         case .cancelled:
             return 130

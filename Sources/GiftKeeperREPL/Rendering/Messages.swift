@@ -210,6 +210,9 @@ extension ServiceError {
             return "The password was changed in another session. You are signed out; type 'login' with the new password."
         case .internalFailure(let reason):
             return "Internal failure: \(reason). Nothing more was written; please report this."
+        case .outOfGuardedMemory(let bytes):
+            return "Could not lock \(bytes) more bytes of memory for the keys. Nothing more was written; "
+                + "raise the limit of locked memory ('ulimit -l') and try again."
         }
     }
 }
