@@ -58,6 +58,9 @@ extension JournalError {
             switch code {
             case EACCES, EPERM:
                 return "Permission denied on \(quoted) (\(operation)). Check the file's and its directory's owner and mode."
+            case EFBIG:
+                return "The journal \(quoted) cannot grow: the file size limit ('ulimit -f') was reached (\(operation)). "
+                    + "Raise the limit and try again (nothing unsaved was acknowledged)."
             case ENOSPC, EDQUOT:
                 return "The disk is full: could not \(operation) \(quoted). Free some space and try again (nothing unsaved was acknowledged)."
             case ENOTDIR, ENAMETOOLONG, ELOOP:

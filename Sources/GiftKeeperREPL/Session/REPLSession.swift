@@ -235,9 +235,12 @@ public final class REPLSession: Shell {
     }
 
     /// Output that could not be written (standard output on a full disk) is an error, once.
+    /// A closed output (`| head -1`: EPIPE) ends the session: nobody reads what the next
+    /// commands would say, so none is run; the session signs out as it ends.
     private func reportLostOutput() {
         guard let failure = console.takeOutputFailure() else { return }
         fail(ServiceError.standardOutputFailure(errno: failure), code: 5)
+        if failure == EPIPE { isRunning = false }
     }
 
     // MARK: Asking
