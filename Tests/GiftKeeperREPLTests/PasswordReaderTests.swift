@@ -37,7 +37,20 @@ import Testing
         #expect(throws: PasswordInputError(.tooLong(limit: 1024))) {
             try PasswordReader.readLine(from: pipe.readEnd)
         }
+        // Refused at byte 1025: nothing more of that line was read.
+        #expect(bytes(try PasswordReader.readLine(from: pipe.readEnd)) == [])
         #expect(bytes(try PasswordReader.readLine(from: pipe.readEnd)) == Array("after".utf8))
+    }
+
+    @Test("An endless first line (< /dev/zero) is refused at once, not read to its end")
+    func anEndlessLineIsRefusedAtOnce() throws {
+        let zero = open("/dev/zero", O_RDONLY | O_CLOEXEC)
+        #expect(zero >= 0)
+        defer { close(zero) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(throws: PasswordInputError(.tooLong(limit: 1024))) { try PasswordReader.readLine(from: zero) }
+        #expect(clock.now - started < .seconds(1))
     }
 
     @Test func normalizationKeepsASCIIAndComposesTheRest() throws {

@@ -135,7 +135,8 @@ public enum PasswordReader {
     /// Reads one line from `fd` byte by byte (so nothing after its `\n` is consumed),
     /// straight into guarded memory; a trailing `\r` is removed. An empty line gives an
     /// empty password; end of input before any byte throws ``PasswordInputError/Code/endOfInput``.
-    /// - Throws: ``PasswordInputError``; a line over ``capacity`` bytes is consumed whole first.
+    /// - Throws: ``PasswordInputError``; a line over ``capacity`` bytes is refused as soon as
+    ///   its byte ``capacity`` + 1 is read, never read to its end.
     public static func readLine(from fd: Int32) throws -> SecureBytes {
         let secret = try makeBuffer()
         var outcome = LineOutcome.line
@@ -232,18 +233,16 @@ public enum PasswordReader {
             }
             used += 1
         }
-        // Full: the line fits only if a newline (or the end) comes next. Consume the rest.
-        var scratch: UInt8 = 0
-        defer { scratch = 0 }
-        var extra = 0
-        while true {
-            let count = POSIXIO.read(fd, into: &scratch, count: 1)
-            if count <= 0 || scratch == UInt8(ascii: "\n") {
-                outcome = extra == 0 ? .line : .tooLong
-                if count < 0 && extra == 0 { outcome = .failed(Int32(-count)) }
-                return used
-            }
-            extra += 1
+        // Full: the line fits only if a newline (or the end) comes next. Nothing more is
+        // read: an unbounded line (`< /dev/zero`, a 200 MB file) is refused at once.
+        var next: UInt8 = 0
+        defer { next = 0 }
+        let count = POSIXIO.read(fd, into: &next, count: 1)
+        if count < 0 {
+            outcome = .failed(Int32(-count))
+        } else {
+            outcome = count == 0 || next == UInt8(ascii: "\n") ? .line : .tooLong
         }
+        return used
     }
 }
