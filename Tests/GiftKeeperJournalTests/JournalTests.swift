@@ -109,7 +109,7 @@ extension JournalTestSuite {
             let directory = try TemporaryDirectory()
             let path = directory.file("example.journal")
             try writeBytes(bytes, to: path)
-            let journal = try Journal.open(at: path, access: .readWrite)
+            let journal = try openSettled(at: path, access: .readWrite)
             #expect(journal.header.journalID == Array(0..<16))
             #expect(journal.header.genesisHash == Array(bytes[28..<60]))
             #expect(journal.headHash == Array(bytes[86..<118]))
@@ -264,7 +264,7 @@ extension JournalTestSuite {
                 withExtendedLifetime((reader, reader2)) {}
             }
             // Released on deinit.
-            #expect(try Journal.open(at: path, access: .readWrite).lastSequence == 2)
+            #expect(try openSettled(at: path, access: .readWrite).lastSequence == 2)
         }
 
         @Test func appendRejectsOversizedPayloadsAndWritesNothingOnFailure() throws {
@@ -319,17 +319,17 @@ extension JournalTestSuite {
             let path = directory.file("zeros.journal")
             let bytes = try makeJournal(at: path, payloads: [[1], [2, 3]])
             try writeBytes(bytes + [UInt8](repeating: 0, count: 5000), to: path)
-            let report = try Journal.verify(at: path)
+            let report = try verifySettled(at: path)
             #expect(report.isValid)
             #expect(report.tornTail == TornTail(offset: bytes.count, length: 5000))
             do {
-                let reader = try Journal.open(at: path, access: .readOnly)
+                let reader = try openSettled(at: path, access: .readOnly)
                 #expect(reader.trimmedTail == TornTail(offset: bytes.count, length: 5000))
                 #expect(reader.size == bytes.count)
                 #expect(try replayAll(reader).count == 2)
             }
             #expect(try readBytes(path).count == bytes.count + 5000)
-            let writer = try Journal.open(at: path, access: .readWrite)
+            let writer = try openSettled(at: path, access: .readWrite)
             #expect(writer.trimmedTail?.offset == bytes.count)
             #expect(writer.trimmedTail?.length == 5000)
             #expect(try readBytes(try #require(writer.trimmedTail?.savedAs)) == [UInt8](repeating: 0, count: 5000))
