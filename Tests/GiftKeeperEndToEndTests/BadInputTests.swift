@@ -243,7 +243,7 @@ struct BadJournalTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Keep"])
         chmod(sandbox.journal, 0o640)
-        try expectRefusal(sandbox, journal: sandbox.journal, code: 4, message: "Run 'chmod 600 \(sandbox.journal)'")
+        try expectRefusal(sandbox, journal: sandbox.journal, code: 4, message: "To fix it, run: chmod 600 '\(sandbox.journal)'")
         chmod(sandbox.journal, 0o600)
         let fixed = try sandbox.script(["login", "secret", "list"])
         #expect(fixed.status == 0, "\(fixed)")

@@ -193,7 +193,7 @@ struct SubcommandTests {
             let outcome = try sandbox.run([subcommand, "--journal", sandbox.journal, "--password-file", passwordFile])
             #expect(outcome.status == 2, "\(outcome)")
             #expect(outcome.stderrLines.count == 1, "\(outcome)")
-            #expect(outcome.errorLines.first?.contains("chmod 600 \(passwordFile)") == true, "\(outcome)")
+            #expect(outcome.errorLines.first?.hasSuffix("To fix it, run: chmod 600 '\(passwordFile)'") == true, "\(outcome)")
             #expect(outcome.stdout.isEmpty)
         }
         chmod(passwordFile, 0o600)

@@ -59,3 +59,25 @@ import Testing
         #expect(CommandLineTokenizer.quoted("Blue scarf") == "'Blue scarf'")
     }
 }
+
+/// Issue 13, finding 4: `quoted` by Unicode scalar, so split(quoted(s)) == [s] always.
+@Suite struct QuotingRoundTripTests {
+    static let pieces: [String] = ["a", "'", "\u{301}", "\"", "\\", " ", "$", "é", "e\u{301}", "'\u{308}", "👩‍👩‍👧", "#", "\t", "x y", ""]
+
+    @Test("quoted(s) splits back to s, for 20,000 random strings of awkward pieces")
+    func roundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 1...6, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator) ?? "" }.joined()
+            #expect(
+                try CommandLineTokenizer.split(CommandLineTokenizer.quoted(text)) == [text],
+                "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
+    @Test("The completion of O'̈Brien parses back to that name")
+    func apostropheWithACombiningMark() throws {
+        let name = "O'\u{308}Brien"
+        #expect(try CommandLineTokenizer.split("add " + CommandLineTokenizer.quoted(name) + " Hat") == ["add", name, "Hat"])
+    }
+}

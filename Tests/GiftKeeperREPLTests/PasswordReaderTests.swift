@@ -84,7 +84,7 @@ import Testing
         defer { unlink(path) }
         let error = try #require(throws: PasswordInputError.self) { try PasswordFile.open(path) }
         #expect(error.code == .tooPermissive(path: path, mode: 0o100644))
-        #expect(error.description.contains("chmod 600 \(path)"))
+        #expect(error.description.hasSuffix("chmod 600 '\(path)'"))
     }
 
     @Test func passwordFileAcceptsOwnerOnly() throws {

@@ -26,6 +26,8 @@ public enum CommandLineTokenizer {
     }
 
     /// `word` quoted so that ``split(_:)`` gives it back as one word (unchanged when safe).
+    /// For the shell's own lines (completion); a command to paste into a POSIX shell is
+    /// quoted by ``posixShellQuoted(_:)``.
     public static func quoted(_ word: String) -> String {
         let special: Set<Unicode.Scalar> = [
             "'", "\"", "\\", "#", "$", "`", "*", "?", "[", "]", "(", ")", "{", "}", ";", "&", "|", "<", ">", "~", "!",
@@ -36,7 +38,9 @@ public enum CommandLineTokenizer {
                 isSeparator($0) || special.contains($0) || $0.value < 0x20 || $0.value == 0x7F
             }
         guard needsQuotes else { return word }
-        if !word.contains("'") { return "'" + word + "'" }
+        // By Unicode scalar, not by Character: `'` followed by a combining mark is one
+        // Character that is not "'", yet its `'` would still close the quotes.
+        if !word.unicodeScalars.contains("'") { return "'" + word + "'" }
         var escaped = "\""
         for scalar in word.unicodeScalars {
             if scalar == "\"" || scalar == "\\" { escaped.unicodeScalars.append("\\") }
@@ -61,6 +65,23 @@ public enum CommandLineTokenizer {
 
     private enum State {
         case unquoted, single, double
+    }
+
+    /// `text` as one word for a POSIX shell (`sh`, `bash`): in single quotes, where nothing
+    /// expands, each `'` written `'\''`. For the commands GiftKeeper's messages tell a person
+    /// to run (`chmod 600 …`), so pasting one runs exactly that command.
+    public static func posixShellQuoted(_ text: String) -> String {
+        var quoted = String.UnicodeScalarView()
+        quoted.append("'")
+        for scalar in text.unicodeScalars {
+            if scalar == "'" {
+                quoted.append(contentsOf: "'\\''".unicodeScalars)
+            } else {
+                quoted.append(scalar)
+            }
+        }
+        quoted.append("'")
+        return String(quoted)
     }
 
     /// Splits by UTF-8 byte: every character that means something here (separators, `\\`,

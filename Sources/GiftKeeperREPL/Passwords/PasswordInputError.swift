@@ -62,7 +62,7 @@ public struct PasswordInputError: Error, Equatable, Sendable, CustomStringConver
         case .tooPermissive(let path, let mode):
             let octal = String(mode & 0o777, radix: 8)
             return "The password file '\(path)' can be read by other users (mode 0\(octal)). "
-                + "Run 'chmod 600 \(CommandLineTokenizer.quoted(path))' and try again."
+                + "To fix it, run: chmod 600 \(CommandLineTokenizer.posixShellQuoted(path))"
         case .unreadable(let path, let error):
             return "Cannot read the password file '\(path)' (\(SystemErrorText.describe(error)))."
         }

@@ -30,7 +30,8 @@ extension JournalError {
             return "\(quoted) has newer format version \(version). Upgrade giftkeeper to open it."
         case .insecurePermissions(let mode):
             let octal = String(mode & 0o7777, radix: 8)
-            return "\(quoted) can be read or written by other users (mode 0\(octal)). Run 'chmod 600 \(path)' and try again."
+            return
+                "\(quoted) can be read or written by other users (mode 0\(octal)). To fix it, run: chmod 600 \(CommandLineTokenizer.posixShellQuoted(path))"
         case .unreadable:
             return "The journal \(quoted) cannot be opened: permission denied. Check its owner and mode (it should be yours, mode 600)."
         case .foreignOwner(let uid):
@@ -50,10 +51,10 @@ extension JournalError {
             return "The journal \(quoted) can no longer be written after an earlier failure. Restart giftkeeper."
         case .changedWhileOpen(.size(let expected, let actual)):
             return "The journal \(quoted) was changed by another program while it was open (it is \(actual) bytes, not \(expected)). "
-                + "Nothing was written; quit giftkeeper and run 'giftkeeper verify --journal \(path)' to check it."
+                + "Nothing was written; quit giftkeeper and check it: giftkeeper verify --journal \(CommandLineTokenizer.posixShellQuoted(path))"
         case .changedWhileOpen(.replaced):
             return "The journal \(quoted) was replaced or removed while it was open, so the last change was not saved. "
-                + "Quit giftkeeper and run 'giftkeeper verify --journal \(path)' to check the file now at that path."
+                + "Quit giftkeeper and check the file now at that path: giftkeeper verify --journal \(CommandLineTokenizer.posixShellQuoted(path))"
         case .io(let operation, let code):
             switch code {
             case EACCES, EPERM:
