@@ -24,9 +24,23 @@ extension GiftKeeperService {
 
     func rememberedHead(_ sealed: SealedJournal, keyring: Keyring) -> RememberedHead.ReadResult {
         guard let directory = environment.stateDirectory else { return .none }
-        return RememberedHead.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath) { wrapSequence in
+        let result = RememberedHead.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath) { wrapSequence in
             keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
         }
+        if case .none = result,
+            RememberedHead.somethingElseIsThere(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        {
+            warnRollbackMemoryUnavailable(directory)
+        }
+        return result
+    }
+
+    /// Says once a session that the record cannot be kept: silently losing it would
+    /// silently lose rollback detection.
+    func warnRollbackMemoryUnavailable(_ directory: String) {
+        guard !warnedRollbackMemory else { return }
+        warnedRollbackMemory = true
+        notify(.rollbackMemoryUnavailable(directory: directory))
     }
 
     /// Remembers the current head; a failure here is not fatal (the journal is intact).
@@ -39,7 +53,12 @@ extension GiftKeeperService {
         let head = RememberedHead(
             journalID: sealed.header.journalID, lastSequence: sealed.head.sequence,
             headHash: sealed.head.hash, epochWrapSequence: epoch.wrapSequence)
-        try? head.write(to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
+        do {
+            try head.write(to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
+        } catch {
+            warnRollbackMemoryUnavailable(directory)
+            return
+        }
         // This journal is now the one this machine knows at this path.
         RememberedHead.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
         findingBeforeUnlocking = nil

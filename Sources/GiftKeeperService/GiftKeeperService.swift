@@ -26,6 +26,8 @@ public final class GiftKeeperService {
     var keyring: Keyring?
     /// The last sequence number folded into ``state``.
     var appliedSequence: UInt64 = 0
+    /// Whether this session said once that the rollback memory cannot be kept.
+    var warnedRollbackMemory = false
 
     /// The decrypted gift list; empty while locked.
     public internal(set) var state = GiftList()

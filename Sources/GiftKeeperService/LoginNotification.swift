@@ -18,6 +18,9 @@ public enum LoginNotification: Equatable, Sendable {
     case rememberedHeadUnverified
     /// This machine remembers another journal at this path: this one replaced it.
     case journalReplaced
+    /// The record of the journal's head cannot be read or written in `directory` (not
+    /// writable, or something else in the record's place): rollback detection is off.
+    case rollbackMemoryUnavailable(directory: String)
     /// After a rollback warning, a change was made in an interactive session: the journal
     /// as it is now is remembered from here on, and the warning stops.
     case rollbackAccepted

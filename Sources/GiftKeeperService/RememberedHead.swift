@@ -35,6 +35,14 @@ struct RememberedHead: Equatable {
         return "-" + place.map { hex($0) }.joined() + ".head"
     }
 
+    /// Whether something that is not a readable record stands where this journal's record
+    /// goes (a directory, an unreadable file), or the state directory is not a directory.
+    static func somethingElseIsThere(in directory: String, journalID: [UInt8], journalPath: String) -> Bool {
+        var info = stat()
+        if lstat(directory, &info) == 0, info.st_mode & S_IFMT != S_IFDIR { return true }
+        return lstat(path(in: directory, journalID: journalID, journalPath: journalPath), &info) == 0
+    }
+
     /// Every record kept for `journalPath`, whatever its journal id, parsed but NOT
     /// authenticated (no key yet): evidence to compare with the journal before unlocking.
     static func unverifiedRecords(in directory: String, journalPath: String) -> [RememberedHead] {

@@ -1,6 +1,7 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperDomain
+import OrderedCollections
 import Testing
 
 @testable import GiftKeeperService
@@ -84,5 +85,49 @@ import Testing
         let locked = sandbox.service(stateDirectory: .some(nil))
         try locked.openSettled()
         #expect(serviceError { try locked.login(password: password("nope")) }?.wrongPasswordRecorded == true)
+    }
+}
+
+/// Issue 13, finding 9: when the record of the journal's head cannot be kept, every
+/// session says so (once), instead of losing rollback detection silently.
+@Suite struct RollbackMemoryUnavailableTests {
+    func warnings(_ sandbox: Sandbox) -> Int {
+        sandbox.notifications.items.filter { if case .rollbackMemoryUnavailable = $0 { true } else { false } }.count
+    }
+
+    @Test("A state directory that is a file: setup and sign-in warn once each, and work")
+    func stateDirectoryIsAFile() throws {
+        let sandbox = try Sandbox()
+        try writeBytes([1], to: sandbox.stateDirectory)
+        let service = try sandbox.setUp()
+        try service.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        try service.close()
+        #expect(warnings(sandbox) == 1, "\(sandbox.notifications.items)")
+        sandbox.notifications.items.removeAll()
+        let again = try sandbox.signIn()
+        #expect(again.state.presents.count == 1)
+        try again.close()
+        #expect(warnings(sandbox) == 1, "\(sandbox.notifications.items)")
+    }
+
+    @Test("A directory where the record goes: the sign-in that cannot read it warns")
+    func recordIsADirectory() throws {
+        let sandbox = try Sandbox()
+        try sandbox.setUp().close()
+        let record = try #require(try sandbox.headFiles().first)
+        try FileManager.default.removeItem(atPath: record)
+        try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: false)
+        sandbox.notifications.items.removeAll()
+        let service = try sandbox.signIn()
+        #expect(warnings(sandbox) == 1, "\(sandbox.notifications.items)")
+        try service.close()
+    }
+
+    @Test("Where the record can be kept, nothing is said")
+    func noWarningWhenAllIsWell() throws {
+        let sandbox = try Sandbox()
+        try sandbox.setUp().close()
+        try sandbox.signIn().close()
+        #expect(warnings(sandbox) == 0)
     }
 }

@@ -251,6 +251,9 @@ extension LoginNotification {
             return "🚨 The record of your last session does not verify: it was altered" + Self.untilAccepted
         case .journalReplaced:
             return "🚨 This is not the journal you last used at this path: it was replaced by another one" + Self.untilAccepted
+        case .rollbackMemoryUnavailable(let directory):
+            return "⚠️  The record of this journal's last state cannot be kept in '\(directory)' (check that it is a "
+                + "directory you can write): until it can, a rolled-back journal would go unnoticed."
         case .rollbackAccepted:
             return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated."
         }
