@@ -137,18 +137,18 @@ public struct GiftList: Hashable, Sendable {
 // MARK: - Derived views
 
 /// How a set of presents stands: how many, what their known prices add up to (a present
-/// without a price counts as nothing; the sum saturates rather than wrapping), and how
-/// many are at each status. What `list` prints under its table.
+/// without a price counts as nothing; the sum is exact, it cannot overflow), and how many
+/// are at each status. What `list` prints under its table.
 public struct PresentTotals: Hashable, Sendable {
     public private(set) var count = 0
-    public private(set) var total = Money.zero
+    public private(set) var total = MoneyTotal()
     /// Every status, zero when unused.
     public private(set) var countsByStatus = Dictionary(uniqueKeysWithValues: PresentStatus.allCases.map { ($0, 0) })
 
     public init(_ presents: some Sequence<Present>) {
         for present in presents {
             count += 1
-            if let price = present.price { total = total.addingSaturating(price) }
+            if let price = present.price { total.add(price) }
             countsByStatus[present.status, default: 0] += 1
         }
     }

@@ -6,8 +6,12 @@ public struct Money: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let minorUnits: Int64
 
     public static let zero = Money(unchecked: 0)
-    /// The largest amount: 92233720368547758.07.
+    /// The largest amount: 92233720368547758.07 (what a journal written before the
+    /// price limit may hold).
     public static let max = Money(unchecked: .max)
+    /// The largest price a person can give: 1,000,000,000.00. Far above any present, and
+    /// low enough that a total never nears the largest amount.
+    public static let maximumPrice = Money(unchecked: 100_000_000_000)
 
     /// An amount of `minorUnits` cents; nil if negative.
     public init?(minorUnits: Int64) {
@@ -63,28 +67,52 @@ public struct Money: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.minorUnits = units
     }
 
-    /// Parses like ``init(parsing:)`` and wraps a failure in ``DomainError/invalidPrice(_:reason:)``.
+    /// A price a person typed: parsed like ``init(parsing:)``, at most ``maximumPrice``;
+    /// a failure wrapped in ``DomainError/invalidPrice(_:reason:)``. (An import restores
+    /// what a journal held, whatever it was, so that export and import round-trip.)
     public static func parsePrice(_ text: String) throws(DomainError) -> Money {
+        let price: Money
         do {
-            return try Money(parsing: text)
+            price = try Money(parsing: text)
         } catch {
             throw .invalidPrice(text, reason: error)
         }
+        guard price <= maximumPrice else { throw .invalidPrice(text, reason: .tooLarge) }
+        return price
     }
 
     public static func < (lhs: Money, rhs: Money) -> Bool { lhs.minorUnits < rhs.minorUnits }
 
-    /// The sum, saturating at ``max`` so totals over hostile journals never trap.
-    public func addingSaturating(_ other: Money) -> Money {
-        let (sum, overflow) = minorUnits.addingReportingOverflow(other.minorUnits)
-        return overflow ? .max : Money(unchecked: sum)
-    }
-
     /// Always two decimals: `25.00`, `0.99`.
     public var description: String {
-        let cents = minorUnits % 100
-        return "\(minorUnits / 100).\(cents < 10 ? "0" : "")\(cents)"
+        Money.decimal(Int128(minorUnits))
     }
+
+    /// `units` minor units as a decimal with two decimals.
+    static func decimal(_ units: Int128) -> String {
+        let cents = units % 100
+        return "\(units / 100).\(cents < 10 ? "0" : "")\(cents)"
+    }
+}
+
+/// A sum of amounts that cannot overflow (128 bits of minor units), for totals: exact
+/// even over a journal written before the price limit, with prices up to ``Money/max``.
+public struct MoneyTotal: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public private(set) var minorUnits: Int128 = 0
+
+    public init() {}
+
+    public init(_ amount: Money) {
+        minorUnits = Int128(amount.minorUnits)
+    }
+
+    public mutating func add(_ amount: Money) {
+        minorUnits += Int128(amount.minorUnits)
+    }
+
+    public static func < (lhs: MoneyTotal, rhs: MoneyTotal) -> Bool { lhs.minorUnits < rhs.minorUnits }
+
+    public var description: String { Money.decimal(minorUnits) }
 }
 
 /// Why a price could not be read; ``DomainError/message`` words it.

@@ -34,10 +34,22 @@ import Testing
         #expect(throws: DomainError.invalidPrice("-3", reason: .negative)) { try Money.parsePrice("-3") }
     }
 
-    @Test func saturatingSum() throws {
-        let big = try #require(Money(minorUnits: .max - 1))
-        #expect(big.addingSaturating(try #require(Money(minorUnits: 5))) == .max)
-        #expect(Money.zero.addingSaturating(big) == big)
+    /// Issue 13, finding 11: a typed price has a sane maximum.
+    @Test func aTypedPriceIsAtMostTheMaximum() throws {
+        #expect(try Money.parsePrice("1000000000.00") == Money.maximumPrice)
+        #expect(throws: DomainError.invalidPrice("1000000000.01", reason: .tooLarge)) { try Money.parsePrice("1000000000.01") }
+        #expect(throws: DomainError.invalidPrice("92233720368547758.07", reason: .tooLarge)) {
+            try Money.parsePrice("92233720368547758.07")
+        }
+    }
+
+    /// Issue 13, finding 11: totals are exact, even of the largest amounts an old journal may hold.
+    @Test func totalsCannotOverflow() throws {
+        var total = MoneyTotal(try Money(parsing: "25"))
+        total.add(.max)
+        total.add(.max)
+        #expect(total.description == "184467440737095541.14")
+        #expect(MoneyTotal().description == "0.00")
     }
 }
 

@@ -174,4 +174,18 @@ import Testing
         #expect(complete(["help"]) == ShellCommands.names.sorted())
         try session.service.close()
     }
+
+    @Test("A typed price has a maximum, said in the error; totals add up exactly")
+    func priceMaximumAndTotals() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn([
+            "add Mum Yacht --price 1000000000.01", "add Mum Island --price 1000000000", "add Mum Castle --price 1000000000",
+            "list",
+        ])
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: '1000000000.01' is not a price: it is over the largest price, 1000000000.00. Type an amount such as 25 or 25.50."
+            ], "\(outcome)")
+        #expect(outcome.outputLines.contains("2 presents, total 2000000000.00 (2 idea)"), "\(outcome)")
+    }
 }

@@ -117,7 +117,7 @@ extension DomainError {
                 case .invalidCharacter(let character): "'\(character)' is not allowed"
                 case .tooManyFractionDigits: "it has more than two decimals"
                 case .missingDigits: "it needs digits on both sides of the dot"
-                case .tooLarge: "it is too large"
+                case .tooLarge: "it is over the largest price, \(Money.maximumPrice)"
                 }
             return "'\(input)' is not a price: \(why). Type an amount such as 25 or 25.50."
         case .unknownStatus(let input):
