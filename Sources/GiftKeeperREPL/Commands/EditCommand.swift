@@ -4,7 +4,7 @@ import GiftKeeperService
 import OrderedCollections
 
 /// `edit <id> field=value ...`: change a present's fields.
-struct EditCommand: ShellCommand {
+struct EditCommand: PresentIDCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: "Change a present: title, recipient, notes, price, occasion.",
@@ -25,7 +25,7 @@ struct EditCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
+        let id = try presentID(line, in: shell)
         var assignments = line.texts("changes")
         if assignments.isEmpty {
             // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.

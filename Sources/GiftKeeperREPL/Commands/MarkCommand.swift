@@ -4,7 +4,7 @@ import GiftKeeperService
 import OrderedCollections
 
 /// `mark <id> <status>`: move a present through idea, bought, wrapped, given.
-struct MarkCommand: ShellCommand {
+struct MarkCommand: PresentIDCommand {
     static let configuration = CommandConfiguration(
         commandName: "mark",
         abstract: "Set a present's status: idea, bought, wrapped, given.",
@@ -26,7 +26,7 @@ struct MarkCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
+        let id = try presentID(line, in: shell)
         let status = try PresentStatus(parsing: try shell.value(line.text("status"), ask: "Status (idea, bought, wrapped, given)"))
         let events = try shell.service.perform(.markPresent(id: id, status: status))
         shell.console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")

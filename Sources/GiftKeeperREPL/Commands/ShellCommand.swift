@@ -62,6 +62,25 @@ extension ShellCommand {
     }
 }
 
+/// A command whose first argument is a present id (`show`, `remove`, `edit`, `mark`):
+/// it completes ids there, and asks for the id when the line leaves it out.
+protocol PresentIDCommand: ShellCommand {}
+
+extension PresentIDCommand {
+    static var prompted: ScriptAnswers { ScriptAnswers(arguments: 1) }
+
+    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("id")) }
+
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
+        request.wordIndex == 1 ? shell.presentIDs : []
+    }
+
+    /// The line's present id, or the answer to "Present id".
+    static func presentID(_ line: BoundLine, in shell: any Shell) throws -> PresentID {
+        try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
+    }
+}
+
 /// Every shell command, in the order `help` lists them.
 enum ShellCommands {
     static let all: [any ShellCommand.Type] = [

@@ -4,22 +4,15 @@ import GiftKeeperService
 import OrderedCollections
 
 /// `show <id>`: every field of one present, removed ones included.
-struct ShowCommand: ShellCommand {
+struct ShowCommand: PresentIDCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Show every field of a present.", usage: "show <id>")
 
     @Argument(help: "A present id such as p3.") var id: String?
 
-    static let prompted = ScriptAnswers(arguments: 1)
-    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("id")) }
-
-    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
-        request.wordIndex == 1 ? shell.presentIDs : []
-    }
-
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
+        let id = try presentID(line, in: shell)
         guard let (present, isRemoved) = shell.service.state.present(id) else {
             throw DomainError.unknownPresent(id)
         }
