@@ -10,7 +10,9 @@ public enum Command: Hashable, Sendable {
     /// Before a sign-in: if the state says the last session is still open (a crash),
     /// record `signedOut(clean: false)`; otherwise nothing.
     case endUncleanSession
-    case addPresent(recipient: String, title: String, notes: String = "", price: Money? = nil, occasion: String = "")
+    case addPresent(
+        recipient: String, title: String, notes: String = "", price: Money? = nil, occasion: String = "",
+        url: String = "", store: String = "")
     case editPresent(id: PresentID, changes: [PresentChange])
     case markPresent(id: PresentID, status: PresentStatus)
     case removePresent(id: PresentID)
@@ -21,4 +23,17 @@ public enum Command: Hashable, Sendable {
     case importPresent(Present)
     case changePassword
     case recordExport(presentCount: Int)
+    /// Names, dates or re-dates an occasion; the same name and date again is a no-op.
+    case addOccasion(Occasion)
+    /// Removes an occasion no current present names.
+    case removeOccasion(name: String)
+    case setBudget(Budget)
+    case clearBudget(BudgetScope)
+    /// Brings back a removed present.
+    case restorePresent(id: PresentID)
+    /// Sets the journal's currency (`setup --currency`): three letters, upper-cased.
+    case setCurrency(code: String)
+    /// Reverses `change` (the events one command appended), given the state just before
+    /// it: the compensating events, decided on the current state (``GiftList/compensation(for:before:at:state:)``).
+    case undo(change: [Event], stateBefore: GiftList)
 }

@@ -30,15 +30,32 @@ public enum DomainError: Error, Hashable, Sendable {
     case invalidPresentID(String)
     /// Every present number has been used (only a doctored journal gets here).
     case presentIDsExhausted
+    /// Text that is not a date `YYYY-MM-DD` (or no such day).
+    case invalidDate(String)
+    /// An occasion nobody named.
+    case unknownOccasion(String)
+    /// `occasion remove` of an occasion current presents still name: those presents.
+    case occasionInUse(String, presents: [PresentID])
+    /// `budget clear` where no budget is set.
+    case noBudget(BudgetScope)
+    /// `restore` of a present that is not removed.
+    case presentNotRemoved(PresentID)
+    /// A currency that is not three letters.
+    case invalidCurrency(String)
+    /// `undo` of a change whose effects are already gone (changed back since).
+    case nothingLeftToUndo
+    /// A `--sort` word that is none of the orders.
+    case unknownSort(String)
 
     /// A field of user text that ``decide`` checks.
     public enum InputField: String, Hashable, Sendable, CaseIterable {
-        case name, recipient, title, notes, occasion
+        case name, recipient, title, notes, occasion, url, store
 
         /// The most characters the field may hold.
         public var limit: Int {
             switch self {
-            case .name, .recipient, .occasion: 200
+            case .name, .recipient, .occasion, .store: 200
+            case .url: 2000
             case .title: 1000
             case .notes: 10_000
             }

@@ -30,8 +30,11 @@ public enum EventBody: Hashable, Sendable {
     /// The session ended. `clean` is false when the service found a session that ended
     /// without a sign-out (a crash) and recorded it before the next sign-in.
     case signedOut(clean: Bool)
-    /// A present was added with status `idea`.
-    case presentAdded(id: PresentID, recipient: String, title: String, notes: String, price: Money?, occasion: String)
+    /// A present was added with status `idea`. (`url` and `store` came with schema version 2;
+    /// older payloads read as empty.)
+    case presentAdded(
+        id: PresentID, recipient: String, title: String, notes: String, price: Money?, occasion: String,
+        url: String = "", store: String = "")
     /// Fields of a present were changed; only the fields that changed are listed.
     case presentEdited(id: PresentID, changes: [PresentChange])
     case presentStatusChanged(id: PresentID, status: PresentStatus)
@@ -43,6 +46,18 @@ public enum EventBody: Hashable, Sendable {
     /// A present was restored from an export document, with its id, status and the
     /// created/updated times it had there (the event's own time is when it was imported).
     case presentImported(Present)
+    /// An occasion was named, dated or re-dated (schema version 2). An existing one (the
+    /// same folded name) keeps its first spelling and takes the new date.
+    case occasionAdded(Occasion)
+    /// An occasion was removed by name (compared folded).
+    case occasionRemoved(name: String)
+    /// A budget was set for a scope (replacing one the scope had).
+    case budgetSet(Budget)
+    case budgetCleared(BudgetScope)
+    /// A removed present came back, as it was when removed.
+    case presentRestored(id: PresentID)
+    /// The journal's currency (an ISO 4217 code such as `EUR`), shown with amounts.
+    case currencySet(code: String)
 
     public var type: EventType {
         switch self {
@@ -57,6 +72,23 @@ public enum EventBody: Hashable, Sendable {
         case .passwordChanged: .passwordChanged
         case .stateExported: .stateExported
         case .presentImported: .presentImported
+        case .occasionAdded: .occasionAdded
+        case .occasionRemoved: .occasionRemoved
+        case .budgetSet: .budgetSet
+        case .budgetCleared: .budgetCleared
+        case .presentRestored: .presentRestored
+        case .currencySet: .currencySet
+        }
+    }
+
+    /// The present the event is about, if it is about one.
+    public var presentID: PresentID? {
+        switch self {
+        case .presentAdded(let id, _, _, _, _, _, _, _), .presentEdited(let id, _), .presentStatusChanged(let id, _),
+            .presentRemoved(let id), .presentRestored(let id):
+            id
+        case .presentImported(let present): present.id
+        default: nil
         }
     }
 
@@ -71,7 +103,7 @@ public enum EventBody: Hashable, Sendable {
             return "failed sign-in"
         case .signedOut(let clean):
             return clean ? "signed out" : "signed out (session ended without sign-out)"
-        case .presentAdded(let id, let recipient, let title, _, let price, _):
+        case .presentAdded(let id, let recipient, let title, _, let price, _, _, _):
             let priceText = price.map { " (\($0))" } ?? ""
             return "added \(id) \"\(Self.short(title))\" for \(Self.short(recipient))\(priceText)"
         case .presentEdited(let id, let changes):
@@ -88,6 +120,28 @@ public enum EventBody: Hashable, Sendable {
         case .presentImported(let present):
             let priceText = present.price.map { ", \($0)" } ?? ""
             return "imported \(present.id) \"\(Self.short(present.title))\" for \(Self.short(present.recipient)) (\(present.status)\(priceText))"
+        case .occasionAdded(let occasion):
+            let dateText = occasion.date.map { " on \($0)\(occasion.isYearly ? ", yearly" : "")" } ?? ""
+            return "occasion \"\(Self.short(occasion.name))\"\(dateText)"
+        case .occasionRemoved(let name):
+            return "removed occasion \"\(Self.short(name))\""
+        case .budgetSet(let budget):
+            return "budget \(budget.amount) for \(Self.scopeText(budget.scope))"
+        case .budgetCleared(let scope):
+            return "cleared budget for \(Self.scopeText(scope))"
+        case .presentRestored(let id):
+            return "restored \(id)"
+        case .currencySet(let code):
+            return "currency \(Self.short(code))"
+        }
+    }
+
+    static func scopeText(_ scope: BudgetScope) -> String {
+        switch (scope.recipient, scope.occasion) {
+        case (nil, nil): "everything"
+        case (let recipient?, nil): Self.short(recipient)
+        case (nil, let occasion?): "\"\(Self.short(occasion))\""
+        case (let recipient?, let occasion?): "\(Self.short(recipient)), \"\(Self.short(occasion))\""
         }
     }
 
@@ -121,6 +175,12 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
     case passwordChanged = 9
     case stateExported = 10
     case presentImported = 11
+    case occasionAdded = 12
+    case occasionRemoved = 13
+    case budgetSet = 14
+    case budgetCleared = 15
+    case presentRestored = 16
+    case currencySet = 17
 
     /// The tag written by ``EventCodec``.
     public var tag: UInt8 { rawValue }
@@ -139,6 +199,12 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .passwordChanged: "passwordChanged"
         case .stateExported: "stateExported"
         case .presentImported: "presentImported"
+        case .occasionAdded: "occasionAdded"
+        case .occasionRemoved: "occasionRemoved"
+        case .budgetSet: "budgetSet"
+        case .budgetCleared: "budgetCleared"
+        case .presentRestored: "presentRestored"
+        case .currencySet: "currencySet"
         }
     }
 

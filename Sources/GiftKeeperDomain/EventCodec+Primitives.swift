@@ -16,6 +16,16 @@ struct EventWriter {
         unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
+    /// `0x00` for nil, else `0x01` and the svarint (a time? or a day?).
+    mutating func optionalSigned(_ value: Int64?) {
+        guard let value else {
+            out.append(0)
+            return
+        }
+        out.append(1)
+        signed(value)
+    }
+
     mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
@@ -124,6 +134,19 @@ struct EventReader {
         id: PresentID, recipient: String, title: String, notes: String, price: Money?, occasion: String
     ) {
         (try presentID(), try string(), try string(), try string(), try money(), try string())
+    }
+
+    /// `0x00`, or `0x01` and milliseconds since the epoch as an svarint.
+    mutating func optionalTime() throws(EventDecodingError) -> Timestamp? {
+        try bool() ? Timestamp(millisecondsSinceEpoch: try signed()) : nil
+    }
+
+    /// `0x00`, or `0x01` and days since 1970-01-01 as an svarint (a date in years 1…9999).
+    mutating func optionalDate() throws(EventDecodingError) -> CalendarDate? {
+        guard try bool() else { return nil }
+        let start = offset
+        guard let date = CalendarDate(daysSinceEpoch: try signed()) else { throw .invalidValue(.date, offset: start) }
+        return date
     }
 
     mutating func status() throws(EventDecodingError) -> PresentStatus {

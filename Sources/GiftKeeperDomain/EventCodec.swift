@@ -1,13 +1,13 @@
 /// The binary payload of one event, as sealed into a journal frame. Compact, versioned,
 /// hand-written; decoding reads straight from the buffer.
 ///
-/// # Byte layout, schema version 1
+/// # Byte layout, schema versions 1 and 2
 ///
 /// Every payload is:
 ///
 /// | bytes  | field                                                           |
 /// |--------|-----------------------------------------------------------------|
-/// | 1      | schema version, `0x01`                                          |
+/// | 1      | schema version: `0x02` written, `0x01` still read               |
 /// | 1      | event type tag (table below)                                    |
 /// | varint | `at`: milliseconds since 1970-01-01T00:00:00Z, signed (zigzag)  |
 /// | …      | the fields of the type, in the order listed, nothing after them |
@@ -42,19 +42,39 @@
 /// | `0x0A` | `stateExported`        | present count: svarint                                |
 /// | `0x0B` | `presentImported`      | id, recipient: string, title: string, notes: string, price: money?, occasion: string, status, createdAt: svarint, updatedAt: svarint |
 ///
+/// Schema version 2 (this table lists version 1; version 2 is the same with these changes):
+///
+/// | tag    | type string            | in version 2                                          |
+/// |--------|------------------------|-------------------------------------------------------|
+/// | `0x05` | `presentAdded`         | then url: string, store: string                       |
+/// | `0x0B` | `presentImported`      | then url: string, store: string, givenAt: time? (`0x00`, or `0x01` and an svarint) |
+/// | `0x0C` | `occasionAdded`        | name: string, date: day? (`0x00`, or `0x01` and days since 1970-01-01 as an svarint), yearly: bool |
+/// | `0x0D` | `occasionRemoved`      | name: string                                          |
+/// | `0x0E` | `budgetSet`            | recipient: string, occasion: string (empty: any), amount: uvarint cents |
+/// | `0x0F` | `budgetCleared`        | recipient: string, occasion: string                   |
+/// | `0x10` | `presentRestored`      | id                                                    |
+/// | `0x11` | `currencySet`          | code: string                                          |
+///
+/// Upcasting version 1: `presentAdded` has no url or store (empty); `presentImported` has
+/// none either, and a `given` one's givenAt is its updatedAt. Tags from `0x0C` and change
+/// fields from `0x06` are errors in a version 1 payload.
+///
 /// A change in `presentEdited` is a field tag byte then its new value: `0x01` title: string,
 /// `0x02` recipient: string, `0x03` notes: string, `0x04` price: money? (`0x00` clears it),
-/// `0x05` occasion: string. Changes keep their order.
+/// `0x05` occasion: string, and in version 2 `0x06` url: string, `0x07` store: string.
+/// Changes keep their order.
 ///
 /// Example: `presentStatusChanged` of `p3` to `bought` at 2026-11-22T14:03:07.123Z
-/// (1795356187123 ms) is `01 07 E6 E7 8A B9 C0 68 03 01`.
+/// (1795356187123 ms) is `02 07 E6 E7 8A B9 C0 68 03 01` (`01 07 …` in version 1).
 ///
 /// Tags and field orders never change. A new event type takes a new tag; a changed
 /// payload takes a new schema version, and the decoder keeps reading the old ones
 /// (upcasting them to the current ``Event``).
 public enum EventCodec {
     /// The version written in the first byte of every payload.
-    public static let schemaVersion: UInt8 = 1
+    public static let schemaVersion: UInt8 = 2
+    /// The oldest version still read (and upcast).
+    public static let oldestSchemaVersion: UInt8 = 1
 
     // MARK: Encoding
 
@@ -79,15 +99,18 @@ public enum EventCodec {
             break
         case .signedOut(let clean):
             writer.out.append(clean ? 1 : 0)
-        case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion):
+        case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion, let url, let store):
             writer.presentFields(id, recipient, title, notes, price, occasion)
+            writer.string(url)
+            writer.string(store)
         case .presentEdited(let id, let changes):
             writer.unsigned(id.number)
             writer.unsigned(UInt64(changes.count))
             for change in changes {
                 writer.out.append(fieldTag(change.field))
                 switch change {
-                case .title(let value), .recipient(let value), .notes(let value), .occasion(let value):
+                case .title(let value), .recipient(let value), .notes(let value), .occasion(let value), .url(let value),
+                    .store(let value):
                     writer.string(value)
                 case .price(let value):
                     writer.money(value)
@@ -106,6 +129,26 @@ public enum EventCodec {
             writer.out.append(statusTag(present.status))
             writer.signed(present.createdAt.millisecondsSinceEpoch)
             writer.signed(present.updatedAt.millisecondsSinceEpoch)
+            writer.string(present.url)
+            writer.string(present.store)
+            writer.optionalSigned(present.givenAt?.millisecondsSinceEpoch)
+        case .occasionAdded(let occasion):
+            writer.string(occasion.name)
+            writer.optionalSigned(occasion.date?.daysSinceEpoch)
+            writer.out.append(occasion.isYearly ? 1 : 0)
+        case .occasionRemoved(let name):
+            writer.string(name)
+        case .budgetSet(let budget):
+            writer.string(budget.scope.recipient ?? "")
+            writer.string(budget.scope.occasion ?? "")
+            writer.unsigned(UInt64(budget.amount.minorUnits))
+        case .budgetCleared(let scope):
+            writer.string(scope.recipient ?? "")
+            writer.string(scope.occasion ?? "")
+        case .presentRestored(let id):
+            writer.unsigned(id.number)
+        case .currencySet(let code):
+            writer.string(code)
         }
         out = writer.out
     }
@@ -113,11 +156,12 @@ public enum EventCodec {
     private static func estimatedSize(of body: EventBody) -> Int {
         switch body {
         case .accountCreated(let name): 16 + name.utf8.count
-        case .presentAdded(_, let recipient, let title, let notes, _, let occasion):
-            48 + recipient.utf8.count + title.utf8.count + notes.utf8.count + occasion.utf8.count
+        case .presentAdded(_, let recipient, let title, let notes, _, let occasion, let url, let store):
+            48 + recipient.utf8.count + title.utf8.count + notes.utf8.count + occasion.utf8.count + url.utf8.count
+                + store.utf8.count
         case .presentImported(let present):
-            72 + present.recipient.utf8.count + present.title.utf8.count + present.notes.utf8.count
-                + present.occasion.utf8.count
+            96 + present.recipient.utf8.count + present.title.utf8.count + present.notes.utf8.count
+                + present.occasion.utf8.count + present.url.utf8.count + present.store.utf8.count
         case .presentEdited(_, let changes): 24 + changes.count * 24
         default: 24
         }
@@ -131,9 +175,12 @@ public enum EventCodec {
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> Event {
         var reader = EventReader(bytes: bytes)
         let version = try reader.byte()
-        guard version == schemaVersion else { throw .unsupportedSchemaVersion(version) }
+        guard version >= oldestSchemaVersion, version <= schemaVersion else { throw .unsupportedSchemaVersion(version) }
+        let isVersion1 = version == 1
         let tag = try reader.byte()
-        guard let type = EventType(rawValue: tag) else { throw .unknownEventType(tag) }
+        guard let type = EventType(rawValue: tag), !isVersion1 || tag <= EventType.presentImported.rawValue else {
+            throw .unknownEventType(tag)
+        }
         let at = Timestamp(millisecondsSinceEpoch: try reader.signed())
         let body: EventBody
         switch type {
@@ -147,8 +194,11 @@ public enum EventCodec {
             body = .signedOut(clean: try reader.bool())
         case .presentAdded:
             let p = try reader.presentFields()
+            let url = isVersion1 ? "" : try reader.string()
+            let store = isVersion1 ? "" : try reader.string()
             body = .presentAdded(
-                id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion)
+                id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion,
+                url: url, store: store)
         case .presentEdited:
             let id = try reader.presentID()
             let countOffset = reader.offset
@@ -166,6 +216,8 @@ public enum EventCodec {
                 case 3: changes.append(.notes(try reader.string()))
                 case 4: changes.append(.price(try reader.money()))
                 case 5: changes.append(.occasion(try reader.string()))
+                case 6 where !isVersion1: changes.append(.url(try reader.string()))
+                case 7 where !isVersion1: changes.append(.store(try reader.string()))
                 default: throw .invalidValue(.changeField, offset: fieldOffset)
                 }
             }
@@ -187,10 +239,38 @@ public enum EventCodec {
             let status = try reader.status()
             let createdAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
             let updatedAt = Timestamp(millisecondsSinceEpoch: try reader.signed())
-            body = .presentImported(
-                Present(
-                    id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion,
-                    status: status, createdAt: createdAt, updatedAt: updatedAt))
+            var present = Present(
+                id: p.id, recipient: p.recipient, title: p.title, notes: p.notes, price: p.price, occasion: p.occasion,
+                status: status, createdAt: createdAt, updatedAt: updatedAt)
+            if isVersion1 {
+                // Upcast: version 1 kept no given time; a given present was given when last changed.
+                present.givenAt = status == .given ? updatedAt : nil
+            } else {
+                present.url = try reader.string()
+                present.store = try reader.string()
+                present.givenAt = try reader.optionalTime()
+            }
+            body = .presentImported(present)
+        case .occasionAdded:
+            let name = try reader.string()
+            let date = try reader.optionalDate()
+            body = .occasionAdded(Occasion(name: name, date: date, isYearly: try reader.bool()))
+        case .occasionRemoved:
+            body = .occasionRemoved(name: try reader.string())
+        case .budgetSet:
+            let scope = BudgetScope(recipient: try reader.string(), occasion: try reader.string())
+            let amountOffset = reader.offset
+            let units = try reader.unsigned()
+            guard let signed = Int64(exactly: units), let amount = Money(minorUnits: signed) else {
+                throw .invalidValue(.price, offset: amountOffset)
+            }
+            body = .budgetSet(Budget(scope: scope, amount: amount))
+        case .budgetCleared:
+            body = .budgetCleared(BudgetScope(recipient: try reader.string(), occasion: try reader.string()))
+        case .presentRestored:
+            body = .presentRestored(id: try reader.presentID())
+        case .currencySet:
+            body = .currencySet(code: try reader.string())
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
         return Event(at: at, body)
@@ -224,6 +304,8 @@ public enum EventCodec {
         case .notes: 3
         case .price: 4
         case .occasion: 5
+        case .url: 6
+        case .store: 7
         }
     }
 }
@@ -249,7 +331,7 @@ public enum EventDecodingError: Error, Hashable, Sendable {
 
     /// A field whose value can be out of range.
     public enum Field: String, Hashable, Sendable {
-        case bool, presentID, price, status, changeField, presentCount
+        case bool, presentID, price, status, changeField, presentCount, date
     }
 
     /// What is wrong, in a few words (a reason, not a sentence: the shell words the error).

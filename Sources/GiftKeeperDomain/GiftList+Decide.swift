@@ -40,24 +40,29 @@ extension GiftList {
         switch command {
         case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession:
             return []  // handled above
-        case .addPresent(let recipient, let title, let notes, let price, let occasion):
-            let recipient = try checked(recipient, .recipient, allowEmpty: false)
+        case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store):
+            let recipient = state.recipientSpelling(try checked(recipient, .recipient, allowEmpty: false))
             let title = try checked(title, .title, allowEmpty: false)
             let notes = try checked(notes, .notes, allowEmpty: true, trim: false)
-            let occasion = try checked(occasion, .occasion, allowEmpty: true)
+            let occasion = state.occasionSpelling(try checked(occasion, .occasion, allowEmpty: true))
+            let url = try checked(url, .url, allowEmpty: true)
+            let store = try checked(store, .store, allowEmpty: true)
             guard let id = PresentID(number: state.nextPresentNumber),
                 state.present(id) == nil
             else { throw .presentIDsExhausted }
             return [
                 event(
                     .presentAdded(
-                        id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion))
+                        id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion,
+                        url: url, store: store))
             ]
         case .importPresent(let present):
             let recipient = try checked(present.recipient, .recipient, allowEmpty: false)
             let title = try checked(present.title, .title, allowEmpty: false)
             let notes = try checked(present.notes, .notes, allowEmpty: true, trim: false)
             let occasion = try checked(present.occasion, .occasion, allowEmpty: true)
+            let url = try checked(present.url, .url, allowEmpty: true)
+            let store = try checked(present.store, .store, allowEmpty: true)
             guard present.id.number <= PresentID.maximumImported else { throw .importedIDTooLarge(present.id) }
             guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
             var imported = present
@@ -65,6 +70,8 @@ extension GiftList {
             imported.title = title
             imported.notes = notes
             imported.occasion = occasion
+            imported.url = url
+            imported.store = store
             return [event(.presentImported(imported))]
         case .editPresent(let id, let changes):
             let present = try current(id, in: state)
@@ -73,7 +80,12 @@ extension GiftList {
             var byField: [PresentField: PresentChange] = [:]
             var order: [PresentField] = []
             for change in changes {
-                let change = try checked(change)
+                var change = try checked(change)
+                switch change {
+                case .recipient(let name): change = .recipient(state.recipientSpelling(name))
+                case .occasion(let name): change = .occasion(state.occasionSpelling(name))
+                default: break
+                }
                 if byField.updateValue(change, forKey: change.field) == nil { order.append(change.field) }
             }
             let effective = order.compactMap { field -> PresentChange? in
@@ -91,7 +103,117 @@ extension GiftList {
             return [event(.passwordChanged)]
         case .recordExport(let presentCount):
             return [event(.stateExported(presentCount: max(0, presentCount)))]
+        case .addOccasion(let occasion):
+            var occasion = occasion
+            occasion.name = state.occasionSpelling(try checked(occasion.name, .occasion, allowEmpty: false))
+            if let existing = state.occasions[occasion.key], existing.date == occasion.date,
+                existing.isYearly == occasion.isYearly
+            {
+                return []
+            }
+            return [event(.occasionAdded(occasion))]
+        case .removeOccasion(let name):
+            let key = TextFolding.key(name)
+            let users = state.presents.values.filter { TextFolding.key($0.occasion) == key }.map(\.id)
+            guard users.isEmpty else { throw .occasionInUse(state.occasionSpelling(name.trimmedWhitespace()), presents: users) }
+            guard let occasion = state.occasions[key] else { throw .unknownOccasion(name.trimmedWhitespace()) }
+            return [event(.occasionRemoved(name: occasion.name))]
+        case .setBudget(let budget):
+            let scope = try checked(budget.scope, in: state)
+            if let existing = state.budgets[scope.key], existing.amount == budget.amount { return [] }
+            return [event(.budgetSet(Budget(scope: scope, amount: budget.amount)))]
+        case .clearBudget(let scope):
+            let scope = try checked(scope, in: state)
+            guard let existing = state.budgets[scope.key] else { throw .noBudget(scope) }
+            return [event(.budgetCleared(existing.scope))]
+        case .restorePresent(let id):
+            if state.presents[id] != nil { throw .presentNotRemoved(id) }
+            guard state.removedPresents[id] != nil else { throw .unknownPresent(id) }
+            return [event(.presentRestored(id: id))]
+        case .setCurrency(let code):
+            let code = try currencyCode(code)
+            return state.currency == code ? [] : [event(.currencySet(code: code))]
+        case .undo(let change, let before):
+            let events = compensation(for: change, before: before, at: at, state: state)
+            guard !events.isEmpty else { throw .nothingLeftToUndo }
+            return events
         }
+    }
+
+    /// A currency code as typed (`eur`) checked and upper-cased (`EUR`): three letters A–Z.
+    public static func currencyCode(_ text: String) throws(DomainError) -> String {
+        let code = text.trimmedWhitespace().uppercased()
+        guard code.utf8.count == 3, code.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else {
+            throw .invalidCurrency(text)
+        }
+        return code
+    }
+
+    /// A budget scope with its names checked and spelled as first typed.
+    private static func checked(_ scope: BudgetScope, in state: GiftList) throws(DomainError) -> BudgetScope {
+        let recipient = try scope.recipient.map { name throws(DomainError) in
+            state.recipientSpelling(try checked(name, .recipient, allowEmpty: false))
+        }
+        let occasion = try scope.occasion.map { name throws(DomainError) in
+            state.occasionSpelling(try checked(name, .occasion, allowEmpty: false))
+        }
+        return BudgetScope(recipient: recipient, occasion: occasion)
+    }
+
+    /// The events that reverse `change` (what one command appended, in order), `before`
+    /// being the state just before it and `state` the state now: the reverse of each event,
+    /// last first, as far as the current state still shows it. Facts about sessions,
+    /// passwords and exports are not reversed.
+    public static func compensation(for change: [Event], before: GiftList, at: Timestamp, state: GiftList) -> [Event] {
+        var current = state
+        var events: [Event] = []
+        func emit(_ body: EventBody) {
+            let event = Event(at: at, body)
+            current.apply(event)
+            events.append(event)
+        }
+        for original in change.reversed() {
+            switch original.body {
+            case .presentAdded(let id, _, _, _, _, _, _, _):
+                if current.presents[id] != nil { emit(.presentRemoved(id: id)) }
+            case .presentImported(let present):
+                if current.presents[present.id] != nil { emit(.presentRemoved(id: present.id)) }
+            case .presentEdited(let id, let changes):
+                guard let old = before.presents[id], let now = current.presents[id] else { continue }
+                let back = changes.map { old.value(of: $0.field) }.filter { $0 != now.value(of: $0.field) }
+                if !back.isEmpty { emit(.presentEdited(id: id, changes: back)) }
+            case .presentStatusChanged(let id, _):
+                guard let old = before.presents[id], let now = current.presents[id], now.status != old.status else { continue }
+                emit(.presentStatusChanged(id: id, status: old.status))
+            case .presentRemoved(let id):
+                if current.removedPresents[id] != nil, current.presents[id] == nil { emit(.presentRestored(id: id)) }
+            case .presentRestored(let id):
+                if current.presents[id] != nil { emit(.presentRemoved(id: id)) }
+            case .occasionAdded(let occasion):
+                if let old = before.occasions[occasion.key] {
+                    if current.occasions[occasion.key] != old { emit(.occasionAdded(old)) }
+                } else if let now = current.occasions[occasion.key] {
+                    emit(.occasionRemoved(name: now.name))
+                }
+            case .occasionRemoved(let name):
+                let key = TextFolding.key(name)
+                if let old = before.occasions[key], current.occasions[key] == nil { emit(.occasionAdded(old)) }
+            case .budgetSet(let budget):
+                let key = budget.scope.key
+                if let old = before.budgets[key] {
+                    if current.budgets[key] != old { emit(.budgetSet(old)) }
+                } else if let now = current.budgets[key] {
+                    emit(.budgetCleared(now.scope))
+                }
+            case .budgetCleared(let scope):
+                if let old = before.budgets[scope.key], current.budgets[scope.key] == nil { emit(.budgetSet(old)) }
+            case .currencySet:
+                if current.currency != before.currency { emit(.currencySet(code: before.currency ?? "")) }
+            case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported:
+                continue
+            }
+        }
+        return events
     }
 
     private static func current(_ id: PresentID, in state: GiftList) throws(DomainError) -> Present {
@@ -106,6 +228,8 @@ extension GiftList {
         case .recipient(let value): .recipient(try checked(value, .recipient, allowEmpty: false))
         case .notes(let value): .notes(try checked(value, .notes, allowEmpty: true, trim: false))
         case .occasion(let value): .occasion(try checked(value, .occasion, allowEmpty: true))
+        case .url(let value): .url(try checked(value, .url, allowEmpty: true))
+        case .store(let value): .store(try checked(value, .store, allowEmpty: true))
         case .price: change
         }
     }

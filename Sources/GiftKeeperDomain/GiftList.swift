@@ -16,6 +16,17 @@ public struct GiftList: Hashable, Sendable {
     /// Removed presents, in order of removal, as they were when removed
     /// (`updatedAt` is the removal time), so history and errors can name them.
     public internal(set) var removedPresents: OrderedDictionary<PresentID, Present> = [:]
+    /// Occasions named with `occasion add`, by folded name. (A present may name an occasion
+    /// that is not here: an undated one, which ``occasionNames`` lists too.)
+    public internal(set) var occasions: OrderedDictionary<String, Occasion> = [:]
+    /// Budgets by the folded names of their scope.
+    public internal(set) var budgets: OrderedDictionary<BudgetScope.Key, Budget> = [:]
+    /// The journal's currency code, if one was set.
+    public internal(set) var currency: String?
+    /// The first spelling of each recipient ever named, by folded name: `mum` is shown `Mum`.
+    public internal(set) var recipientSpellings: [String: String] = [:]
+    /// The first spelling of each occasion ever named, by folded name.
+    public internal(set) var occasionSpellings: [String: String] = [:]
     /// The number the next added present gets; never goes down, so numbers are never reused.
     public internal(set) var nextPresentNumber: UInt64 = 1
     /// Times of failed sign-ins reported since the last successful sign-in.
@@ -100,28 +111,38 @@ public struct GiftList: Hashable, Sendable {
             failedSignIns.append(event.at)
         case .signedOut:
             session = .signedOut
-        case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion):
+        case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion, let url, let store):
             guard presents[id] == nil, removedPresents[id] == nil else { return }
             presents[id] = Present(
                 id: id, recipient: recipient, title: title, notes: notes, price: price,
-                occasion: occasion, status: .idea, createdAt: event.at, updatedAt: event.at)
+                occasion: occasion, url: url, store: store, status: .idea, createdAt: event.at, updatedAt: event.at)
+            rememberSpellings(recipient: recipient, occasion: occasion)
             if id.number >= nextPresentNumber {
                 nextPresentNumber = id.number == .max ? .max : id.number + 1
             }
         case .presentImported(let present):
             guard presents[present.id] == nil, removedPresents[present.id] == nil else { return }
             presents[present.id] = present
+            rememberSpellings(recipient: present.recipient, occasion: present.occasion)
             if present.id.number >= nextPresentNumber {
                 nextPresentNumber = present.id.number == .max ? .max : present.id.number + 1
             }
         case .presentEdited(let id, let changes):
             guard !changes.isEmpty, let index = presents.index(forKey: id) else { return }
             presents.values[index].updatedAt = event.at
-            for change in changes { presents.values[index].apply(change) }
+            for change in changes {
+                presents.values[index].apply(change)
+                switch change {
+                case .recipient(let name): rememberSpellings(recipient: name, occasion: "")
+                case .occasion(let name): rememberSpellings(recipient: "", occasion: name)
+                default: break
+                }
+            }
         case .presentStatusChanged(let id, let status):
             guard let index = presents.index(forKey: id) else { return }
             presents.values[index].status = status
             presents.values[index].updatedAt = event.at
+            presents.values[index].givenAt = status == .given ? event.at : nil
         case .presentRemoved(let id):
             guard var present = presents.removeValue(forKey: id) else { return }
             present.updatedAt = event.at
@@ -130,7 +151,50 @@ public struct GiftList: Hashable, Sendable {
             lastPasswordChangeAt = event.at
         case .stateExported:
             lastExportAt = event.at
+        case .occasionAdded(let occasion):
+            let key = occasion.key
+            guard !key.isEmpty else { return }
+            rememberSpellings(recipient: "", occasion: occasion.name)
+            var kept = occasion
+            kept.name = occasionSpellings[key] ?? occasion.name
+            occasions[key] = kept
+        case .occasionRemoved(let name):
+            occasions.removeValue(forKey: TextFolding.key(name))
+        case .budgetSet(let budget):
+            budgets[budget.scope.key] = budget
+        case .budgetCleared(let scope):
+            budgets.removeValue(forKey: scope.key)
+        case .presentRestored(let id):
+            guard presents[id] == nil, var present = removedPresents.removeValue(forKey: id) else { return }
+            present.updatedAt = event.at
+            // Back in id order, where it was.
+            let index = presents.keys.firstIndex { $0.number > id.number } ?? presents.count
+            presents.updateValue(present, forKey: id, insertingAt: index)
+        case .currencySet(let code):
+            currency = code.isEmpty ? nil : code
         }
+    }
+
+    /// Keeps the first spelling of a recipient and an occasion (empty: none).
+    private mutating func rememberSpellings(recipient: String, occasion: String) {
+        if !recipient.isEmpty {
+            let key = TextFolding.key(recipient)
+            if recipientSpellings[key] == nil { recipientSpellings[key] = recipient }
+        }
+        if !occasion.isEmpty {
+            let key = TextFolding.key(occasion)
+            if occasionSpellings[key] == nil { occasionSpellings[key] = occasion }
+        }
+    }
+
+    /// `recipient` as first spelled (`mum` → `Mum`), or as given when new.
+    public func recipientSpelling(_ recipient: String) -> String {
+        recipientSpellings[TextFolding.key(recipient)] ?? recipient
+    }
+
+    /// `occasion` as first spelled, or as given when new.
+    public func occasionSpelling(_ occasion: String) -> String {
+        occasion.isEmpty ? occasion : occasionSpellings[TextFolding.key(occasion)] ?? occasion
     }
 }
 

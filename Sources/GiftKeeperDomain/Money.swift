@@ -70,10 +70,18 @@ public struct Money: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// A price a person typed: parsed like ``init(parsing:)``, at most ``maximumPrice``;
     /// a failure wrapped in ``DomainError/invalidPrice(_:reason:)``. (An import restores
     /// what a journal held, whatever it was, so that export and import round-trip.)
+    /// A decimal comma is read as the dot (`1,50` is 1.50) when the text has no dot and at
+    /// most two digits follow the comma; `1,000` stays an error (a thousands separator).
     public static func parsePrice(_ text: String) throws(DomainError) -> Money {
         let price: Money
+        var typed = Substring(text)
+        var commaForm = ""
+        if !text.contains("."), let comma = text.firstIndex(of: ","), text[text.index(after: comma)...].count <= 2 {
+            commaForm = text.replacingCharacter(at: comma, with: ".")
+            typed = Substring(commaForm)
+        }
         do {
-            price = try Money(parsing: text)
+            price = try Money(parsing: typed)
         } catch {
             throw .invalidPrice(text, reason: error)
         }
@@ -97,6 +105,14 @@ public struct Money: Hashable, Comparable, Sendable, CustomStringConvertible {
 
 /// A sum of amounts that cannot overflow (128 bits of minor units), for totals: exact
 /// even over a journal written before the price limit, with prices up to ``Money/max``.
+extension String {
+    fileprivate func replacingCharacter(at index: Index, with replacement: Character) -> String {
+        var copy = self
+        copy.replaceSubrange(index...index, with: String(replacement))
+        return copy
+    }
+}
+
 public struct MoneyTotal: Hashable, Comparable, Sendable, CustomStringConvertible {
     public private(set) var minorUnits: Int128 = 0
 
@@ -112,7 +128,28 @@ public struct MoneyTotal: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     public static func < (lhs: MoneyTotal, rhs: MoneyTotal) -> Bool { lhs.minorUnits < rhs.minorUnits }
 
+    public static func + (lhs: MoneyTotal, rhs: MoneyTotal) -> MoneyTotal {
+        var sum = lhs
+        sum.minorUnits += rhs.minorUnits
+        return sum
+    }
+
+    /// `self` minus `other`, which may be negative (a budget's remaining when over).
+    public func minus(_ other: MoneyTotal) -> SignedAmount { SignedAmount(minorUnits: minorUnits - other.minorUnits) }
+
     public var description: String { Money.decimal(minorUnits) }
+}
+
+/// A difference of amounts, which may be negative: `-25.00`.
+public struct SignedAmount: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let minorUnits: Int128
+
+    public var isNegative: Bool { minorUnits < 0 }
+    /// The amount without its sign.
+    public var magnitude: String { Money.decimal(minorUnits < 0 ? -minorUnits : minorUnits) }
+    public var description: String { (minorUnits < 0 ? "-" : "") + magnitude }
+
+    public static func < (lhs: SignedAmount, rhs: SignedAmount) -> Bool { lhs.minorUnits < rhs.minorUnits }
 }
 
 /// Why a price could not be read; ``DomainError/message`` words it.

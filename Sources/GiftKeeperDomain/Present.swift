@@ -9,14 +9,21 @@ public struct Present: Hashable, Sendable {
     public var price: Money?
     /// Free text such as "Christmas 2026", may be empty.
     public var occasion: String
+    /// Where to find it online, may be empty.
+    public var url: String
+    /// The shop, may be empty.
+    public var store: String
     public var status: PresentStatus
+    /// When it was marked given; nil unless its status is `given`.
+    public var givenAt: Timestamp?
     public var createdAt: Timestamp
     /// The time of the last event that touched it (for a removed present, its removal).
     public var updatedAt: Timestamp
 
     public init(
         id: PresentID, recipient: String, title: String, notes: String = "", price: Money? = nil,
-        occasion: String = "", status: PresentStatus = .idea, createdAt: Timestamp, updatedAt: Timestamp
+        occasion: String = "", url: String = "", store: String = "", status: PresentStatus = .idea,
+        givenAt: Timestamp? = nil, createdAt: Timestamp, updatedAt: Timestamp
     ) {
         self.id = id
         self.recipient = recipient
@@ -24,7 +31,10 @@ public struct Present: Hashable, Sendable {
         self.notes = notes
         self.price = price
         self.occasion = occasion
+        self.url = url
+        self.store = store
         self.status = status
+        self.givenAt = givenAt
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -37,6 +47,8 @@ public struct Present: Hashable, Sendable {
         case .notes: .notes(notes)
         case .price: .price(price)
         case .occasion: .occasion(occasion)
+        case .url: .url(url)
+        case .store: .store(store)
         }
     }
 
@@ -48,6 +60,8 @@ public struct Present: Hashable, Sendable {
         case .notes(let value): notes = value
         case .price(let value): price = value
         case .occasion(let value): occasion = value
+        case .url(let value): url = value
+        case .store(let value): store = value
         }
     }
 }
@@ -59,6 +73,8 @@ public enum PresentChange: Hashable, Sendable {
     case notes(String)
     case price(Money?)
     case occasion(String)
+    case url(String)
+    case store(String)
 
     public var field: PresentField {
         switch self {
@@ -67,6 +83,8 @@ public enum PresentChange: Hashable, Sendable {
         case .notes: .notes
         case .price: .price
         case .occasion: .occasion
+        case .url: .url
+        case .store: .store
         }
     }
 
@@ -80,6 +98,8 @@ public enum PresentChange: Hashable, Sendable {
         case .recipient: self = .recipient(value)
         case .notes: self = .notes(value)
         case .occasion: self = .occasion(value)
+        case .url: self = .url(value)
+        case .store: self = .store(value)
         case .price:
             let trimmed = value.trimmedWhitespace()
             if trimmed.isEmpty || trimmed.lowercased() == "none" {

@@ -145,6 +145,15 @@ extension Timestamp {
         self.init(millisecondsSinceEpoch: total)
     }
 
+    /// The day it falls on in UTC.
+    public var utcDate: CalendarDate {
+        let days =
+            millisecondsSinceEpoch >= 0
+            ? millisecondsSinceEpoch / Self.millisecondsPerDay
+            : (millisecondsSinceEpoch + 1) / Self.millisecondsPerDay - 1
+        return CalendarDate(daysSinceEpoch: days) ?? CalendarDate(year: 1, month: 1, day: 1)!
+    }
+
     /// Year, month (1…12) and day (1…31) of a day count since 1970-01-01 in the proleptic
     /// Gregorian calendar (Howard Hinnant's `civil_from_days`).
     static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {

@@ -23,7 +23,10 @@ extension GiftKeeperService {
     ///   - name: the account name (NFC-normalised here).
     ///   - password: NFC-normalised UTF-8 in guarded memory; never stored, nor any hash of it.
     ///   - parameters: the Argon2id cost; below ``KDFParameters/interactive`` only in tests.
-    public func setup(name: String, password: SecureBytes, parameters: KDFParameters = .moderate) throws(ServiceError) {
+    ///   - currency: the journal's currency code (`EUR`), if one is named.
+    public func setup(
+        name: String, password: SecureBytes, parameters: KDFParameters = .moderate, currency: String? = nil
+    ) throws(ServiceError) {
         guard phase == .noAccount else {
             throw ServiceError(keyring == nil ? .journalExists(path: journalPath) : .alreadySignedIn)
         }
@@ -34,7 +37,12 @@ extension GiftKeeperService {
         let parameters = environment.allowsTestKeyDerivationCost ? environment.testKeyDerivationCost ?? parameters : parameters
         let events: [Event]
         do {
-            events = try GiftList.decide(.createAccount(name: normalized(name)), at: environment.now(), state: GiftList())
+            let now = environment.now()
+            var created = try GiftList.decide(.createAccount(name: normalized(name)), at: now, state: GiftList())
+            if let currency {
+                created += try GiftList.decide(.setCurrency(code: currency), at: now, state: GiftList.fold(created))
+            }
+            events = created
         } catch {
             throw ServiceError(.domain(error))
         }

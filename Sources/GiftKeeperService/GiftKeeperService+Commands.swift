@@ -1,5 +1,6 @@
 public import GiftKeeperDomain
 import GiftKeeperJournal
+import OrderedCollections
 
 /// Commands: decide on the state, seal at the head's next positions, append, apply; and
 /// catching up with what other writers appended.
@@ -10,15 +11,40 @@ extension GiftKeeperService {
     public func perform(_ command: Command) throws(ServiceError) -> [Event] {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
         switch command {
-        case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent:
+        case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent, .addOccasion, .removeOccasion,
+            .setBudget, .clearBudget, .restorePresent, .setCurrency:
+            let before = state
             let events = try decideAndAppend(command)
-            if !events.isEmpty { acceptRollbackAfterChange() }
+            if !events.isEmpty {
+                acceptRollbackAfterChange()
+                if case .importPresent = command {} else { undoable.append(UndoableChange(events: events, stateBefore: before)) }
+            }
             return events
+        case .undo:
+            throw ServiceError(.internalFailure("perform(.undo) is reserved; call undo()"))
         case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword,
             .recordExport:
             // These need keys, frames or files handled with them: use setup, login, signOut,
             // changePassword, export. Going through here would record a fact that is not true.
             throw ServiceError(.internalFailure("perform(\(command)) is reserved; call the dedicated service method"))
+        }
+    }
+
+    /// Reverses the last change this session made and has not undone yet (SPEC §10),
+    /// appending the compensating events. Repeatable: each call goes one change further back.
+    /// - Returns: what was reversed and the events that reversed it.
+    /// - Throws: ``ServiceError/Code/nothingToUndo`` when this session has made no change left to undo.
+    public func undo() throws(ServiceError) -> (undone: [Event], stateBefore: GiftList, compensation: [Event]) {
+        guard keyring != nil else { throw ServiceError(.notSignedIn) }
+        guard let last = undoable.last else { throw ServiceError(.nothingToUndo) }
+        do {
+            let events = try decideAndAppend(.undo(change: last.events, stateBefore: last.stateBefore))
+            undoable.removeLast()
+            acceptRollbackAfterChange()
+            return (last.events, last.stateBefore, events)
+        } catch {
+            if case .domain(.nothingLeftToUndo) = error.code { undoable.removeLast() }
+            throw error
         }
     }
 
@@ -97,6 +123,47 @@ extension GiftKeeperService {
         appliedSequence = sealed.head.sequence
     }
 
+    /// The history in words (`history`): each event with what it changed from, computed by
+    /// replaying the journal; only the events about `present` when given. Key wraps and
+    /// facts about sessions are included (the shell words them too).
+    public func historyEntries(of present: PresentID? = nil) throws(ServiceError) -> [HistoryEntry] {
+        let keyring = try requireKeyring()
+        let sealed = try requireJournal()
+        var entries: [HistoryEntry] = []
+        var replayed = GiftList()
+        try sealed.replay(keyring: keyring, progress: onProgress) { frame, event in
+            // What each event changed from is read before it is applied: no copy of the state.
+            if present == nil || (event != nil && event?.body.presentID == present) {
+                entries.append(
+                    HistoryEntry(sequence: frame.sequence, event: event, isReported: frame.kind == .publicSealed, before: replayed))
+            }
+            if let event { replayed.apply(event) }
+        }
+        return entries
+    }
+
+    /// The state the journal held at `time`: its events up to the first one after `time`
+    /// folded (`--as-of`).
+    /// - Throws: ``ServiceError/Code/beforeJournalBegan(_:)`` when its first event is later.
+    public func state(asOf time: Timestamp) throws(ServiceError) -> GiftList {
+        let keyring = try requireKeyring()
+        let sealed = try requireJournal()
+        var replayed = GiftList()
+        var first: Timestamp?
+        var ended = false
+        try sealed.replay(keyring: keyring, progress: onProgress) { _, event in
+            guard let event, !ended else { return }
+            if first == nil { first = event.at }
+            if event.at > time {
+                ended = true
+                return
+            }
+            replayed.apply(event)
+        }
+        if let first, first > time { throw ServiceError(.beforeJournalBegan(first)) }
+        return replayed
+    }
+
     /// The full history, one record per frame, for `history` (signed in).
     public func history() throws(ServiceError) -> [AuditRecord] {
         let keyring = try requireKeyring()
@@ -107,5 +174,39 @@ extension GiftKeeperService {
             records.append(AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event))
         }
         return records
+    }
+}
+
+/// One event of the history, with what it changed from, so that it can be said in words
+/// (`p2 price 25.00 → 22.50`).
+public struct HistoryEntry: Sendable {
+    public let sequence: UInt64
+    /// The event; nil for a key wrap.
+    public let event: Event?
+    /// Written while locked (a failed sign-in): only reported.
+    public let isReported: Bool
+    /// The present the event is about, as it was before it (nil when new).
+    public let presentBefore: Present?
+    /// The budget of the event's scope before it (a `budgetSet` or `budgetCleared`).
+    public let budgetBefore: Budget?
+    /// The occasion of the event before it (an `occasionAdded` or `occasionRemoved`).
+    public let occasionBefore: Occasion?
+
+    /// The entry for `event` applied to `before` (only what it is about is kept, not the state).
+    public init(sequence: UInt64, event: Event?, isReported: Bool, before: GiftList) {
+        self.sequence = sequence
+        self.event = event
+        self.isReported = isReported
+        presentBefore = event?.body.presentID.flatMap { before.present($0)?.present }
+        switch event?.body {
+        case .budgetSet(let budget): budgetBefore = before.budgets[budget.scope.key]
+        case .budgetCleared(let scope): budgetBefore = before.budgets[scope.key]
+        default: budgetBefore = nil
+        }
+        switch event?.body {
+        case .occasionAdded(let occasion): occasionBefore = before.occasions[occasion.key]
+        case .occasionRemoved(let name): occasionBefore = before.occasions[TextFolding.key(name)]
+        default: occasionBefore = nil
+        }
     }
 }

@@ -29,6 +29,9 @@ public final class GiftKeeperService {
     /// Whether this session said once that the rollback memory cannot be kept.
     var warnedRollbackMemory = false
 
+    /// The changes this session made, oldest first, that `undo` can still reverse.
+    var undoable: [UndoableChange] = []
+
     /// The decrypted gift list; empty while locked.
     public internal(set) var state = GiftList()
 
@@ -51,6 +54,9 @@ public final class GiftKeeperService {
         if keyring != nil { return .signedIn }
         return (sealed?.wraps.isEmpty ?? true) ? .noAccount : .locked
     }
+
+    /// The time now, by the service's clock (injected in tests).
+    public var now: Timestamp { environment.now() }
 
     /// The account name, known only once unlocked (it is encrypted too).
     public var accountName: String? { keyring == nil ? nil : state.accountName }
@@ -201,6 +207,7 @@ public final class GiftKeeperService {
         keyring?.wipe()
         keyring = nil
         state = GiftList()
+        undoable = []
         rollbackFinding = nil
     }
 
@@ -218,6 +225,12 @@ public final class GiftKeeperService {
             throw ServiceError(.internalFailure("\(error)"))
         }
     }
+}
+
+/// One command's events and the state before them: what `undo` reverses.
+struct UndoableChange {
+    let events: [Event]
+    let stateBefore: GiftList
 }
 
 extension Keyring {

@@ -1,7 +1,8 @@
 import Foundation
 import GiftKeeperDomain
 
-/// Reads a `giftkeeper.export.v1` document back into presents, checking every field
+/// Reads a `giftkeeper.export.v1` or `v2` document back into presents (and, from v2,
+/// occasions, budgets and the currency), checking every field
 /// before anything is appended. A malformed document is rejected whole: JSON that does not
 /// parse, then the `format` tag, then `presents`, then the first bad present, at the first
 /// bad field in the order: unknown field, id, price, status, times, texts. Each rejection
@@ -30,10 +31,21 @@ enum ImportDocument {
         }
     }
 
-    static func parse(_ bytes: [UInt8]) throws(Rejection) -> [Present] {
+    /// What a document holds.
+    struct Contents {
+        var presents: [Present]
+        var occasions: [Occasion] = []
+        var budgets: [Budget] = []
+        var currency: String?
+    }
+
+    static func parse(_ bytes: [UInt8]) throws(Rejection) -> Contents {
         let data = Data(bytes)
         do {
-            return try JSONDecoder().decode(Document.self, from: data).presents
+            let document = try JSONDecoder().decode(Document.self, from: data)
+            return Contents(
+                presents: document.presents, occasions: document.occasions, budgets: document.budgets,
+                currency: document.currency)
         } catch let rejection as Rejection {
             throw rejection
         } catch {
@@ -125,9 +137,10 @@ enum ImportDocument {
     /// `presents[3].price` for a coding path.
     static func place(_ path: [any CodingKey]) -> String {
         guard let first = path.first else { return "the document" }
-        guard first.stringValue == "presents" else { return "'\(first.stringValue)'" }
-        guard path.count > 1 else { return "'presents'" }
-        return "presents" + path.dropFirst().map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        let lists = ["presents", "occasions", "budgets"]
+        guard lists.contains(first.stringValue) else { return "'\(first.stringValue)'" }
+        guard path.count > 1 else { return "'\(first.stringValue)'" }
+        return first.stringValue + path.dropFirst().map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
     }
 
     /// Any key, for reading what an object holds.
@@ -139,10 +152,14 @@ enum ImportDocument {
         init?(intValue: Int) { nil }
     }
 
-    /// The top-level object: `format`, then `presents`; anything else (`account`) is JSON
-    /// the decoder has read and checked, and is ignored.
+    /// The top-level object: `format`, then `presents` (and in v2 `occasions`, `budgets`
+    /// and `account.currency`); anything else (`account.name`) is JSON the decoder has read
+    /// and checked, and is ignored.
     struct Document: Decodable {
-        let presents: [Present]
+        var presents: [Present] = []
+        var occasions: [Occasion] = []
+        var budgets: [Budget] = []
+        var currency: String?
 
         init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: Key.self)
@@ -150,14 +167,19 @@ enum ImportDocument {
                 _ = try object.decode(AnyValue.self, forKey: key)
             }
             let format = Key("format")
+            let expected = "\"\(ExportDocument.format)\" or \"\(ExportDocument.formatV1)\""
             guard object.contains(format) else {
-                throw Rejection(location: "'format'", reason: "it is missing; expected \"\(ExportDocument.format)\"")
+                throw Rejection(location: "'format'", reason: "it is missing; expected \(expected)")
             }
             guard let text = try? object.decode(String.self, forKey: format) else {
-                throw Rejection(location: "'format'", reason: "it must be the string \"\(ExportDocument.format)\"")
+                throw Rejection(location: "'format'", reason: "it must be the string \(expected)")
             }
-            guard text == ExportDocument.format else {
-                throw Rejection(location: "'format'", reason: "'\(text)' is not \"\(ExportDocument.format)\"")
+            guard text == ExportDocument.format || text == ExportDocument.formatV1 else {
+                throw Rejection(location: "'format'", reason: "'\(text)' is not \(expected)")
+            }
+            let isV2 = text == ExportDocument.format
+            if isV2 {
+                try readVersion2Lists(object)
             }
             guard let list = try? object.nestedUnkeyedContainer(forKey: Key("presents")) else {
                 throw Rejection(location: "'presents'", reason: "it must be a list of presents")
@@ -174,13 +196,65 @@ enum ImportDocument {
                 } catch DecodingError.typeMismatch {
                     throw Rejection(location: "presents[\(index)]", reason: "each present must be an object")
                 }
-                let present = try fields.present(index)
+                let present = try fields.present(index, isV2: isV2)
                 guard seen.insert(present.id).inserted else {
                     throw Rejection(location: "presents[\(index)].id", reason: "'\(present.id)' appears more than once")
                 }
                 presents.append(present)
             }
             self.presents = presents
+        }
+
+        /// `occasions`, `budgets` and `account.currency` of a v2 document (each may be absent).
+        private mutating func readVersion2Lists(_ object: KeyedDecodingContainer<Key>) throws {
+            if object.contains(Key("occasions")) {
+                guard var list = try? object.nestedUnkeyedContainer(forKey: Key("occasions")) else {
+                    throw Rejection(location: "'occasions'", reason: "it must be a list of occasions")
+                }
+                while !list.isAtEnd {
+                    let at = "occasions[\(list.currentIndex)]"
+                    let fields = try list.decode(Fields.self)
+                    let name = try fields.text("name", at)
+                    var date: CalendarDate?
+                    if case .string(let dateText) = fields.values["date"] {
+                        do {
+                            date = try CalendarDate(parsing: dateText)
+                        } catch {
+                            throw Rejection(location: "\(at).date", rule: error)
+                        }
+                    } else if case .other = fields.values["date"] {
+                        throw Rejection(location: "\(at).date", reason: "it must be a date like \"2026-12-24\" or null")
+                    }
+                    occasions.append(Occasion(name: normalized(name), date: date, isYearly: fields.flags["yearly"] ?? false))
+                }
+            }
+            if object.contains(Key("budgets")) {
+                guard var list = try? object.nestedUnkeyedContainer(forKey: Key("budgets")) else {
+                    throw Rejection(location: "'budgets'", reason: "it must be a list of budgets")
+                }
+                while !list.isAtEnd {
+                    let at = "budgets[\(list.currentIndex)]"
+                    let fields = try list.decode(Fields.self)
+                    let amountText = try fields.text("amount", at)
+                    let amount: Money
+                    do {
+                        amount = try Money(parsing: amountText)
+                    } catch {
+                        throw Rejection(location: "\(at).amount", rule: .invalidPrice(amountText, reason: error))
+                    }
+                    func name(_ key: String) throws(Rejection) -> String? {
+                        if case .string(let text) = fields.values[key] { return normalized(text) }
+                        if case .other = fields.values[key] { throw Rejection(location: "\(at).\(key)", reason: "it must be a string or null") }
+                        return nil
+                    }
+                    budgets.append(Budget(scope: BudgetScope(recipient: try name("recipient"), occasion: try name("occasion")), amount: amount))
+                }
+            }
+            if let account = try? object.nestedContainer(keyedBy: Key.self, forKey: Key("account")),
+                let code = try? account.decodeIfPresent(String.self, forKey: Key("currency"))
+            {
+                currency = code
+            }
         }
     }
 
@@ -193,13 +267,22 @@ enum ImportDocument {
         }
 
         static let known: Set = ["createdAt", "id", "notes", "occasion", "price", "recipient", "status", "title", "updatedAt"]
+        /// The members a present gained in export v2.
+        static let knownSinceV2: Set = ["givenAt", "store", "url"]
         var values: [String: Value] = [:]
+        /// The members that held `true` or `false`.
+        var flags: [String: Bool] = [:]
         var unknown: [String] = []
 
         init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: Key.self)
             for key in object.allKeys {
-                guard Self.known.contains(key.stringValue) else {
+                if let flag = try? object.decode(Bool.self, forKey: key) {
+                    flags[key.stringValue] = flag
+                    values[key.stringValue] = .other
+                    continue
+                }
+                guard Self.known.contains(key.stringValue) || Self.knownSinceV2.contains(key.stringValue) else {
                     _ = try object.decode(AnyValue.self, forKey: key)
                     unknown.append(key.stringValue)
                     continue
@@ -218,8 +301,9 @@ enum ImportDocument {
         }
 
         /// The present these fields describe, or the rejection of the first bad one.
-        func present(_ index: Int) throws(Rejection) -> Present {
+        func present(_ index: Int, isV2: Bool) throws(Rejection) -> Present {
             let at = "presents[\(index)]"
+            let unknown = isV2 ? unknown : unknown + values.keys.filter(Self.knownSinceV2.contains)
             if let name = unknown.sorted().first {
                 throw Rejection(location: "\(at).\(name)", reason: "unknown field")
             }
@@ -246,11 +330,17 @@ enum ImportDocument {
             }
             let createdAt = try time("createdAt", at)
             let updatedAt = try time("updatedAt", at)
+            // A given present was given at `givenAt` (v2) or, in v1, when it was last changed.
+            var givenAt: Timestamp?
+            if status == .given {
+                if case .string = values["givenAt"] { givenAt = try time("givenAt", at) } else { givenAt = updatedAt }
+            }
             return Present(
                 id: id, recipient: normalized(try text("recipient", at)), title: normalized(try text("title", at)),
                 notes: normalized(try text("notes", at, required: false)), price: price,
-                occasion: normalized(try text("occasion", at, required: false)), status: status,
-                createdAt: createdAt, updatedAt: updatedAt)
+                occasion: normalized(try text("occasion", at, required: false)),
+                url: normalized(try text("url", at, required: false)), store: normalized(try text("store", at, required: false)),
+                status: status, givenAt: givenAt, createdAt: createdAt, updatedAt: updatedAt)
         }
 
         /// A string member ("it is missing" / "it must be a string" otherwise).
@@ -294,6 +384,9 @@ public struct ImportSummary: Sendable, Equatable {
 /// texts. Only "an id already in the journal" is left, for ``GiftKeeperService/importDocument(_:)-(CheckedImportDocument)``.
 public struct CheckedImportDocument: Sendable {
     let presents: [Present]
+    var occasions: [Occasion] = []
+    var budgets: [Budget] = []
+    var currency: String?
 
     /// How many presents it holds.
     public var presentCount: Int { presents.count }
@@ -332,9 +425,9 @@ extension GiftKeeperService {
     /// which checks everything but the ids already in a journal.
     /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` naming the bad field.
     public static func checkImport(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
-        let presents: [Present]
+        let contents: ImportDocument.Contents
         do {
-            presents = try ImportDocument.parse(bytes)
+            contents = try ImportDocument.parse(bytes)
         } catch {
             throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
@@ -348,14 +441,37 @@ extension GiftKeeperService {
             throw ServiceError(.internalFailure("an empty list to check the import against: \(error)"))
         }
         let at = Timestamp(millisecondsSinceEpoch: 0)
-        for (index, present) in presents.enumerated() {
+        for (index, present) in contents.presents.enumerated() {
             do {
                 _ = try GiftList.decide(.importPresent(present), at: at, state: blank)
             } catch {
                 throw rejection(error, at: index)
             }
         }
-        return CheckedImportDocument(presents: presents)
+        for (index, occasion) in contents.occasions.enumerated() {
+            do {
+                _ = try GiftList.decide(.addOccasion(occasion), at: at, state: blank)
+            } catch {
+                throw ServiceError(.importRejected(location: "occasions[\(index)].name", reason: .rule(error)))
+            }
+        }
+        for (index, budget) in contents.budgets.enumerated() {
+            do {
+                _ = try GiftList.decide(.setBudget(budget), at: at, state: blank)
+            } catch {
+                throw ServiceError(.importRejected(location: "budgets[\(index)]", reason: .rule(error)))
+            }
+        }
+        if let currency = contents.currency {
+            do {
+                _ = try GiftList.decide(.setCurrency(code: currency), at: at, state: blank)
+            } catch {
+                throw ServiceError(.importRejected(location: "account.currency", reason: .rule(error)))
+            }
+        }
+        return CheckedImportDocument(
+            presents: contents.presents, occasions: contents.occasions, budgets: contents.budgets,
+            currency: contents.currency)
     }
 
     /// Appends the events that recreate the presents of an export v1 document (SPEC §6):
@@ -385,6 +501,19 @@ extension GiftKeeperService {
                 events += produced
             } catch {
                 throw Self.rejection(error, at: index)
+            }
+        }
+        // Occasions, budgets and a currency the journal lacks (v2): the same or a newer
+        // value already here is kept.
+        var planning: [Command] = document.occasions.map { .addOccasion($0) } + document.budgets.map { .setBudget($0) }
+        if planned.currency == nil, let currency = document.currency { planning.append(.setCurrency(code: currency)) }
+        for command in planning {
+            do {
+                let produced = try GiftList.decide(command, at: now, state: planned)
+                for event in produced { planned.apply(event) }
+                events += produced
+            } catch {
+                throw ServiceError(.importRejected(location: "the document", reason: .rule(error)))
             }
         }
         var batches = 0

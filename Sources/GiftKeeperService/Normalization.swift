@@ -13,10 +13,10 @@ func normalized(_ command: Command) -> Command {
     switch command {
     case .createAccount(let name):
         return .createAccount(name: normalized(name))
-    case .addPresent(let recipient, let title, let notes, let price, let occasion):
+    case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store):
         return .addPresent(
             recipient: normalized(recipient), title: normalized(title), notes: normalized(notes),
-            price: price, occasion: normalized(occasion))
+            price: price, occasion: normalized(occasion), url: normalized(url), store: normalized(store))
     case .editPresent(let id, let changes):
         return .editPresent(
             id: id,
@@ -26,10 +26,26 @@ func normalized(_ command: Command) -> Command {
                 case .recipient(let value): return .recipient(normalized(value))
                 case .notes(let value): return .notes(normalized(value))
                 case .occasion(let value): return .occasion(normalized(value))
+                case .url(let value): return .url(normalized(value))
+                case .store(let value): return .store(normalized(value))
                 case .price: return change
                 }
             })
+    case .addOccasion(var occasion):
+        occasion.name = normalized(occasion.name)
+        return .addOccasion(occasion)
+    case .removeOccasion(let name):
+        return .removeOccasion(name: normalized(name))
+    case .setBudget(var budget):
+        budget.scope = normalized(budget.scope)
+        return .setBudget(budget)
+    case .clearBudget(let scope):
+        return .clearBudget(normalized(scope))
     default:
         return command
     }
+}
+
+func normalized(_ scope: BudgetScope) -> BudgetScope {
+    BudgetScope(recipient: scope.recipient.map(normalized), occasion: scope.occasion.map(normalized))
 }

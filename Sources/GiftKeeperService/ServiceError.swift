@@ -48,6 +48,10 @@ public struct ServiceError: Error, Sendable {
         case changedElsewhere
         /// Another session changed the password: this one holds only the old keys.
         case passwordChangedElsewhere
+        /// `undo` with no change of this session left to reverse.
+        case nothingToUndo
+        /// `--as-of` a time before the journal's first event (its time).
+        case beforeJournalBegan(Timestamp)
     }
 
     public let code: Code
@@ -61,7 +65,7 @@ public struct ServiceError: Error, Sendable {
     public var exitCode: Int32 {
         switch code {
         case .domain, .passwordsDoNotMatch, .emptyPassword, .notSignedIn, .alreadySignedIn,
-            .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists:
+            .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists, .nothingToUndo, .beforeJournalBegan:
             return 2
         case .journal(let error):
             return error.exitCode

@@ -31,7 +31,7 @@ import Testing
         var state = try aliceWithTwoPresents()
         state = try run([.removePresent(id: pid(2))], from: state).state
         let events = try GiftList.decide(.addPresent(recipient: "Dad", title: "Pen"), at: at(10_000), state: state)
-        guard case .presentAdded(let id, _, _, _, _, _) = events.first?.body else {
+        guard case .presentAdded(let id, _, _, _, _, _, _, _) = events.first?.body else {
             Issue.record("expected presentAdded")
             return
         }
@@ -146,7 +146,7 @@ import Testing
         }
         let events = try GiftList.decide(
             .addPresent(recipient: "Mum", title: "Hat", notes: "one\r\ntwo\u{2029}three"), at: at(1), state: state)
-        guard case .presentAdded(_, _, _, let notes, _, _)? = events.first?.body else {
+        guard case .presentAdded(_, _, _, let notes, _, _, _, _)? = events.first?.body else {
             Issue.record("unexpected \(events)")
             return
         }

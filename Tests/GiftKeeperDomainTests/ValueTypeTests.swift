@@ -154,7 +154,8 @@ import Testing
         let expected: [(String, UInt8)] = [
             ("accountCreated", 1), ("loginSucceeded", 2), ("loginFailed", 3), ("signedOut", 4), ("presentAdded", 5),
             ("presentEdited", 6), ("presentStatusChanged", 7), ("presentRemoved", 8), ("passwordChanged", 9),
-            ("stateExported", 10), ("presentImported", 11),
+            ("stateExported", 10), ("presentImported", 11), ("occasionAdded", 12), ("occasionRemoved", 13),
+            ("budgetSet", 14), ("budgetCleared", 15), ("presentRestored", 16), ("currencySet", 17),
         ]
         #expect(EventType.allCases.map(\.name) == expected.map(\.0))
         #expect(EventType.allCases.map(\.tag) == expected.map(\.1))

@@ -114,7 +114,7 @@ struct SubcommandTests {
         #expect(permissions(of: target) == 0o600)
 
         let dash = try sandbox.run(["export", "--journal", sandbox.journal, "--output", "-"], input: "secret\n")
-        #expect(dash.status == 0 && dash.stdout.contains(#""format" : "giftkeeper.export.v1""#), "\(dash)")
+        #expect(dash.status == 0 && dash.stdout.contains(#""format" : "giftkeeper.export.v2""#), "\(dash)")
         #expect(!FileManager.default.fileExists(atPath: "-"), "'-' is standard output, not a file")
         let empty = try sandbox.run(["export", "--journal", sandbox.journal, "--output", ""], input: "secret\n")
         #expect(empty.status == 2 && empty.errorLines.first?.contains("--output needs a file name") == true, "\(empty)")
@@ -132,7 +132,7 @@ struct SubcommandTests {
         let screen = try sandbox.run(["export", "--journal", sandbox.journal], input: "secret\n")
         #expect(screen.status == 0, "\(screen)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(screen.stdoutBytes)) as? [String: Any])
-        #expect(document["format"] as? String == "giftkeeper.export.v1")
+        #expect(document["format"] as? String == "giftkeeper.export.v2")
         #expect((document["account"] as? [String: Any])?["name"] as? String == "Alice")
         #expect((document["presents"] as? [[String: Any]])?.count == 2)
         // Notifications go to standard error so the JSON stays clean.
@@ -148,7 +148,7 @@ struct SubcommandTests {
         #expect(permissions(of: file) == 0o600)
         let fileContents = try #require(fileBytes(file))
         let fromFile = try #require(try JSONSerialization.jsonObject(with: Data(fileContents)) as? [String: Any])
-        #expect(fromFile["format"] as? String == "giftkeeper.export.v1")
+        #expect(fromFile["format"] as? String == "giftkeeper.export.v2")
         #expect(
             NSDictionary(dictionary: fromFile["presents"].map { ["p": $0] } ?? [:])
                 == NSDictionary(dictionary: document["presents"].map { ["p": $0] } ?? [:]))

@@ -10,7 +10,8 @@ import Testing
     static let vocabulary = [
         "Mum", "Blue scarf", "p1", "p12", "bought", "idea", "25", "-5", "-1", "3", "title=Hat", "price=",
         "--price", "--notes", "--occasion", "--status", "--last", "--kdf", "--force", "interactive", "sensitive",
-        "-- fragile", "--", "-x", "--price=5", "--unknown", "", "0", "x y",
+        "-- fragile", "--", "-x", "--price=5", "--unknown", "", "0", "x y", "--all", "--as-of", "2025-12-24", "--search",
+        "--sort", "--date", "--yearly", "--for", "--days", "--year", "--url", "--store", "set", "add", "list",
     ]
 
     /// true when bound and equal, nil when the line is left to argument-parser.
@@ -66,7 +67,10 @@ import Testing
         #expect(LineBinding.bind(ExportCommand.self, ["out.json", "--force"])?.flag("force") == true)
         #expect(LineBinding.bind(ExportCommand.self, ["out.json"])?.flag("force") == false)
         #expect(LineBinding.bind(SetupCommand.self, ["Alice"])?.text("kdf") == "moderate")
-        #expect(LineBinding.bind(ListCommand.self, [])?.missing("recipient") == 1)
+        #expect(LineBinding.bind(ListCommand.self, [])?.texts("recipients") == [])
+        #expect(LineBinding.bind(ListCommand.self, ["Mum", "Zoë", "--all"])?.texts("recipients") == ["Mum", "Zoë"])
+        #expect(LineBinding.bind(BudgetCommand.self, ["set", "100", "--for", "Mum"])?.text("recipient") == "Mum")
+        #expect(LineBinding.bind(OccasionCommand.self, ["add", "Xmas", "--yearly"])?.flag("yearly") == true)
     }
 
     @Test("Anything unusual goes to argument-parser, which parses it or words the error")

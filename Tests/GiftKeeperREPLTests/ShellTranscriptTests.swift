@@ -34,10 +34,10 @@ import Testing
                 Journal created at /journals/gifts.journal (mode 0600). Type 'add <recipient> <title>' to add a present.
                 Saved p1: "Blue scarf" for Mum.
                 Saved p2: "Vinyl" for Dad.
-                ID  RECIPIENT  TITLE       PRICE  STATUS
-                --  ---------  ----------  -----  ------
-                p1  Mum        Blue scarf  25.00  idea
-                p2  Dad        Vinyl           -  idea
+                ID  RECIPIENT  TITLE       OCCASION   PRICE  STATUS
+                --  ---------  ----------  ---------  -----  ------
+                p1  Mum        Blue scarf  Christmas  25.00  idea
+                p2  Dad        Vinyl       -              -  idea
                 2 presents, total 25.00 (2 idea)
                 id         p1
                 recipient  Mum
@@ -45,18 +45,20 @@ import Testing
                 price      25.00
                 status     idea
                 occasion   Christmas
+                url        -
+                store      -
                 notes      -
-                created    2026-11-24T09:00:01.000Z
-                updated    2026-11-24T09:00:01.000Z
+                created    2026-11-24 09:00
+                updated    2026-11-24 09:00
                 Saved p1: price, notes changed.
                 Saved p1: marked bought.
                 Saved p2: removed (the history keeps it).
-                SEQ  TIME (UTC)           EVENT                 SUMMARY
-                ---  -------------------  --------------------  ------------------------
-                  5  2026-11-24 09:00:02  presentAdded          added p2 "Vinyl" for Dad
-                  6  2026-11-24 09:00:03  presentEdited         edited p1: price, notes
-                  7  2026-11-24 09:00:04  presentStatusChanged  marked p1 bought
-                  8  2026-11-24 09:00:05  presentRemoved        removed p2
+                WHEN              WHAT
+                ----------------  --------------------------------------------------
+                2026-11-24 09:00  Added p2 "Vinyl" for Dad
+                2026-11-24 09:00  p1 price 25.00 → 22.50, notes (none) → "wool, red"
+                2026-11-24 09:00  p1 "Blue scarf" idea → bought
+                2026-11-24 09:00  Removed p2 "Vinyl"
                 🔒 Signed out
                 """ + "\n", "\(outcome)")
     }
@@ -71,9 +73,9 @@ import Testing
             outcome.output == """
                 ⚠️  Failed sign-in recorded; the next try waits 1 s.
                 🔓 Signed in as Alice (1 failed attempt reported since your last visit)
-                ID  RECIPIENT  TITLE  PRICE  STATUS
-                --  ---------  -----  -----  ------
-                p1  Mum        Scarf  10.00  idea
+                ID  RECIPIENT  TITLE  OCCASION  PRICE  STATUS
+                --  ---------  -----  --------  -----  ------
+                p1  Mum        Scarf  -         10.00  idea
                 1 present, total 10.00 (1 idea)
                 🔒 Signed out
                 """ + "\n", "\(outcome)")
@@ -117,9 +119,9 @@ import Testing
         #expect(
             outcome.outputLines.suffix(6) == [
                 #"Saved p1: "Hat" for Mum."#,
-                "ID  RECIPIENT  TITLE  PRICE  STATUS",
-                "--  ---------  -----  -----  ------",
-                "p1  Mum        Hat        -  idea",
+                "ID  RECIPIENT  TITLE  OCCASION  PRICE  STATUS",
+                "--  ---------  -----  --------  -----  ------",
+                "p1  Mum        Hat    -             -  idea",
                 "1 present, total 0.00 (1 idea)",
                 "🔒 Signed out",
             ], "\(outcome)")
@@ -170,7 +172,7 @@ import Testing
         #expect(complete(["mark", "p1"]) == ["idea", "bought", "wrapped", "given"])
         #expect(complete(["add"]) == ["Dad", "mum"])
         #expect(complete(["list", "--status"]) == ["idea", "bought", "wrapped", "given"])
-        #expect(complete(["edit", "p2"]) == ["title=", "recipient=", "notes=", "price=", "occasion="])
+        #expect(complete(["edit", "p2"]) == ["title=", "recipient=", "notes=", "price=", "occasion=", "url=", "store="])
         #expect(complete(["help"]) == ShellCommands.names.sorted())
         try session.service.close()
     }

@@ -19,6 +19,9 @@ final class Transcript {
     private let directory: String
 
     init() throws {
+        // Local times in transcripts are UTC, whatever the machine's zone (every test wants the same).
+        setenv("TZ", "UTC", 1)
+        tzset()
         directory = NSTemporaryDirectory() + "giftkeeper-transcript-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     }

@@ -117,7 +117,7 @@ import Testing
     @Test func invalidPricesAreRefusedByTheDomainParsers() throws {
         let cases: [(String, MoneyParsingError)] = [
             ("", .empty), ("-1", .negative), ("-0.01", .negative), ("12.345", .tooManyFractionDigits),
-            ("1,50", .invalidCharacter(",")), ("abc", .invalidCharacter("a")), (".5", .missingDigits),
+            ("1,000", .invalidCharacter(",")), ("1,5,0", .invalidCharacter(",")), ("abc", .invalidCharacter("a")), (".5", .missingDigits),
             ("99999999999999999999", .tooLarge),
         ]
         for (text, reason) in cases {

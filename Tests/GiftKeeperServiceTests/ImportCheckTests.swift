@@ -23,7 +23,7 @@ import Testing
 
     @Test(arguments: [
         ("broken JSON", Array(#"{"format": "giftkeeper.export.v1", "presents": [}"#.utf8), "line 1"),
-        ("the format tag", Array(#"{"format": "giftkeeper.export.v2", "presents": []}"#.utf8), "'format'"),
+        ("the format tag", Array(#"{"format": "giftkeeper.export.v9", "presents": []}"#.utf8), "'format'"),
         ("an unknown field", document(present(#""title""#, #""titel""#)), "presents[0].titel"),
         ("a bad price", document(present(#""25.00""#, #""-5""#)), "presents[0].price"),
         ("a bad status", document(present(#""idea""#, #""lost""#)), "presents[0].status"),

@@ -22,7 +22,7 @@ import Testing
     }
 
     private func parse(_ text: String) throws(ImportDocument.Rejection) -> [Present] {
-        try ImportDocument.parse(Array(text.utf8))
+        try ImportDocument.parse(Array(text.utf8)).presents
     }
 
     private func rejection(_ bytes: [UInt8]) -> ImportDocument.Rejection? {
@@ -131,7 +131,7 @@ import Testing
     /// Of a key given twice in one object, the first is read (JSONDecoder's rule); an
     /// unknown field is still one, however often it appears.
     @Test func duplicateKeysReadTheFirst() throws {
-        let format = #"{"format":"giftkeeper.export.v1","format":"giftkeeper.export.v2","presents":[]}"#
+        let format = #"{"format":"giftkeeper.export.v1","format":"giftkeeper.export.v9","presents":[]}"#
         #expect(try parse(format).isEmpty)
         let title = Self.document(Self.valid.replacingOccurrences(of: #""title":"Scarf""#, with: #""title":"Scarf","title":"Hat""#))
         #expect(try parse(title).map(\.title) == ["Scarf"])
@@ -142,7 +142,7 @@ import Testing
     @Test func whitespaceByteOrderMarkAndTrailingText() throws {
         let spaced = " \t\r\n" + Self.document(Self.valid).replacingOccurrences(of: ",", with: " ,\r\n\t") + "\n\n "
         #expect(try parse(spaced).count == 1)
-        #expect(try ImportDocument.parse([0xEF, 0xBB, 0xBF] + Array(Self.document(Self.valid).utf8)).count == 1)
+        #expect(try ImportDocument.parse([0xEF, 0xBB, 0xBF] + Array(Self.document(Self.valid).utf8)).presents.count == 1)
         let trailing = try #require(rejection(Self.document("") + "\nx"))
         #expect(trailing.location == "line 2, column 1")
         #expect(trailing.reason.words.hasPrefix("it is not valid JSON: "))
@@ -203,11 +203,13 @@ import Testing
     @Test func rejectionsComeInTheOrderOfTheOldReader() throws {
         let badPrice = Self.valid.replacingOccurrences(of: #""25.00""#, with: #""-1""#)
         #expect(rejection(Self.document(badPrice) + " x")?.reason.words.hasPrefix("it is not valid JSON: ") == true)
-        let wrongFormat = Self.document(badPrice).replacingOccurrences(of: "export.v1", with: "export.v2")
+        let wrongFormat = Self.document(badPrice).replacingOccurrences(of: "export.v1", with: "export.v9")
         #expect(rejection(wrongFormat)?.location == "'format'")
-        let formatLast = #"{"presents":[\#(badPrice)],"format":"giftkeeper.export.v2"}"#
+        let formatLast = #"{"presents":[\#(badPrice)],"format":"giftkeeper.export.v9"}"#
         #expect(rejection(formatLast)?.location == "'format'")
-        #expect(rejection(#"{"presents":[]}"#) == .init(location: "'format'", reason: "it is missing; expected \"giftkeeper.export.v1\""))
+        #expect(
+            rejection(#"{"presents":[]}"#)
+                == .init(location: "'format'", reason: "it is missing; expected \"giftkeeper.export.v2\" or \"giftkeeper.export.v1\""))
         #expect(rejection(#"{"format":5,"presents":[]}"#)?.location == "'format'")
         #expect(rejection(#"{"format":"giftkeeper.export.v1"}"#) == .init(location: "'presents'", reason: "it must be a list of presents"))
         #expect(rejection(Self.document("5")) == .init(location: "presents[0]", reason: "each present must be an object"))
@@ -235,7 +237,7 @@ import Testing
     @Test func truncationAtEveryOffsetIsRejected() throws {
         let state = Self.randomState(seed: 7, presents: 3)
         let bytes = try ExportDocument.encode(state)
-        #expect(try ImportDocument.parse(bytes) == Array(state.presents.values))
+        #expect(try ImportDocument.parse(bytes).presents == Array(state.presents.values))
         for length in 0..<bytes.count {
             let prefix = Array(bytes[..<length])
             if length == bytes.count - 1 {
@@ -279,7 +281,7 @@ import Testing
     func exportParsesBackToTheSamePresents(seed: UInt64) throws {
         let state = Self.randomState(seed: seed, presents: Int(seed % 7) * 3)
         let bytes = try ExportDocument.encode(state)
-        let presents = try ImportDocument.parse(bytes)
+        let presents = try ImportDocument.parse(bytes).presents
         #expect(presents == Array(state.presents.values))
         for (read, written) in zip(presents, state.presents.values) {
             #expect(read.title.unicodeScalars.elementsEqual(written.title.unicodeScalars))
@@ -325,12 +327,14 @@ import Testing
                 case 2: Money(minorUnits: Int64.random(in: 0...100_000, using: &random))
                 default: Money(minorUnits: Int64.random(in: 0 ... .max, using: &random))
                 }
+            let status = PresentStatus.allCases.randomElement(using: &random) ?? .idea
             let present = Present(
                 id: PresentID(number: number) ?? PresentID(number: 1)!,
                 recipient: texts.randomElement(using: &random) ?? "", title: texts.randomElement(using: &random) ?? "",
                 notes: texts.randomElement(using: &random) ?? "", price: price,
-                occasion: texts.randomElement(using: &random) ?? "",
-                status: PresentStatus.allCases.randomElement(using: &random) ?? .idea,
+                occasion: texts.randomElement(using: &random) ?? "", url: texts.randomElement(using: &random) ?? "",
+                store: texts.randomElement(using: &random) ?? "", status: status,
+                givenAt: status == .given ? Timestamp(millisecondsSinceEpoch: time()) : nil,
                 createdAt: Timestamp(millisecondsSinceEpoch: time()), updatedAt: Timestamp(millisecondsSinceEpoch: time()))
             events.append(Event(at: Timestamp(millisecondsSinceEpoch: 0), .presentImported(present)))
         }

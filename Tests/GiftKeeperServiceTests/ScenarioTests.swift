@@ -68,10 +68,10 @@ func addScenarioPresents(_ service: GiftKeeperService) throws {
 
         let exported = try exportBytes(service)
         if Golden.isRecording {
-            try Golden.record(exported, as: "export-v1.json")
+            try Golden.record(exported, as: "export-v2.json")
         }
-        let golden = try Golden.bytes("export-v1.json")
-        #expect(exported == golden, "export differs from Golden/export-v1.json:\n\(String(decoding: exported, as: UTF8.self))")
+        let golden = try Golden.bytes("export-v2.json")
+        #expect(exported == golden, "export differs from Golden/export-v2.json:\n\(String(decoding: exported, as: UTF8.self))")
         try service.close()
         #expect(service.phase == .locked || service.phase == .noAccount)
     }
@@ -91,7 +91,7 @@ func addScenarioPresents(_ service: GiftKeeperService) throws {
         #expect(service.state.lastExportAt != nil)
 
         let text = String(decoding: first, as: UTF8.self)
-        #expect(text.contains("\"format\" : \"giftkeeper.export.v1\""))
+        #expect(text.contains("\"format\" : \"giftkeeper.export.v2\""))
         #expect(text.contains("\"price\" : \"42.50\""))
         #expect(text.contains("\"price\" : null"))
         #expect(text.hasSuffix("}\n"))

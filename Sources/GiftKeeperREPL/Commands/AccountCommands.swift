@@ -1,5 +1,6 @@
 import ArgumentParser
 import GiftKeeperCrypto
+import GiftKeeperDomain
 import GiftKeeperService
 
 /// `setup <name> [--kdf …]`: create the account of a new journal (password twice).
@@ -7,7 +8,7 @@ struct SetupCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "setup",
         abstract: "Create the journal's account (asks for a password twice).",
-        usage: "setup <name> [--kdf interactive|moderate|sensitive]")
+        usage: "setup <name> [--kdf interactive|moderate|sensitive] [--currency EUR]")
 
     enum KDFCost: String, ExpressibleByArgument, CaseIterable, Decodable {
         case interactive, moderate, sensitive
@@ -24,6 +25,8 @@ struct SetupCommand: ShellCommand {
     @Argument(help: "Your name (encrypted in the journal).") var name: String?
     @Option(help: "Password-hashing cost: interactive (~0.1 s), moderate (~0.7 s, default), sensitive (several seconds).")
     var kdf: KDFCost = .moderate
+    @Option(help: ArgumentHelp("The currency amounts are in, shown with them: EUR, USD, GBP…", valueName: "CODE"))
+    var currency: String?
 
     static let prompted = ScriptAnswers(arguments: 1, passwords: 2)
     static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("name"), passwords: 2) }
@@ -35,7 +38,7 @@ struct SetupCommand: ShellCommand {
     }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
-        ["--kdf"] + KDFCost.allCases.map(\.rawValue)
+        ["--kdf", "--currency"] + KDFCost.allCases.map(\.rawValue)
     }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
@@ -46,6 +49,7 @@ struct SetupCommand: ShellCommand {
         }
         let name = try shell.value(line.text("name"), ask: "Your name")
         try service.checkSetup(name: name)
+        let currency = try line.text("currency").map { try GiftList.currencyCode($0) }
         let first = try shell.readPassword("New password: ")
         defer { first.wipe() }
         guard first.count > 0 else { throw ServiceError(.emptyPassword) }
@@ -53,7 +57,7 @@ struct SetupCommand: ShellCommand {
         defer { second.wipe() }
         guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
         let cost = KDFCost(rawValue: line.text("kdf") ?? "") ?? .moderate
-        try shell.checking { try service.setup(name: name, password: first, parameters: cost.parameters) }
+        try shell.checking { try service.setup(name: name, password: first, parameters: cost.parameters, currency: currency) }
         shell.console.print(
             "Journal created at \(service.journalPath) (mode 0600). Type 'add <recipient> <title>' to add a present.")
     }

@@ -3,27 +3,33 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `add <recipient> <title> [--price …] [--notes …] [--occasion …]`: a new present, status idea.
+/// `add <recipient> <title> [--price …] [--notes …] [--occasion …] [--url …] [--store …]`:
+/// a new present, status idea. Says when the person already got or has planned something
+/// like it, and when it takes a budget over.
 struct AddCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a present (status 'idea').",
-        usage: "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion TEXT]")
+        usage: "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion NAME] [--url URL] [--store TEXT]")
 
     @Argument(help: "Who the present is for.") var recipient: String?
     @Argument(help: "What it is.") var title: String?
     // Unconditional, so `--price -5` reaches the price check ("it is negative") and
     // `--notes "-- fragile"` is a note, instead of being taken for options.
-    @Option(parsing: .unconditional, help: "Price, a non-negative decimal such as 25 or 25.00.")
+    @Option(parsing: .unconditional, help: "Price, a non-negative decimal such as 25, 25.00 or 25,00.")
     var price: String?
     @Option(parsing: .unconditional, help: "Free-form notes.") var notes: String?
-    @Option(parsing: .unconditional, help: "The occasion, e.g. Christmas.") var occasion: String?
+    @Option(parsing: .unconditional, help: "The occasion, e.g. \"Christmas 2026\" (a new name is added undated).")
+    var occasion: String?
+    @Option(parsing: .unconditional, help: "Where to find it online.") var url: String?
+    @Option(parsing: .unconditional, help: "The shop.") var store: String?
 
     static let prompted = ScriptAnswers(arguments: 2)
     static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("recipient") + line.missing("title")) }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
-        request.wordIndex == 1 ? shell.recipients : []
+        if request.precedingWords.last == "--occasion" { return shell.occasionNames }
+        return request.wordIndex == 1 ? shell.recipients : []
     }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
@@ -31,14 +37,32 @@ struct AddCommand: ShellCommand {
         let recipient = try shell.value(line.text("recipient"), ask: "Recipient")
         let title = try shell.value(line.text("title"), ask: "Title")
         let price = try line.text("price").map { try Money.parsePrice($0) }
+        let before = shell.service.state
         let events = try shell.service.perform(
             .addPresent(
                 recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,
-                occasion: line.text("occasion") ?? ""))
+                occasion: line.text("occasion") ?? "", url: line.text("url") ?? "", store: line.text("store") ?? ""))
         for event in events {
-            if case .presentAdded(let id, let recipient, let title, _, _, _) = event.body {
-                shell.console.print("Saved \(id): \"\(title)\" for \(recipient).")
+            guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
+            shell.console.print("Saved \(id): \"\(title)\" for \(recipient).")
+            for similar in before.similarPresents(to: title, for: recipient) {
+                shell.console.print(GiftMemory.note(similar, in: before))
             }
         }
+        shell.warnOverBudget(since: before)
+    }
+}
+
+/// The gift-memory sentences (SPEC §10).
+enum GiftMemory {
+    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned.
+    static func note(_ present: Present, in state: GiftList) -> String {
+        let occasion = present.occasion.isEmpty ? "" : " for \(present.occasion)"
+        if present.status == .given {
+            let when = present.givenAt.map { " on \(LocalTime.date($0))" } ?? ""
+            return "Note: \(present.recipient) got \"\(present.title)\"\(occasion)\(when) (\(present.id))."
+        }
+        let removed = state.presents[present.id] == nil ? ", removed" : ""
+        return "Note: \(present.recipient) already has \"\(present.title)\"\(occasion) planned (\(present.id), \(present.status)\(removed))."
     }
 }

@@ -7,7 +7,7 @@ import OrderedCollections
 struct EditCommand: PresentIDCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Change a present: title, recipient, notes, price, occasion.",
+        abstract: "Change a present: title, recipient, notes, price, occasion, url, store.",
         usage: "edit <id> <field>=<value> ...")
 
     @Argument(help: "A present id such as p3.") var id: String?
@@ -20,7 +20,11 @@ struct EditCommand: PresentIDCommand {
     }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
-        request.wordIndex == 1 ? shell.presentIDs : PresentField.allCases.map { $0.rawValue + "=" }
+        if request.wordIndex == 1 { return shell.presentIDs }
+        // After `occasion=`, the occasions; after `recipient=`, the recipients.
+        if request.word.hasPrefix("occasion=") { return shell.occasionNames.map { "occasion=" + $0 } }
+        if request.word.hasPrefix("recipient=") { return shell.recipients.map { "recipient=" + $0 } }
+        return PresentField.allCases.map { $0.rawValue + "=" }
     }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
@@ -39,6 +43,7 @@ struct EditCommand: PresentIDCommand {
             let field = try PresentField(parsing: String(assignment[..<equals]))
             changes.append(try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...])))
         }
+        let before = shell.service.state
         let events = try shell.service.perform(.editPresent(id: id, changes: changes))
         if events.isEmpty {
             shell.console.print("\(id) already has those values; nothing changed.")
@@ -48,6 +53,7 @@ struct EditCommand: PresentIDCommand {
                 return []
             }
             shell.console.print("Saved \(id): \(fields.joined(separator: ", ")) changed.")
+            shell.warnOverBudget(since: before)
         }
     }
 }

@@ -9,25 +9,28 @@ struct ExportCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "The decrypted list as JSON, to FILE (mode 0600) or screen.",
-        usage: "export [FILE] [--force]",
-        discussion: "The document is giftkeeper.export.v1 (docs/export-format.md). An existing FILE is replaced only with --force.")
+        usage: "export [FILE] [--force] [--as-of DATE]",
+        discussion: "The document is giftkeeper.export.v2 (docs/export-format.md). An existing FILE is replaced only with --force.")
 
     @Argument(help: "Where to write; the screen when omitted.") var file: String?
     @Flag(help: "Replace FILE if it exists.") var force = false
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    var asOf: String?
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let service = shell.service
-        let count = service.state.presents.count
+        let asOf = try line.text("asOf").map { _ in try shell.state(asOf: line.text("asOf")) }
+        let count = (asOf ?? service.state).presents.count
         let force = line.flag("force")
         if let path = line.text("file").map(expandingTilde) {
             try PrivateFile.checkWritable(path, replacing: force)
             var file = PrivateFile.Writer(path: path, replacing: force)
-            try service.export(to: &file)
+            try service.export(to: &file, asOf: asOf)
             shell.console.print(PrivateFile.exportedSentence(presents: count, to: path))
         } else {
             var output = shell.console
-            try service.export(to: &output)
+            try service.export(to: &output, asOf: asOf)
         }
     }
 }

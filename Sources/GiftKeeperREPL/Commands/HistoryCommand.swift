@@ -1,15 +1,24 @@
 import ArgumentParser
 import GiftKeeperDomain
 import GiftKeeperService
+import OrderedCollections
 
-/// `history [--last N]`: the trail, one row per frame.
+/// `history [<id>] [--last N]`: the trail in words, local times; with an id, one present's life.
 struct HistoryCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "The audit trail: sequence number, time, event, summary.", usage: "history [--last N]")
+        abstract: "What happened, in words, with local times; with an id, one present's life.",
+        usage: "history [<id>] [--last N]",
+        discussion: "'giftkeeper audit' shows the same journal frame by frame, for machines.")
 
+    @Argument(help: "A present id such as p3: only its history.") var id: String?
     // Unconditional: '--last -1' reaches the "1 or more" check instead of "missing value".
     @Option(parsing: .unconditional, help: ArgumentHelp("Only the last N entries.", valueName: "N")) var last: Int?
+
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
+        request.wordIndex == 1 && request.precedingWords.last != "--last"
+            ? shell.presentIDs + shell.service.state.removedPresents.keys.map(\.description) : []
+    }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
@@ -17,29 +26,19 @@ struct HistoryCommand: ShellCommand {
         if let last, last < 1 {
             throw REPLError(.invalidCount(last))
         }
-        var records = try shell.service.history()
+        let id = try line.text("id").map { try PresentID.parse($0.trimmedWhitespace()) }
+        if let id, shell.service.state.present(id) == nil { throw DomainError.unknownPresent(id) }
+        var entries = try shell.service.historyEntries(of: id)
         shell.progress.clear()  // the replay's progress line, if it was long enough to show one
-        if let last, records.count > last {
-            records = Array(records.suffix(last))
+        if let last, entries.count > last {
+            entries = Array(entries.suffix(last))
         }
         let table = TableRenderer(
-            columns: [
-                .init("SEQ", alignment: .right), .init("TIME (UTC)"), .init("EVENT"), .init("SUMMARY", shrinks: true),
-            ], maxWidth: TerminalSession.outputColumns)
+            columns: [.init("WHEN"), .init("WHAT", shrinks: true)], maxWidth: TerminalSession.outputColumns)
         shell.console.print(
             table.render(
-                records.map { record in
-                    [
-                        String(record.sequence), record.at.map(Self.shortTime) ?? "-", record.type,
-                        record.summary + (record.isReported ? " (reported)" : ""),
-                    ]
+                entries.map { entry in
+                    [entry.event.map { LocalTime.dateAndMinute($0.at) } ?? "-", HistoryWords.sentence(entry)]
                 }))
-    }
-
-    /// `2026-11-22 14:03:07` from `2026-11-22T14:03:07.123Z`.
-    static func shortTime(_ time: Timestamp) -> String {
-        let text = time.iso8601
-        guard text.count == 24 else { return text }
-        return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ")
     }
 }

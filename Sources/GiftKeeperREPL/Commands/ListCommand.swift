@@ -3,57 +3,79 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `list [recipient] [--status S]`: the presents as a table, with a totals line.
+/// `list [recipient...] [--status S[,S…]] [--occasion NAME] [--search TEXT] [--sort FIELD]
+/// [--all] [--as-of DATE]`: the presents as a table, with a totals line.
 struct ListCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List presents: id, recipient, title, price, status.",
-        usage: "list [recipient] [--status idea|bought|wrapped|given]")
+        abstract: "List presents: id, recipient, title, occasion, price, status.",
+        usage: "list [recipient...] [--status S[,S...]] [--occasion NAME] [--search TEXT] [--sort FIELD] [--all] [--as-of DATE]",
+        discussion: "Open presents (idea, bought, wrapped) by default; --all adds given and removed ones. "
+            + "Names and --search ignore case and accents. --sort: price, recipient, occasion, status, created, title.")
 
-    @Argument(help: "Only this recipient's presents.") var recipient: String?
-    @Option(help: "Only presents with this status.") var status: String?
+    @Argument(help: "Only these recipients' presents.") var recipients: [String] = []
+    @Option(help: ArgumentHelp("Only these statuses, e.g. idea,bought.", valueName: "S[,S...]")) var status: String?
+    @Option(help: "Only presents for this occasion.") var occasion: String?
+    @Option(parsing: .unconditional, help: "Only presents whose title, notes, recipient, occasion or store hold TEXT.")
+    var search: String?
+    @Option(help: "Order by price, recipient, occasion, status, created or title.") var sort: String?
+    @Flag(help: "Given and removed presents too.") var all = false
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    var asOf: String?
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
-        if request.precedingWords.last == "--status" { return PresentStatus.allCases.map(\.rawValue) }
-        return request.wordIndex == 1 ? shell.recipients : []
+        switch request.precedingWords.last {
+        case "--status": return PresentStatus.allCases.map(\.rawValue)
+        case "--occasion": return shell.occasionNames
+        case "--sort": return PresentSort.allCases.map(\.rawValue)
+        case "--search", "--as-of": return []
+        default: return shell.recipients
+        }
     }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let state = shell.service.state
-        let status = try line.text("status").map { try PresentStatus(parsing: $0) }
-        let wanted = line.text("recipient").map { $0.trimmedWhitespace().lowercased() }
-        let presents = state.presents.values.filter { present in
-            (wanted == nil || present.recipient.lowercased() == wanted)
-                && (status == nil || present.status == status)
-        }
-        guard !presents.isEmpty else {
-            shell.console.print(
-                state.presents.isEmpty ? "No presents yet. Add one with: add <recipient> <title> [--price 25]" : "No presents match.")
+        let query = PresentQuery(
+            statuses: try line.text("status").map { try PresentStatus.parseList($0) } ?? [],
+            recipients: line.texts("recipients"), occasion: line.text("occasion"), search: line.text("search"),
+            sort: try line.text("sort").map { try PresentSort(parsing: $0) } ?? .created, includesAll: line.flag("all"))
+        let state = try shell.state(asOf: line.text("asOf"))
+        let listed = state.presents(matching: query)
+        guard !listed.isEmpty else {
+            if state.presents.isEmpty && state.removedPresents.isEmpty {
+                shell.console.print("No presents yet. Add one with: add <recipient> <title> [--price 25]")
+            } else {
+                shell.console.print("No presents match." + (query.includesAll ? "" : " ('list --all' shows given and removed ones too.)"))
+            }
             return
         }
-        // On a terminal, long titles (then recipients) are cut with … so rows never wrap;
-        // `show` has every field whole.
+        // On a terminal, long titles (then occasions, then recipients) are cut with … so
+        // rows never wrap at 80 columns; `show` has every field whole.
+        let priceHeader = state.currency.map { "PRICE \($0)" } ?? "PRICE"
         let table = TableRenderer(
             columns: [
                 .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
-                .init("PRICE", alignment: .right), .init("STATUS"),
+                .init("OCCASION", shrinks: true), .init(priceHeader, alignment: .right), .init("STATUS"),
             ], maxWidth: TerminalSession.outputColumns)
         shell.console.print(
             table.render(
-                presents.map { present in
-                    [
-                        present.id.description, present.recipient, present.title, present.price?.description ?? "-",
-                        present.status.rawValue,
+                listed.map { item in
+                    let present = item.present
+                    return [
+                        present.id.description, present.recipient, present.title,
+                        present.occasion.isEmpty ? "-" : present.occasion, present.price?.description ?? "-",
+                        item.isRemoved ? "removed" : present.status.rawValue,
                     ]
                 }))
-        let totals = PresentTotals(presents)
+        let totals = PresentTotals(listed.filter { !$0.isRemoved }.map(\.present))
         // The totals line: how many, what they cost, and how far along they are.
-        let stages = PresentStatus.allCases.compactMap { status -> String? in
+        var stages = PresentStatus.allCases.compactMap { status -> String? in
             let count = totals.countsByStatus[status, default: 0]
             return count == 0 ? nil : "\(count) \(status)"
         }
+        let removed = listed.count - totals.count
+        if removed > 0 { stages.append("\(removed) removed") }
         shell.console.print(
-            "\(totals.count) present\(totals.count == 1 ? "" : "s"), total \(totals.total) (\(stages.joined(separator: ", ")))")
+            "\(listed.count) present\(listed.count == 1 ? "" : "s"), total \(shell.amount(totals.total)) (\(stages.joined(separator: ", ")))")
     }
 }

@@ -85,8 +85,10 @@ extension PresentIDCommand {
 enum ShellCommands {
     static let all: [any ShellCommand.Type] = [
         SetupCommand.self, LoginCommand.self, SignOutCommand.self, AddCommand.self, ListCommand.self,
-        ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self, HistoryCommand.self,
-        ExportCommand.self, ImportCommand.self, PasswdCommand.self, HelpCommand.self, QuitCommand.self,
+        ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self, RestoreCommand.self, UndoCommand.self,
+        OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
+        HistoryCommand.self, ExportCommand.self, ImportCommand.self, PasswdCommand.self, HelpCommand.self,
+        QuitCommand.self,
     ]
 
     /// Every name and alias, for completion and help.
@@ -166,8 +168,6 @@ extension Shell {
     /// The present ids, in the order they were given (p2 before p10).
     var presentIDs: [String] { service.state.presents.keys.map(\.description) }
 
-    /// Recipients A to Z, whatever their case.
-    var recipients: [String] {
-        Array(Set(service.state.presents.values.map(\.recipient))).sorted { $0.lowercased() < $1.lowercased() }
-    }
+    /// Recipients A to Z, each once (however it was typed), as first spelled.
+    var recipients: [String] { service.state.recipientNames }
 }

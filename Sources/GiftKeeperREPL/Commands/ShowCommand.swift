@@ -6,14 +6,17 @@ import OrderedCollections
 /// `show <id>`: every field of one present, removed ones included.
 struct ShowCommand: PresentIDCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show every field of a present.", usage: "show <id>")
+        commandName: "show", abstract: "Show every field of a present.", usage: "show <id> [--as-of DATE]")
 
     @Argument(help: "A present id such as p3.") var id: String?
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("The present as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    var asOf: String?
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let id = try presentID(line, in: shell)
-        guard let (present, isRemoved) = shell.service.state.present(id) else {
+        let state = try shell.state(asOf: line.text("asOf"))
+        guard let (present, isRemoved) = state.present(id) else {
             throw DomainError.unknownPresent(id)
         }
         // Notes may hold several lines (an import): each on its own row, tabs as spaces.
@@ -27,15 +30,24 @@ struct ShowCommand: PresentIDCommand {
                 ["id", present.id.description + (isRemoved ? " (removed)" : "")],
                 ["recipient", present.recipient],
                 ["title", present.title],
-                ["price", present.price?.description ?? "-"],
-                ["status", present.status.rawValue],
-                ["occasion", present.occasion.isEmpty ? "-" : present.occasion],
+                ["price", present.price.map { shell.amount($0) } ?? "-"],
+                ["status", present.status.rawValue + (present.givenAt.map { " (given \(LocalTime.dateAndMinute($0)))" } ?? "")],
+                ["occasion", occasionText(present.occasion, in: state)],
+                ["url", present.url.isEmpty ? "-" : present.url],
+                ["store", present.store.isEmpty ? "-" : present.store],
             ] + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [
-                ["created", present.createdAt.iso8601],
-                ["updated", present.updatedAt.iso8601],
+                ["created", LocalTime.dateAndMinute(present.createdAt)],
+                ["updated", LocalTime.dateAndMinute(present.updatedAt)],
             ]
         shell.console.print(
             TableRenderer(columns: [.init(""), .init("")], showsRule: false).renderLines(rows).dropFirst()
                 .joined(separator: "\n"))
+    }
+
+    /// `Christmas 2026 (2026-12-24)`, `Mum's birthday (every 14 March... )`, or `-`.
+    static func occasionText(_ name: String, in state: GiftList) -> String {
+        guard !name.isEmpty else { return "-" }
+        guard let date = state.occasion(named: name)?.date else { return name }
+        return "\(name) (\(date)\(state.occasion(named: name)?.isYearly == true ? ", yearly" : ""))"
     }
 }

@@ -133,6 +133,25 @@ extension DomainError {
             return "'\(input)' is not a present id. Ids look like 'p3'; type 'list' to see them."
         case .presentIDsExhausted:
             return "No present ids are left in this journal. Export it and import into a new journal."
+        case .invalidDate(let input):
+            return "'\(input)' is not a date. Type it as YYYY-MM-DD, e.g. 2026-12-24."
+        case .unknownOccasion(let name):
+            return "No occasion '\(name)'. Type 'occasion list' to see them."
+        case .occasionInUse(let name, let presents):
+            let ids = presents.prefix(5).map(\.description).joined(separator: ", ") + (presents.count > 5 ? ", …" : "")
+            return "\(presents.count) present\(presents.count == 1 ? " is" : "s are") for '\(name)' (\(ids)). "
+                + "Give \(presents.count == 1 ? "it" : "them") another occasion first, e.g. 'edit \(presents[0]) occasion=…'."
+        case .noBudget(let scope):
+            return "There is no budget for \(scope.words). Type 'budget' to see the budgets."
+        case .presentNotRemoved(let id):
+            return "Present '\(id)' is not removed, so there is nothing to restore. Type 'show \(id)' to see it."
+        case .invalidCurrency(let input):
+            return "'\(input)' is not a currency code. Type three letters, e.g. EUR, USD or GBP."
+        case .nothingLeftToUndo:
+            return "That change was already reversed since (here or on another device); nothing was undone."
+        case .unknownSort(let input):
+            let words = PresentSort.allCases.map(\.rawValue).joined(separator: ", ")
+            return "Unknown sort '\(input)'. Type one of: \(words)."
         }
     }
 }
@@ -194,6 +213,10 @@ extension ServiceError {
             return Self.standardOutputFailure(errno: errno)
         case .fileIO(let operation, let path, let errno):
             return "Could not \(operation) '\(path)': \(errnoText(errno)). Check the path, its permissions and free space."
+        case .nothingToUndo:
+            return "Nothing to undo: this session has made no change that is not undone yet."
+        case .beforeJournalBegan(let first):
+            return "The journal began on \(LocalTime.dateAndMinute(first)); there is nothing before it. Choose a later --as-of date."
         case .importRejected(let location, let reason):
             let clause: String
             switch reason {
@@ -266,5 +289,17 @@ extension ImportSummary {
         let presents = presentsImported == 1 ? "present" : "presents"
         let saved = batches == 1 ? "batch" : "batches"
         return "Imported \(presentsImported) \(presents) (saved in \(batches) \(saved))."
+    }
+}
+
+extension BudgetScope {
+    /// `Mum`, `"Christmas 2026"`, `Mum for "Christmas 2026"`, or `everything`.
+    var words: String {
+        switch (recipient, occasion) {
+        case (nil, nil): "everything"
+        case (let recipient?, nil): recipient
+        case (nil, let occasion?): "'\(occasion)'"
+        case (let recipient?, let occasion?): "\(recipient) for '\(occasion)'"
+        }
     }
 }

@@ -7,6 +7,18 @@ struct REPLError: Error, CustomStringConvertible {
         case setupWhileSignedIn
         case expectedAssignment(String)
         case invalidCount(Int)
+        /// An `--as-of` that is no date (or date and time).
+        case invalidAsOf(String)
+        /// `upcoming --days` below 0 or not a number.
+        case invalidDays(String)
+        /// `--year` that is not a year.
+        case invalidYear(String)
+        /// A first word that is none of the command's actions (`occasion`, `budget`).
+        case unknownAction(command: String, word: String, actions: [String])
+        /// `occasion add --yearly` without `--date`.
+        case yearlyWithoutDate
+        /// `budget set` without an amount.
+        case missingAmount
         /// A command whose parsed values could not be read back (a programming error).
         case unreadableDeclarations(String)
     }
@@ -31,9 +43,22 @@ struct REPLError: Error, CustomStringConvertible {
             return "This journal already has an account, and you are signed in to it. "
                 + "For a new journal, quit and start giftkeeper with --journal NEW-PATH."
         case .expectedAssignment(let text):
-            return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion."
+            return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion, url, store."
         case .invalidCount(let count):
             return "'--last \(count)' must be 1 or more. Type e.g. 'history --last 10'."
+        case .invalidAsOf(let text):
+            return "'\(text)' is not a date for --as-of. Type YYYY-MM-DD or YYYY-MM-DDTHH:MM, e.g. 2025-12-24 or 2025-12-24T18:00."
+        case .invalidDays(let text):
+            return "'--days \(text)' must be a number of days, 0 or more. Type e.g. 'upcoming --days 30'."
+        case .invalidYear(let text):
+            return "'--year \(text)' is not a year. Type e.g. 'summary --year 2026'."
+        case .unknownAction(let command, let word, let actions):
+            return "'\(command) \(word)' is not a command: '\(command)' takes \(actions.map { "'\($0)'" }.joined(separator: ", ")). "
+                + "Type 'help \(command)' for its usage."
+        case .yearlyWithoutDate:
+            return "A yearly occasion needs its date: add --date YYYY-MM-DD (for a birthday, the date of birth)."
+        case .missingAmount:
+            return "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."
         case .unreadableDeclarations(let command):
             return "Internal failure: the arguments of '\(command)' could not be read. Nothing was done; please report this."
         }

@@ -1,0 +1,68 @@
+/// A named occasion presents are for: `Christmas 2026` on 2026-12-24, or `Mum's birthday`
+/// on 1961-03-14 every year. Names compare folded (``TextFolding``).
+public struct Occasion: Hashable, Sendable {
+    /// The name as first typed.
+    public var name: String
+    public var date: CalendarDate?
+    /// Whether it comes back every year on the day and month of ``date``.
+    public var isYearly: Bool
+
+    public init(name: String, date: CalendarDate? = nil, isYearly: Bool = false) {
+        self.name = name
+        self.date = date
+        self.isYearly = isYearly
+    }
+
+    /// The comparison key of the name.
+    public var key: String { TextFolding.key(name) }
+
+    /// The next day it falls on, `today` or later: its date, or for a yearly occasion the
+    /// date's day and month in this year or the next. Nil when undated or already past.
+    public func nextDate(onOrAfter today: CalendarDate) -> CalendarDate? {
+        guard let date else { return nil }
+        guard isYearly else { return date >= today ? date : nil }
+        if let thisYear = date.inYear(today.year), thisYear >= today { return thisYear }
+        return date.inYear(today.year + 1)
+    }
+}
+
+/// What a budget is for: one recipient, one occasion, one recipient within one occasion,
+/// or (neither) everything on the list.
+public struct BudgetScope: Hashable, Sendable {
+    /// The recipient as typed first; nil for every recipient.
+    public var recipient: String?
+    /// The occasion as typed first; nil for every occasion.
+    public var occasion: String?
+
+    public init(recipient: String? = nil, occasion: String? = nil) {
+        self.recipient = recipient.flatMap { $0.isEmpty ? nil : $0 }
+        self.occasion = occasion.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The comparison key: the folded names.
+    public var key: Key { Key(recipient: recipient.map(TextFolding.key) ?? "", occasion: occasion.map(TextFolding.key) ?? "") }
+
+    public struct Key: Hashable, Sendable {
+        public var recipient: String
+        public var occasion: String
+    }
+
+    /// Whether `present` counts towards a budget of this scope.
+    public func covers(_ present: Present) -> Bool {
+        let key = self.key
+        if !key.recipient.isEmpty && TextFolding.key(present.recipient) != key.recipient { return false }
+        if !key.occasion.isEmpty && TextFolding.key(present.occasion) != key.occasion { return false }
+        return true
+    }
+}
+
+/// An amount set aside for a scope.
+public struct Budget: Hashable, Sendable {
+    public var scope: BudgetScope
+    public var amount: Money
+
+    public init(scope: BudgetScope, amount: Money) {
+        self.scope = scope
+        self.amount = amount
+    }
+}

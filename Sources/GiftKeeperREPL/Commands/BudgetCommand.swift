@@ -1,0 +1,94 @@
+import ArgumentParser
+import GiftKeeperDomain
+import GiftKeeperService
+import OrderedCollections
+
+/// `budget set <amount> [--for RECIPIENT] [--occasion NAME]`, `budget clear [--for …] [--occasion …]`,
+/// `budget [--as-of DATE]`: budgets and how they stand.
+struct BudgetCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "budget",
+        abstract: "Budgets per recipient and occasion: set, clear, or show how they stand.",
+        usage: "budget set <amount> [--for RECIPIENT] [--occasion NAME] | budget clear [--for RECIPIENT] [--occasion NAME] | budget [--as-of DATE]",
+        discussion: "Planned is the price of ideas; spent, of what is bought, wrapped or given. "
+            + "Without --for and --occasion a budget covers the whole list.")
+
+    static let actions = ["set", "clear", "show"]
+
+    @Argument(help: "set, clear or show (show when omitted).") var action: String?
+    @Argument(help: "The amount, e.g. 100 or 99.50.") var amount: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp("Only this recipient's presents.", valueName: "RECIPIENT"))
+    var recipient: String?
+    @Option(help: "Only presents for this occasion.") var occasion: String?
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Budgets as they stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    var asOf: String?
+
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
+        switch request.precedingWords.last {
+        case "--for": return shell.recipients
+        case "--occasion": return shell.occasionNames
+        case "--as-of": return []
+        default: return request.wordIndex == 1 ? actions : ["--for", "--occasion"]
+        }
+    }
+
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
+        try shell.requireSignedIn()
+        let scope = BudgetScope(recipient: line.text("recipient"), occasion: line.text("occasion"))
+        switch line.text("action")?.lowercased() ?? "show" {
+        case "show":
+            try show(shell, asOf: line.text("asOf"))
+        case "set":
+            guard let text = line.text("amount") else { throw REPLError(.missingAmount) }
+            let amount = try Money.parsePrice(text)
+            let before = shell.service.state
+            let events = try shell.service.perform(.setBudget(Budget(scope: scope, amount: amount)))
+            guard case .budgetSet(let budget) = events.first?.body else {
+                shell.console.print("That budget is already \(shell.amount(amount)); nothing changed.")
+                return
+            }
+            let standing = shell.service.state.standing(budget)
+            let left =
+                standing.isOver
+                ? "\(shell.amount(standing.remaining.magnitude)) over" : "\(shell.amount(standing.remaining)) left"
+            shell.console.print(
+                "Saved budget for \(budget.scope.words): \(shell.amount(budget.amount)), "
+                    + "\(left) after \(shell.amount(standing.committed)) planned and spent.")
+            shell.warnOverBudget(since: before)
+        case "clear":
+            let events = try shell.service.perform(.clearBudget(scope))
+            if case .budgetCleared(let cleared) = events.first?.body {
+                shell.console.print("Cleared the budget for \(cleared.words).")
+            }
+        case let word:
+            throw REPLError(.unknownAction(command: "budget", word: word, actions: actions))
+        }
+    }
+
+    private static func show(_ shell: any Shell, asOf: String?) throws {
+        let state = try shell.state(asOf: asOf)
+        let standings = state.budgetStandings
+        guard !standings.isEmpty else {
+            shell.console.print("No budgets yet. Set one with: budget set 100 --for Mum [--occasion \"Christmas 2026\"]")
+            return
+        }
+        let currency = state.currency.map { " (\($0))" } ?? ""
+        let table = TableRenderer(
+            columns: [
+                .init("BUDGET FOR", shrinks: true), .init("BUDGET", alignment: .right), .init("PLANNED", alignment: .right),
+                .init("SPENT", alignment: .right), .init("REMAINING", alignment: .right), .init(""),
+            ], maxWidth: TerminalSession.outputColumns)
+        shell.console.print(
+            table.render(
+                standings.map { standing in
+                    [
+                        standing.budget.scope.words, standing.budget.amount.description, standing.planned.description,
+                        standing.spent.description, standing.remaining.description, standing.isOver ? "OVER" : "",
+                    ]
+                }))
+        let over = standings.filter(\.isOver).count
+        shell.console.print(
+            "\(standings.count) budget\(standings.count == 1 ? "" : "s")\(currency), "
+                + (over == 0 ? "none over." : "\(over) over."))
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import GiftKeeperDomain
+import GiftKeeperService
+import OrderedCollections
+
+/// `occasion add <name> [--date YYYY-MM-DD] [--yearly]`, `occasion list`, `occasion remove <name>`.
+struct OccasionCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "occasion",
+        abstract: "Occasions with dates: add, list, remove.",
+        usage: "occasion add <name> [--date YYYY-MM-DD] [--yearly] | occasion list | occasion remove <name>",
+        discussion: "Adding a name that exists changes its date. A yearly occasion comes back every year "
+            + "(for a birthday, give the date of birth). Names ignore case and accents.")
+
+    static let actions = ["add", "list", "remove"]
+
+    @Argument(help: "add, list or remove (list when omitted).") var action: String?
+    @Argument(help: "The occasion's name, e.g. \"Christmas 2026\".") var name: String?
+    @Option(help: ArgumentHelp("Its date, YYYY-MM-DD.", valueName: "YYYY-MM-DD")) var date: String?
+    @Flag(help: "It comes back every year.") var yearly = false
+
+    static func answers(for line: BoundLine) -> ScriptAnswers {
+        let action = line.text("action")
+        return ScriptAnswers(arguments: action == "add" || action == "remove" ? line.missing("name") : 0)
+    }
+
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
+        if request.wordIndex == 1 { return actions }
+        if request.wordIndex == 2 && request.precedingWords.last == "remove" { return shell.occasionNames }
+        if request.wordIndex == 2 && request.precedingWords.last == "add" { return shell.occasionNames }
+        return request.precedingWords.last == "--date" ? [] : ["--date", "--yearly"]
+    }
+
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
+        try shell.requireSignedIn()
+        let action = line.text("action")?.lowercased() ?? "list"
+        switch action {
+        case "list", "ls":
+            list(shell)
+        case "add":
+            let name = try shell.value(line.text("name"), ask: "Occasion")
+            let date = try line.text("date").map { try CalendarDate(parsing: $0) }
+            if line.flag("yearly") && date == nil { throw REPLError(.yearlyWithoutDate) }
+            let existed = shell.service.state.occasions[TextFolding.key(name)] != nil
+            let events = try shell.service.perform(.addOccasion(Occasion(name: name, date: date, isYearly: line.flag("yearly"))))
+            guard let event = events.first, case .occasionAdded(let occasion) = event.body else {
+                shell.console.print("That occasion already has that date; nothing changed.")
+                return
+            }
+            let when = occasion.date.map { " on \($0)\(occasion.isYearly ? ", every year" : "")" } ?? " (no date)"
+            shell.console.print(
+                "Saved occasion \"\(shell.service.state.occasions[occasion.key]?.name ?? occasion.name)\"\(when)\(existed ? " (changed)" : "").")
+        case "remove", "rm":
+            let name = try shell.value(line.text("name"), ask: "Occasion")
+            let events = try shell.service.perform(.removeOccasion(name: name))
+            if case .occasionRemoved(let removed) = events.first?.body {
+                shell.console.print("Removed occasion \"\(removed)\".")
+            }
+        default:
+            throw REPLError(.unknownAction(command: "occasion", word: action, actions: actions))
+        }
+    }
+
+    private static func list(_ shell: any Shell) {
+        let entries = shell.service.state.occasionEntries
+        guard !entries.isEmpty else {
+            shell.console.print("No occasions yet. Add one with: occasion add \"Christmas 2026\" --date 2026-12-24")
+            return
+        }
+        let today = LocalTime.date(shell.service.now)
+        let table = TableRenderer(
+            columns: [
+                .init("OCCASION", shrinks: true), .init("DATE"), .init("NEXT"), .init("PRESENTS", alignment: .right),
+                .init("OPEN", alignment: .right),
+            ],
+            maxWidth: TerminalSession.outputColumns)
+        shell.console.print(
+            table.render(
+                entries.map { entry in
+                    let occasion = entry.occasion
+                    let date = occasion.date.map { $0.description + (occasion.isYearly ? " yearly" : "") } ?? "-"
+                    let next =
+                        occasion.nextDate(onOrAfter: today).map { Countdown.words(today.days(until: $0)) } ?? (occasion.date == nil ? "-" : "past")
+                    return [occasion.name, date, next, String(entry.presentCount), String(entry.openCount)]
+                }))
+    }
+}
+
+/// "today", "tomorrow", "in 12 days".
+enum Countdown {
+    static func words(_ days: Int) -> String {
+        switch days {
+        case 0: "today"
+        case 1: "tomorrow"
+        default: "in \(days) days"
+        }
+    }
+}

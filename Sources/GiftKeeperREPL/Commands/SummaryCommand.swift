@@ -1,0 +1,92 @@
+import ArgumentParser
+import GiftKeeperDomain
+import GiftKeeperService
+import Glibc
+import OrderedCollections
+
+/// `summary [--occasion NAME] [--year YYYY] [--as-of DATE]`: per recipient the count,
+/// planned, spent and budget, with a bar chart.
+struct SummaryCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "summary",
+        abstract: "Per recipient: presents, planned, spent, budget, and a bar chart.",
+        usage: "summary [--occasion NAME] [--year YYYY] [--as-of DATE]",
+        discussion: "In the chart, full blocks are spent and light ones planned (# and - when the terminal is not UTF-8). "
+            + "A present's year is the year it was given, else its occasion's, else the year it was added.")
+
+    @Option(help: "Only presents for this occasion.") var occasion: String?
+    @Option(help: ArgumentHelp("Only presents of this year.", valueName: "YYYY")) var year: String?
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("As it stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    var asOf: String?
+
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
+        switch request.precedingWords.last {
+        case "--occasion": return shell.occasionNames
+        case "--year", "--as-of": return []
+        default: return ["--occasion", "--year", "--as-of"]
+        }
+    }
+
+    /// The chart's width in cells.
+    static let barWidth = 20
+
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
+        try shell.requireSignedIn()
+        let year = try line.text("year").map { text -> Int in
+            guard let year = Int(text.trimmedWhitespace()), (1...9999).contains(year) else { throw REPLError(.invalidYear(text)) }
+            return year
+        }
+        let state = try shell.state(asOf: line.text("asOf"))
+        let rows = state.summary(occasion: line.text("occasion"), year: year)
+        guard !rows.isEmpty else {
+            shell.console.print("No presents match.")
+            return
+        }
+        let largest = rows.map { ($0.planned + $0.spent).minorUnits }.max() ?? 0
+        let blocks = Self.usesUnicodeBlocks ? ("█", "░") : ("#", "-")
+        let table = TableRenderer(
+            columns: [
+                .init("RECIPIENT", shrinks: true), .init("PRESENTS", alignment: .right), .init("PLANNED", alignment: .right),
+                .init("SPENT", alignment: .right), .init("BUDGET", alignment: .right), .init("CHART"),
+            ], maxWidth: TerminalSession.outputColumns)
+        shell.console.print(
+            table.render(
+                rows.map { row in
+                    let total = (row.planned + row.spent).minorUnits
+                    let cells = cellsFor(total, of: largest)
+                    let spentCells = min(cells, cellsFor(row.spent.minorUnits, of: largest))
+                    var budget = row.budget?.description ?? "-"
+                    if let amount = row.budget, MoneyTotal(amount) < row.planned + row.spent { budget += " OVER" }
+                    return [
+                        row.recipient, String(row.count), row.planned.description, row.spent.description, budget,
+                        String(repeating: blocks.0, count: spentCells) + String(repeating: blocks.1, count: cells - spentCells),
+                    ]
+                }))
+        var planned = MoneyTotal()
+        var spent = MoneyTotal()
+        for row in rows {
+            planned = planned + row.planned
+            spent = spent + row.spent
+        }
+        let count = rows.reduce(0) { $0 + $1.count }
+        shell.console.print(
+            "\(count) present\(count == 1 ? "" : "s") for \(rows.count) \(rows.count == 1 ? "person" : "people"): "
+                + "planned \(shell.amount(planned)), spent \(shell.amount(spent)).")
+    }
+
+    /// Cells of the bar for `value` when `largest` fills it; at least one for anything above zero.
+    static func cellsFor(_ value: Int128, of largest: Int128) -> Int {
+        guard value > 0, largest > 0 else { return 0 }
+        return max(1, Int((value * Int128(barWidth) + largest / 2) / largest))
+    }
+
+    /// Whether the terminal's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG, the first set).
+    static var usesUnicodeBlocks: Bool {
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { continue }
+            let lowered = value.lowercased()
+            return lowered.contains("utf-8") || lowered.contains("utf8")
+        }
+        return false
+    }
+}
