@@ -120,8 +120,10 @@ public struct GiftList: Hashable, Sendable {
             if id.number >= nextPresentNumber {
                 nextPresentNumber = id.number == .max ? .max : id.number + 1
             }
-        case .presentImported(let present):
+        case .presentImported(var present):
             guard presents[present.id] == nil, removedPresents[present.id] == nil else { return }
+            // Only a given present has a given time; one without is given when last changed.
+            present.givenAt = present.status == .given ? present.givenAt ?? present.updatedAt : nil
             presents[present.id] = present
             rememberSpellings(recipient: present.recipient, occasion: present.occasion)
             if present.id.number >= nextPresentNumber {

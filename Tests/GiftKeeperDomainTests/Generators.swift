@@ -51,24 +51,49 @@ struct Bits {
     }
 
     mutating func change() -> PresentChange {
-        switch below(5) {
+        switch below(7) {
         case 0: .title(text())
         case 1: .recipient(text())
         case 2: .notes(text())
         case 3: .price(price())
+        case 4: .url(text())
+        case 5: .store(text())
         default: .occasion(text())
         }
+    }
+
+    static let occasionNames = ["Christmas 2026", "christmas 2026", "Mum's birthday", "", "Zoë's day", "zoe's DAY"]
+
+    mutating func date() -> CalendarDate? {
+        below(4) == 0 ? nil : CalendarDate(year: 1950 + below(100), month: 1 + below(12), day: 1 + below(29))
+    }
+
+    mutating func occasion() -> Occasion {
+        Occasion(name: pick(Self.occasionNames), date: date(), isYearly: below(3) == 0)
+    }
+
+    mutating func scope() -> BudgetScope {
+        BudgetScope(recipient: pick([nil, "Mum", "mum", "Zoë", "zoe"]), occasion: pick([nil, "Christmas 2026", "CHRISTMAS 2026"]))
     }
 
     /// Any event, valid or not in any state.
     mutating func event() -> Event {
         let body: EventBody =
-            switch below(11) {
+            switch below(18) {
+            case 11: .occasionAdded(occasion())
+            case 12: .occasionRemoved(name: pick(Self.occasionNames))
+            case 13: .budgetSet(Budget(scope: scope(), amount: price() ?? .zero))
+            case 14: .budgetCleared(scope())
+            case 15: .presentRestored(id: id())
+            case 16: .currencySet(code: pick(["EUR", "", "gbp"]))
             case 0: .accountCreated(name: text())
             case 1: .loginSucceeded
             case 2: .loginFailed
             case 3: .signedOut(clean: below(2) == 0)
-            case 4: .presentAdded(id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text())
+            case 4:
+                .presentAdded(
+                    id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: pick(Self.occasionNames),
+                    url: text(), store: text())
             case 5: .presentEdited(id: id(), changes: (0..<below(4)).map { _ in change() })
             case 6: .presentStatusChanged(id: id(), status: pick(PresentStatus.allCases))
             case 7: .presentRemoved(id: id())
@@ -77,7 +102,8 @@ struct Bits {
                 .presentImported(
                     Present(
                         id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
-                        status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
+                        url: text(), store: text(), status: pick(PresentStatus.allCases),
+                        givenAt: below(2) == 0 ? nil : timestamp(), createdAt: timestamp(), updatedAt: timestamp()))
             default: .stateExported(presentCount: below(5) == 0 ? Int(bitPattern: UInt(next())) : below(50))
             }
         return Event(at: timestamp(), body)
@@ -85,13 +111,22 @@ struct Bits {
 
     /// Any command, likely to succeed about half the time.
     mutating func command() -> Command {
-        switch below(15) {
+        switch below(21) {
+        case 15: .addOccasion(occasion())
+        case 16: .removeOccasion(name: pick(Self.occasionNames))
+        case 17: .setBudget(Budget(scope: scope(), amount: price() ?? .zero))
+        case 18: .clearBudget(scope())
+        case 19: .restorePresent(id: id())
+        case 20: .setCurrency(code: pick(["EUR", "usd", "E", "€€€"]))
         case 0: .createAccount(name: text())
         case 1: .signIn
         case 2: .recordFailedSignIn
         case 3: .signOut
         case 4: .endUncleanSession
-        case 5, 6: .addPresent(recipient: text(), title: text(), notes: text(), price: price(), occasion: text())
+        case 5, 6:
+            .addPresent(
+                recipient: pick(["Mum", "mum", "Zoë", "zoe", text()]), title: text(), notes: text(), price: price(),
+                occasion: pick(Self.occasionNames), url: text(), store: text())
         case 7, 8: .editPresent(id: id(), changes: (0..<below(4)).map { _ in change() })
         case 9, 10: .markPresent(id: id(), status: pick(PresentStatus.allCases))
         case 11: .removePresent(id: id())

@@ -22,6 +22,42 @@ import Testing
             #expect(state.totals.count == state.presents.count)
             #expect(state.totals.countsByStatus.values.reduce(0, +) == state.presents.count)
             for event in events { _ = event.summary }
+            // The planning views never trap, and budgets count only what they cover.
+            let today = CalendarDate(year: 2026, month: 11, day: 25)!
+            _ = state.occasionEntries
+            _ = state.upcoming(today: today, days: 400)
+            _ = state.summary()
+            for standing in state.budgetStandings {
+                #expect(standing.committed <= PresentTotals(state.presents.values).total)
+            }
+            for present in state.presents.values where present.status != .given && present.givenAt != nil {
+                Issue.record("\(present.id) has a given time but is \(present.status)")
+            }
+        }
+    }
+
+    /// Undo after any change gives back the state before it: the presents as they were
+    /// (their fields and statuses; the times of the reversal aside), the occasions, the
+    /// budgets and the currency.
+    @Test func undoAfterAnyChangeGivesBackTheStateBefore() async {
+        await propertyCheck(count: 300, input: Generate.commands(0...40)) { commands in
+            var state = GiftList()
+            var time: Int64 = 1_700_000_000_000
+            for command in commands {
+                time += 1_000
+                guard let events = try? GiftList.decide(command, at: at(time), state: state), !events.isEmpty else { continue }
+                let before = state
+                state = events.reduce(state, GiftList.evolve)
+                switch command {
+                case .addPresent, .editPresent, .markPresent, .removePresent, .restorePresent, .addOccasion,
+                    .removeOccasion, .setBudget, .clearBudget, .setCurrency:
+                    let compensation = GiftList.compensation(for: events, before: before, at: at(time + 1), state: state)
+                    let undone = compensation.reduce(state, GiftList.evolve)
+                    #expect(Planning(undone) == Planning(before), "\(command) then undo")
+                default:
+                    break
+                }
+            }
         }
     }
 
@@ -59,5 +95,30 @@ import Testing
                 }
             }
         }
+    }
+}
+
+/// What a person sees of a state: the current presents (without the times a change sets),
+/// occasions, budgets and currency.
+struct Planning: Equatable {
+    let presents: [PresentID: [String]]
+    let occasions: [String: Occasion]
+    let budgets: [BudgetScope.Key: Budget]
+    let currency: String?
+
+    init(_ state: GiftList) {
+        presents = Dictionary(
+            uniqueKeysWithValues: state.presents.values.map { present in
+                (
+                    present.id,
+                    [
+                        present.recipient, present.title, present.notes, present.price?.description ?? "-", present.occasion,
+                        present.url, present.store, present.status.rawValue, present.givenAt == nil ? "" : "given",
+                    ]
+                )
+            })
+        occasions = Dictionary(uniqueKeysWithValues: state.occasions.map { ($0.key, $0.value) })
+        budgets = Dictionary(uniqueKeysWithValues: state.budgets.map { ($0.key, $0.value) })
+        currency = state.currency
     }
 }

@@ -80,6 +80,16 @@ final class Transcript {
             errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 
+    /// How many frames the journal holds now (0 before setup).
+    var frameCount: UInt64 { location.store?.handle(access: .readOnly).head.sequence ?? 0 }
+
+    /// `text` in guarded memory, as a password is read.
+    static func secret(_ text: String) throws -> SecureBytes {
+        let secret = try SecureBytes(capacity: text.utf8.count, count: 0)
+        for byte in text.utf8 { secret.append(byte) }
+        return secret
+    }
+
     /// Sets up Alice's journal (password "correct horse"), then runs `lines` signed in.
     func signedIn(_ lines: [String]) throws -> Outcome {
         if location.store == nil {
@@ -95,5 +105,10 @@ final class TickingClock: Sendable {
 
     func now() -> Timestamp {
         Timestamp(millisecondsSinceEpoch: milliseconds.add(1000, ordering: .relaxed).oldValue)
+    }
+
+    /// Moves the clock `days` days on (a year later, next Christmas).
+    func advance(days: Int64) {
+        milliseconds.add(days * 86_400_000, ordering: .relaxed)
     }
 }

@@ -16,7 +16,9 @@ struct BudgetCommand: ShellCommand {
     static let actions = ["set", "clear", "show"]
 
     @Argument(help: "set, clear or show (show when omitted).") var action: String?
-    @Argument(help: "The amount, e.g. 100 or 99.50.") var amount: String?
+    // Every word no option takes, so that `budget set -5` reaches the amount check ("it is
+    // negative") instead of being taken for an option.
+    @Argument(parsing: .allUnrecognized, help: "The amount, e.g. 100 or 99.50.") var amount: [String] = []
     @Option(name: .customLong("for"), help: ArgumentHelp("Only this recipient's presents.", valueName: "RECIPIENT"))
     var recipient: String?
     @Option(help: "Only presents for this occasion.") var occasion: String?
@@ -35,11 +37,17 @@ struct BudgetCommand: ShellCommand {
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let scope = BudgetScope(recipient: line.text("recipient"), occasion: line.text("occasion"))
-        switch line.text("action")?.lowercased() ?? "show" {
+        let action = line.text("action")?.lowercased() ?? "show"
+        if action != "set", let extra = line.texts("amount").first {
+            throw REPLError(.unexpectedWords(command: "budget \(action)", words: [extra]))
+        }
+        switch action {
         case "show":
             try show(shell, asOf: line.text("asOf"))
         case "set":
-            guard let text = line.text("amount") else { throw REPLError(.missingAmount) }
+            let words = line.texts("amount")
+            guard let text = words.first else { throw REPLError(.missingAmount) }
+            guard words.count == 1 else { throw REPLError(.unexpectedWords(command: "budget set", words: Array(words.dropFirst()))) }
             let amount = try Money.parsePrice(text)
             let before = shell.service.state
             let events = try shell.service.perform(.setBudget(Budget(scope: scope, amount: amount)))

@@ -17,6 +17,8 @@ struct REPLError: Error, CustomStringConvertible {
         case unknownAction(command: String, word: String, actions: [String])
         /// `occasion add --yearly` without `--date`.
         case yearlyWithoutDate
+        /// Words a command does not take.
+        case unexpectedWords(command: String, words: [String])
         /// `budget set` without an amount.
         case missingAmount
         /// A command whose parsed values could not be read back (a programming error).
@@ -57,6 +59,9 @@ struct REPLError: Error, CustomStringConvertible {
                 + "Type 'help \(command)' for its usage."
         case .yearlyWithoutDate:
             return "A yearly occasion needs its date: add --date YYYY-MM-DD (for a birthday, the date of birth)."
+        case .unexpectedWords(let command, let words):
+            return
+                "'\(command)' does not take '\(words.joined(separator: " "))'. Type 'help \(command.split(separator: " ").first ?? "")' for its usage."
         case .missingAmount:
             return "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."
         case .unreadableDeclarations(let command):

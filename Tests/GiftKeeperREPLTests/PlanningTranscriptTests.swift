@@ -1,0 +1,332 @@
+import Foundation
+import GiftKeeperJournal
+import GiftKeeperService
+import Glibc
+import Testing
+
+@testable import GiftKeeperREPL
+
+/// Planning (SPEC §10) in the shell, in process: occasions, budgets, upcoming, summary,
+/// gift memory, undo and restore, history in words and time travel. The clock starts on
+/// 2026-11-24 09:00 UTC and ticks a second per reading; `TZ` is UTC in transcripts.
+@Suite(.serialized) struct PlanningTranscriptTests {
+    /// Ten people's Christmas and a birthday, as a new user would type them.
+    static let christmas = [
+        #"occasion add "Christmas 2026" --date 2026-12-24"#,
+        #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
+        #"add Mum "Blue scarf" --price 25 --occasion "christmas 2026" --notes "wool, blue" --store "Harrods""#,
+        #"add mum "Tea sampler" --price 12,50 --occasion "Mum's Birthday""#,
+        #"add Zoë Kite --price 30 --occasion "Christmas 2026" --url https://example.org/kite"#,
+        #"add zoe "Book of knots" --occasion "Christmas 2026""#,
+        #"add Dad "Chess clock" --price 42.50"#,
+    ]
+
+    @Test("Occasions: dated, yearly, listed with their next date; names ignore case and accents")
+    func occasions() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn(Self.christmas + ["occasion list", "occasion", "list", "list zoe mum --sort price"])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Saved occasion "Christmas 2026" on 2026-12-24."#))
+        #expect(outcome.outputLines.contains(#"Saved occasion "Mum's birthday" on 1961-12-10, every year."#))
+        // `mum` is Mum, `zoe` is Zoë: the first spelling is kept and shown.
+        #expect(outcome.outputLines.contains(#"Saved p2: "Tea sampler" for Mum."#))
+        #expect(outcome.outputLines.contains(#"Saved p4: "Book of knots" for Zoë."#))
+        let occasionTable = [
+            "OCCASION        DATE               NEXT        PRESENTS  OPEN",
+            "--------------  -----------------  ----------  --------  ----",
+            "Mum's birthday  1961-12-10 yearly  in 16 days         1     1",
+            "Christmas 2026  2026-12-24         in 30 days         3     3",
+        ]
+        #expect(outcome.output.components(separatedBy: occasionTable.joined(separator: "\n")).count == 3, "\(outcome)")
+        #expect(
+            outcome.output.contains(
+                """
+                ID  RECIPIENT  TITLE          OCCASION        PRICE  STATUS
+                --  ---------  -------------  --------------  -----  ------
+                p1  Mum        Blue scarf     Christmas 2026  25.00  idea
+                p2  Mum        Tea sampler    Mum's birthday  12.50  idea
+                p3  Zoë        Kite           Christmas 2026  30.00  idea
+                p4  Zoë        Book of knots  Christmas 2026      -  idea
+                p5  Dad        Chess clock    -               42.50  idea
+                5 presents, total 110.00 (5 idea)
+                """), "\(outcome)")
+        // Cheapest first, no price last; Dad not asked for.
+        let sorted = outcome.outputLines.suffix(8).filter { $0.hasPrefix("p") }.map { String($0.prefix(2)) }
+        #expect(sorted == ["p2", "p1", "p3", "p4"], "\(outcome)")
+    }
+
+    @Test("list: open by default, --all, several statuses and recipients, --occasion, --search, --sort")
+    func listFilters() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn(
+            Self.christmas + [
+                "mark p1 bought", "mark p3 given", "remove p5",
+                "list", "list --all", "list --status idea,bought", "list --occasion CHRISTMAS 2026 --status bought",
+                "list --search BLUE", "list --search harrods", "list --search zoe --all", "list --sort title --all",
+            ])
+        #expect(outcome.status == 0, "\(outcome)")
+        let totals = outcome.outputLines.filter { $0.contains(" total ") || $0.hasPrefix("No presents") }
+        #expect(
+            totals == [
+                "3 presents, total 37.50 (2 idea, 1 bought)",
+                "5 presents, total 67.50 (2 idea, 1 bought, 1 given, 1 removed)",
+                "3 presents, total 37.50 (2 idea, 1 bought)",
+                "No presents match. ('list --all' shows given and removed ones too.)",
+                "1 present, total 25.00 (1 bought)",
+                "1 present, total 25.00 (1 bought)",
+                "2 presents, total 30.00 (1 idea, 1 given)",
+                "5 presents, total 67.50 (2 idea, 1 bought, 1 given, 1 removed)",
+            ], "\(outcome)")
+        #expect(outcome.outputLines.contains { $0.hasPrefix("p5") && $0.hasSuffix("removed") })
+        let byTitle = outcome.outputLines.suffix(8).filter { $0.first == "p" }.map { String($0.prefix(2)) }
+        #expect(byTitle == ["p1", "p4", "p5", "p3", "p2"], "\(outcome)")
+    }
+
+    @Test("Budgets: set per person, occasion or both; planned, spent, remaining; a change that goes over says so")
+    func budgets() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn(
+            Self.christmas + [
+                "budget set 40 --for MUM", #"budget set 50 --occasion "Christmas 2026""#, "mark p1 bought",
+                #"add Mum "Gloves" --price 10"#, "budget", "budget set 60 --for mum", "budget clear --for Mum", "budget",
+            ])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.outputLines.contains("Saved budget for Mum: 40.00, 2.50 left after 37.50 planned and spent."))
+        #expect(outcome.outputLines.contains("Saved budget for 'Christmas 2026': 50.00, 5.00 over after 55.00 planned and spent."))
+        #expect(outcome.outputLines.contains("Over budget: 'Christmas 2026' has 50.00, planned and spent 55.00 (5.00 over)."))
+        #expect(outcome.outputLines.contains("Over budget: Mum has 40.00, planned and spent 47.50 (7.50 over)."))
+        #expect(
+            outcome.output.contains(
+                """
+                BUDGET FOR        BUDGET  PLANNED  SPENT  REMAINING
+                ----------------  ------  -------  -----  ---------  ----
+                Mum                40.00    22.50  25.00      -7.50  OVER
+                'Christmas 2026'   50.00    30.00  25.00      -5.00  OVER
+                2 budgets, 2 over.
+                """), "\(outcome)")
+        #expect(outcome.outputLines.contains("Saved budget for Mum: 60.00, 12.50 left after 47.50 planned and spent."))
+        #expect(outcome.outputLines.contains("Cleared the budget for Mum."))
+        #expect(outcome.outputLines.contains { $0.hasPrefix("'Christmas 2026'") && $0.hasSuffix("OVER") })
+        #expect(outcome.outputLines.last(where: { $0.hasSuffix("over.") }) == "1 budget, 1 over.")
+    }
+
+    @Test("upcoming: soonest first with countdowns and what is left to buy and wrap; yearly occasions recur")
+    func upcoming() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + ["mark p1 bought", "mark p3 wrapped"])
+        let outcome = try transcript.signedIn(["upcoming", "upcoming --days 20", "upcoming --days x"])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(
+            outcome.output.contains(
+                """
+                Mum's birthday: 2026-12-10, in 16 days
+                  to buy (1): p2 Tea sampler for Mum
+                Christmas 2026: 2026-12-24, in 30 days
+                  to buy (1): p4 Book of knots for Zoë
+                  to wrap (1): p1 Blue scarf for Mum
+                  wrapped, ready (1): p3 Kite for Zoë
+                Mum's birthday: 2026-12-10, in 16 days
+                  to buy (1): p2 Tea sampler for Mum
+                🔒
+                """.dropLast(2)), "\(outcome)")
+        #expect(outcome.errorLines == ["giftkeeper: error: '--days x' must be a number of days, 0 or more. Type e.g. 'upcoming --days 30'."])
+        // A year on: the birthday comes back, the dated Christmas does not.
+        transcript.clock.advance(days: 365)
+        let later = try transcript.signedIn(["upcoming --days 30"])
+        #expect(later.outputLines.contains("Mum's birthday: 2027-12-10, in 16 days"), "\(later)")
+        #expect(!later.output.contains("Christmas 2026"), "\(later)")
+    }
+
+    @Test("summary: per recipient with a bar chart, Unicode blocks or # when the terminal is not UTF-8")
+    func summary() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + ["mark p5 bought", "budget set 30 --for Mum"])
+        setenv("LC_ALL", "C.UTF-8", 1)
+        let unicode = try transcript.signedIn(["summary"])
+        setenv("LC_ALL", "C", 1)
+        let ascii = try transcript.signedIn([#"summary --occasion "christmas 2026""#, "summary --year 2026", "summary --year 20x6"])
+        unsetenv("LC_ALL")
+        #expect(
+            unicode.output.contains(
+                """
+                RECIPIENT  PRESENTS  PLANNED  SPENT      BUDGET  CHART
+                ---------  --------  -------  -----  ----------  --------------------
+                Dad               1     0.00  42.50           -  ████████████████████
+                Mum               2    37.50   0.00  30.00 OVER  ░░░░░░░░░░░░░░░░░░
+                Zoë               2    30.00   0.00           -  ░░░░░░░░░░░░░░
+                5 presents for 3 people: planned 67.50, spent 42.50.
+                """), "\(unicode)")
+        #expect(
+            ascii.output.contains(
+                """
+                RECIPIENT  PRESENTS  PLANNED  SPENT  BUDGET  CHART
+                ---------  --------  -------  -----  ------  --------------------
+                Mum               1    25.00   0.00       -  -----------------
+                Zoë               2    30.00   0.00       -  --------------------
+                3 presents for 2 people: planned 55.00, spent 0.00.
+                """), "\(ascii)")
+        #expect(ascii.outputLines.contains { $0.hasPrefix("Dad") && $0.hasSuffix("####################") }, "\(ascii)")
+        #expect(ascii.errorLines == ["giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026'."])
+    }
+
+    @Test("Gift memory: gifts <recipient> by year and occasion; add notes a similar present given or planned")
+    func giftMemory() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + ["mark p1 given", "mark p3 given"])
+        transcript.clock.advance(days: 365)
+        let outcome = try transcript.signedIn([
+            #"occasion add "Christmas 2027" --date 2027-12-24"#,
+            #"add MUM "Scarf, blue wool" --occasion "Christmas 2027""#, #"add Zoe "Red kite""#, #"add Mum "Tea cosy""#,
+            "gifts mum", "gifts Zoe", "gifts Sam",
+        ])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Note: Mum got "Blue scarf" for Christmas 2026 on 2026-11-24 (p1)."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Note: Zoë got "Kite" for Christmas 2026 on 2026-11-24 (p3)."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Note: Mum already has "Tea sampler" for Mum's birthday planned (p2, idea)."#), "\(outcome)")
+        #expect(
+            outcome.output.contains(
+                """
+                2026
+                  Christmas 2026
+                    p1 Blue scarf (given 2026-11-24, 25.00)
+                1 present given to Mum.
+                """), "\(outcome)")
+        #expect(outcome.outputLines.contains("Nothing given to Sam yet. ('mark <id> given' records a present as given.)"))
+    }
+
+    @Test("undo reverses this session's changes one by one, as new events; restore brings back a removed present")
+    func undoAndRestore() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn([
+            #"add Mum "Blue scarf" --price 25"#, "edit p1 price=22.50 title=Scarf", "mark p1 bought", "remove p1",
+            "undo", "undo", "show p1", "undo", "undo", "undo", "undo", "list --all", "add Dad Pen", "remove p2", "restore p2",
+            "restore p2", "history p1",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(
+            outcome.outputLines.filter { $0.hasPrefix("Undone") } == [
+                #"Undone: Removed p1 "Scarf"."#, #"Undone: p1 "Scarf" idea → bought."#,
+                #"Undone: p1 price 25.00 → 22.50, title "Blue scarf" → "Scarf"."#,
+                #"Undone: Added p1 "Blue scarf" for Mum (25.00)."#,
+            ], "\(outcome)")
+        #expect(outcome.outputLines.contains("price      22.50"))
+        #expect(outcome.outputLines.contains { $0.hasPrefix("p1") && $0.hasSuffix("removed") })
+        #expect(outcome.outputLines.contains(#"Saved p2: "Pen" for Dad is back (idea)."#))
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: Nothing to undo: this session has made no change that is not undone yet.",
+                "giftkeeper: error: Nothing to undo: this session has made no change that is not undone yet.",
+                "giftkeeper: error: Present 'p2' is not removed, so there is nothing to restore. Type 'show p2' to see it.",
+            ], "\(outcome)")
+        // The history keeps every step, the reversals included, with old and new values.
+        let life = outcome.outputLines.drop { !$0.hasPrefix("WHEN") }.dropFirst(2).prefix { !$0.hasPrefix("🔒") }
+        #expect(
+            life.map { String($0.dropFirst(18)) } == [
+                #"Added p1 "Blue scarf" for Mum (25.00)"#, #"p1 price 25.00 → 22.50, title "Blue scarf" → "Scarf""#,
+                #"p1 "Scarf" idea → bought"#, #"Removed p1 "Scarf""#, #"Restored p1 "Scarf""#, #"p1 "Scarf" bought → idea"#,
+                #"p1 price 22.50 → 25.00, title "Scarf" → "Blue scarf""#, #"Removed p1 "Blue scarf""#,
+            ], "\(outcome)")
+        // Undo is per session: a new session has nothing to undo.
+        let next = try transcript.signedIn(["undo"])
+        #expect(next.errorLines.count == 1 && next.status == 2, "\(next)")
+    }
+
+    @Test("--as-of shows the list, a present, the budgets and the summary as they were then; export too")
+    func timeTravel() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn([#"add Mum "Blue scarf" --price 25"#, "budget set 20 --for Mum"])
+        transcript.clock.advance(days: 40)
+        _ = try transcript.signedIn(["edit p1 price=30 title=Shawl", "mark p1 given", "add Dad Pen", "budget set 50 --for Mum"])
+        let outcome = try transcript.signedIn([
+            "list --all --as-of 2026-11-30", "show p1 --as-of 2026-11-30", "budget --as-of 2026-11-30",
+            "summary --as-of 2026-11-30T23:59", "export --as-of 2026-11-30", "list --as-of 2026-11-23", "list --as-of 30.11.2026",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.output.contains("p1  Mum        Blue scarf  -         25.00  idea"), "\(outcome)")
+        #expect(outcome.outputLines.contains("1 present, total 25.00 (1 idea)"), "\(outcome)")
+        #expect(outcome.outputLines.contains("title      Blue scarf"))
+        #expect(outcome.outputLines.contains { $0.hasPrefix("Mum") && $0.contains("20.00") && $0.hasSuffix("OVER") })
+        #expect(outcome.output.contains(#""title" : "Blue scarf""#) && !outcome.output.contains("Shawl"), "\(outcome)")
+        #expect(
+            outcome.errorLines.filter { $0.hasPrefix("giftkeeper:") } == [
+                "giftkeeper: error: The journal began on 2026-11-24 09:00; there is nothing before it. Choose a later --as-of date.",
+                "giftkeeper: error: '30.11.2026' is not a date for --as-of. Type YYYY-MM-DD or YYYY-MM-DDTHH:MM, e.g. 2025-12-24 or 2025-12-24T18:00.",
+            ], "\(outcome)")
+        #expect(outcome.errors.contains("As of 2026-11-30 23:59:"))
+    }
+
+    @Test("Each bad planning input is one clear line, exit 2, and appends nothing")
+    func badInputAppendsNothing() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn([#"add Mum Scarf --occasion "Christmas 2026""#, "remove p1", "add Dad Pen"])
+        let cases: [(String, String)] = [
+            ("occasion remove Easter", "No occasion 'Easter'. Type 'occasion list' to see them."),
+            (#"occasion add Easter --date 2026-02-30"#, "'2026-02-30' is not a date. Type it as YYYY-MM-DD, e.g. 2026-12-24."),
+            (#"occasion add Easter --yearly"#, "A yearly occasion needs its date: add --date YYYY-MM-DD (for a birthday, the date of birth)."),
+            (
+                "occasion rename Easter",
+                "'occasion rename' is not a command: 'occasion' takes 'add', 'list', 'remove'. Type 'help occasion' for its usage."
+            ),
+            ("budget set -5 --for Mum", "'-5' is not a price: it is negative. Type an amount such as 25 or 25.50."),
+            ("budget set", "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."),
+            ("budget clear --for Dad", "There is no budget for Dad. Type 'budget' to see the budgets."),
+            ("restore p2", "Present 'p2' is not removed, so there is nothing to restore. Type 'show p2' to see it."),
+            ("restore p9", "No present 'p9'. Type 'list' to see ids."),
+            ("undo", "Nothing to undo: this session has made no change that is not undone yet."),
+            ("list --as-of 2020-01-01", "The journal began on 2026-11-24 09:00; there is nothing before it. Choose a later --as-of date."),
+            ("list --sort colour", "Unknown sort 'colour'. Type one of: price, recipient, occasion, status, created, title."),
+            ("list --status idea,sold", "Unknown status 'sold'. Type one of: idea, bought, wrapped, given."),
+            (
+                "setup Bob --currency euro",
+                "This journal already has an account, and you are signed in to it. For a new journal, quit and start giftkeeper with --journal NEW-PATH."
+            ),
+        ]
+        for (line, error) in cases {
+            let before = transcript.frameCount
+            let outcome = try transcript.run(["login", "correct horse", line])
+            #expect(outcome.status == 2, "\(line): \(outcome)")
+            #expect(outcome.errorLines == ["giftkeeper: error: " + error], "\(line)")
+            // login and the sign-out at the end are the only frames added.
+            #expect((transcript.frameCount) == before + 2, "\(line) appended something")
+        }
+        let occasionInUse = try transcript.signedIn([
+            #"occasion add "Christmas 2026" --date 2026-12-24"#, "restore p1", #"occasion remove "christmas 2026""#,
+        ])
+        #expect(
+            occasionInUse.errorLines == [
+                "giftkeeper: error: 1 present is for 'Christmas 2026' (p1). Give it another occasion first, e.g. 'edit p1 occasion=…'."
+            ], "\(occasionInUse)")
+        let fresh = try Transcript()
+        let currency = try fresh.run(["setup Bob --currency euro", "pw-1234567", "pw-1234567"])
+        #expect(currency.errorLines == ["giftkeeper: error: 'euro' is not a currency code. Type three letters, e.g. EUR, USD or GBP."])
+        #expect(fresh.location.store == nil, "a refused setup creates no journal")
+        let withCurrency = try fresh.run(["setup Bob --currency eur", "pw-1234567", "pw-1234567", "add Mum Hat --price 2,5", "list", "show p1"])
+        #expect(withCurrency.outputLines.contains("1 present, total 2.50 EUR (1 idea)"), "\(withCurrency)")
+        #expect(withCurrency.outputLines.contains("price      2.50 EUR"), "\(withCurrency)")
+        #expect(withCurrency.outputLines.contains { $0.contains("PRICE EUR") })
+    }
+
+    @Test("Completion offers occasions, sort orders, actions and removed ids where they are expected")
+    func completion() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + ["remove p5"])
+        let session = try transcript.session()
+        try session.service.open()
+        try session.service.login(password: Transcript.secret("correct horse"))
+        func complete(_ words: [String], _ word: String = "") -> [String] {
+            session.completions(for: CompletionRequest(line: words.joined(separator: " ") + " " + word, precedingWords: words, word: word))
+        }
+        #expect(complete(["add", "Mum", "Hat", "--occasion"]) == ["Mum's birthday", "Christmas 2026"])
+        #expect(complete(["list", "--occasion"]) == ["Mum's birthday", "Christmas 2026"])
+        #expect(complete(["list", "--sort"]) == ["price", "recipient", "occasion", "status", "created", "title"])
+        #expect(complete(["list"]) == ["Mum", "Zoë"])
+        #expect(complete(["occasion"]) == ["add", "list", "remove"])
+        #expect(complete(["occasion", "remove"]) == ["Mum's birthday", "Christmas 2026"])
+        #expect(complete(["budget"]) == ["set", "clear", "show"])
+        #expect(complete(["budget", "set", "10", "--for"]) == ["Mum", "Zoë"])
+        #expect(complete(["restore"]) == ["p5"])
+        #expect(complete(["edit", "p1"], "occasion=") == ["occasion=Mum's birthday", "occasion=Christmas 2026"])
+        #expect(complete(["gifts"]) == ["Mum", "Zoë"])
+        try session.service.close()
+    }
+}
