@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
-APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux
+APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test lint format build release deps bench bench-cli bench-compare bench-baseline demo clean

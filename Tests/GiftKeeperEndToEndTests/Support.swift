@@ -318,6 +318,17 @@ final class Sandbox {
         try run(["--journal", journal ?? self.journal], input: lines.joined(separator: "\n") + "\n")
     }
 
+    /// A REPL script run by the built binary under `faketime` (Debian's libfaketime), its
+    /// clock starting at `time` (`2026-11-24 09:00:00`, UTC) and running on from there.
+    func script(at time: String, _ lines: [String]) throws -> Outcome {
+        try runProgram(
+            Self.faketime, ["-f", "@" + time, binary, "--journal", journal],
+            input: Array((lines.joined(separator: "\n") + "\n").utf8), environment: environment.merging(["TZ": "UTC"]) { $1 })
+    }
+
+    /// Debian's faketime, which `make`'s dependency step installs.
+    static let faketime = "/usr/bin/faketime"
+
     /// Starts giftkeeper without waiting for it.
     func start(_ arguments: [String]) throws -> ChildProcess {
         try ChildProcess(executable: binary, arguments: arguments, environment: environment)

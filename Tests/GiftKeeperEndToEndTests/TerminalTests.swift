@@ -345,6 +345,33 @@ struct TerminalTests {
         #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
     }
 
+    /// Planning on a terminal: occasions complete after `--occasion` and `occasion remove`,
+    /// and `summary` draws its chart in Unicode blocks on a UTF-8 terminal.
+    @Test("Completion of occasions, and the summary's bar chart on a UTF-8 terminal")
+    func planningOnATerminal() throws {
+        let sandbox = try Sandbox()
+        let tmux = try Tmux()
+        try sandbox.createJournal(presents: [#"Mum Scarf --price 30 --occasion "Christmas 2026""#, "Dad Pen --price 10"])
+        let occasions = try sandbox.script(["login", "secret", #"occasion add "Christmas 2026" --date 2026-12-24"#, "mark p2 bought"])
+        #expect(occasions.status == 0, "\(occasions)")
+        try tmux.start(session: "plan", Self.launch(sandbox))
+        try tmux.waitFor("plan", text: "Password:")
+        try tmux.enter("plan", "secret")
+        try tmux.waitForLine("plan")
+        try tmux.type("plan", "list --occasion Chr")
+        try tmux.press("plan", "Tab")
+        try tmux.waitForLine("plan", "giftkeeper> list --occasion 'Christmas 2026'")
+        try tmux.press("plan", "Enter")
+        try tmux.waitFor("plan", text: "1 present, total 30.00")
+        try tmux.waitForLine("plan")
+        let screen = try tmux.waitForAnother("plan", text: "2 presents for 2 people") {
+            try tmux.enter("plan", "summary")
+        }
+        #expect(screen.contains("Mum               1    30.00   0.00       -  ░░░░░░░░░░░░░░░░░░░░"), "\(screen)")
+        #expect(screen.contains("Dad               1     0.00  10.00       -  ███████"), "\(screen)")
+        #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
+    }
+
     /// The shell on the sandbox's journal, as a person starts it.
     private static func launch(_ sandbox: Sandbox) -> String {
         "env -u GIFTKEEPER_JOURNAL HOME='\(sandbox.home)' XDG_STATE_HOME='\(sandbox.state)' "

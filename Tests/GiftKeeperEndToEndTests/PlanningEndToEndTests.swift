@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// Planning through the built binary, with its clock moved by `faketime` (SPEC §10): plan
+/// one Christmas, give the presents, move a year on and see the gift memory, the repeat
+/// note and the yearly occasions come back.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: Sandbox.faketime), "needs faketime (make deps installs it)"))
+struct PlanningEndToEndTests {
+    static let password = "correct horse"
+
+    @Test("One Christmas planned, given, and a year later: gifts, the repeat note and upcoming recur")
+    func aYearOfPresents() throws {
+        let sandbox = try Sandbox()
+        let planning = try sandbox.script(
+            at: "2026-11-24 09:00:00",
+            [
+                "setup Alice --kdf interactive --currency EUR", Self.password, Self.password,
+                #"occasion add Christmas --date 2026-12-24 --yearly"#,
+                #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
+                #"add Mum "Blue scarf" --price 25 --occasion christmas --store Harrods"#,
+                #"add Zoë Kite --price 30 --occasion Christmas"#,
+                #"add zoe "Book of knots" --price 12,50 --occasion Christmas"#,
+                "budget set 60 --occasion Christmas",
+                "mark p1 bought",
+                "upcoming",
+                "quit",
+            ])
+        #expect(planning.status == 0, "\(planning)")
+        #expect(planning.stdoutLines.contains(#"Saved p3: "Book of knots" for Zoë."#), "\(planning)")
+        #expect(planning.stdoutLines.contains("Saved budget for 'Christmas': 60.00 EUR, 7.50 EUR over after 67.50 EUR planned and spent."))
+        #expect(planning.stdoutLines.contains("Mum's birthday: 2026-12-10, in 16 days"), "\(planning)")
+        #expect(planning.stdoutLines.contains("Christmas: 2026-12-24, in 30 days"), "\(planning)")
+        #expect(planning.stdoutLines.contains("  to buy (2): p2 Kite for Zoë, p3 Book of knots for Zoë"), "\(planning)")
+        #expect(planning.stdoutLines.contains("  to wrap (1): p1 Blue scarf for Mum"), "\(planning)")
+
+        // Christmas Eve: everything is given.
+        let given = try sandbox.script(
+            at: "2026-12-24 18:00:00",
+            ["login", Self.password, "mark p1 given", "mark p2 given", "mark p3 given", "upcoming --days 0", "quit"])
+        #expect(given.status == 0, "\(given)")
+        #expect(given.stdoutLines.contains("Christmas: 2026-12-24, today"), "\(given)")
+
+        // A year on: what was given, the note when the same idea comes back, and the
+        // yearly occasions with their next dates.
+        let nextYear = try sandbox.script(
+            at: "2027-12-01 10:00:00",
+            [
+                "login", Self.password, "gifts mum", #"add Mum "Scarf, blue" --occasion Christmas"#, "upcoming",
+                "list --all --as-of 2026-12-01", "history p1", "quit",
+            ])
+        #expect(nextYear.status == 0, "\(nextYear)")
+        #expect(
+            nextYear.stdout.contains(
+                """
+                2026
+                  Christmas
+                    p1 Blue scarf (given 2026-12-24, 25.00 EUR)
+                1 present given to Mum.
+                """), "\(nextYear)")
+        #expect(nextYear.stdoutLines.contains(#"Note: Mum got "Blue scarf" for Christmas on 2026-12-24 (p1)."#), "\(nextYear)")
+        #expect(nextYear.stdoutLines.contains("Mum's birthday: 2027-12-10, in 9 days"), "\(nextYear)")
+        #expect(nextYear.stdoutLines.contains("Christmas: 2027-12-24, in 23 days"), "\(nextYear)")
+        #expect(nextYear.stdoutLines.contains("  to buy (1): p4 Scarf, blue for Mum"), "\(nextYear)")
+        // As the journal had it a year ago: p1 bought, nothing given.
+        #expect(nextYear.stdoutLines.contains { $0.hasPrefix("p1") && $0.hasSuffix("bought") }, "\(nextYear)")
+        #expect(nextYear.stderr.contains("As of 2026-12-01 23:59:"), "\(nextYear)")
+        // p1's life in words, with local times.
+        for line in [
+            #"2026-11-24 09:00  Added p1 "Blue scarf" for Mum (25.00, Christmas)"#,
+            #"2026-11-24 09:00  p1 "Blue scarf" idea → bought"#,
+            #"2026-12-24 18:00  p1 "Blue scarf" bought → given"#,
+        ] {
+            #expect(nextYear.stdoutLines.contains(line), "history lacks \(line): \(nextYear)")
+        }
+        #expect(try sandbox.verifies())
+    }
+
+    /// How many frames `giftkeeper verify` counts in the sandbox's journal.
+    func frames(_ sandbox: Sandbox) throws -> Int {
+        let outcome = try sandbox.run(["verify", "--journal", sandbox.journal])
+        return Int(outcome.stdout.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+
+    @Test("Bad planning input through the binary: one line, exit 2, the journal unchanged")
+    func badInput() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(password: Self.password, presents: ["Mum Scarf"])
+        for (line, words) in [
+            ("occasion remove Easter", "No occasion 'Easter'."),
+            ("occasion add Easter --date 2026-13-01", "'2026-13-01' is not a date."),
+            ("budget set -5", "it is negative"),
+            ("restore p1", "Present 'p1' is not removed"),
+            ("undo", "Nothing to undo"),
+            ("list --as-of 1999-01-01", "there is nothing before it"),
+        ] {
+            let before = try frames(sandbox)
+            let outcome = try sandbox.script(["login", Self.password, line])
+            #expect(outcome.status == 2, "\(line): \(outcome)")
+            #expect(outcome.errorLines.count == 1 && outcome.errorLines.first?.contains(words) == true, "\(line): \(outcome)")
+            // The sign-in and the sign-out are all that was appended.
+            #expect(try frames(sandbox) == before + 2, "\(line) appended something")
+        }
+    }
+}
