@@ -214,6 +214,7 @@ enum ImportDocument {
                 while !list.isAtEnd {
                     let at = "occasions[\(list.currentIndex)]"
                     let fields = try list.decode(Fields.self)
+                    try fields.checkKnown(["date", "name", "yearly"], at: at)
                     let name = try fields.text("name", at)
                     var date: CalendarDate?
                     if case .string(let dateText) = fields.values["date"] {
@@ -225,6 +226,9 @@ enum ImportDocument {
                     } else if case .other = fields.values["date"] {
                         throw Rejection(location: "\(at).date", reason: "it must be a date like \"2026-12-24\" or null")
                     }
+                    if fields.values["yearly"] != nil && fields.flags["yearly"] == nil {
+                        throw Rejection(location: "\(at).yearly", reason: "it must be true or false")
+                    }
                     occasions.append(Occasion(name: normalized(name), date: date, isYearly: fields.flags["yearly"] ?? false))
                 }
             }
@@ -235,6 +239,7 @@ enum ImportDocument {
                 while !list.isAtEnd {
                     let at = "budgets[\(list.currentIndex)]"
                     let fields = try list.decode(Fields.self)
+                    try fields.checkKnown(["amount", "occasion", "recipient"], at: at)
                     let amountText = try fields.text("amount", at)
                     let amount: Money
                     do {
@@ -272,41 +277,40 @@ enum ImportDocument {
         var values: [String: Value] = [:]
         /// The members that held `true` or `false`.
         var flags: [String: Bool] = [:]
-        var unknown: [String] = []
 
         init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: Key.self)
             for key in object.allKeys {
-                if let flag = try? object.decode(Bool.self, forKey: key) {
-                    flags[key.stringValue] = flag
-                    values[key.stringValue] = .other
-                    continue
-                }
-                guard Self.known.contains(key.stringValue) || Self.knownSinceV2.contains(key.stringValue) else {
-                    _ = try object.decode(AnyValue.self, forKey: key)
-                    unknown.append(key.stringValue)
-                    continue
-                }
+                let name = key.stringValue
                 if try object.decodeNil(forKey: key) {
-                    values[key.stringValue] = .null
+                    values[name] = .null
                     continue
                 }
                 do {
-                    values[key.stringValue] = .string(try object.decode(String.self, forKey: key))
+                    values[name] = .string(try object.decode(String.self, forKey: key))
                 } catch DecodingError.typeMismatch {
-                    values[key.stringValue] = .other
-                    _ = try object.decode(AnyValue.self, forKey: key)
+                    // Read through all the same, so that nothing in it escapes the checks.
+                    values[name] = .other
+                    if let flag = try? object.decode(Bool.self, forKey: key) {
+                        flags[name] = flag
+                    } else {
+                        _ = try object.decode(AnyValue.self, forKey: key)
+                    }
                 }
+            }
+        }
+
+        /// Rejects the first member (A to Z) that is not in `known`.
+        func checkKnown(_ known: Set<String>, at: String) throws(Rejection) {
+            if let name = values.keys.filter({ !known.contains($0) }).sorted().first {
+                throw Rejection(location: "\(at).\(name)", reason: "unknown field")
             }
         }
 
         /// The present these fields describe, or the rejection of the first bad one.
         func present(_ index: Int, isV2: Bool) throws(Rejection) -> Present {
             let at = "presents[\(index)]"
-            let unknown = isV2 ? unknown : unknown + values.keys.filter(Self.knownSinceV2.contains)
-            if let name = unknown.sorted().first {
-                throw Rejection(location: "\(at).\(name)", reason: "unknown field")
-            }
+            try checkKnown(isV2 ? Self.known.union(Self.knownSinceV2) : Self.known, at: at)
             let idText = try text("id", at)
             guard let id = PresentID(parsing: idText) else {
                 throw Rejection(location: "\(at).id", reason: "'\(idText)' is not a present id like p12")

@@ -72,3 +72,33 @@ import Testing
         #expect(try sandbox.journalBytes() == before)
     }
 }
+
+/// The parts export v2 added are checked like presents: named places, nothing appended.
+@Suite struct ImportVersion2CheckTests {
+    @Test(arguments: [
+        (#"{"format":"giftkeeper.export.v2","presents":[],"occasions":[{"name":"X","date":"2026-02-30","yearly":false}]}"#, "occasions[0].date"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"occasions":[{"name":"X","date":null,"yearly":"yes"}]}"#, "occasions[0].yearly"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"occasions":[{"date":null}]}"#, "occasions[0].name"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"occasions":[{"name":"X","colour":"red"}]}"#, "occasions[0].colour"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"budgets":[{"amount":"-5","recipient":"Mum","occasion":null}]}"#, "budgets[0].amount"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"budgets":[{"amount":"5","recipient":7}]}"#, "budgets[0].recipient"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"account":{"currency":"euro"}}"#, "account.currency"),
+        (
+            #"{"format":"giftkeeper.export.v1","presents":[{"id":"p1","recipient":"A","title":"T","status":"idea","createdAt":"2026-12-01T09:00:01.000Z","updatedAt":"2026-12-01T09:00:01.000Z","url":"u"}]}"#,
+            "presents[0].url"
+        ),
+    ])
+    func aBadPartIsNamed(document: String, location: String) {
+        var rejection: ServiceError?
+        do {
+            _ = try GiftKeeperService.checkImport(Array(document.utf8))
+        } catch {
+            rejection = error
+        }
+        guard case .importRejected(let place, _)? = rejection?.code else {
+            Issue.record("accepted: \(document)")
+            return
+        }
+        #expect(place == location, "\(document)")
+    }
+}
