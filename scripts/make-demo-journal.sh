@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates journal/demo.journal: a sample a newcomer can audit and export at once.
-# Password: demo. Holds presents across recipients and statuses, an edit, a removal,
-# a sign-out, a failed login (reported) and a password change.
+# Password: demo. Holds presents across recipients, occasions and statuses, dated and
+# yearly occasions, budgets, an edit, a removal and a restore, a sign-out, a failed login
+# (reported) and a password change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --product giftkeeper >/dev/null
@@ -14,26 +15,31 @@ journal="$work/demo/demo.journal"
 # The script fails one login on purpose, so the session exits 3 (a wrong password).
 status=0
 "$bin" --journal "$journal" <<'SCRIPT' || status=$?
-setup Alice --kdf interactive
+setup Alice --kdf interactive --currency EUR
 first-password
 first-password
-add Mum "Blue cashmere scarf" --price 45.00 --occasion Christmas --notes "She mentioned the blue one at the market"
-add Dad "Vinyl: Kind of Blue" --price 28.50 --occasion Birthday
-add Sam "Climbing chalk bag" --price 19.99 --occasion Christmas
-add Mum "Tea sampler" --price 12
+occasion add Christmas --date 2026-12-24 --yearly
+occasion add "Dad's birthday" --date 1958-01-19 --yearly
+add Mum "Blue cashmere scarf" --price 45.00 --occasion Christmas --notes "She mentioned the blue one at the market" --store "Market stall"
+add Dad "Vinyl: Kind of Blue" --price 28.50 --occasion "Dad's birthday"
+add Sam "Climbing chalk bag" --price 19,99 --occasion christmas --url https://example.org/chalk-bag
+add mum "Tea sampler" --price 12
 add Grandma "Photo book of the summer" --occasion Christmas --notes "Pick photos from the lake trip"
+budget set 150 --occasion Christmas
+budget set 50 --for Mum
 mark p1 bought
 mark p2 bought
 mark p2 wrapped
 mark p3 given
 edit p4 title="Oolong tea sampler" price=14.00
 remove p5
+restore p5
 signout
 login
 not-the-password
 login
 first-password
-add Sam "Headlamp" --price 32 --occasion Birthday
+add Sam "Headlamp" --price 32 --occasion "Sam's birthday"
 passwd
 first-password
 demo

@@ -49,7 +49,6 @@ struct BudgetCommand: ShellCommand {
             guard let text = words.first else { throw REPLError(.missingAmount) }
             guard words.count == 1 else { throw REPLError(.unexpectedWords(command: "budget set", words: Array(words.dropFirst()))) }
             let amount = try Money.parsePrice(text)
-            let before = shell.service.state
             let events = try shell.service.perform(.setBudget(Budget(scope: scope, amount: amount)))
             guard case .budgetSet(let budget) = events.first?.body else {
                 shell.console.print("That budget is already \(shell.amount(amount)); nothing changed.")
@@ -62,7 +61,6 @@ struct BudgetCommand: ShellCommand {
             shell.console.print(
                 "Saved budget for \(budget.scope.words): \(shell.amount(budget.amount)), "
                     + "\(left) after \(shell.amount(standing.committed)) planned and spent.")
-            shell.warnOverBudget(since: before)
         case "clear":
             let events = try shell.service.perform(.clearBudget(scope))
             if case .budgetCleared(let cleared) = events.first?.body {

@@ -62,12 +62,20 @@ struct OccasionCommand: ShellCommand {
     }
 
     private static func list(_ shell: any Shell) {
-        let entries = shell.service.state.occasionEntries
+        let today = LocalTime.date(shell.service.now)
+        // Soonest first (a yearly one by its next date), then past and undated ones.
+        let entries = shell.service.state.occasionEntries.enumerated().sorted { a, b in
+            switch (a.element.occasion.nextDate(onOrAfter: today), b.element.occasion.nextDate(onOrAfter: today)) {
+            case (let x?, let y?) where x != y: x < y
+            case (_?, nil): true
+            case (nil, _?): false
+            default: a.offset < b.offset
+            }
+        }.map(\.element)
         guard !entries.isEmpty else {
             shell.console.print("No occasions yet. Add one with: occasion add \"Christmas 2026\" --date 2026-12-24")
             return
         }
-        let today = LocalTime.date(shell.service.now)
         let table = TableRenderer(
             columns: [
                 .init("OCCASION", shrinks: true), .init("DATE"), .init("NEXT"), .init("PRESENTS", alignment: .right),
