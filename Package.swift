@@ -90,11 +90,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The executable: argument parsing and wiring only. GiftKeeperCrypto for SecureBytes:
-        // the password it reads, and the key wipe it registers for fatal signals.
+        // the password it reads, and the key wipe it registers for fatal signals;
+        // GiftKeeperDomain for the types the service's answers are made of (a time, a state).
         .executableTarget(
             name: "giftkeeper",
             dependencies: [
-                "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto",
+                "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -307,8 +307,12 @@ extension GiftList {
         let titleKey = TextFolding.key(title)
         let words = TextFolding.words(title).filter { $0.count >= 3 }
         let candidates = Array(presents.values) + removedPresents.values.filter { $0.status == .given }
+        let spelled = recipientSpelling(recipient)
         return candidates.filter { present in
-            guard present.id != excluded, TextFolding.key(present.recipient) == recipientKey else { return false }
+            // The same spelling is the same person; only another spelling is folded to compare.
+            guard present.id != excluded,
+                present.recipient == spelled || TextFolding.key(present.recipient) == recipientKey
+            else { return false }
             if TextFolding.key(present.title) == titleKey { return true }
             let other = TextFolding.words(present.title).filter { $0.count >= 3 }
             let shared = words.intersection(other).count

@@ -154,6 +154,9 @@ func failure(_ error: any Error, console: Console = Console()) -> ExitCode {
     case let error as PasswordInputError:
         console.error(error.description)
         return ExitCode(2)
+    case let error as REPLError:
+        console.error(error.description)
+        return ExitCode(error.exitCode)
     default:
         console.error("\(error)")
         return ExitCode(5)

@@ -144,12 +144,14 @@ func withSignedInService(
 /// `giftkeeper export`: the decrypted state as JSON.
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the decrypted list as giftkeeper.export.v1 JSON (to standard output, or --output FILE with mode 0600).")
+        abstract: "Write the decrypted list as giftkeeper.export.v2 JSON (to standard output, or --output FILE with mode 0600).")
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
     @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file")) var output: String?
     @Flag(help: "Replace the --output file if it exists.") var force = false
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    var asOf: String?
 
     func validate() throws {
         if output?.isEmpty == true {
@@ -160,21 +162,24 @@ struct Export: ParsableCommand {
     func run() throws {
         // `--output -` is standard output, as for most tools.
         let output = self.output == "-" ? nil : self.output
-        if let output {
-            do {
-                try PrivateFile.checkWritable(output, replacing: force)
-            } catch {
-                throw failure(error)
-            }
+        let time: Timestamp?
+        do {
+            // Checked before the password is asked for, as a bad --output is.
+            time = try asOf.map { text throws(REPLError) in try LocalTime.parseAsOf(text) }
+            if let output { try PrivateFile.checkWritable(output, replacing: force) }
+        } catch {
+            throw failure(error)
         }
         try withSignedInService(journal: journal, password: password) { service in
+            let then = try time.map { try service.state(asOf: $0) }
+            let count = (then ?? service.state).presentCount
             if let output {
                 var file = PrivateFile.Writer(path: output, replacing: force)
-                try service.export(to: &file)
-                Console().note(PrivateFile.exportedSentence(presents: service.state.presentCount, to: output))
+                try service.export(to: &file, asOf: then)
+                Console().note(PrivateFile.exportedSentence(presents: count, to: output))
             } else {
                 var console = Console()
-                try service.export(to: &console)
+                try service.export(to: &console, asOf: then)
             }
         }
     }
@@ -184,7 +189,7 @@ struct Export: ParsableCommand {
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Restore the presents of a giftkeeper.export.v1 document, ids and all, into a journal that has none of those ids (e.g. a new one); checked whole first, nothing added if it is malformed."
+            "Restore the presents of a giftkeeper.export.v2 (or v1) document, ids and all, into a journal that has none of those ids (e.g. a new one), with its occasions, budgets and currency; checked whole first, nothing added if it is malformed."
     )
 
     @OptionGroup var journal: JournalOption

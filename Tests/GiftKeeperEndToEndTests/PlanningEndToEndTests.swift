@@ -101,4 +101,20 @@ struct PlanningEndToEndTests {
             #expect(try frames(sandbox) == before + 2, "\(line) appended something")
         }
     }
+
+    @Test("giftkeeper export --as-of: the document as the journal had it then; a bad date before the password")
+    func exportAsOf() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(password: Self.password, presents: [#"Mum "Blue scarf""#])
+        let now = try sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "9999-12-31"], input: Self.password + "\n")
+        #expect(now.status == 0 && now.stdout.contains(#""title" : "Blue scarf""#), "\(now)")
+        let before = try sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "1999-01-01"], input: Self.password + "\n")
+        #expect(before.status == 2 && before.errorLines.first?.contains("there is nothing before it") == true, "\(before)")
+        let bad = try sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "tomorrow"])
+        #expect(
+            bad.status == 2
+                && bad.errorLines == [
+                    "giftkeeper: error: 'tomorrow' is not a date for --as-of. Type YYYY-MM-DD or YYYY-MM-DDTHH:MM, e.g. 2025-12-24 or 2025-12-24T18:00."
+                ], "\(bad)")
+    }
 }

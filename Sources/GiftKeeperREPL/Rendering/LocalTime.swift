@@ -1,10 +1,10 @@
-import GiftKeeperDomain
+public import GiftKeeperDomain
 import GiftKeeperService
 import Glibc
 
 /// Times and dates where the person is: the process's time zone (`TZ`, else the system's),
 /// through the C library, which `faketime` and `TZ` in tests reach too.
-enum LocalTime {
+public enum LocalTime {
     /// `2026-11-25 14:03` in local time.
     static func dateAndMinute(_ time: Timestamp) -> String {
         guard let parts = localParts(time) else { return time.iso8601 }
@@ -22,7 +22,7 @@ enum LocalTime {
 
     /// `--as-of`: `YYYY-MM-DD` is the end of that local day; `YYYY-MM-DDTHH:MM` (or with a
     /// space) the end of that local minute.
-    static func parseAsOf(_ text: String) throws -> Timestamp {
+    public static func parseAsOf(_ text: String) throws(REPLError) -> Timestamp {
         let trimmed = text.trimmedWhitespace()
         let datePart = String(trimmed.prefix(10))
         let date: CalendarDate

@@ -1,5 +1,6 @@
-/// A REPL-level failure (not the service's), as data.
-struct REPLError: Error, CustomStringConvertible {
+/// A REPL-level failure (not the service's), as data. Public for the executable, whose
+/// one-shot subcommands read some arguments the shell's way (`--as-of`).
+public struct REPLError: Error, CustomStringConvertible {
     enum Code {
         case noAnswer(String)
         case invalidAnswer(String, String)
@@ -31,9 +32,9 @@ struct REPLError: Error, CustomStringConvertible {
         self.code = code
     }
 
-    var exitCode: Int32 { 2 }
+    public var exitCode: Int32 { 2 }
 
-    var description: String {
+    public var description: String {
         switch code {
         case .noAnswer(let label):
             return "No answer for '\(label)'; the command was cancelled."
