@@ -258,22 +258,25 @@ extension GiftList {
 
     /// The year a present belongs to: the year it was given; else its occasion's year when
     /// that is dated once (not yearly); else the year it was added.
-    public func year(of present: Present) -> Int {
-        if let givenAt = present.givenAt { return givenAt.utcDate.year }
+    /// `day` tells the day a time falls on where the person is (UTC when not given).
+    public func year(of present: Present, day: (Timestamp) -> CalendarDate = \.utcDate) -> Int {
+        if let givenAt = present.givenAt { return day(givenAt).year }
         if let occasion = occasions[TextFolding.key(present.occasion)], let date = occasion.date, !occasion.isYearly {
             return date.year
         }
-        return present.createdAt.utcDate.year
+        return day(present.createdAt).year
     }
 
     /// Per recipient (A to Z): how many presents, planned and spent, and the budget; only
     /// presents for `occasion` and of `year` when given.
-    public func summary(occasion: String? = nil, year: Int? = nil) -> [RecipientSummary] {
+    public func summary(
+        occasion: String? = nil, year: Int? = nil, day: (Timestamp) -> CalendarDate = \.utcDate
+    ) -> [RecipientSummary] {
         let occasionKey = occasion.map(TextFolding.key)
         var rows: [String: RecipientSummary] = [:]
         for present in presents.values {
             if let occasionKey, TextFolding.key(present.occasion) != occasionKey { continue }
-            if let year, self.year(of: present) != year { continue }
+            if let year, self.year(of: present, day: day) != year { continue }
             let key = TextFolding.key(present.recipient)
             var row =
                 rows[key] ?? RecipientSummary(recipient: recipientSpelling(present.recipient), count: 0, planned: MoneyTotal(), spent: MoneyTotal())

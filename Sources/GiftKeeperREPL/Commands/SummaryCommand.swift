@@ -37,7 +37,7 @@ struct SummaryCommand: ShellCommand {
             return year
         }
         let state = try shell.state(asOf: line.text("asOf"))
-        let rows = state.summary(occasion: line.text("occasion"), year: year)
+        let rows = state.summary(occasion: line.text("occasion"), year: year, day: LocalTime.date)
         guard !rows.isEmpty else {
             shell.console.print("No presents match.")
             return
