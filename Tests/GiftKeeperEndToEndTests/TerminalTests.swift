@@ -175,14 +175,14 @@ struct TerminalTests {
         // nothing typed while signed in. A word that is no command (a password typed at
         // the wrong prompt) never enters the history at all.
         try tmux.enter("first", "signout")
-        try tmux.waitForLine("first", "giftkeeper (locked)>")
+        try tmux.waitForLine("first", "giftkeeper (signed out)>")
         try tmux.waitForAnother("first", text: "Type 'help' to see the commands.") {
             try tmux.enter("first", "Typed-At-The-Wrong-Prompt")
         }
-        try tmux.waitForLine("first", "giftkeeper (locked)>")
+        try tmux.waitForLine("first", "giftkeeper (signed out)>")
         try tmux.press("first", "Up")
         usleep(300_000)
-        #expect((try? tmux.currentLine("first")) == "giftkeeper (locked)>", "Up recalled a line after signout")
+        #expect((try? tmux.currentLine("first")) == "giftkeeper (signed out)>", "Up recalled a line after signout")
 
         // Ctrl-D leaves.
         try tmux.press("first", "C-d")
@@ -192,7 +192,7 @@ struct TerminalTests {
 
         // A later session on the same journal asks for the password at once.
         try tmux.start(session: "second", launch)
-        try tmux.waitFor("second", text: "is locked.")
+        try tmux.waitFor("second", text: "(signed out).")
         try tmux.waitFor("second", text: "Password:")
         try tmux.enter("second", Secrets.password)
         screen = try tmux.waitFor("second", text: "🔓 Signed in as \(Secrets.name)")
@@ -226,8 +226,8 @@ struct TerminalTests {
         try tmux.waitFor("third", text: "Password:")
         try tmux.type("third", "abc")
         try tmux.press("third", "C-c")
-        screen = try tmux.waitFor("third", text: "giftkeeper (locked)>")
-        try tmux.waitForLine("third", "giftkeeper (locked)>")
+        screen = try tmux.waitFor("third", text: "giftkeeper (signed out)>")
+        try tmux.waitForLine("third", "giftkeeper (signed out)>")
         #expect(screen.contains("Cancelled."), "\(screen)")
         #expect(!screen.contains("abc"), "the cancelled password was echoed:\n\(screen)")
         // The start-up "Password:" is still on screen: wait for the new prompt before typing;
@@ -291,7 +291,7 @@ struct TerminalTests {
         try tmux.waitFor("wait", text: "Waiting 2 s before checking")
         try tmux.press("wait", "C-c")
         var screen = try tmux.waitFor("wait", text: "Cancelled.")
-        try tmux.waitForLine("wait", "giftkeeper (locked)>")
+        try tmux.waitForLine("wait", "giftkeeper (signed out)>")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
         try tmux.enter("wait", "quit")
         screen = try tmux.waitFor("wait", text: "GK-EXIT=")

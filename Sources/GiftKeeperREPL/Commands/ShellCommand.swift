@@ -156,7 +156,7 @@ extension Shell {
         return try ask(label)
     }
 
-    /// Throws unless signed in: the locked prompt says `login`, a new journal `setup`.
+    /// Throws unless signed in: the signed-out prompt says `login`, a new journal `setup`.
     func requireSignedIn() throws {
         switch service.phase {
         case .signedIn: return

@@ -10,7 +10,7 @@ public protocol LineEditor: AnyObject {
     /// what goes in: password lines and other secrets are never passed here.
     func addToHistory(_ line: String)
 
-    /// Forgets the in-memory history, wiping it (at sign-out: the locked prompt must not
+    /// Forgets the in-memory history, wiping it (at sign-out: the signed-out prompt must not
     /// show what was typed while signed in).
     func clearHistory()
 

@@ -97,7 +97,7 @@ public final class REPLSession: Shell {
     private var prompt: String {
         switch service.phase {
         case .noAccount: return "giftkeeper (new)> "
-        case .locked: return "giftkeeper (locked)> "
+        case .locked: return "giftkeeper (signed out)> "
         case .signedIn: return "giftkeeper> "
         }
     }
@@ -108,7 +108,7 @@ public final class REPLSession: Shell {
             console.print("Welcome to GiftKeeper. There is no journal at \(service.journalPath) yet.")
             console.print("Type 'setup <your name>' to create one, or 'help' to see the commands.")
         case .locked:
-            console.print("GiftKeeper: \(service.journalPath) is locked.")
+            console.print("GiftKeeper: \(service.journalPath) (signed out).")
             while service.phase == .locked {
                 guard CommandInterruption.whileRunning({ login() }) else { break }
             }
