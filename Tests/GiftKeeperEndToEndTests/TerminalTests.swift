@@ -370,6 +370,10 @@ struct TerminalTests {
         #expect(screen.contains("Mum               1    30.00   0.00       -  ░░░░░░░░░░░░░░░░░░░░"), "\(screen)")
         #expect(screen.contains("Dad               1     0.00  10.00       -  ███████"), "\(screen)")
         #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
+        // A typo at the prompt names the command it most likely meant.
+        try tmux.waitForLine("plan")
+        try tmux.enter("plan", "lst")
+        _ = try tmux.waitFor("plan", text: "Unknown command 'lst'. Did you mean 'list'? Type 'help' to see the commands.")
     }
 
     /// The shell on the sandbox's journal, as a person starts it.

@@ -191,3 +191,21 @@ import Testing
         #expect(outcome.outputLines.contains("2 presents, total 2000000000.00 (2 idea)"), "\(outcome)")
     }
 }
+
+/// "Did you mean": the name a typo most likely meant, on a terminal (a script never repeats
+/// a line that is no command: it may be a password).
+@Suite struct DidYouMeanTests {
+    @Test(arguments: [
+        ("lst", "list"), ("lsit", "list"), ("histroy", "history"), ("hist", "history"), ("SHOW", "show"), ("upcomming", "upcoming"),
+        ("budgt", "budget"), ("ocasion", "occasion"), ("qiut", "quit"), ("rmeove", "remove"),
+    ])
+    func aTypoNamesTheCommand(typed: String, meant: String) {
+        #expect(ShellCommands.closestName(to: typed) == meant)
+    }
+
+    @Test func somethingElseNamesNothing() {
+        for typed in ["x", "zz", "password123", "correct horse", "🎁"] {
+            #expect(ShellCommands.closestName(to: typed) == nil, "\(typed)")
+        }
+    }
+}

@@ -94,6 +94,40 @@ enum ShellCommands {
     /// Every name and alias, for completion and help.
     static let names: [String] = all.flatMap { $0.names }
 
+    /// The command name `typed` most likely meant, for "Did you mean 'list'?": one it
+    /// starts, else the nearest within two edits (a letter left out, added, changed or two
+    /// swapped: `lst`, `lsit`, `histroy`); nil when none is that close.
+    static func closestName(to typed: String) -> String? {
+        let word = typed.lowercased()
+        guard !word.isEmpty else { return nil }
+        if let started = names.first(where: { $0.hasPrefix(word) }) { return started }
+        let scored = names.map { (name: $0, distance: editDistance(Array(word), Array($0))) }
+        guard let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= min(2, word.count - 1) else {
+            return nil
+        }
+        return best.name
+    }
+
+    /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+    /// neighbours each cost one.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+
     /// The command a line's first word names.
     static func named(_ name: String) -> (any ShellCommand.Type)? {
         all.first { $0.names.contains(name) }

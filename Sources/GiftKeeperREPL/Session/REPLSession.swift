@@ -287,7 +287,7 @@ public final class REPLSession: Shell {
     /// misplaced answer (a password), so it is not repeated: the line number says where.
     private func unknownCommand(_ name: String) -> String {
         guard !isInteractive else {
-            let suggestion = ShellCommands.names.first { $0.hasPrefix(name.lowercased()) }
+            let suggestion = ShellCommands.closestName(to: name)
             return "Unknown command '\(name)'."
                 + (suggestion.map { " Did you mean '\($0)'?" } ?? "") + " Type 'help' to see the commands."
         }
