@@ -218,8 +218,10 @@ extension GiftList {
     /// How `budget` stands.
     public func standing(_ budget: Budget) -> BudgetStanding {
         var standing = BudgetStanding(budget: budget, planned: MoneyTotal(), spent: MoneyTotal())
-        for present in presents.values where budget.scope.covers(present) {
-            guard let price = present.price else { continue }
+        // The scope's names folded once, not once per present.
+        let scope = budget.scope.key
+        for present in presents.values {
+            guard let price = present.price, scope.covers(present) else { continue }
             if present.status == .idea { standing.planned.add(price) } else { standing.spent.add(price) }
         }
         return standing

@@ -45,14 +45,13 @@ public struct BudgetScope: Hashable, Sendable {
     public struct Key: Hashable, Sendable {
         public var recipient: String
         public var occasion: String
-    }
 
-    /// Whether `present` counts towards a budget of this scope.
-    public func covers(_ present: Present) -> Bool {
-        let key = self.key
-        if !key.recipient.isEmpty && TextFolding.key(present.recipient) != key.recipient { return false }
-        if !key.occasion.isEmpty && TextFolding.key(present.occasion) != key.occasion { return false }
-        return true
+        /// Whether `present` counts towards a budget of this scope.
+        public func covers(_ present: Present) -> Bool {
+            if !recipient.isEmpty && TextFolding.key(present.recipient) != recipient { return false }
+            if !occasion.isEmpty && TextFolding.key(present.occasion) != occasion { return false }
+            return true
+        }
     }
 }
 

@@ -150,30 +150,15 @@ extension GiftKeeperService {
         let sealed = try requireJournal()
         var replayed = GiftList()
         var first: Timestamp?
-        var ended = false
         try sealed.replay(keyring: keyring, progress: onProgress) { _, event in
-            guard let event, !ended else { return }
+            guard let event else { return }
             if first == nil { first = event.at }
-            if event.at > time {
-                ended = true
-                return
-            }
+            // The first event after `time` ends it: nothing later is decrypted.
+            if event.at > time { throw ReplayStop() }
             replayed.apply(event)
         }
         if let first, first > time { throw ServiceError(.beforeJournalBegan(first)) }
         return replayed
-    }
-
-    /// The full history, one record per frame, for `history` (signed in).
-    public func history() throws(ServiceError) -> [AuditRecord] {
-        let keyring = try requireKeyring()
-        let sealed = try requireJournal()
-        var records: [AuditRecord] = []
-        records.reserveCapacity(sealed.store.frameCount)
-        try sealed.replay(keyring: keyring, progress: onProgress) { frame, event in
-            records.append(AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event))
-        }
-        return records
     }
 }
 

@@ -31,21 +31,10 @@ enum ImportDocument {
         }
     }
 
-    /// What a document holds.
-    struct Contents {
-        var presents: [Present]
-        var occasions: [Occasion] = []
-        var budgets: [Budget] = []
-        var currency: String?
-    }
-
-    static func parse(_ bytes: [UInt8]) throws(Rejection) -> Contents {
+    static func parse(_ bytes: [UInt8]) throws(Rejection) -> Document {
         let data = Data(bytes)
         do {
-            let document = try JSONDecoder().decode(Document.self, from: data)
-            return Contents(
-                presents: document.presents, occasions: document.occasions, budgets: document.budgets,
-                currency: document.currency)
+            return try JSONDecoder().decode(Document.self, from: data)
         } catch let rejection as Rejection {
             throw rejection
         } catch {
@@ -203,6 +192,14 @@ enum ImportDocument {
                 presents.append(present)
             }
             self.presents = presents
+        }
+
+        /// The commands that recreate the occasions, budgets and currency, each with the
+        /// place in the document it came from (for a rejection).
+        var planning: [(command: Command, location: String)] {
+            occasions.enumerated().map { (.addOccasion($0.element), "occasions[\($0.offset)].name") }
+                + budgets.enumerated().map { (.setBudget($0.element), "budgets[\($0.offset)]") }
+                + (currency.map { [(.setCurrency(code: $0), "account.currency")] } ?? [])
         }
 
         /// `occasions`, `budgets` and `account.currency` of a v2 document (each may be absent).
@@ -383,17 +380,14 @@ public struct ImportSummary: Sendable, Equatable {
 
 }
 
-/// An export v1 document read and checked as far as it can be without the journal's keys:
+/// An export document (v1 or v2) read and checked as far as it can be without the journal's keys:
 /// JSON, the `format` tag, every field, unique ids, prices, statuses, lengths and empty
 /// texts. Only "an id already in the journal" is left, for ``GiftKeeperService/importDocument(_:)-(CheckedImportDocument)``.
 public struct CheckedImportDocument: Sendable {
-    let presents: [Present]
-    var occasions: [Occasion] = []
-    var budgets: [Budget] = []
-    var currency: String?
+    let contents: ImportDocument.Document
 
     /// How many presents it holds.
-    public var presentCount: Int { presents.count }
+    public var presentCount: Int { contents.presents.count }
 }
 
 extension GiftKeeperService {
@@ -429,7 +423,7 @@ extension GiftKeeperService {
     /// which checks everything but the ids already in a journal.
     /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` naming the bad field.
     public static func checkImport(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
-        let contents: ImportDocument.Contents
+        let contents: ImportDocument.Document
         do {
             contents = try ImportDocument.parse(bytes)
         } catch {
@@ -452,30 +446,14 @@ extension GiftKeeperService {
                 throw rejection(error, at: index)
             }
         }
-        for (index, occasion) in contents.occasions.enumerated() {
+        for (command, location) in contents.planning {
             do {
-                _ = try GiftList.decide(.addOccasion(occasion), at: at, state: blank)
+                _ = try GiftList.decide(command, at: at, state: blank)
             } catch {
-                throw ServiceError(.importRejected(location: "occasions[\(index)].name", reason: .rule(error)))
+                throw ServiceError(.importRejected(location: location, reason: .rule(error)))
             }
         }
-        for (index, budget) in contents.budgets.enumerated() {
-            do {
-                _ = try GiftList.decide(.setBudget(budget), at: at, state: blank)
-            } catch {
-                throw ServiceError(.importRejected(location: "budgets[\(index)]", reason: .rule(error)))
-            }
-        }
-        if let currency = contents.currency {
-            do {
-                _ = try GiftList.decide(.setCurrency(code: currency), at: at, state: blank)
-            } catch {
-                throw ServiceError(.importRejected(location: "account.currency", reason: .rule(error)))
-            }
-        }
-        return CheckedImportDocument(
-            presents: contents.presents, occasions: contents.occasions, budgets: contents.budgets,
-            currency: contents.currency)
+        return CheckedImportDocument(contents: contents)
     }
 
     /// Appends the events that recreate the presents of an export v1 document (SPEC §6):
@@ -493,7 +471,7 @@ extension GiftKeeperService {
     /// the events are appended in batches, each acknowledged only after its fsync.
     public func importDocument(_ document: CheckedImportDocument) throws(ServiceError) -> ImportSummary {
         guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
-        let presents = document.presents
+        let presents = document.contents.presents
         let now = environment.now()
         var planned = state
         var events: [Event] = []
@@ -507,11 +485,10 @@ extension GiftKeeperService {
                 throw Self.rejection(error, at: index)
             }
         }
-        // Occasions, budgets and a currency the journal lacks (v2): the same or a newer
-        // value already here is kept.
-        var planning: [Command] = document.occasions.map { .addOccasion($0) } + document.budgets.map { .setBudget($0) }
-        if planned.currency == nil, let currency = document.currency { planning.append(.setCurrency(code: currency)) }
-        for command in planning {
+        // Occasions and budgets as the document has them (the same ones again add nothing),
+        // and its currency only where the journal has none (v2).
+        for (command, _) in document.contents.planning {
+            if case .setCurrency = command, planned.currency != nil { continue }
             do {
                 let produced = try GiftList.decide(command, at: now, state: planned)
                 for event in produced { planned.apply(event) }

@@ -152,7 +152,8 @@ final class SealedJournal {
 
     /// Calls `body` with each frame after `sequence` and its event (nil for key wraps),
     /// authenticating every frame under the key of its epoch. Stops at the first frame
-    /// that does not authenticate or decode, throwing why; nothing is skipped.
+    /// that does not authenticate or decode, throwing why; nothing is skipped. `body` may
+    /// throw ``ReplayStop`` to end the replay there (`--as-of` reads no further than it needs).
     ///
     /// Each frame's previous hash is bound into its additional data, so a frame changed,
     /// moved or spliced fails to authenticate. No allocation per kind-1 frame (``EventOpener``).
@@ -203,6 +204,8 @@ final class SealedJournal {
             throw error
         } catch {
             if let problem { throw problem }
+            // The body stopped the replay early, on purpose: what it read is its answer.
+            if error is ReplayStop { return }
             throw ServiceError(.internalFailure("\(error)"))
         }
         if let problem { throw problem }
@@ -223,5 +226,6 @@ final class SealedJournal {
     }
 }
 
-/// Thrown inside a replay callback to stop early; the caller has recorded why.
+/// Thrown inside a replay callback to stop early: after a problem (recorded by the caller,
+/// and thrown), or because the body has read all it needs (the replay then just ends).
 struct ReplayStop: Error {}

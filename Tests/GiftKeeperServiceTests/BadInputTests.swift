@@ -205,7 +205,7 @@ import Testing
         }
         let others: [(String, () throws -> Void)] = [
             ("export", { _ = try exportBytes(service) }),
-            ("history", { _ = try service.history() }),
+            ("history", { _ = try service.historyEntries() }),
             ("signOut", { try service.signOut() }),
             ("changePassword", { try service.changePassword(old: password("correct horse"), new: password("new")) }),
         ]

@@ -61,7 +61,7 @@ import Testing
             Issue.record("expected signedIn: \(sandbox.notifications.items)")
             return
         }
-        let history = try service.history()
+        let history = try service.historyEntries()
         let signOuts = history.compactMap { record -> Bool? in
             if case .signedOut(let clean)? = record.event?.body { return clean }
             return nil

@@ -167,7 +167,7 @@ import Testing
         let service = try interactiveSignIn(sandbox)
         #expect(alarms(sandbox) == [.eventsMissing(count: 3)])
         // Reading is not carrying on: no change, no acceptance.
-        _ = try service.history()
+        _ = try service.historyEntries()
         #expect(service.rollbackFinding != nil)
         #expect(try readBytes(head.path) == head.bytes)
 

@@ -95,8 +95,8 @@ func addScenarioPresents(_ service: GiftKeeperService) throws {
         #expect(text.contains("\"price\" : \"42.50\""))
         #expect(text.contains("\"price\" : null"))
         #expect(text.hasSuffix("}\n"))
-        let history = try service.history()
-        #expect(history.filter { $0.type == "stateExported" }.count == 2)
+        let history = try service.historyEntries()
+        #expect(history.filter { $0.event?.type == .stateExported }.count == 2)
         try service.close()
     }
 
