@@ -41,13 +41,8 @@ import Testing
     /// budgets and the currency.
     @Test func undoAfterAnyChangeGivesBackTheStateBefore() async {
         await propertyCheck(count: 300, input: Generate.commands(0...40)) { commands in
-            var state = GiftList()
-            var time: Int64 = 1_700_000_000_000
-            for command in commands {
-                time += 1_000
-                guard let events = try? GiftList.decide(command, at: at(time), state: state), !events.isEmpty else { continue }
-                let before = state
-                state = events.reduce(state, GiftList.evolve)
+            forEachDecided(commands) { command, events, before, state, time in
+                guard !events.isEmpty else { return }
                 switch command {
                 case .addPresent, .editPresent, .markPresent, .removePresent, .restorePresent, .addOccasion,
                     .removeOccasion, .setBudget, .clearBudget, .setCurrency:
@@ -65,11 +60,8 @@ import Testing
         await propertyCheck(count: 300, input: Generate.commands(0...50)) { commands in
             var live = GiftList()
             var journal: [Event] = []
-            var time: Int64 = 1_700_000_000_000
-            for command in commands {
-                time += 1_000
-                guard let events = try? GiftList.decide(command, at: at(time), state: live) else { continue }
-                for event in events { live.apply(event) }
+            forEachDecided(commands) { _, events, _, after, _ in
+                live = after
                 journal += events
                 // Every decided event survives the codec unchanged.
                 for event in events { #expect((try? EventCodec.decode(EventCodec.encode(event))) == event) }
@@ -80,12 +72,7 @@ import Testing
 
     @Test func decideIsIdempotent() async {
         await propertyCheck(count: 300, input: Generate.commands(0...50)) { commands in
-            var state = GiftList()
-            var time: Int64 = 1_700_000_000_000
-            for command in commands {
-                time += 1_000
-                guard let events = try? GiftList.decide(command, at: at(time), state: state) else { continue }
-                state = events.reduce(state, GiftList.evolve)
+            try forEachDecided(commands) { command, _, _, state, time in
                 switch command {
                 case .markPresent, .editPresent, .signIn, .signOut, .endUncleanSession:
                     let again = try GiftList.decide(command, at: at(time + 1), state: state)
@@ -95,6 +82,23 @@ import Testing
                 }
             }
         }
+    }
+}
+
+/// Decides `commands` in turn, a second apart, each on the state the ones before built;
+/// calls `body` for each one decided (refused ones are skipped) with its events, the states
+/// before and after them, and the time (ms) it was decided at.
+func forEachDecided(
+    _ commands: [Command], _ body: (Command, [Event], GiftList, GiftList, Int64) throws -> Void
+) rethrows {
+    var state = GiftList()
+    var time: Int64 = 1_700_000_000_000
+    for command in commands {
+        time += 1_000
+        guard let events = try? GiftList.decide(command, at: at(time), state: state) else { continue }
+        let before = state
+        state = events.reduce(state, GiftList.evolve)
+        try body(command, events, before, state, time)
     }
 }
 

@@ -20,8 +20,9 @@ struct ExportCommand: ShellCommand {
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let service = shell.service
-        let asOf = try line.text("asOf").map { _ in try shell.state(asOf: line.text("asOf")) }
-        let count = (asOf ?? service.state).presents.count
+        // The state to export: today's, or the one `--as-of` names.
+        let asOf = try shell.state(asOf: line.text("asOf"))
+        let count = asOf.presents.count
         let force = line.flag("force")
         if let path = line.text("file").map(expandingTilde) {
             try PrivateFile.checkWritable(path, replacing: force)

@@ -44,10 +44,10 @@ struct ShowCommand: PresentIDCommand {
                 .joined(separator: "\n"))
     }
 
-    /// `Christmas 2026 (2026-12-24)`, `Mum's birthday (every 14 March... )`, or `-`.
+    /// `Christmas 2026 (2026-12-24)`, `Mum's birthday (1961-03-14, yearly)`, or `-`.
     static func occasionText(_ name: String, in state: GiftList) -> String {
         guard !name.isEmpty else { return "-" }
-        guard let date = state.occasion(named: name)?.date else { return name }
-        return "\(name) (\(date)\(state.occasion(named: name)?.isYearly == true ? ", yearly" : ""))"
+        guard let occasion = state.occasion(named: name), let date = occasion.date else { return name }
+        return "\(name) (\(date)\(occasion.isYearly ? ", yearly" : ""))"
     }
 }
