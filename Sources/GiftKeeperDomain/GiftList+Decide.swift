@@ -160,8 +160,36 @@ extension GiftList {
         return BudgetScope(recipient: recipient, occasion: occasion)
     }
 
+    /// What undoing `events` needs of this state (the state just before them): the presents
+    /// (current or removed), occasions and budgets they touch, and the currency. Not the
+    /// whole list: a session keeps one per change, and a script of a thousand changes must
+    /// not keep a thousand copies of the list.
+    public func undoSnapshot(for events: [Event]) -> GiftList {
+        var slice = GiftList()
+        slice.currency = currency
+        for event in events {
+            if let id = event.body.presentID {
+                slice.presents[id] = presents[id]
+                slice.removedPresents[id] = removedPresents[id]
+            }
+            switch event.body {
+            case .occasionAdded(let occasion):
+                slice.occasions[occasion.key] = occasions[occasion.key]
+            case .occasionRemoved(let name):
+                slice.occasions[TextFolding.key(name)] = occasions[TextFolding.key(name)]
+            case .budgetSet(let budget):
+                slice.budgets[budget.scope.key] = budgets[budget.scope.key]
+            case .budgetCleared(let scope):
+                slice.budgets[scope.key] = budgets[scope.key]
+            default:
+                break
+            }
+        }
+        return slice
+    }
+
     /// The events that reverse `change` (what one command appended, in order), `before`
-    /// being the state just before it and `state` the state now: the reverse of each event,
+    /// being the state just before it (or its ``undoSnapshot(for:)``) and `state` the state now: the reverse of each event,
     /// last first, as far as the current state still shows it. Facts about sessions,
     /// passwords and exports are not reversed.
     public static func compensation(for change: [Event], before: GiftList, at: Timestamp, state: GiftList) -> [Event] {

@@ -17,7 +17,10 @@ extension GiftKeeperService {
             let events = try decideAndAppend(command)
             if !events.isEmpty {
                 acceptRollbackAfterChange()
-                if case .importPresent = command {} else { undoable.append(UndoableChange(events: events, stateBefore: before)) }
+                if case .importPresent = command {
+                } else {
+                    undoable.append(UndoableChange(events: events, stateBefore: before.undoSnapshot(for: events)))
+                }
             }
             return events
         case .undo:

@@ -227,9 +227,10 @@ public final class GiftKeeperService {
     }
 }
 
-/// One command's events and the state before them: what `undo` reverses.
+/// One command's events and what they changed, as it was before them: what `undo` reverses.
 struct UndoableChange {
     let events: [Event]
+    /// The state before the events, only as far as they touched it (``GiftList/undoSnapshot(for:)``).
     let stateBefore: GiftList
 }
 

@@ -46,7 +46,9 @@ import Testing
                 switch command {
                 case .addPresent, .editPresent, .markPresent, .removePresent, .restorePresent, .addOccasion,
                     .removeOccasion, .setBudget, .clearBudget, .setCurrency:
-                    let compensation = GiftList.compensation(for: events, before: before, at: at(time + 1), state: state)
+                    // What the service keeps of the state before: the slice the events touched.
+                    let snapshot = before.undoSnapshot(for: events)
+                    let compensation = GiftList.compensation(for: events, before: snapshot, at: at(time + 1), state: state)
                     let undone = compensation.reduce(state, GiftList.evolve)
                     #expect(Planning(undone) == Planning(before), "\(command) then undo")
                 default:
