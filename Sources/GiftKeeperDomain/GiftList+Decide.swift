@@ -114,7 +114,7 @@ extension GiftList {
             return [event(.occasionAdded(occasion))]
         case .removeOccasion(let name):
             let key = TextFolding.key(name)
-            let users = state.presents.values.filter { TextFolding.key($0.occasion) == key }.map(\.id)
+            let users = state.presents.values.filter { TextFolding.matches($0.occasion, key: key) }.map(\.id)
             guard users.isEmpty else { throw .occasionInUse(state.occasionSpelling(name.trimmedWhitespace()), presents: users) }
             guard let occasion = state.occasions[key] else { throw .unknownOccasion(name.trimmedWhitespace()) }
             return [event(.occasionRemoved(name: occasion.name))]

@@ -113,7 +113,7 @@ extension GiftList {
                 return false
             }
             if !recipientKeys.isEmpty && !recipientKeys.contains(TextFolding.key(present.recipient)) { return false }
-            if let occasionKey, TextFolding.key(present.occasion) != occasionKey { return false }
+            if let occasionKey, !TextFolding.matches(present.occasion, key: occasionKey) { return false }
             if let searchKey, !searchKey.isEmpty {
                 let fields = [present.title, present.notes, present.recipient, present.occasion, present.store]
                 if !fields.contains(where: { TextFolding.contains($0, folded: searchKey) }) { return false }
@@ -193,7 +193,7 @@ extension GiftList {
     public func occasion(named name: String) -> Occasion? {
         let key = TextFolding.key(name)
         if let occasion = occasions[key] { return occasion }
-        guard let spelling = occasionSpellings[key], presents.values.contains(where: { TextFolding.key($0.occasion) == key })
+        guard let spelling = occasionSpellings[key], presents.values.contains(where: { TextFolding.matches($0.occasion, key: key) })
         else { return nil }
         return Occasion(name: spelling)
     }
@@ -246,7 +246,7 @@ extension GiftList {
         for occasion in occasions.values {
             guard let date = occasion.nextDate(onOrAfter: today), date <= end else { continue }
             let key = occasion.key
-            let open = presents.values.filter { TextFolding.key($0.occasion) == key && $0.status.isOpen }
+            let open = presents.values.filter { $0.status.isOpen && TextFolding.matches($0.occasion, key: key) }
             found.append(
                 UpcomingOccasion(
                     occasion: occasion, date: date, daysAway: today.days(until: date),
@@ -277,7 +277,7 @@ extension GiftList {
         let occasionKey = occasion.map(TextFolding.key)
         var rows: [String: RecipientSummary] = [:]
         for present in presents.values {
-            if let occasionKey, TextFolding.key(present.occasion) != occasionKey { continue }
+            if let occasionKey, !TextFolding.matches(present.occasion, key: occasionKey) { continue }
             if let year, self.year(of: present, day: day) != year { continue }
             let key = TextFolding.key(present.recipient)
             var row =
@@ -300,29 +300,29 @@ extension GiftList {
     public func gifts(for recipient: String) -> [Present] {
         let key = TextFolding.key(recipient)
         let all = Array(presents.values) + Array(removedPresents.values)
-        return all.filter { $0.status == .given && TextFolding.key($0.recipient) == key }
+        return all.filter { $0.status == .given && TextFolding.matches($0.recipient, key: key) }
             .sorted { ($0.givenAt ?? $0.updatedAt, $0.id.number) < ($1.givenAt ?? $1.updatedAt, $1.id.number) }
     }
 
     /// Presents `recipient` got or has planned whose title is like `title`: equal when
     /// folded, or sharing most of their words (at least half of the shorter title's words,
     /// words of three letters or more). Removed presents count only when given.
-    public func similarPresents(to title: String, for recipient: String, excluding excluded: PresentID? = nil) -> [Present] {
+    public func similarPresents(to title: String, for recipient: String) -> [Present] {
         let recipientKey = TextFolding.key(recipient)
         let titleKey = TextFolding.key(title)
         let words = TextFolding.words(title).filter { $0.count >= 3 }
-        let candidates = Array(presents.values) + removedPresents.values.filter { $0.status == .given }
-        let spelled = recipientSpelling(recipient)
-        return candidates.filter { present in
-            // The same spelling is the same person; only another spelling is folded to compare.
-            guard present.id != excluded,
-                present.recipient == spelled || TextFolding.key(present.recipient) == recipientKey
-            else { return false }
-            if TextFolding.key(present.title) == titleKey { return true }
+        func isSimilar(_ present: Present) -> Bool {
+            guard TextFolding.matches(present.recipient, key: recipientKey) else { return false }
+            if TextFolding.matches(present.title, key: titleKey) { return true }
             let other = TextFolding.words(present.title).filter { $0.count >= 3 }
             let shared = words.intersection(other).count
             let shorter = min(words.count, other.count)
             return shared > 0 && shared * 2 >= shorter
         }
+        // Read in place: no copy of the list for every present added.
+        var found: [Present] = []
+        for present in presents.values where isSimilar(present) { found.append(present) }
+        for present in removedPresents.values where present.status == .given && isSimilar(present) { found.append(present) }
+        return found
     }
 }

@@ -48,8 +48,8 @@ public struct BudgetScope: Hashable, Sendable {
 
         /// Whether `present` counts towards a budget of this scope.
         public func covers(_ present: Present) -> Bool {
-            if !recipient.isEmpty && TextFolding.key(present.recipient) != recipient { return false }
-            if !occasion.isEmpty && TextFolding.key(present.occasion) != occasion { return false }
+            if !recipient.isEmpty && !TextFolding.matches(present.recipient, key: recipient) { return false }
+            if !occasion.isEmpty && !TextFolding.matches(present.occasion, key: occasion) { return false }
             return true
         }
     }

@@ -10,25 +10,54 @@ public enum TextFolding {
     /// trimmed and inner runs of whitespace made one space.
     public static func key(_ text: String) -> String {
         // Most names are ASCII: lower-cased byte by byte, without Foundation.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(text.utf8.count)
-            var pendingSpace = false
-            for byte in text.utf8 {
-                if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
-                    pendingSpace = !bytes.isEmpty
-                    continue
-                }
-                if pendingSpace {
-                    bytes.append(0x20)
-                    pendingSpace = false
-                }
-                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
-            }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        let outcome = foldASCII(text) { byte in
+            bytes.append(byte)
+            return true
+        }
+        if outcome != .notASCII {
             return String(decoding: bytes, as: UTF8.self)
         }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         return folded.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// Whether `text` folds to `key` (`key(text) == key`), without building the key of an
+    /// ASCII `text`: compared byte by byte, stopping at the first difference. For the
+    /// filters and scans that compare every present's name with one key.
+    public static func matches(_ text: String, key: String) -> Bool {
+        var expected = key.utf8.makeIterator()
+        switch foldASCII(text, { expected.next() == $0 }) {
+        case .notASCII: return self.key(text) == key
+        case .stopped: return false
+        case .done: return expected.next() == nil
+        }
+    }
+
+    private enum FoldOutcome { case done, stopped, notASCII }
+
+    /// The key of an ASCII `text`, one byte at a time to `emit` (false stops): lower case,
+    /// surrounding whitespace dropped, inner runs of it one space. `.notASCII` at the first
+    /// byte above 0x7F (what was emitted then is to be thrown away).
+    @inline(__always)
+    private static func foldASCII(_ text: String, _ emit: (UInt8) -> Bool) -> FoldOutcome {
+        var pendingSpace = false
+        var started = false
+        for byte in text.utf8 {
+            if byte >= 0x80 { return .notASCII }
+            if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                pendingSpace = started
+                continue
+            }
+            if pendingSpace {
+                guard emit(0x20) else { return .stopped }
+                pendingSpace = false
+            }
+            started = true
+            guard emit(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) else { return .stopped }
+        }
+        return .done
     }
 
     /// Whether `text` holds `fragment`, both folded (`--search`).
@@ -39,8 +68,13 @@ public enum TextFolding {
 
     /// The words of `text`, folded: runs of letters and digits (`Blue scarf!` → `blue`, `scarf`).
     public static func words(_ text: String) -> Set<String> {
-        Set(
-            key(text).split { !($0.isLetter || $0.isNumber) }
-                .map(String.init))
+        let folded = key(text)
+        // An ASCII key splits on its bytes, without asking Unicode what a letter is.
+        if folded.utf8.allSatisfy({ $0 < 0x80 }) {
+            return Set(
+                folded.utf8.split { byte in !((byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)) }
+                    .map { String(decoding: $0, as: UTF8.self) })
+        }
+        return Set(folded.split { !($0.isLetter || $0.isNumber) }.map(String.init))
     }
 }

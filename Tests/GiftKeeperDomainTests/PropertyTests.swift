@@ -128,3 +128,26 @@ struct Planning: Equatable {
         currency = state.currency
     }
 }
+
+/// `TextFolding.matches` is `key(text) == key` without building the key: the same answer for
+/// every pair of names, ASCII or not, with any whitespace.
+@Suite struct TextFoldingTests {
+    static let names = [
+        "Mum", "mum", " MUM ", "Mu m", "mu  m", "Mum\t", "Zoë", "zoe", "ZOE", "Zoé", "Crème brûlée", "creme brulee",
+        "Recipient 1", "Recipient 11", "", " ", "日本", "ß", "ss", "a\u{301}", "á",
+    ]
+
+    @Test func matchesIsTheKeysEquality() {
+        for text in Self.names {
+            for other in Self.names {
+                let key = TextFolding.key(other)
+                #expect(TextFolding.matches(text, key: key) == (TextFolding.key(text) == key), "'\(text)' against '\(key)'")
+            }
+        }
+    }
+
+    @Test func wordsOfASCIIAndOtherTextAgree() {
+        #expect(TextFolding.words("Blue scarf! (wool)") == ["blue", "scarf", "wool"])
+        #expect(TextFolding.words("Crème brûlée, set 2") == ["creme", "brulee", "set", "2"])
+    }
+}

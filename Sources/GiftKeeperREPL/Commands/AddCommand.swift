@@ -44,10 +44,9 @@ struct AddCommand: ShellCommand {
                 occasion: line.text("occasion") ?? "", url: line.text("url") ?? "", store: line.text("store") ?? ""))
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
-            shell.console.print("Saved \(id): \"\(title)\" for \(recipient).")
-            for similar in before.similarPresents(to: title, for: recipient) {
-                shell.console.print(GiftMemory.note(similar, in: before))
-            }
+            let notes = before.similarPresents(to: title, for: recipient).map { GiftMemory.note($0, in: before) }
+            // One write for the line and its notes.
+            shell.console.print((["Saved \(id): \"\(title)\" for \(recipient)."] + notes).joined(separator: "\n"))
         }
         shell.warnOverBudget(since: before)
     }
