@@ -13,8 +13,11 @@ enum Secrets {
     static let editedTitle = "Kaleidoscope-Quetzal-7"
     static let password = "Pw-Horse-Battery-Staple-919"
     static let newPassword = "Pw-Marzipan-Lighthouse-737"
+    static let store = "Emporium-of-Yggdrasil-Fables"
+    static let url = "https://example.org/Wunderkammer-Figurine-55"
+    static let secondOccasion = "Grandmother-Ottoline-Jubilee"
 
-    static let all = [name, recipient, title, notes, occasion, editedTitle, password, newPassword]
+    static let all = [name, recipient, title, notes, occasion, editedTitle, password, newPassword, store, url, secondOccasion]
 
     /// The secrets found in the files under `sandbox` (other than `excluding`), as "secret in path".
     static func leaks(in sandbox: Sandbox, excluding excluded: Set<String> = []) -> [String] {
@@ -51,6 +54,13 @@ struct SecretsTests {
             "add \(Secrets.recipient) \(Secrets.title) --price 99.99 --notes \(Secrets.notes) --occasion \(Secrets.occasion)",
             "add \(Secrets.recipient) Second --notes \(Secrets.notes)",
             "mark p1 bought",
+            // Planning: occasions, budgets, url and store are encrypted like the rest.
+            "occasion add \(Secrets.occasion) --date 2031-06-21 --yearly",
+            "occasion add \(Secrets.secondOccasion) --date 2031-01-01",
+            "budget set 50 --for \(Secrets.recipient) --occasion \(Secrets.occasion)",
+            "edit p1 store=\(Secrets.store) url=\(Secrets.url)",
+            "undo", "edit p1 store=\(Secrets.store) url=\(Secrets.url)",
+            "upcoming --days 3000", "summary", "gifts \(Secrets.recipient)", "history p1", "budget",
             "edit p2 title=\(Secrets.editedTitle)",
             "remove p2",
             "history",
