@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint format build release deps bench bench-cli bench-compare bench-baseline demo clean
+.PHONY: run test lint format build release deps fuzz bench bench-cli bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -21,10 +21,10 @@ test: deps lint
 ## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);
 ## `make format` rewrites the files to match
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Fuzz Package.swift
 
 format:
-	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT) format format --in-place --recursive Sources Tests Fuzz Package.swift
 
 ## build: debug build
 build: deps
@@ -48,6 +48,14 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+## fuzz: libFuzzer + AddressSanitizer on every reader of untrusted bytes (Fuzz/Checks), each
+## for FUZZ_SECONDS (default 60) from the seed corpus in Fuzz/Corpus; FUZZ_TARGETS='tokenizer …'
+## picks some. An input that fails is saved in .build-fuzz/findings (see scripts/fuzz.sh).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 ## bench: the package-benchmark suite in Benchmarks/ (its own package; see docs/performance.md).
 ## Fixture journals (10k and 1M events) are built once per run in a temporary directory.

@@ -147,6 +147,19 @@ let package = Package(
             dependencies: ["GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal"],
             swiftSettings: strictSettings
         ),
+        // The fuzz harnesses' checks (Fuzz/Checks) run over their committed corpus
+        // (Fuzz/Corpus): every input a fuzzer found stays a test. `make fuzz` runs the
+        // same checks under libFuzzer (scripts/fuzz.sh; Fuzz/Entry is its entry point).
+        .testTarget(
+            name: "GiftKeeperFuzzTests",
+            dependencies: [
+                "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
+            ],
+            path: "Fuzz",
+            exclude: ["Entry", "Corpus"],
+            sources: ["Checks", "Tests"],
+            swiftSettings: strictSettings
+        ),
         // End-to-end: runs the built giftkeeper binary in script mode and under tmux.
         .testTarget(
             name: "GiftKeeperEndToEndTests",

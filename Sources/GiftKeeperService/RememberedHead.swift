@@ -64,7 +64,7 @@ struct RememberedHead: Equatable {
     }
 
     /// The fields of a record, unauthenticated; nil when it is not one.
-    private static func parse(_ bytes: [UInt8]) -> RememberedHead? {
+    static func parse(_ bytes: [UInt8]) -> RememberedHead? {
         var reader = ByteReader(bytes)
         guard bytes.count == length, reader.read(8) == magic,
             let id = reader.read(16),

@@ -102,11 +102,19 @@ public enum PasswordReader {
                 secret.wipe()
                 throw PasswordInputError(.readFailed(errno: Int32(-count)))
             }
-            let key: PromptKey = count == 0 ? .endOfInput : PromptKey(byte, erase: erase)
+            if count == 0 {
+                // The terminal went away (a hang-up): what was typed is not a password, and
+                // reading on would return nothing forever.
+                secret.wipe()
+                throw PasswordInputError(.endOfInput)
+            }
+            let key = PromptKey(byte, erase: erase)
             switch key {
             case .character(let value):
                 if !secret.append(value) { overflowed = true }
             case .eraseCharacter:
+                // One character, as it looks: a UTF-8 lead byte and its continuation bytes.
+                while secret.withUnsafeBytes({ $0.last.map { $0 & 0xC0 == 0x80 } ?? false }) { secret.removeLast() }
                 secret.removeLast()
             case .eraseLine:
                 secret.wipe()
@@ -119,7 +127,7 @@ public enum PasswordReader {
             case .ignored:
                 continue
             case .endOfInput:
-                guard secret.count == 0 else { continue }  // Ctrl-D mid-line does nothing
+                guard secret.count == 0 else { continue }  // Ctrl-D mid-line does nothing, as in a shell
                 secret.wipe()
                 throw PasswordInputError(.endOfInput)
             case .enter:

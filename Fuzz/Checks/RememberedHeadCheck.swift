@@ -1,0 +1,52 @@
+@testable import GiftKeeperCrypto
+@testable import GiftKeeperService
+
+/// The record of a journal's head this machine keeps (read before any password): its
+/// parser takes only a record of the exact layout, and reading one believes it only when
+/// its MAC, under the data key of the epoch it names, is the one that key gives.
+enum RememberedHeadCheck {
+    /// The data key of every epoch, for the check: 32 bytes of 0x42.
+    static let dataKey: SecureBytes = {
+        let key = try! SecureBytes(capacity: 32, count: 0)
+        for _ in 0..<32 { _ = key.append(0x42) }
+        return key
+    }()
+    static let journalPath = "/nonexistent/fuzz.journal"
+    static let someJournalID = [UInt8](repeating: 7, count: 16)
+
+    static func check(_ input: [UInt8]) throws(InvariantFailure) {
+        let parsed = RememberedHead.parse(input)
+        if let head = parsed {
+            try require(input.count == RememberedHead.length, "a record of another length parses")
+            let encoded: [UInt8]
+            do {
+                encoded = try head.encoded(dataKey: dataKey)
+            } catch {
+                throw InvariantFailure(description: "a parsed record does not encode: \(error)")
+            }
+            try require(
+                encoded.prefix(RememberedHead.length - 32) == input.prefix(RememberedHead.length - 32),
+                "a parsed record's fields are not the bytes it was read from")
+        }
+
+        let journalID = parsed?.journalID ?? someJournalID
+        Scratch.clear()
+        defer { Scratch.clear() }
+        Scratch.write(input, to: RememberedHead.path(in: Scratch.directory, journalID: journalID, journalPath: journalPath))
+        let result = RememberedHead.read(
+            from: Scratch.directory, journalID: journalID, journalPath: journalPath, dataKey: { _ in dataKey })
+        switch result {
+        case .none:
+            throw InvariantFailure(description: "a record that is there reads as none")
+        case .keyMissing:
+            throw InvariantFailure(description: "a key every epoch has is reported missing")
+        case .unverified:
+            if let head = parsed {
+                try require((try? head.encoded(dataKey: dataKey)) != input, "a record with the right MAC is not believed")
+            }
+        case .remembered(let head):
+            try require(head == parsed, "the record believed is not the one parsed")
+            try require((try? head.encoded(dataKey: dataKey)) == input, "a record is believed without the right MAC")
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+@testable import GiftKeeperCrypto
+@testable import GiftKeeperDomain
+@testable import GiftKeeperJournal
+@testable import GiftKeeperService
+
+/// How the seeds of `Fuzz/Corpus` were made: `GIFTKEEPER_RECORD_FUZZ_SEEDS=1 swift test
+/// --filter SeedCorpus` writes them anew (files named `seed-*`; inputs a fuzzer found are
+/// kept beside them under their own names). Otherwise this checks they are all there.
+@Suite(.serialized)
+struct SeedCorpus {
+    static let recording = ProcessInfo.processInfo.environment["GIFTKEEPER_RECORD_FUZZ_SEEDS"] == "1"
+    static let root = CorpusTests.corpus.deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func seedsAreCommitted() throws {
+        let seeds = try Self.seeds()
+        for (target, inputs) in seeds {
+            let directory = CorpusTests.corpus.appendingPathComponent(target.rawValue)
+            if Self.recording {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            }
+            for (name, bytes) in inputs {
+                let file = directory.appendingPathComponent("seed-" + name)
+                if Self.recording {
+                    try Data(bytes).write(to: file)
+                } else {
+                    #expect(FileManager.default.fileExists(atPath: file.path), "\(target.rawValue)/seed-\(name) is committed")
+                }
+            }
+        }
+    }
+
+    static func seeds() throws -> [FuzzTarget: [(String, [UInt8])]] {
+        [
+            .eventCodec: try events().enumerated().map { ("\($0.offset)-\($0.element.typeName)", EventCodec.encode($0.element)) },
+            .frameReader: try journals(),
+            .importReader: try documents(),
+            .keyWrap: try keyWraps(),
+            .rememberedHead: try rememberedHeads(),
+            .tokenizer: [
+                ("add", "add 'Blue scarf' --for Mum --price 25,50 --occasion \"Christmas 2026\""),
+                ("quotes", "edit p3 --title 'O'\\''Brien'\\''s \"best\" mug' --notes \\#1\\ gift"),
+                ("words", "O'Brien\u{0}Zoë\u{0}\u{0}a b\tc\u{0}$HOME;rm"),
+                ("combining", "O'\u{301}Brien\u{0}'\u{308}\u{0}\"\u{301}"),
+                ("unterminated", "add 'never closed"),
+                ("backslash", "list --search a\\"),
+            ].map { ($0.0, Array($0.1.utf8)) },
+            .passwordReader: [
+                ("line", "correct horse battery staple\nlogin\n"),
+                ("crlf", "pässwörd\r\nrest"),
+                ("no-newline", "secret"),
+                ("editing", "ab\u{7F}cé\u{7F}\u{15}xyz\u{1A}\u{4}\n"),
+                ("cancel", "abc\u{3}def\n"),
+                ("long", String(repeating: "a", count: 1025) + "\n"),
+                ("exact", String(repeating: "b", count: 1024) + "\nnext"),
+                ("empty-line", "\n"),
+            ].map { ($0.0, Array($0.1.utf8)) },
+        ]
+    }
+
+    static let at = Timestamp(millisecondsSinceEpoch: 1_790_000_000_000)
+
+    /// One event of every type, as the domain decides them.
+    static func events() throws -> [Event] {
+        var state = GiftList()
+        var events: [Event] = []
+        func run(_ command: Command) throws {
+            for event in try GiftList.decide(command, at: at, state: state) {
+                state.apply(event)
+                events.append(event)
+            }
+        }
+        try run(.createAccount(name: "Zoë"))
+        try run(.signIn)
+        try run(.setCurrency(code: "EUR"))
+        try run(.addOccasion(Occasion(name: "Christmas", date: CalendarDate(year: 2026, month: 12, day: 24), isYearly: true)))
+        try run(
+            .addPresent(
+                recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic", price: try Money.parsePrice("25.50"),
+                occasion: "Christmas", url: "https://example.com/scarf", store: "Market"))
+        let id = try #require(PresentID(number: 1))
+        try run(.editPresent(id: id, changes: [.title("Blue wool scarf"), .price(nil), .notes("")]))
+        try run(.markPresent(id: id, status: .bought))
+        try run(.setBudget(Budget(scope: BudgetScope(recipient: "Mum", occasion: "Christmas"), amount: try Money.parsePrice("40"))))
+        try run(.clearBudget(BudgetScope(recipient: "Mum", occasion: "Christmas")))
+        try run(.removePresent(id: id))
+        try run(.restorePresent(id: id))
+        try run(
+            .importPresent(
+                Present(
+                    id: try #require(PresentID(number: 7)), recipient: "Łukasz", title: "Chess set 🎁",
+                    price: try Money.parsePrice("1000000000"), status: .given, givenAt: at, createdAt: at, updatedAt: at)))
+        try run(.addOccasion(Occasion(name: "Birthday")))
+        try run(.removeOccasion(name: "BIRTHDAY"))
+        try run(.recordExport(presentCount: 2))
+        try run(.changePassword)
+        try run(.recordFailedSignIn)
+        try run(.signOut)
+        return events
+    }
+
+    static func journals() throws -> [(String, [UInt8])] {
+        let golden = root.appendingPathComponent("journal/golden")
+        let v1 = try [UInt8](Data(contentsOf: golden.appendingPathComponent("v1-basic.journal")))
+        let v2 = try [UInt8](Data(contentsOf: golden.appendingPathComponent("v2-planning.journal")))
+        var flipped = v2
+        flipped[v2.count / 2] ^= 0x10
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("small.journal").path
+        let journal = try Journal.create(at: path)
+        _ = try journal.append { batch in
+            try batch.add(kind: .dataSealed, payload: Array("first".utf8))
+            try batch.add(kind: .publicSealed, payload: [])
+        }
+        let small = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        return [
+            ("v1-basic", v1), ("v2-planning", v2), ("torn", Array(v2.dropLast(7))), ("bit-flip", flipped),
+            ("small", small), ("header-only", Array(small.prefix(JournalFormat.headerSize))),
+        ]
+    }
+
+    static func documents() throws -> [(String, [UInt8])] {
+        var state = GiftList()
+        for event in try events() where event.type != .occasionRemoved { state.apply(event) }
+        let v2 = try ExportDocument.encode(state)
+        let v1 = """
+            {"format": "giftkeeper.export.v1", "presents": [{"id": "p2", "recipient": "Dad", "title": "Socks",
+             "notes": "", "price": "9.99", "occasion": "", "status": "idea",
+             "createdAt": "2026-11-24T10:00:00.000Z", "updatedAt": "2026-11-24T10:00:00.000Z"}]}
+            """
+        return [
+            ("v2", v2), ("v1", Array(v1.utf8)), ("no-format", Array(#"{"presents": []}"#.utf8)),
+            ("not-json", Array("{\"format\": \"giftkeeper.export.v2\", ".utf8)),
+        ]
+    }
+
+    static func keyWraps() throws -> [(String, [UInt8])] {
+        let dataKey = try SecureBytes.random(count: 32)
+        let passwordKey = try SecureBytes.random(count: 32)
+        let previous = try SecureBytes.random(count: 32)
+        let binding = FrameBinding(
+            formatVersion: 1, journalID: [UInt8](repeating: 1, count: 16), sequence: 1, kind: .keyWrap,
+            previousHash: [UInt8](repeating: 2, count: 32))
+        let salt = [UInt8](repeating: 3, count: PasswordKDF.saltLength)
+        let first = try KeyWrapPayload.make(
+            parameters: .testMinimum, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+            boxKeyPair: try BoxKeyPair.generate(), previousDataKey: nil, binding: binding)
+        let second = try KeyWrapPayload.make(
+            parameters: .interactive, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+            boxKeyPair: try BoxKeyPair.generate(), previousDataKey: previous, binding: binding)
+        var unsafe = first
+        unsafe[2] = 0
+        return [("first", first), ("after-password-change", second), ("unsafe-cost", unsafe), ("short", Array(first.prefix(70)))]
+    }
+
+    static func rememberedHeads() throws -> [(String, [UInt8])] {
+        let head = RememberedHead(
+            journalID: [UInt8](repeating: 9, count: 16), lastSequence: 42, headHash: [UInt8](repeating: 5, count: 32),
+            epochWrapSequence: 1)
+        let good = try head.encoded(dataKey: RememberedHeadCheck.dataKey)
+        var badMAC = good
+        badMAC[badMAC.count - 1] ^= 1
+        return [("good", good), ("bad-mac", badMAC), ("short", Array(good.prefix(40)))]
+    }
+}
