@@ -227,12 +227,14 @@ extension GiftList {
         return standing
     }
 
-    /// The budgets that are over now and were not in `before`: what a change took over.
-    public func budgetsTakenOver(since before: GiftList) -> [BudgetStanding] {
+    /// The budgets that are over now and were not in `before` (the ``budgetStandings`` of
+    /// the list before a change): what the change took over. Taking the standings, not the
+    /// list, lets a caller keep no copy of the list across the change.
+    public func budgetsTakenOver(since before: [BudgetStanding]) -> [BudgetStanding] {
         budgetStandings.filter { now in
             guard now.isOver else { return false }
-            guard let old = before.budgets[now.budget.scope.key] else { return true }
-            return !before.standing(old).isOver || old.amount != now.budget.amount
+            guard let old = before.first(where: { $0.budget.scope.key == now.budget.scope.key }) else { return true }
+            return !old.isOver || old.budget.amount != now.budget.amount
         }
     }
 
@@ -304,25 +306,57 @@ extension GiftList {
             .sorted { ($0.givenAt ?? $0.updatedAt, $0.id.number) < ($1.givenAt ?? $1.updatedAt, $1.id.number) }
     }
 
+    /// What gift memory compares a title by: its folded key, and its folded words of three
+    /// letters or more.
+    public struct TitleTerms: Sendable {
+        public let key: String
+        public let words: Set<String>
+
+        public init(_ title: String) {
+            key = TextFolding.key(title)
+            words = TextFolding.words(title).filter { $0.count >= 3 }
+        }
+    }
+
     /// Presents `recipient` got or has planned whose title is like `title`: equal when
     /// folded, or sharing most of their words (at least half of the shorter title's words,
-    /// words of three letters or more). Removed presents count only when given.
+    /// words of three letters or more). Removed presents count only when given. Most alike
+    /// first: the same title, then the larger share of words, then the older present.
     public func similarPresents(to title: String, for recipient: String) -> [Present] {
-        let recipientKey = TextFolding.key(recipient)
-        let titleKey = TextFolding.key(title)
-        let words = TextFolding.words(title).filter { $0.count >= 3 }
-        func isSimilar(_ present: Present) -> Bool {
-            guard TextFolding.matches(present.recipient, key: recipientKey) else { return false }
-            if TextFolding.matches(present.title, key: titleKey) { return true }
-            let other = TextFolding.words(present.title).filter { $0.count >= 3 }
-            let shared = words.intersection(other).count
-            let shorter = min(words.count, other.count)
-            return shared > 0 && shared * 2 >= shorter
+        similarPresentIDs(to: title, for: recipient).compactMap { present($0)?.present }
+    }
+
+    /// The ids of ``similarPresents(to:for:)``, found without copying a present: what `add`
+    /// runs every time. `termsOf` gives the ``TitleTerms`` of a present's (id, title); a
+    /// caller may remember them (the shell does).
+    public func similarPresentIDs(
+        to title: String, for recipient: String,
+        termsOf: (PresentID, String) -> TitleTerms = { TitleTerms($1) }
+    ) -> [PresentID] {
+        let terms = TitleTerms(title)
+        /// How alike, as shared words per word of the shorter title (2 for the same title); nil when not.
+        func likeness(_ other: TitleTerms) -> Double? {
+            if other.key == terms.key { return 2 }
+            let (fewer, more) = terms.words.count <= other.words.count ? (terms.words, other.words) : (other.words, terms.words)
+            guard !fewer.isEmpty else { return nil }
+            let shared = fewer.reduce(0) { more.contains($1) ? $0 + 1 : $0 }
+            return shared > 0 && shared * 2 >= fewer.count ? Double(shared) / Double(fewer.count) : nil
         }
-        // Read in place: no copy of the list for every present added.
-        var found: [Present] = []
-        for present in presents.values where isSimilar(present) { found.append(present) }
-        for present in removedPresents.values where present.status == .given && isSimilar(present) { found.append(present) }
-        return found
+        // Only this recipient's presents (by folded name), through the index: not the whole
+        // list on every add.
+        var found: [(id: PresentID, likeness: Double)] = []
+        for id in presentIDsByRecipient[TextFolding.key(recipient)] ?? [] {
+            let otherTitle: String
+            if let index = presents.index(forKey: id) {
+                otherTitle = presents.values[index].title
+            } else if let index = removedPresents.index(forKey: id), removedPresents.values[index].status == .given {
+                otherTitle = removedPresents.values[index].title
+            } else {
+                continue
+            }
+            if let likeness = likeness(termsOf(id, otherTitle)) { found.append((id, likeness)) }
+        }
+        found.sort { ($1.likeness, $0.id.number) < ($0.likeness, $1.id.number) }
+        return found.map(\.id)
     }
 }

@@ -27,6 +27,9 @@ public struct GiftList: Hashable, Sendable {
     public internal(set) var recipientSpellings: [String: String] = [:]
     /// The first spelling of each occasion ever named, by folded name.
     public internal(set) var occasionSpellings: [String: String] = [:]
+    /// The ids of each recipient's presents, current and removed, by folded name: what
+    /// gift memory reads on every `add`, instead of the whole list.
+    public internal(set) var presentIDsByRecipient: [String: [PresentID]] = [:]
     /// The number the next added present gets; never goes down, so numbers are never reused.
     public internal(set) var nextPresentNumber: UInt64 = 1
     /// Times of failed sign-ins reported since the last successful sign-in.
@@ -116,7 +119,7 @@ public struct GiftList: Hashable, Sendable {
             presents[id] = Present(
                 id: id, recipient: recipient, title: title, notes: notes, price: price,
                 occasion: occasion, url: url, store: store, status: .idea, createdAt: event.at, updatedAt: event.at)
-            rememberSpellings(recipient: recipient, occasion: occasion)
+            presentIDsByRecipient[rememberSpellings(recipient: recipient, occasion: occasion), default: []].append(id)
             if id.number >= nextPresentNumber {
                 nextPresentNumber = id.number == .max ? .max : id.number + 1
             }
@@ -125,13 +128,15 @@ public struct GiftList: Hashable, Sendable {
             // Only a given present has a given time; one without is given when last changed.
             present.givenAt = present.status == .given ? present.givenAt ?? present.updatedAt : nil
             presents[present.id] = present
-            rememberSpellings(recipient: present.recipient, occasion: present.occasion)
+            presentIDsByRecipient[rememberSpellings(recipient: present.recipient, occasion: present.occasion), default: []]
+                .append(present.id)
             if present.id.number >= nextPresentNumber {
                 nextPresentNumber = present.id.number == .max ? .max : present.id.number + 1
             }
         case .presentEdited(let id, let changes):
             guard !changes.isEmpty, let index = presents.index(forKey: id) else { return }
             presents.values[index].updatedAt = event.at
+            let formerRecipient = presents.values[index].recipient
             for change in changes {
                 presents.values[index].apply(change)
                 switch change {
@@ -139,6 +144,9 @@ public struct GiftList: Hashable, Sendable {
                 case .occasion(let name): rememberSpellings(recipient: "", occasion: name)
                 default: break
                 }
+            }
+            if presents.values[index].recipient != formerRecipient {
+                moveInRecipientIndex(id, from: formerRecipient, to: presents.values[index].recipient)
             }
         case .presentStatusChanged(let id, let status):
             guard let index = presents.index(forKey: id) else { return }
@@ -177,16 +185,31 @@ public struct GiftList: Hashable, Sendable {
         }
     }
 
-    /// Keeps the first spelling of a recipient and an occasion (empty: none).
-    private mutating func rememberSpellings(recipient: String, occasion: String) {
+    /// Files `id` under its new recipient in ``presentIDsByRecipient`` (when the folded name changed).
+    private mutating func moveInRecipientIndex(_ id: PresentID, from former: String, to recipient: String) {
+        let old = TextFolding.key(former)
+        let new = TextFolding.key(recipient)
+        guard old != new else { return }
+        presentIDsByRecipient[old]?.removeAll { $0 == id }
+        if presentIDsByRecipient[old]?.isEmpty == true { presentIDsByRecipient[old] = nil }
+        presentIDsByRecipient[new, default: []].append(id)
+    }
+
+    /// Keeps the first spelling of a recipient and an occasion (empty: none). Returns the
+    /// recipient's folded name.
+    @discardableResult
+    private mutating func rememberSpellings(recipient: String, occasion: String) -> String {
+        var recipientKey = ""
         if !recipient.isEmpty {
             let key = TextFolding.key(recipient)
             if recipientSpellings[key] == nil { recipientSpellings[key] = recipient }
+            recipientKey = key
         }
         if !occasion.isEmpty {
             let key = TextFolding.key(occasion)
             if occasionSpellings[key] == nil { occasionSpellings[key] = occasion }
         }
+        return recipientKey
     }
 
     /// `recipient` as first spelled (`mum` → `Mum`), or as given when new.

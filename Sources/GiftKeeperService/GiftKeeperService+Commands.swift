@@ -13,15 +13,10 @@ extension GiftKeeperService {
         switch command {
         case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent, .addOccasion, .removeOccasion,
             .setBudget, .clearBudget, .restorePresent, .setCurrency:
-            let before = state
-            let events = try decideAndAppend(command)
-            if !events.isEmpty {
-                acceptRollbackAfterChange()
-                if case .importPresent = command {
-                } else {
-                    undoable.append(UndoableChange(events: events, stateBefore: before.undoSnapshot(for: events)))
-                }
-            }
+            var isUndoable = true
+            if case .importPresent = command { isUndoable = false }
+            let events = try decideAndAppend(command, keepingUndo: isUndoable)
+            if !events.isEmpty { acceptRollbackAfterChange() }
             return events
         case .undo:
             throw ServiceError(.internalFailure("perform(.undo) is reserved; call undo()"))
@@ -59,20 +54,29 @@ extension GiftKeeperService {
     ///
     /// When another writer appended first, its frames are folded in and the commands are
     /// decided again on the new state, then sealed at their new positions.
+    ///
+    /// With `keepingUndo`, what the events touch of the state before them is kept on the
+    /// undo stack (taken before they are applied: no copy of the list is held across them).
     @discardableResult
-    func decideAndAppend(_ commands: Command...) throws(ServiceError) -> [Event] {
+    func decideAndAppend(_ commands: Command..., keepingUndo: Bool = false) throws(ServiceError) -> [Event] {
         let keyring = try requireKeyring()
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
         let sealed = try requireJournal()
         let commands = commands.map(normalized)
         for _ in 0..<Self.maximumCatchUps {
-            var decided = state
             var events: [Event] = []
             do {
-                for command in commands {
-                    let more = try GiftList.decide(command, at: environment.now(), state: decided)
-                    for event in more { decided.apply(event) }
-                    events += more
+                if commands.count == 1 {
+                    // Decided on the state itself: a copy of it would be a copy of the whole
+                    // list as soon as the events are applied.
+                    events = try GiftList.decide(commands[0], at: environment.now(), state: state)
+                } else {
+                    var decided = state
+                    for command in commands {
+                        let more = try GiftList.decide(command, at: environment.now(), state: decided)
+                        for event in more { decided.apply(event) }
+                        events += more
+                    }
                 }
             } catch {
                 throw ServiceError(.domain(error))
@@ -80,7 +84,11 @@ extension GiftKeeperService {
             guard !events.isEmpty else { return [] }
             switch try sealed.appendSealed(events, epoch: epoch) {
             case .appended(let head):
-                state = decided
+                if keepingUndo {
+                    undoable.append(UndoableChange(events: events, stateBefore: state.undoSnapshot(for: events)))
+                }
+                // In place (the fold is deterministic: the same state the decision saw).
+                for event in events { state.apply(event) }
                 appliedSequence = head.sequence
                 return events
             case .conflict:

@@ -72,6 +72,22 @@ import Testing
         }
     }
 
+    /// Gift memory's index holds exactly each recipient's presents, current and removed,
+    /// by folded name, whatever was added, edited (a new recipient), removed or restored.
+    @Test func recipientIndexMatchesTheList() async {
+        await propertyCheck(count: 300, input: Generate.commands(0...50)) { commands in
+            forEachDecided(commands) { command, _, _, state, _ in
+                var expected: [String: Set<PresentID>] = [:]
+                for present in Array(state.presents.values) + Array(state.removedPresents.values) {
+                    expected[TextFolding.key(present.recipient), default: []].insert(present.id)
+                }
+                let indexed = state.presentIDsByRecipient.mapValues(Set.init)
+                #expect(indexed == expected, "after \(command)")
+                #expect(state.presentIDsByRecipient.values.allSatisfy { Set($0).count == $0.count }, "no id twice")
+            }
+        }
+    }
+
     @Test func decideIsIdempotent() async {
         await propertyCheck(count: 300, input: Generate.commands(0...50)) { commands in
             try forEachDecided(commands) { command, _, _, state, time in

@@ -170,6 +170,26 @@ import Testing
         #expect(ascii.errorLines == ["giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026'."])
     }
 
+    @Test("Gift memory names the three most alike presents, the same title first, and counts the rest in one line")
+    func giftMemoryNamesAFew() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn([
+            #"add Mum "Warm wool socks""#, #"add Mum "Wool socks, grey""#, #"add Mum "Socks for hiking""#,
+            #"add Mum "Striped socks""#, #"add Mum "Wool socks""#, #"add Mum "Book""#, #"add Mum "wool SOCKS""#,
+        ])
+        #expect(outcome.status == 0, "\(outcome)")
+        let last = try #require(outcome.outputLines.lastIndex { $0.hasPrefix("Saved p7") })
+        #expect(
+            Array(outcome.outputLines[last...].prefix(5)) == [
+                #"Saved p7: "wool SOCKS" for Mum."#,
+                #"Note: Mum already has "Wool socks" planned (p5, idea)."#,
+                #"Note: Mum already has "Warm wool socks" planned (p1, idea)."#,
+                #"Note: Mum already has "Wool socks, grey" planned (p2, idea)."#,
+                "Note: 2 more of Mum's presents have a similar title ('gifts Mum' lists what was given).",
+            ], "\(outcome)")
+        #expect(!outcome.output.contains(#"already has "Book""#))
+    }
+
     @Test("Gift memory: gifts <recipient> by year and occasion; add notes a similar present given or planned")
     func giftMemory() throws {
         let transcript = try Transcript()

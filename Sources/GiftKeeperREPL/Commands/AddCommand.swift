@@ -37,23 +37,52 @@ struct AddCommand: ShellCommand {
         let recipient = try shell.value(line.text("recipient"), ask: "Recipient")
         let title = try shell.value(line.text("title"), ask: "Title")
         let price = try line.text("price").map { try Money.parsePrice($0) }
-        let before = shell.service.state
+        // What the list says before the change, read in place: a copy of the list kept across
+        // the change would make the service copy all of it when it applies the new event.
+        let budgets = shell.service.state.budgetStandings
+        let similar = shell.service.state.similarPresentIDs(to: title, for: recipient, termsOf: shell.titleWords.terms)
+        let notes = GiftMemory.notes(similar, for: shell.service.state.recipientSpelling(recipient), in: shell.service.state)
         let events = try shell.service.perform(
             .addPresent(
                 recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,
                 occasion: line.text("occasion") ?? "", url: line.text("url") ?? "", store: line.text("store") ?? ""))
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
-            let notes = before.similarPresents(to: title, for: recipient).map { GiftMemory.note($0, in: before) }
             // One write for the line and its notes.
             shell.console.print((["Saved \(id): \"\(title)\" for \(recipient)."] + notes).joined(separator: "\n"))
         }
-        shell.warnOverBudget(since: before)
+        shell.warnOverBudget(since: budgets)
+    }
+}
+
+/// What gift memory compares each present's title by, remembered while the title stays
+/// the same: a new title is compared with all of a person's presents on every `add`.
+final class TitleWords {
+    private var remembered: [PresentID: (title: String, terms: GiftList.TitleTerms)] = [:]
+
+    func terms(_ id: PresentID, _ title: String) -> GiftList.TitleTerms {
+        if let entry = remembered[id], entry.title == title { return entry.terms }
+        let terms = GiftList.TitleTerms(title)
+        remembered[id] = (title, terms)
+        return terms
     }
 }
 
 /// The gift-memory sentences (SPEC §10).
 enum GiftMemory {
+    /// How many similar presents `add` names; the rest are counted in one more line.
+    static let shown = 3
+
+    /// The notes for `similar` (most alike first): the first few, then how many more.
+    static func notes(_ similar: [PresentID], for recipient: String, in state: GiftList) -> [String] {
+        let named = similar.prefix(shown).compactMap { state.present($0).map { note($0.present, in: state) } }
+        guard similar.count > shown else { return named }
+        let more = similar.count - shown
+        return named + [
+            "Note: \(more) more of \(recipient)'s present\(more == 1 ? " has" : "s have") a similar title ('gifts \(CommandLineTokenizer.quoted(recipient))' lists what was given)."
+        ]
+    }
+
     /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned.
     static func note(_ present: Present, in state: GiftList) -> String {
         let occasion = present.occasion.isEmpty ? "" : " for \(present.occasion)"

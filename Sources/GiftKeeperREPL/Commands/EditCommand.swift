@@ -43,7 +43,7 @@ struct EditCommand: PresentIDCommand {
             let field = try PresentField(parsing: String(assignment[..<equals]))
             changes.append(try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...])))
         }
-        let before = shell.service.state
+        let before = shell.service.state.budgetStandings
         let events = try shell.service.perform(.editPresent(id: id, changes: changes))
         if events.isEmpty {
             shell.console.print("\(id) already has those values; nothing changed.")

@@ -17,7 +17,7 @@ struct RestoreCommand: PresentIDCommand {
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let id = try presentID(line, in: shell)
-        let before = shell.service.state
+        let before = shell.service.state.budgetStandings
         try shell.service.perform(.restorePresent(id: id))
         if let present = shell.service.state[id: id] {
             shell.console.print("Saved \(id): \"\(present.title)\" for \(present.recipient) is back (\(present.status)).")

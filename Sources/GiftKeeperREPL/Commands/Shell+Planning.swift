@@ -23,7 +23,7 @@ extension Shell {
     var occasionNames: [String] { service.state.occasionEntries.map(\.occasion.name) }
 
     /// One line per budget a change took over, said when it is saved.
-    func warnOverBudget(since before: GiftList) {
+    func warnOverBudget(since before: [BudgetStanding]) {
         for standing in service.state.budgetsTakenOver(since: before) {
             console.print(
                 "Over budget: \(standing.budget.scope.words) has \(amount(standing.budget.amount)), "
