@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        // Tests only: reads `list --csv` back as a spreadsheet program would.
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
     ],
     targets: [
         // C libraries from Debian, bound as system-library targets.
@@ -163,7 +165,7 @@ let package = Package(
         // End-to-end: runs the built giftkeeper binary in script mode and under tmux.
         .testTarget(
             name: "GiftKeeperEndToEndTests",
-            dependencies: ["giftkeeper"],
+            dependencies: ["giftkeeper", .product(name: "SwiftCSV", package: "SwiftCSV")],
             swiftSettings: strictSettings
         ),
     ],

@@ -97,33 +97,75 @@ public struct JSONWriter {
     }
 }
 
-/// A value of a one-line JSON object (`audit --json`).
-public enum JSONValue: Sendable {
+/// A JSON value: a field of a one-line object (`audit --json`), or a whole `--json` document.
+public indirect enum JSONValue: Sendable {
     case string(String)
     case number(Int64)
     case bool(Bool)
     case null
+    case array([JSONValue])
+    /// Keys in the order given.
+    case object([(String, JSONValue)])
+
+    /// A string, or null when nil (an optional field).
+    public static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 }
 
 extension JSONWriter {
     /// One compact JSON object, keys in the order given: `{"seq":1,"type":"keyWrap"}`.
     public static func line(_ pairs: [(String, JSONValue)]) -> String {
         var writer = JSONWriter()
-        writer.raw("{")
-        for (index, (key, value)) in pairs.enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.string(key)
-            writer.raw(":")
-            switch value {
-            case .string(let text): writer.string(text)
-            case .number(let number):
-                if number < 0 { writer.raw("-") }
-                writer.decimal(number.magnitude)
-            case .bool(let flag): writer.raw(flag ? "true" : "false")
-            case .null: writer.raw("null")
-            }
-        }
-        writer.raw("}")
+        writer.value(.object(pairs), indent: nil)
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// A whole document, in the export's layout (two-space indents, `"key" : value`, keys
+    /// in the order given), with a final newline: what every `--json` prints.
+    public static func document(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.value(value, indent: 0)
+        writer.raw("\n")
+        return writer.bytes
+    }
+
+    /// `value`, compact when `indent` is nil, else pretty-printed at that depth.
+    private mutating func value(_ value: JSONValue, indent: Int?) {
+        switch value {
+        case .string(let text): string(text)
+        case .number(let number):
+            if number < 0 { raw("-") }
+            decimal(number.magnitude)
+        case .bool(let flag): raw(flag ? "true" : "false")
+        case .null: raw("null")
+        case .array(let items):
+            guard !items.isEmpty else { return raw("[]") }
+            raw("[")
+            for (index, item) in items.enumerated() {
+                if index > 0 { raw(",") }
+                newline(indent.map { $0 + 1 })
+                self.value(item, indent: indent.map { $0 + 1 })
+            }
+            newline(indent)
+            raw("]")
+        case .object(let pairs):
+            guard !pairs.isEmpty else { return raw("{}") }
+            raw("{")
+            for (index, (key, item)) in pairs.enumerated() {
+                if index > 0 { raw(",") }
+                newline(indent.map { $0 + 1 })
+                string(key)
+                if indent == nil { raw(":") } else { raw(" : ") }
+                self.value(item, indent: indent.map { $0 + 1 })
+            }
+            newline(indent)
+            raw("}")
+        }
+    }
+
+    /// A line break and `depth` indents; nothing in compact form.
+    private mutating func newline(_ depth: Int?) {
+        guard let depth else { return }
+        raw("\n")
+        for _ in 0..<depth { raw("  ") }
     }
 }

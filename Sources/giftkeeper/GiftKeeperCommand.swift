@@ -24,6 +24,9 @@ struct GiftKeeperCommand: ParsableCommand {
             input is not a terminal, from it (audit, export, import: its first line; the shell: the line \
             after 'login', the two after 'setup', the three after 'passwd'); never from arguments or \
             the environment.
+            One-shot commands, the shell's own, signing in and out around them: \
+            \(OneShot.names.joined(separator: ", ")) \
+            (giftkeeper <command> --help for each; e.g. giftkeeper list --status idea).
             Shell completion: giftkeeper --generate-completion-script bash|zsh|fish.
             Exit codes: 0 ok, 1 the journal failed verification, 2 usage error, 3 wrong password, \
             4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
@@ -50,6 +53,17 @@ struct GiftKeeperCommand: ParsableCommand {
             !configuration.subcommands.contains(where: { $0._commandName == name })
         {
             console.error("Unknown subcommand '\(name)'. Type 'giftkeeper --help' to see them.")
+            Glibc.exit(2)
+        }
+        if let name = arguments.first, OneShot.isCommand(name) {
+            OneShotCommand.run(name, Array(arguments.dropFirst()), console: console)
+        }
+        let subcommandNames = configuration.subcommands.map { $0._commandName }
+        if let name = arguments.first, !name.hasPrefix("-"), name != "help", !subcommandNames.contains(name) {
+            let suggestion = OneShot.closestName(to: name, among: subcommandNames)
+            console.error(
+                "Unknown command '\(name)'." + (suggestion.map { " Did you mean '\($0)'?" } ?? "")
+                    + " Type 'giftkeeper --help' to see the commands.")
             Glibc.exit(2)
         }
         do {
@@ -94,11 +108,14 @@ struct JournalOption: ParsableArguments {
     }
 
     /// The journal path: the flag, else $GIFTKEEPER_JOURNAL, else the XDG data directory.
-    var path: String {
-        if let journal { return journal }
-        if let fromEnvironment = environment("GIFTKEEPER_JOURNAL"), !fromEnvironment.isEmpty { return fromEnvironment }
-        return dataDirectory() + "/giftkeeper/default.journal"
-    }
+    var path: String { journalPath(flag: journal) }
+}
+
+/// The journal path: `flag`, else $GIFTKEEPER_JOURNAL, else the XDG data directory.
+func journalPath(flag: String?) -> String {
+    if let flag { return flag }
+    if let fromEnvironment = environment("GIFTKEEPER_JOURNAL"), !fromEnvironment.isEmpty { return fromEnvironment }
+    return dataDirectory() + "/giftkeeper/default.journal"
 }
 
 /// `--password-file F`, for the subcommands that unlock.

@@ -26,6 +26,14 @@ import Testing
         #expect(try read(Array("wrong".utf8) + [0x15] + Array("right\r".utf8)) == Array("right".utf8))
     }
 
+    /// Found by fuzzing (Fuzz/Corpus/password-reader): erase took one byte of a multi-byte
+    /// character, and a terminal gone mid-line (read returns 0) made the prompt spin for ever.
+    @Test func eraseTakesAWholeCharacterAndAHangUpEndsThePrompt() throws {
+        #expect(try read(Array("pé".utf8) + [0x7F] + Array("e\r".utf8)) == Array("pe".utf8))
+        #expect(try read(Array("a€".utf8) + [0x7F, 0x7F] + Array("b\r".utf8)) == Array("b".utf8))
+        #expect(throws: PasswordInputError(.endOfInput)) { try read(Array("typed, then the terminal went away".utf8)) }
+    }
+
     /// Control keys never become part of a password; Ctrl-Z suspends and the line goes on.
     @Test func controlKeysAreDroppedAndControlZSuspends() throws {
         // Esc [ A (an arrow key) and Tab are dropped; "[A" are ordinary characters.

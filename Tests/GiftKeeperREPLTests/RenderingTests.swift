@@ -1,3 +1,4 @@
+import GiftKeeperService
 import Glibc
 import Testing
 
@@ -163,5 +164,24 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = read(fds[0], &buffer, buffer.count)
         return String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
+    }
+}
+
+/// The `--json` and `--csv` forms (SPEC §11).
+@Suite struct StructuredOutputTests {
+    @Test func csvQuotesWhatItMustAndNeutralisesFormulas() {
+        let bytes = StructuredOutput.csv(
+            header: ["id", "title"], rows: [["p1", "Scarf, \"blue\""], ["p2", "two\nlines"], ["p3", "@cmd"], ["p4", "plain"]])
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "id,title\r\np1,\"Scarf, \"\"blue\"\"\"\r\np2,\"two\nlines\"\r\np3,'@cmd\r\np4,plain\r\n")
+    }
+
+    @Test func jsonDocumentsAreIndentedLikeTheExport() {
+        let document = JSONWriter.document(
+            .object([("a", .array([.string("x\n"), .number(-2)])), ("b", .object([])), ("c", .null), ("d", .array([]))]))
+        #expect(
+            String(decoding: document, as: UTF8.self)
+                == "{\n  \"a\" : [\n    \"x\\n\",\n    -2\n  ],\n  \"b\" : {},\n  \"c\" : null,\n  \"d\" : []\n}\n")
     }
 }

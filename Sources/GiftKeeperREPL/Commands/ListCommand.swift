@@ -9,7 +9,8 @@ struct ListCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List presents: id, recipient, title, occasion, price, status.",
-        usage: "list [recipient...] [--status S[,S...]] [--occasion NAME] [--search TEXT] [--sort FIELD] [--all] [--as-of DATE]",
+        usage:
+            "list [recipient...] [--status S[,S...]] [--occasion NAME] [--search TEXT] [--sort FIELD] [--all] [--as-of DATE] [--json | --csv]",
         discussion: "Open presents (idea, bought, wrapped) by default; --all adds given and removed ones. "
             + "Names and --search ignore case and accents. --sort: price, recipient, occasion, status, created, title.")
 
@@ -22,6 +23,8 @@ struct ListCommand: ShellCommand {
     @Flag(help: "Given and removed presents too.") var all = false
     @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
+    @Flag(help: "One JSON document (an array of presents) instead of the table.") var json = false
+    @Flag(help: "CSV (RFC 4180) instead of the table, for spreadsheets.") var csv = false
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         switch request.precedingWords.last {
@@ -39,8 +42,23 @@ struct ListCommand: ShellCommand {
             statuses: try line.text("status").map { try PresentStatus.parseList($0) } ?? [],
             recipients: line.texts("recipients"), occasion: line.text("occasion"), search: line.text("search"),
             sort: try line.text("sort").map { try PresentSort(parsing: $0) } ?? .created, includesAll: line.flag("all"))
+        let format = try StructuredOutput.format(line, csv: true)
         let state = try shell.state(asOf: line.text("asOf"))
         let listed = state.presents(matching: query)
+        switch format {
+        case .json:
+            shell.console.write(
+                JSONWriter.document(.array(listed.map { StructuredOutput.present($0.present, isRemoved: $0.isRemoved) })))
+            return
+        case .csv:
+            shell.console.write(
+                StructuredOutput.csv(
+                    header: StructuredOutput.presentColumns,
+                    rows: listed.map { StructuredOutput.presentRow($0.present, isRemoved: $0.isRemoved) }))
+            return
+        case .text:
+            break
+        }
         guard !listed.isEmpty else {
             if state.presents.isEmpty && state.removedPresents.isEmpty {
                 shell.console.print("No presents yet. Add one with: add <recipient> <title> [--price 25]")

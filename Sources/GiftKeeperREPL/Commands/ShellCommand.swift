@@ -97,7 +97,7 @@ enum ShellCommands {
     /// The command name `typed` most likely meant, for "Did you mean 'list'?": one it
     /// starts, else the nearest within two edits (a letter left out, added, changed or two
     /// swapped: `lst`, `lsit`, `histroy`); nil when none is that close.
-    static func closestName(to typed: String) -> String? {
+    static func closestName(to typed: String, among names: [String] = names) -> String? {
         let word = typed.lowercased()
         guard !word.isEmpty else { return nil }
         if let started = names.first(where: { $0.hasPrefix(word) }) { return started }

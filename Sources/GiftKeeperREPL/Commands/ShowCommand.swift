@@ -6,11 +6,12 @@ import OrderedCollections
 /// `show <id>`: every field of one present, removed ones included.
 struct ShowCommand: PresentIDCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show every field of a present.", usage: "show <id> [--as-of DATE]")
+        commandName: "show", abstract: "Show every field of a present.", usage: "show <id> [--as-of DATE] [--json]")
 
     @Argument(help: "A present id such as p3.") var id: String?
     @Option(name: .customLong("as-of"), help: ArgumentHelp("The present as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
+    @Flag(help: "One JSON document (the present) instead of the table.") var json = false
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
@@ -18,6 +19,10 @@ struct ShowCommand: PresentIDCommand {
         let state = try shell.state(asOf: line.text("asOf"))
         guard let (present, isRemoved) = state.present(id) else {
             throw DomainError.unknownPresent(id)
+        }
+        if try StructuredOutput.format(line) == .json {
+            shell.console.write(JSONWriter.document(StructuredOutput.present(present, isRemoved: isRemoved)))
+            return
         }
         // Notes may hold several lines (an import): each on its own row, tabs as spaces.
         let noteLines =

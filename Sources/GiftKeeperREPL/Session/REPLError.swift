@@ -24,6 +24,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case missingAmount
         /// A command whose parsed values could not be read back (a programming error).
         case unreadableDeclarations(String)
+        /// Two options that exclude each other (`--json` and `--csv`).
+        case conflictingOptions(String, String)
     }
 
     let code: Code
@@ -65,6 +67,8 @@ public struct REPLError: Error, CustomStringConvertible {
                 "'\(command)' does not take '\(words.joined(separator: " "))'. Type 'help \(command.split(separator: " ").first ?? "")' for its usage."
         case .missingAmount:
             return "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."
+        case .conflictingOptions(let first, let second):
+            return "\(first) and \(second) cannot be used together: choose one output format."
         case .unreadableDeclarations(let command):
             return "Internal failure: the arguments of '\(command)' could not be read. Nothing was done; please report this."
         }

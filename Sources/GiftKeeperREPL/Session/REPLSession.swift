@@ -41,27 +41,9 @@ public final class REPLSession: Shell {
     public func run() -> Int32 {
         let console = self.console
         let progress = self.progress
-        service.onProgress = { done, total in progress.update(completed: done, total: total) }
-        service.onNotification = { notification in
-            progress.clear()
-            console.print(notification.sentence)
-        }
         defer { progress.finish() }
         editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
-        do {
-            try service.open()
-        } catch {
-            progress.clear()
-            console.error(error.sentence)
-            return error.exitCode
-        }
-        progress.clear()
-        if let tail = service.trimmedTail {
-            let saved = tail.savedAs.map { " They were saved to \(CommandLineTokenizer.quoted($0)) first." } ?? ""
-            console.warning(
-                "The journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed. The events before them are intact."
-                    + saved)
-        }
+        if let failure = open(notifying: { console.print($0) }) { return failure }
         if isInteractive {
             greet()
             progress.clear()
@@ -93,6 +75,90 @@ public final class REPLSession: Shell {
         // On a terminal every error was seen as it happened, and the session went on: ending
         // it normally is a success. A script's exit code says whether anything failed.
         return isInteractive ? 0 : exitCode
+    }
+
+    /// Runs one command as a one-shot (SPEC §11): opens the journal, signs in with a
+    /// password from the password source, runs `words` (the command's name first), signs
+    /// out; all three are recorded as in the shell. Standard output carries only what the
+    /// command prints; notifications go to standard error. Returns the exit code: that of
+    /// the first failure, else 0.
+    public func runOneShot(_ words: [String]) -> Int32 {
+        let console = self.console
+        // A one-shot is a script: nobody watches it accept an older journal.
+        service.refusesRollback = true
+        service.acceptsRollbackOnChange = false
+        defer { progress.finish() }
+        guard preflight(words) else { return exitCode }
+        if let failure = open(notifying: { console.note($0) }) { return failure }
+        if service.phase == .noAccount {
+            let error = ServiceError(.noJournal(path: service.journalPath))
+            fail(error.sentence, code: error.exitCode)
+        } else {
+            do {
+                try LoginCommand.run(BoundLine(values: [:], declarations: []), in: self)
+            } catch {
+                report(error)
+            }
+            if service.phase == .signedIn {
+                execute(words: words)
+                reportLostOutput()
+            }
+        }
+        finish()
+        reportLostOutput()
+        return exitCode
+    }
+
+    /// What a one-shot's words can be refused for before the journal is opened, so that
+    /// nothing (not even a sign-in) is recorded: words its command does not take, `--json`
+    /// with `--csv`.
+    private func preflight(_ words: [String]) -> Bool {
+        guard let name = words.first, let type = ShellCommands.named(name) else {
+            fail("Unknown command '\(words.first ?? "")'. Type 'giftkeeper --help' to see the commands.", code: 2)
+            return false
+        }
+        let line: BoundLine
+        do {
+            line = try parse(type, Array(words.dropFirst()))
+        } catch {
+            fail(sentence(type.message(for: error)) + " Type 'giftkeeper \(name) --help' for its usage.", code: 2)
+            return false
+        }
+        let declares = { (key: String) in line.declarations.contains { $0.key == key } }
+        if declares("json"), declares("csv"), line.flag("json"), line.flag("csv") {
+            fail(REPLError(.conflictingOptions("--json", "--csv")).description, code: 2)
+            return false
+        }
+        return true
+    }
+
+    /// Shows the service's progress and hands its notifications to `show`, then opens the
+    /// journal (warning of a trimmed tail). Returns the exit code when it cannot be opened.
+    private func open(notifying show: @escaping @Sendable (String) -> Void) -> Int32? {
+        let progress = self.progress
+        service.onProgress = { done, total in progress.update(completed: done, total: total) }
+        service.onNotification = { notification in
+            progress.clear()
+            show(notification.sentence)
+        }
+        do {
+            try service.open()
+        } catch {
+            progress.clear()
+            console.error(error.sentence)
+            return error.exitCode
+        }
+        progress.clear()
+        warnOfTrimmedTail()
+        return nil
+    }
+
+    private func warnOfTrimmedTail() {
+        guard let tail = service.trimmedTail else { return }
+        let saved = tail.savedAs.map { " They were saved to \(CommandLineTokenizer.quoted($0)) first." } ?? ""
+        console.warning(
+            "The journal's last write was incomplete (a crash or power loss): \(tail.length) bytes were trimmed. The events before them are intact."
+                + saved)
     }
 
     private var prompt: String {
@@ -145,6 +211,12 @@ public final class REPLSession: Shell {
             fail(error.description, code: 2)
             return false
         }
+        return execute(words: words)
+    }
+
+    /// Runs the command `words` name (its name first, then its arguments).
+    @discardableResult
+    private func execute(words: [String]) -> Bool {
         guard let name = words.first else { return false }
         guard let type = ShellCommands.named(name) else {
             fail(unknownCommand(name), code: 2)
@@ -182,24 +254,32 @@ public final class REPLSession: Shell {
         expected = type.answers(for: line)
         do {
             try type.run(line, in: self)
-        } catch let error as ServiceError {
+        } catch {
+            report(error)
+        }
+        return type.keepsLineInHistory
+    }
+
+    /// Reports what a command threw: one line, and its exit code; a cancellation is a note.
+    private func report(_ error: any Error) {
+        switch error {
+        case let error as ServiceError:
             if case .cancelled = error.code {
                 noteCancelled("Cancelled.")
             } else {
                 fail(error.sentence, code: error.exitCode)
             }
-        } catch let error as DomainError {
+        case let error as DomainError:
             fail(error.sentence, code: 2)
-        } catch let error as PasswordInputError where error.code == .interrupted {
+        case let error as PasswordInputError where error.code == .interrupted:
             noteCancelled("Cancelled.")
-        } catch let error as PasswordInputError {
+        case let error as PasswordInputError:
             fail(error.description, code: 2)
-        } catch let error as REPLError {
+        case let error as REPLError:
             fail(error.description, code: error.exitCode)
-        } catch {
+        default:
             fail("\(error)", code: 5)
         }
-        return type.keepsLineInHistory
     }
 
     /// Binds `arguments` to `type`'s declarations: a plain line directly (``LineBinding``),

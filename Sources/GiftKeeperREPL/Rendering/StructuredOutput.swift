@@ -1,0 +1,83 @@
+import GiftKeeperDomain
+import GiftKeeperService
+
+/// The `--json` and `--csv` forms of what commands show (SPEC §11), for scripts: one JSON
+/// document (amounts as decimal strings, times ISO-8601 in UTC, absent values null), or
+/// RFC 4180 CSV. Written as they are, not through the terminal's sanitising: JSON escapes
+/// every control character, and CSV quotes any field that holds one.
+enum StructuredOutput {
+    /// `--json` or `--csv` from a line that may take both; refused together.
+    static func format(_ line: BoundLine, csv: Bool = false) throws -> Format {
+        let json = line.flag("json")
+        let csv = csv && line.flag("csv")
+        if json && csv { throw REPLError(.conflictingOptions("--json", "--csv")) }
+        return json ? .json : csv ? .csv : .text
+    }
+
+    enum Format {
+        case text, json, csv
+    }
+
+    static func present(_ present: Present, isRemoved: Bool = false) -> JSONValue {
+        .object([
+            ("id", .string(present.id.description)),
+            ("recipient", .string(present.recipient)),
+            ("title", .string(present.title)),
+            ("notes", .string(present.notes)),
+            ("price", .text(present.price?.description)),
+            ("occasion", .text(present.occasion.isEmpty ? nil : present.occasion)),
+            ("url", .text(present.url.isEmpty ? nil : present.url)),
+            ("store", .text(present.store.isEmpty ? nil : present.store)),
+            ("status", .string(present.status.rawValue)),
+            ("removed", .bool(isRemoved)),
+            ("createdAt", .string(present.createdAt.iso8601)),
+            ("updatedAt", .string(present.updatedAt.iso8601)),
+            ("givenAt", .text(present.givenAt?.iso8601)),
+        ])
+    }
+
+    /// The columns of `list --csv`, in order.
+    static let presentColumns = [
+        "id", "recipient", "title", "occasion", "price", "status", "removed", "notes", "url", "store", "createdAt",
+        "updatedAt", "givenAt",
+    ]
+
+    static func presentRow(_ present: Present, isRemoved: Bool) -> [String] {
+        [
+            present.id.description, present.recipient, present.title, present.occasion, present.price?.description ?? "",
+            present.status.rawValue, isRemoved ? "true" : "false", present.notes, present.url, present.store,
+            present.createdAt.iso8601, present.updatedAt.iso8601, present.givenAt?.iso8601 ?? "",
+        ]
+    }
+
+    /// RFC 4180: CRLF after every record; a field holding a comma, a quote, CR or LF is
+    /// quoted, its quotes doubled. A text field starting with `=`, `+`, `-` or `@` gets a
+    /// leading `'`, so a spreadsheet shows it rather than running it as a formula (OWASP's
+    /// advice on CSV injection); ids, prices and times never start so.
+    static func csv(header: [String], rows: [[String]]) -> [UInt8] {
+        var out = ""
+        for record in [header] + rows {
+            out += record.map(field).joined(separator: ",") + "\r\n"
+        }
+        return Array(out.utf8)
+    }
+
+    private static func field(_ text: String) -> String {
+        var value = text
+        if let first = value.unicodeScalars.first, "=+-@".unicodeScalars.contains(first) { value = "'" + value }
+        let needsQuotes = value.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }
+        guard needsQuotes else { return value }
+        return "\"" + value.replacingQuotes() + "\""
+    }
+}
+
+extension String {
+    fileprivate func replacingQuotes() -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            out.append(scalar)
+            if scalar == "\"" { out.append(scalar) }
+        }
+        return String(out)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import SwiftCSV
+import Testing
+
+/// Every shell command that reads or changes the list, one-shot (SPEC §11): signed in,
+/// run, signed out; results alone on standard output.
+@Suite("One-shot commands")
+struct OneShotTests {
+    @Test("add, edit, mark, list, show with --password-file: results on standard output, notifications on standard error")
+    func withAPasswordFile() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal()
+        let passwordFile = sandbox.home + "/password"
+        FileManager.default.createFile(atPath: passwordFile, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o600])
+        func oneShot(_ words: [String]) throws -> Outcome {
+            try sandbox.run(words + ["--journal", sandbox.journal, "--password-file", passwordFile], input: "")
+        }
+        let added = try oneShot(["add", "Mum", "Blue scarf", "--price", "25"])
+        #expect(added.status == 0, "\(added)")
+        #expect(added.stdout == "Saved p1: \"Blue scarf\" for Mum.\n", "\(added)")
+        #expect(added.stderr.contains("Signed in") && added.stderr.contains("Signed out"), "\(added)")
+        #expect(try oneShot(["edit", "p1", "price=22.50"]).status == 0)
+        #expect(try oneShot(["mark", "p1", "bought"]).status == 0)
+        let listed = try oneShot(["list"])
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("22.50") && $0.contains("bought") }, "\(listed)")
+        #expect(!listed.stdout.contains("Signed"), "no notification on standard output")
+        let shown = try oneShot(["show", "p1"])
+        #expect(shown.stdout.contains("Blue scarf"), "\(shown)")
+
+        // Each one-shot signed in and out, recorded like a shell session.
+        let audit = try sandbox.audits()
+        #expect(audit.stdout.components(separatedBy: "\tloginSucceeded\t").count - 1 == 6, "\(audit)")
+        #expect(audit.stdout.components(separatedBy: "\tsignedOut\t").count - 1 == 6, "\(audit)")
+    }
+
+    @Test("The password from the first line of standard input; refused, one line, when there is none")
+    func passwordFromStandardInput() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let listed = try sandbox.run(["list", "--journal", sandbox.journal], input: "secret\n")
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Hat") }, "\(listed)")
+
+        let none = try sandbox.run(["list", "--journal", sandbox.journal], input: "")
+        #expect(none.status == 2, "\(none)")
+        #expect(none.errorLines.count == 1, "\(none)")
+        #expect(none.stdout.isEmpty)
+        let wrong = try sandbox.run(["add", "Dad", "Book", "--journal", sandbox.journal], input: "nope\n")
+        #expect(wrong.status == 3, "\(wrong)")
+        #expect(try sandbox.run(["list", "--journal", sandbox.journal], input: "secret\n").stdout.contains("Book") == false)
+    }
+
+    @Test("list --json and show --json: one JSON document, amounts as decimal strings, times ISO-8601")
+    func json() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: [#"Mum "Blue \"scarf\"" --price 25 --notes "two words""#, "Dad Book"])
+        let listed = try sandbox.run(["list", "--json", "--journal", sandbox.journal], input: "secret\n")
+        #expect(listed.status == 0, "\(listed)")
+        let presents = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdoutBytes)) as? [[String: Any]])
+        #expect(presents.count == 2)
+        #expect(presents[0]["id"] as? String == "p1")
+        #expect(presents[0]["title"] as? String == #"Blue "scarf""#)
+        #expect(presents[0]["price"] as? String == "25.00")
+        #expect(presents[0]["notes"] as? String == "two words")
+        #expect(presents[1]["price"] is NSNull)
+        let created = try #require(presents[0]["createdAt"] as? String)
+        #expect((try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(created)) != nil, "\(created)")
+
+        let shown = try sandbox.run(["show", "p2", "--json", "--journal", sandbox.journal], input: "secret\n")
+        let present = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdoutBytes)) as? [String: Any])
+        #expect(present["title"] as? String == "Book")
+        #expect(present["status"] as? String == "idea")
+    }
+
+    @Test("list --csv is RFC 4180 a CSV parser reads back: quotes, commas, no formula")
+    func csv() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: [
+            #"Mum "Scarf, \"blue\"" --price 25 --notes "one; two, three""#, #"Dad "=SUM(A1:A2)""#,
+        ])
+        let listed = try sandbox.run(["list", "--csv", "--journal", sandbox.journal], input: "secret\n")
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stdout.hasPrefix("id,recipient,title,occasion,price,status,"))
+        #expect(listed.stdout.hasSuffix("\r\n"))
+        let table = try EnumeratedCSV(string: listed.stdout, delimiter: .comma, loadColumns: false)
+        #expect(table.header.prefix(6) == ["id", "recipient", "title", "occasion", "price", "status"])
+        #expect(table.rows.count == 2)
+        #expect(table.rows[0].prefix(6) == ["p1", "Mum", #"Scarf, "blue""#, "", "25.00", "idea"])
+        #expect(table.rows[0][7] == "one; two, three")
+        #expect(table.rows[1][2] == "'=SUM(A1:A2)", "a formula is shown, never run")
+    }
+
+    @Test("Bad one-shot input is one line with its exit code, and nothing is appended, not even a sign-in")
+    func badInput() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let before = fileBytes(sandbox.journal)
+        for words in [["list", "--json", "--csv"], ["list", "--bogus"], ["show", "p1", "extra"], ["lst"]] {
+            let outcome = try sandbox.run(words + ["--journal", sandbox.journal], input: "secret\n")
+            #expect(outcome.status == 2, "\(words): \(outcome)")
+            #expect(outcome.errorLines.count == 1, "\(words): \(outcome)")
+            #expect(outcome.stdout.isEmpty, "\(words): \(outcome)")
+        }
+        let typo = try sandbox.run(["lst"], input: "")
+        #expect(typo.errorLines.first?.contains("Did you mean 'list'?") == true, "\(typo)")
+        #expect(fileBytes(sandbox.journal) == before, "nothing recorded")
+        let help = try sandbox.run(["list", "--help"], input: "")
+        #expect(help.status == 0 && help.stdout.contains("--csv") && help.stdout.contains("ONE-SHOT"), "\(help)")
+    }
+}
