@@ -73,6 +73,36 @@ struct OneShotTests {
         #expect(present["status"] as? String == "idea")
     }
 
+    @Test("--json on history, budget, upcoming, summary, gifts and occasion list: one JSON document each")
+    func jsonEverywhere() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Scarf --price 25 --occasion Christmas", "Dad Book --price 12.50"])
+        let planned = try sandbox.script([
+            "login", "secret", "occasion add Christmas --date 2099-12-24 --yearly", "budget set 30 --for Mum",
+            "mark p2 given",
+        ])
+        #expect(planned.status == 0, "\(planned)")
+        func document(_ words: [String]) throws -> Any {
+            let outcome = try sandbox.run(words + ["--json", "--journal", sandbox.journal], input: "secret\n")
+            #expect(outcome.status == 0, "\(words): \(outcome)")
+            return try JSONSerialization.jsonObject(with: Data(outcome.stdoutBytes))
+        }
+        let history = try #require(try document(["history", "p1"]) as? [[String: Any]])
+        #expect(history.first?["event"] as? String == "presentAdded", "\(history)")
+        let budgets = try #require(try document(["budget"]) as? [String: Any])
+        let budget = try #require((budgets["budgets"] as? [[String: Any]])?.first)
+        #expect(budget["recipient"] as? String == "Mum" && budget["budget"] as? String == "30.00")
+        #expect(budget["planned"] as? String == "25.00" && budget["over"] as? Bool == false)
+        let upcoming = try #require(try document(["upcoming", "--days", "36600"]) as? [[String: Any]])
+        #expect(upcoming.first?["occasion"] as? String == "Christmas" && upcoming.first?["toBuy"] as? [String] == ["p1"])
+        let summary = try #require(try document(["summary"]) as? [String: Any])
+        #expect((summary["recipients"] as? [[String: Any]])?.count == 2)
+        let gifts = try #require(try document(["gifts", "Dad"]) as? [[String: Any]])
+        #expect(gifts.first?["title"] as? String == "Book" && gifts.first?["givenAt"] is String)
+        let occasions = try #require(try document(["occasion", "list"]) as? [[String: Any]])
+        #expect(occasions.first?["name"] as? String == "Christmas" && occasions.first?["yearly"] as? Bool == true)
+    }
+
     @Test("list --csv is RFC 4180 a CSV parser reads back: quotes, commas, no formula")
     func csv() throws {
         let sandbox = try Sandbox()

@@ -9,7 +9,8 @@ struct BudgetCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "budget",
         abstract: "Budgets per recipient and occasion: set, clear, or show how they stand.",
-        usage: "budget set <amount> [--for RECIPIENT] [--occasion NAME] | budget clear [--for RECIPIENT] [--occasion NAME] | budget [--as-of DATE]",
+        usage:
+            "budget set <amount> [--for RECIPIENT] [--occasion NAME] | budget clear [--for RECIPIENT] [--occasion NAME] | budget [--as-of DATE] [--json]",
         discussion: "Planned is the price of ideas; spent, of what is bought, wrapped or given. "
             + "Without --for and --occasion a budget covers the whole list.")
 
@@ -24,6 +25,7 @@ struct BudgetCommand: ShellCommand {
     @Option(help: "Only presents for this occasion.") var occasion: String?
     @Option(name: .customLong("as-of"), help: ArgumentHelp("Budgets as they stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
+    @Flag(help: "How the budgets stand, as one JSON document.") var json = false
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         switch request.precedingWords.last {
@@ -41,9 +43,12 @@ struct BudgetCommand: ShellCommand {
         if action != "set", let extra = line.texts("amount").first {
             throw REPLError(.unexpectedWords(command: "budget \(action)", words: [extra]))
         }
+        if line.flag("json"), action != "show" {
+            throw REPLError(.unexpectedWords(command: "budget \(action)", words: ["--json"]))
+        }
         switch action {
         case "show":
-            try show(shell, asOf: line.text("asOf"))
+            try show(shell, asOf: line.text("asOf"), json: try StructuredOutput.format(line) == .json)
         case "set":
             let words = line.texts("amount")
             guard let text = words.first else { throw REPLError(.missingAmount) }
@@ -71,9 +76,32 @@ struct BudgetCommand: ShellCommand {
         }
     }
 
-    private static func show(_ shell: any Shell, asOf: String?) throws {
+    private static func show(_ shell: any Shell, asOf: String?, json: Bool) throws {
         let state = try shell.state(asOf: asOf)
         let standings = state.budgetStandings
+        if json {
+            shell.console.write(
+                JSONWriter.document(
+                    .object([
+                        ("currency", .text(state.currency)),
+                        (
+                            "budgets",
+                            .array(
+                                standings.map { standing in
+                                    .object([
+                                        ("recipient", .text(standing.budget.scope.recipient)),
+                                        ("occasion", .text(standing.budget.scope.occasion)),
+                                        ("budget", .string(standing.budget.amount.description)),
+                                        ("planned", .string(standing.planned.description)),
+                                        ("spent", .string(standing.spent.description)),
+                                        ("remaining", .string(standing.remaining.description)),
+                                        ("over", .bool(standing.isOver)),
+                                    ])
+                                })
+                        ),
+                    ])))
+            return
+        }
         guard !standings.isEmpty else {
             shell.console.print("No budgets yet. Set one with: budget set 100 --for Mum [--occasion \"Christmas 2026\"]")
             return

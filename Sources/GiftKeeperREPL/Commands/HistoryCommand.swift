@@ -8,12 +8,13 @@ struct HistoryCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "What happened, in words, with local times; with an id, one present's life.",
-        usage: "history [<id>] [--last N]",
+        usage: "history [<id>] [--last N] [--json]",
         discussion: "'giftkeeper audit' shows the same journal frame by frame, for machines.")
 
     @Argument(help: "A present id such as p3: only its history.") var id: String?
     // Unconditional: '--last -1' reaches the "1 or more" check instead of "missing value".
     @Option(parsing: .unconditional, help: ArgumentHelp("Only the last N entries.", valueName: "N")) var last: Int?
+    @Flag(help: "One JSON document (an array of entries) instead of the table.") var json = false
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 && request.precedingWords.last != "--last"
@@ -32,6 +33,22 @@ struct HistoryCommand: ShellCommand {
         shell.progress.clear()  // the replay's progress line, if it was long enough to show one
         if let last, entries.count > last {
             entries = Array(entries.suffix(last))
+        }
+        if try StructuredOutput.format(line) == .json {
+            shell.console.write(
+                JSONWriter.document(
+                    .array(
+                        entries.map { entry in
+                            .object([
+                                ("seq", .number(Int64(entry.sequence))),
+                                ("time", .text(entry.event?.at.iso8601)),
+                                ("event", .string(entry.event?.typeName ?? "keyWrap")),
+                                ("present", .text(entry.event?.body.presentID?.description)),
+                                ("what", .string(HistoryWords.sentence(entry))),
+                                ("reported", .bool(entry.isReported)),
+                            ])
+                        })))
+            return
         }
         let table = TableRenderer(
             columns: [.init("WHEN"), .init("WHAT", shrinks: true)], maxWidth: TerminalSession.outputColumns)

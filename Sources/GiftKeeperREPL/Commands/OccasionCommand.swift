@@ -8,7 +8,7 @@ struct OccasionCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "occasion",
         abstract: "Occasions with dates: add, list, remove.",
-        usage: "occasion add <name> [--date YYYY-MM-DD] [--yearly] | occasion list | occasion remove <name>",
+        usage: "occasion add <name> [--date YYYY-MM-DD] [--yearly] | occasion list [--json] | occasion remove <name>",
         discussion: "Adding a name that exists changes its date. A yearly occasion comes back every year "
             + "(for a birthday, give the date of birth). Names ignore case and accents.")
 
@@ -18,6 +18,7 @@ struct OccasionCommand: ShellCommand {
     @Argument(help: "The occasion's name, e.g. \"Christmas 2026\".") var name: String?
     @Option(help: ArgumentHelp("Its date, YYYY-MM-DD.", valueName: "YYYY-MM-DD")) var date: String?
     @Flag(help: "It comes back every year.") var yearly = false
+    @Flag(help: "occasion list: one JSON document (an array of occasions) instead of the table.") var json = false
 
     static func answers(for line: BoundLine) -> ScriptAnswers {
         let action = line.text("action")
@@ -34,9 +35,12 @@ struct OccasionCommand: ShellCommand {
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let action = line.text("action")?.lowercased() ?? "list"
+        if line.flag("json"), action != "list", action != "ls" {
+            throw REPLError(.unexpectedWords(command: "occasion \(action)", words: ["--json"]))
+        }
         switch action {
         case "list", "ls":
-            list(shell)
+            list(shell, json: try StructuredOutput.format(line) == .json)
         case "add":
             let name = try shell.value(line.text("name"), ask: "Occasion")
             let date = try line.text("date").map { try CalendarDate(parsing: $0) }
@@ -61,7 +65,7 @@ struct OccasionCommand: ShellCommand {
         }
     }
 
-    private static func list(_ shell: any Shell) {
+    private static func list(_ shell: any Shell, json: Bool) {
         let today = LocalTime.date(shell.service.now)
         // Soonest first (a yearly one by its next date), then past and undated ones.
         let entries = shell.service.state.occasionEntries.enumerated().sorted { a, b in
@@ -72,6 +76,21 @@ struct OccasionCommand: ShellCommand {
             default: a.offset < b.offset
             }
         }.map(\.element)
+        if json {
+            shell.console.write(
+                JSONWriter.document(
+                    .array(
+                        entries.map { entry in
+                            let next = entry.occasion.nextDate(onOrAfter: today)
+                            return .object([
+                                ("name", .string(entry.occasion.name)), ("date", .text(entry.occasion.date?.description)),
+                                ("yearly", .bool(entry.occasion.isYearly)), ("next", .text(next?.description)),
+                                ("daysAway", next.map { .number(Int64(today.days(until: $0))) } ?? .null),
+                                ("presents", .number(Int64(entry.presentCount))), ("open", .number(Int64(entry.openCount))),
+                            ])
+                        })))
+            return
+        }
         guard !entries.isEmpty else {
             shell.console.print("No occasions yet. Add one with: occasion add \"Christmas 2026\" --date 2026-12-24")
             return

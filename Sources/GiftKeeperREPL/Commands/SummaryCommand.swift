@@ -10,7 +10,7 @@ struct SummaryCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "summary",
         abstract: "Per recipient: presents, planned, spent, budget, and a bar chart.",
-        usage: "summary [--occasion NAME] [--year YYYY] [--as-of DATE]",
+        usage: "summary [--occasion NAME] [--year YYYY] [--as-of DATE] [--json]",
         discussion: "In the chart, full blocks are spent and light ones planned (# and - when the terminal is not UTF-8). "
             + "A present's year is the year it was given, else its occasion's, else the year it was added.")
 
@@ -18,6 +18,7 @@ struct SummaryCommand: ShellCommand {
     @Option(help: ArgumentHelp("Only presents of this year.", valueName: "YYYY")) var year: String?
     @Option(name: .customLong("as-of"), help: ArgumentHelp("As it stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
+    @Flag(help: "One JSON document (a row per recipient) instead of the table and chart.") var json = false
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         switch request.precedingWords.last {
@@ -38,6 +39,25 @@ struct SummaryCommand: ShellCommand {
         }
         let state = try shell.state(asOf: line.text("asOf"))
         let rows = state.summary(occasion: line.text("occasion"), year: year, day: LocalTime.date)
+        if try StructuredOutput.format(line) == .json {
+            shell.console.write(
+                JSONWriter.document(
+                    .object([
+                        ("currency", .text(state.currency)),
+                        (
+                            "recipients",
+                            .array(
+                                rows.map { row in
+                                    .object([
+                                        ("recipient", .string(row.recipient)), ("presents", .number(Int64(row.count))),
+                                        ("planned", .string(row.planned.description)), ("spent", .string(row.spent.description)),
+                                        ("budget", .text(row.budget?.description)),
+                                    ])
+                                })
+                        ),
+                    ])))
+            return
+        }
         guard !rows.isEmpty else {
             shell.console.print("No presents match.")
             return

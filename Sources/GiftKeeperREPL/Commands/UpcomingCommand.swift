@@ -9,10 +9,11 @@ struct UpcomingCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "upcoming",
         abstract: "Occasions coming up, with what is still to buy and to wrap.",
-        usage: "upcoming [--days N]")
+        usage: "upcoming [--days N] [--json]")
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How many days ahead (60 when omitted).", valueName: "N"))
     var days: String?
+    @Flag(help: "One JSON document (an array of occasions) instead of the text.") var json = false
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
@@ -21,6 +22,20 @@ struct UpcomingCommand: ShellCommand {
         let state = shell.service.state
         let today = LocalTime.date(shell.service.now)
         let upcoming = state.upcoming(today: today, days: days)
+        if try StructuredOutput.format(line) == .json {
+            let ids = { (presents: [Present]) in JSONValue.array(presents.map { .string($0.id.description) }) }
+            shell.console.write(
+                JSONWriter.document(
+                    .array(
+                        upcoming.map { item in
+                            .object([
+                                ("occasion", .string(item.occasion.name)), ("date", .string(item.date.description)),
+                                ("daysAway", .number(Int64(item.daysAway))), ("yearly", .bool(item.occasion.isYearly)),
+                                ("toBuy", ids(item.toBuy)), ("toWrap", ids(item.toWrap)), ("ready", ids(item.ready)),
+                            ])
+                        })))
+            return
+        }
         guard !upcoming.isEmpty else {
             let dated = state.occasions.values.contains { $0.date != nil }
             shell.console.print(
@@ -55,9 +70,11 @@ struct UpcomingCommand: ShellCommand {
 /// `gifts <recipient>`: everything ever given to one person, by year and occasion.
 struct GiftsCommand: ShellCommand {
     static let configuration = CommandConfiguration(
-        commandName: "gifts", abstract: "Everything given to one person, by year and occasion.", usage: "gifts <recipient>")
+        commandName: "gifts", abstract: "Everything given to one person, by year and occasion.",
+        usage: "gifts <recipient> [--json]")
 
     @Argument(help: "Who (case and accents ignored).") var recipient: String?
+    @Flag(help: "One JSON document (the presents given, oldest first) instead of the text.") var json = false
 
     static let prompted = ScriptAnswers(arguments: 1)
     static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("recipient")) }
@@ -71,6 +88,12 @@ struct GiftsCommand: ShellCommand {
         let recipient = try shell.value(line.text("recipient"), ask: "Recipient")
         let state = shell.service.state
         let gifts = state.gifts(for: recipient)
+        if try StructuredOutput.format(line) == .json {
+            shell.console.write(
+                JSONWriter.document(
+                    .array(gifts.map { StructuredOutput.present($0, isRemoved: state.presents[$0.id] == nil) })))
+            return
+        }
         let name = TerminalText.sanitized(state.recipientSpelling(recipient.trimmedWhitespace()))
         guard !gifts.isEmpty else {
             shell.console.print("Nothing given to \(name) yet. ('mark <id> given' records a present as given.)")
