@@ -148,22 +148,19 @@ struct Export: ParsableCommand {
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
+    @Argument(help: ArgumentHelp("Write to this file (mode 0600), as --output does; - is standard output.", valueName: "file"))
+    var file: String?
     @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file")) var output: String?
-    @Flag(help: "Replace the --output file if it exists.") var force = false
+    @Flag(help: "Replace the output file if it exists.") var force = false
     @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
 
-    func validate() throws {
-        if output?.isEmpty == true {
-            throw ValidationError("--output needs a file name, e.g. --output gifts.json (or - for standard output)")
-        }
-    }
-
     func run() throws {
-        // `--output -` is standard output, as for most tools.
-        let output = self.output == "-" ? nil : self.output
+        let output: String?
         let time: Timestamp?
         do {
+            // FILE or --output FILE, as in the shell; `-` is standard output, as for most tools.
+            output = try exportDestination(file: file, output: self.output)
             // Checked before the password is asked for, as a bad --output is.
             time = try asOf.map { text throws(REPLError) in try LocalTime.parseAsOf(text) }
             if let output { try PrivateFile.checkWritable(output, replacing: force) }

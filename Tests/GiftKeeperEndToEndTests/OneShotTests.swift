@@ -103,6 +103,26 @@ struct OneShotTests {
         #expect(occasions.first?["name"] as? String == "Christmas" && occasions.first?["yearly"] as? Bool == true)
     }
 
+    @Test("export FILE and export --output FILE both work, in the shell and on the command line")
+    func exportSpellings() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let positional = sandbox.home + "/positional.json"
+        let option = sandbox.home + "/option.json"
+        let command = try sandbox.run(["export", positional, "--journal", sandbox.journal], input: "secret\n")
+        #expect(command.status == 0, "\(command)")
+        let shell = try sandbox.script(["login", "secret", "export --output \(option)"])
+        #expect(shell.status == 0, "\(shell)")
+        for path in [positional, option] {
+            let bytes = try #require(fileBytes(path), "\(path) was written")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            let presents = try #require(document["presents"] as? [[String: Any]])
+            #expect(presents.first?["title"] as? String == "Hat", "\(path)")
+        }
+        let both = try sandbox.run(["export", positional, "--output", option, "--journal", sandbox.journal], input: "secret\n")
+        #expect(both.status == 2 && both.errorLines.count == 1, "\(both)")
+    }
+
     @Test("list --csv is RFC 4180 a CSV parser reads back: quotes, commas, no formula")
     func csv() throws {
         let sandbox = try Sandbox()

@@ -9,10 +9,12 @@ struct ExportCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "The decrypted list as JSON, to FILE (mode 0600) or screen.",
-        usage: "export [FILE] [--force] [--as-of DATE]",
-        discussion: "The document is giftkeeper.export.v2 (docs/export-format.md). An existing FILE is replaced only with --force.")
+        usage: "export [FILE | --output FILE] [--force] [--as-of DATE]",
+        discussion: "The document is giftkeeper.export.v2 (docs/export-format.md). An existing FILE is replaced only with --force. "
+            + "FILE and --output FILE are the same, as on the command line; - is the screen.")
 
     @Argument(help: "Where to write; the screen when omitted.") var file: String?
+    @Option(help: ArgumentHelp("Where to write (the same as FILE).", valueName: "FILE")) var output: String?
     @Flag(help: "Replace FILE if it exists.") var force = false
     @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
@@ -24,7 +26,8 @@ struct ExportCommand: ShellCommand {
         let asOf = try shell.state(asOf: line.text("asOf"))
         let count = asOf.presents.count
         let force = line.flag("force")
-        if let path = line.text("file").map(expandingTilde) {
+        let target = try exportDestination(file: line.text("file"), output: line.text("output"))
+        if let path = target.map(expandingTilde) {
             try PrivateFile.checkWritable(path, replacing: force)
             var file = PrivateFile.Writer(path: path, replacing: force)
             try service.export(to: &file, asOf: asOf)
@@ -34,6 +37,17 @@ struct ExportCommand: ShellCommand {
             try service.export(to: &output, asOf: asOf)
         }
     }
+}
+
+/// Where `export` writes: FILE or `--output FILE` (one of them), nil for the screen (`-` too).
+/// Shared by the shell and the command line, which spell it either way.
+public func exportDestination(file: String?, output: String?) throws -> String? {
+    if let file, let output, file != output {
+        throw REPLError(.unexpectedWords(command: "export", words: [file, "--output", output]))
+    }
+    guard let path = file ?? output else { return nil }
+    if path.isEmpty { throw REPLError(.emptyOutput) }
+    return path == "-" ? nil : path
 }
 
 /// `~/gifts.json` as the shell would read it (the REPL's words are not shell words).

@@ -26,6 +26,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case unreadableDeclarations(String)
         /// Two options that exclude each other (`--json` and `--csv`).
         case conflictingOptions(String, String)
+        /// `export --output ''`.
+        case emptyOutput
     }
 
     let code: Code
@@ -67,6 +69,8 @@ public struct REPLError: Error, CustomStringConvertible {
                 "'\(command)' does not take '\(words.joined(separator: " "))'. Type 'help \(command.split(separator: " ").first ?? "")' for its usage."
         case .missingAmount:
             return "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."
+        case .emptyOutput:
+            return "--output needs a file name, e.g. --output gifts.json (or - for standard output)."
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         case .unreadableDeclarations(let command):
