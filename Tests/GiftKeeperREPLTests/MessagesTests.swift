@@ -47,6 +47,15 @@ import Testing
         #expect(JournalError(.changedWhileOpen(.size(expected: 1, actual: 2)), path: "/j/o").sentence.contains("Nothing was written"))
     }
 
+    @Test func aNearMissOfAStatusFieldOrSortIsCorrected() {
+        #expect(
+            DomainError.unknownStatus("boguht").sentence
+                == "Unknown status 'boguht'. Did you mean 'bought'? Type one of: idea, bought, wrapped, given.")
+        #expect(DomainError.unknownField("titel").sentence.contains("Did you mean 'title'?"))
+        #expect(DomainError.unknownSort("prize").sentence.contains("Did you mean 'price'?"))
+        #expect(!DomainError.unknownSort("colour").sentence.contains("Did you mean"))
+    }
+
     @Test func domainErrorsQuoteTheInputAndEndInAFullStop() {
         for field in DomainError.InputField.allCases {
             #expect(DomainError.controlCharacter(field, scalar: 0x1B).sentence.contains("U+001B"))

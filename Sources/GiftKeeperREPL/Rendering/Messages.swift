@@ -121,14 +121,14 @@ extension DomainError {
                 }
             return "'\(input)' is not a price: \(why). Type an amount such as 25 or 25.50."
         case .unknownStatus(let input):
-            let words = PresentStatus.allCases.map(\.rawValue).joined(separator: ", ")
-            return "Unknown status '\(input)'. Type one of: \(words)."
+            let names = PresentStatus.allCases.map(\.rawValue)
+            return "Unknown status '\(input)'.\(didYouMean(input, names)) Type one of: \(names.joined(separator: ", "))."
         case .unknownField(let input):
             let words = PresentField.allCases.map(\.rawValue).joined(separator: ", ")
             if input.lowercased() == "status" {
                 return "The status is changed with 'mark <id> <status>', e.g. 'mark p3 bought'. The fields 'edit' changes are: \(words)."
             }
-            return "Unknown field '\(input)'. Type one of: \(words)."
+            return "Unknown field '\(input)'.\(didYouMean(input, PresentField.allCases.map(\.rawValue))) Type one of: \(words)."
         case .invalidPresentID(let input):
             return "'\(input)' is not a present id. Ids look like 'p3'; type 'list' to see them."
         case .presentIDsExhausted:
@@ -150,8 +150,8 @@ extension DomainError {
         case .nothingLeftToUndo:
             return "That change was already reversed since (here or on another device); nothing was undone."
         case .unknownSort(let input):
-            let words = PresentSort.allCases.map(\.rawValue).joined(separator: ", ")
-            return "Unknown sort '\(input)'. Type one of: \(words)."
+            let names = PresentSort.allCases.map(\.rawValue)
+            return "Unknown sort '\(input)'.\(didYouMean(input, names)) Type one of: \(names.joined(separator: ", "))."
         }
     }
 }
@@ -302,4 +302,10 @@ extension BudgetScope {
         case (let recipient?, let occasion?): "\(recipient) for '\(occasion)'"
         }
     }
+}
+
+/// ` Did you mean 'idea'?` when `typed` is within two edits of one of `names` (or starts
+/// one), else nothing: the same rule as for command names.
+private func didYouMean(_ typed: String, _ names: [String]) -> String {
+    ShellCommands.closestName(to: typed, among: names).map { " Did you mean '\($0)'?" } ?? ""
 }
