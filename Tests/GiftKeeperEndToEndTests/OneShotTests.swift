@@ -11,7 +11,7 @@ struct OneShotTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal()
         let passwordFile = sandbox.home + "/password"
-        FileManager.default.createFile(atPath: passwordFile, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o600]))
         func oneShot(_ words: [String]) throws -> Outcome {
             try sandbox.run(words + ["--journal", sandbox.journal, "--password-file", passwordFile], input: "")
         }
