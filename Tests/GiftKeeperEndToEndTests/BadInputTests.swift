@@ -144,7 +144,7 @@ struct BadInputTests {
         #expect(outcome.status == 2, "\(outcome)")
         #expect(
             outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
-        #expect(outcome.stdout.contains("🔓 Signed in as Alice"))
+        #expect(outcome.notifications.contains("🔓 Signed in as Alice"))
         #expect(outcome.stdout.contains(#"Saved p1: "Hat" for Mum."#))
         #expect(try sandbox.verifies())
     }
@@ -156,8 +156,8 @@ struct BadInputTests {
         let outcome = try sandbox.script(["login", "not-the-password", "login", "secret", "list", "quit"])
         #expect(outcome.status == 3, "\(outcome)")
         #expect(outcome.stderrLines == ["giftkeeper: error: Wrong password. The attempt was recorded; try again."], "\(outcome)")
-        #expect(outcome.stdout.contains("⚠️  Failed sign-in recorded; the next try waits 1 s."))
-        #expect(outcome.stdout.contains("🔓 Signed in as Alice (1 failed attempt reported since your last visit)"))
+        #expect(outcome.notifications.contains("⚠️  Failed sign-in recorded; the next try waits 1 s."))
+        #expect(outcome.notifications.contains("🔓 Signed in as Alice (1 failed attempt reported since your last visit)"))
         #expect(outcome.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") })
         let audit = try sandbox.audits()
         #expect(audit.status == 0, "\(audit)")

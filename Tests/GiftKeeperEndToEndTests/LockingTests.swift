@@ -11,7 +11,7 @@ struct LockingTests {
         try sandbox.createJournal(presents: ["Mum Scarf"])
         let first = try sandbox.start(["--journal", sandbox.journal])
         first.send("login\nsecret\n")
-        let signedIn = first.pump(until: { first.stdout.contains("🔓 Signed in as Alice") }, timeout: 30)
+        let signedIn = first.pump(until: { first.stderr.contains("🔓 Signed in as Alice") }, timeout: 30)
         try #require(signedIn, "the first session did not sign in: \(first.stdout) \(first.stderr)")
 
         // The first holds the journal, blocked reading its standard input.
@@ -35,7 +35,7 @@ struct LockingTests {
         let result = first.finish()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("2 presents"), "\(result)")
-        #expect(result.stdout.hasSuffix("🔒 Signed out\n"), "\(result)")
+        #expect(result.stderr.hasSuffix("🔒 Signed out\n"), "\(result)")
         #expect(try sandbox.verifies())
     }
 }

@@ -35,10 +35,12 @@ struct ScriptSessionTests {
             "list",  // never read: quit ends the session
         ])
         #expect(outcome.status == 0, "\(outcome)")
-        #expect(outcome.stderr.isEmpty, "\(outcome)")
+        // Standard output holds only results: the notifications are on standard error.
+        #expect(outcome.stderrLines.isEmpty, "\(outcome)")
+        #expect(outcome.notifications == ["🔓 Signed in as Alice", "🔒 Signed out"], "\(outcome)")
         let out = outcome.stdout
         let lines = outcome.stdoutLines
-        #expect(lines.first == "🔓 Signed in as Alice")
+        #expect(lines.first?.hasPrefix("Journal created at") == true, "\(outcome)")
         #expect(out.contains("Journal created at \(sandbox.journal) (mode 0600)."))
         #expect(out.contains(#"Saved p1: "Blue scarf" for Mum."#))
         #expect(out.contains(#"Saved p2: "Book" for Dad."#))
@@ -92,7 +94,7 @@ struct ScriptSessionTests {
             #expect(rows.last?.contains("Removed p2") == true)
         }
         // quit signs out; nothing after it ran.
-        #expect(lines.filter { !$0.isEmpty }.last == "🔒 Signed out")
+        #expect(lines.filter { !$0.isEmpty }.last?.contains("Removed p2") == true, "\(outcome)")
         #expect(try sandbox.verifies())
     }
 
@@ -134,10 +136,10 @@ struct ScriptSessionTests {
             "exit",
         ])
         #expect(outcome.status == 0, "\(outcome)")
-        #expect(outcome.stderr.isEmpty, "\(outcome)")
+        #expect(outcome.stderrLines.isEmpty, "\(outcome)")
         let lines = outcome.stdoutLines
-        #expect(lines.filter { $0 == "🔓 Signed in as Alice" }.count == 4)
-        #expect(lines.filter { $0 == "🔒 Signed out" }.count == 4)  // signout, logout, signout, exit
+        #expect(outcome.notifications.filter { $0 == "🔓 Signed in as Alice" }.count == 4)
+        #expect(outcome.notifications.filter { $0 == "🔒 Signed out" }.count == 4)  // signout, logout, signout, exit
         #expect(outcome.stdout.contains("Password changed."))
         #expect(lines.filter { $0.hasPrefix("p1") && $0.contains("Scarf") }.count == 2)
 
@@ -244,7 +246,7 @@ struct ScriptSessionTests {
         try sandbox.createJournal()
         let outcome = try sandbox.script(["help", "help add", "help logout", "login", "secret"])
         #expect(outcome.status == 0, "\(outcome)")
-        #expect(outcome.stderr.isEmpty, "\(outcome)")
+        #expect(outcome.stderrLines.isEmpty, "\(outcome)")
         let out = outcome.stdout
         #expect(out.contains("Commands (type 'help <command>' for details):"))
         for command in [
@@ -257,7 +259,7 @@ struct ScriptSessionTests {
         #expect(out.contains("--occasion <occasion>"))
         #expect(out.contains("OVERVIEW: Lock the journal and wipe every key from memory."))
         // The script ended without quit: the session signed out on its own.
-        #expect(outcome.stdoutLines.filter { !$0.isEmpty }.suffix(2) == ["🔓 Signed in as Alice", "🔒 Signed out"])
+        #expect(outcome.notifications == ["🔓 Signed in as Alice", "🔒 Signed out"], "\(outcome)")
         let audit = try sandbox.audits()
         #expect(audit.stdout.split(separator: "\n").dropLast().last?.contains("signedOut") == true, "\(audit)")
     }

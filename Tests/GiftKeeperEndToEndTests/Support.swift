@@ -12,7 +12,15 @@ struct Outcome: CustomStringConvertible {
     var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
     var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
     var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
-    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    /// Standard error's lines without the notifications (🔓, 🔒, ⚠️, 🚨), which scripts and
+    /// one-shots print there too: what went wrong.
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init).filter { !Self.isNotification($0) } }
+    /// The notifications on standard error, in order.
+    var notifications: [String] { stderr.split(separator: "\n").map(String.init).filter(Self.isNotification) }
+
+    static func isNotification(_ line: String) -> Bool {
+        ["🔓", "🔒", "⚠️", "🚨"].contains { line.hasPrefix($0) }
+    }
     /// The `giftkeeper: error: …` lines of standard error.
     var errorLines: [String] { stderrLines.filter { $0.hasPrefix("giftkeeper: error: ") } }
 

@@ -34,10 +34,23 @@ final class Transcript {
     struct Outcome: CustomStringConvertible {
         let status: Int32
         let output: String
-        let errors: String
+        /// Standard error without the notifications (🔓, 🔒, ⚠️, 🚨), which a script gets
+        /// there too: what went wrong.
+        var errors: String { errorLines.map { $0 + "\n" }.joined() }
+        /// Everything on standard error.
+        let standardError: String
         var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-        var errorLines: [String] { errors.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-        var description: String { "exit \(status)\n--- stdout\n\(output)--- stderr\n\(errors)" }
+        var standardErrorLines: [String] {
+            standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
+        var errorLines: [String] { standardErrorLines.filter { !Self.isNotification($0) } }
+        /// The notifications, in order.
+        var notifications: [String] { standardErrorLines.filter(Self.isNotification) }
+        var description: String { "exit \(status)\n--- stdout\n\(output)--- stderr\n\(standardError)" }
+
+        static func isNotification(_ line: String) -> Bool {
+            ["🔓", "🔒", "⚠️", "🚨"].contains { line.hasPrefix($0) }
+        }
     }
 
     /// A shell over this transcript's journal, not yet run (for completion).
@@ -77,7 +90,7 @@ final class Transcript {
         return Outcome(
             status: status,
             output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
-            errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+            standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 
     /// How many frames the journal holds now (0 before setup).

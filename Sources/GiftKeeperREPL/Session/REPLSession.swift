@@ -43,7 +43,9 @@ public final class REPLSession: Shell {
         let progress = self.progress
         defer { progress.finish() }
         editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
-        if let failure = open(notifying: { console.print($0) }) { return failure }
+        // In a script, standard output carries only results: notifications go to standard error.
+        let interactive = isInteractive
+        if let failure = open(notifying: { interactive ? console.print($0) : console.note($0) }) { return failure }
         if isInteractive {
             greet()
             progress.clear()
