@@ -82,7 +82,7 @@ bench-compare: deps
 bench-baseline: deps
 	$(BENCH) --allow-writing-to-package-directory benchmark baseline update main $(BENCH_ARGS) $(BENCH_END)
 
-## demo: regenerate journal/demo.journal (password: demo)
+## demo: regenerate journal/demo.journal (password: demo-password)
 demo: deps
 	scripts/make-demo-journal.sh
 

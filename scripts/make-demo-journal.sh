@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates journal/demo.journal: a sample a newcomer can audit and export at once.
-# Password: demo. Holds presents across recipients, occasions and statuses, dated and
+# Password: demo-password. Holds presents across recipients, occasions and statuses, dated and
 # yearly occasions, budgets, an edit, a removal and a restore, a sign-out, a failed login
 # (reported) and a password change.
 set -euo pipefail
@@ -42,8 +42,8 @@ first-password
 add Sam "Headlamp" --price 32 --occasion "Sam's birthday"
 passwd
 first-password
-demo
-demo
+demo-password
+demo-password
 mark p6 bought
 quit
 SCRIPT
@@ -53,4 +53,4 @@ if [ "$status" -ne 3 ]; then
 fi
 
 install -m 0600 "$journal" journal/demo.journal
-echo "Wrote journal/demo.journal (password: demo)."
+echo "Wrote journal/demo.journal (password: demo-password)."

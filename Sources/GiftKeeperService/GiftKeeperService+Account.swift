@@ -4,6 +4,20 @@ import GiftKeeperJournal
 
 /// Setting up, signing in and out, and changing the password: the keys' life cycle.
 extension GiftKeeperService {
+    /// The fewest characters a new password may have (SPEC §2: `setup` and `passwd`).
+    /// Journals made with shorter ones still open as before.
+    public static let minimumPasswordLength = 8
+
+    /// Refuses a new password (NFC, as typed) that is empty or shorter than
+    /// ``minimumPasswordLength`` characters (Unicode scalars, counted without copying it).
+    public static func checkNewPassword(_ password: SecureBytes) throws(ServiceError) {
+        guard password.count > 0 else { throw ServiceError(.emptyPassword) }
+        let characters = password.withUnsafeBytes { bytes in bytes.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 } }
+        guard characters >= minimumPasswordLength else {
+            throw ServiceError(.passwordTooShort(minimum: minimumPasswordLength))
+        }
+    }
+
     /// Checks that `setup` could create an account named `name` here, before asking for a
     /// password: the phase, and the name's rules (non-empty, at most 200 characters).
     public func checkSetup(name: String) throws(ServiceError) {

@@ -16,6 +16,8 @@ public struct ServiceError: Error, Sendable {
         case passwordsDoNotMatch
         /// An empty password was given.
         case emptyPassword
+        /// A new password shorter than ``GiftKeeperService/minimumPasswordLength`` characters.
+        case passwordTooShort(minimum: Int)
         /// No journal exists at the path yet.
         case noJournal(path: String)
         /// `setup` on a journal that already exists.
@@ -64,7 +66,7 @@ public struct ServiceError: Error, Sendable {
     /// 4 missing/locked/unreadable/unknown version, 5 I/O.
     public var exitCode: Int32 {
         switch code {
-        case .domain, .passwordsDoNotMatch, .emptyPassword, .notSignedIn, .alreadySignedIn,
+        case .domain, .passwordsDoNotMatch, .emptyPassword, .passwordTooShort, .notSignedIn, .alreadySignedIn,
             .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists, .nothingToUndo, .beforeJournalBegan:
             return 2
         case .journal(let error):

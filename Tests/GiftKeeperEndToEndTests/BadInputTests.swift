@@ -112,7 +112,7 @@ struct BadInputTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Keep --price 5"])
         let newline: [UInt8] = [0x0A]
-        let login = Array("login\nsecret\n".utf8)
+        let login = Array("login\nsecret-pw\n".utf8)
         var script = bad.signedIn ? login : []
         script += bad.bytes + newline
         for answer in bad.answers { script += Array(answer.utf8) + newline }
@@ -140,7 +140,7 @@ struct BadInputTests {
         // The name is checked before any password is asked for; the script's password lines
         // for the failed setup are used up all the same, not run as commands.
         let outcome = try sandbox.script(
-            [line, "Pw-Answer-1", "Pw-Answer-1", "setup Alice --kdf interactive", "secret", "secret", "add Mum Hat", "quit"])
+            [line, "Pw-Answer-1", "Pw-Answer-1", "setup Alice --kdf interactive", "secret-pw", "secret-pw", "add Mum Hat", "quit"])
         #expect(outcome.status == 2, "\(outcome)")
         #expect(
             outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
@@ -149,11 +149,34 @@ struct BadInputTests {
         #expect(try sandbox.verifies())
     }
 
+    @Test("A new password under 8 characters is refused at setup and passwd (one line, exit 2, nothing changed); old journals open as before")
+    func shortPassword() throws {
+        let sandbox = try Sandbox()
+        let setup = try sandbox.script(["setup Alice --kdf interactive", "short", "short", "quit"])
+        #expect(setup.status == 2, "\(setup)")
+        #expect(
+            setup.errorLines == [
+                "giftkeeper: error: That password is too short: a new password has at least 8 characters. Nothing was changed; try a longer one, such as a few words."
+            ], "\(setup)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journal), "no journal was created")
+        #expect(!setup.stdout.contains("short") && !setup.stderr.contains("short\n"), "the password is not shown: \(setup)")
+
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let passwd = try sandbox.script(["login", "secret-pw", "passwd", "secret-pw", "1234567", "1234567", "quit"])
+        #expect(passwd.status == 2, "\(passwd)")
+        #expect(passwd.errorLines.count == 1 && passwd.errorLines[0].contains("too short"), "\(passwd)")
+        #expect(try sandbox.audits().status == 0, "the old password still opens it")
+        // Eight characters, counted as characters: four of them two bytes each.
+        let accented = try sandbox.script(["login", "secret-pw", "passwd", "secret-pw", "ééééèèèè", "ééééèèèè", "quit"])
+        #expect(accented.status == 0, "\(accented)")
+        #expect(try sandbox.audits(password: "ééééèèèè").status == 0)
+    }
+
     @Test("a wrong password: exit 3, recorded, and a retry works")
     func wrongPassword() throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Keep"])
-        let outcome = try sandbox.script(["login", "not-the-password", "login", "secret", "list", "quit"])
+        let outcome = try sandbox.script(["login", "not-the-password", "login", "secret-pw", "list", "quit"])
         #expect(outcome.status == 3, "\(outcome)")
         #expect(outcome.stderrLines == ["giftkeeper: error: Wrong password. The attempt was recorded; try again."], "\(outcome)")
         #expect(outcome.notifications.contains("⚠️  Failed sign-in recorded; the next try waits 1 s."))
@@ -177,7 +200,7 @@ struct BadJournalTests {
         _ sandbox: Sandbox, journal: String, code: Int32, message: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let before = fileBytes(journal)
-        let outcome = try sandbox.script(["login", "secret", "list"], journal: journal)
+        let outcome = try sandbox.script(["login", "secret-pw", "list"], journal: journal)
         #expect(outcome.status == code, "\(outcome)", sourceLocation: sourceLocation)
         #expect(outcome.stderrLines.count == 1, "\(outcome)", sourceLocation: sourceLocation)
         #expect(outcome.errorLines.first?.contains(message) == true, "\(outcome)", sourceLocation: sourceLocation)
@@ -200,7 +223,7 @@ struct BadJournalTests {
 
         let file = sandbox.root + "/plain-file"
         try writeFile(file, Array("not a directory".utf8))
-        let through = try sandbox.script(["setup Alice --kdf interactive", "secret", "secret"], journal: file + "/gifts.journal")
+        let through = try sandbox.script(["setup Alice --kdf interactive", "secret-pw", "secret-pw"], journal: file + "/gifts.journal")
         #expect(through.status == 5, "\(through)")
         #expect(through.errorLines.count == 1, "\(through)")
         #expect(through.errorLines.first?.contains("Check the path") == true, "\(through)")
@@ -245,7 +268,7 @@ struct BadJournalTests {
         chmod(sandbox.journal, 0o640)
         try expectRefusal(sandbox, journal: sandbox.journal, code: 4, message: "To fix it, run: chmod 600 '\(sandbox.journal)'")
         chmod(sandbox.journal, 0o600)
-        let fixed = try sandbox.script(["login", "secret", "list"])
+        let fixed = try sandbox.script(["login", "secret-pw", "list"])
         #expect(fixed.status == 0, "\(fixed)")
         #expect(fixed.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") })
     }
@@ -256,7 +279,7 @@ struct BadJournalTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Keep"])
         chmod(sandbox.journal, 0o000)
-        let outcome = try sandbox.script(["login", "secret", "list"])
+        let outcome = try sandbox.script(["login", "secret-pw", "list"])
         chmod(sandbox.journal, 0o600)
         #expect(outcome.status == 4, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
@@ -273,7 +296,8 @@ struct BadJournalTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         chmod(directory, 0o500)
         defer { chmod(directory, 0o700) }
-        let outcome = try sandbox.script(["setup Alice --kdf interactive", "secret", "secret", "help quit"], journal: directory + "/gifts.journal")
+        let outcome = try sandbox.script(
+            ["setup Alice --kdf interactive", "secret-pw", "secret-pw", "help quit"], journal: directory + "/gifts.journal")
         #expect(outcome.status == 5, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("permission denied") == true, "\(outcome)")
@@ -285,7 +309,7 @@ struct BadJournalTests {
     func uncreatable() throws {
         let sandbox = try Sandbox()
         let outcome = try sandbox.script(
-            ["setup Alice --kdf interactive", "secret", "secret", "help quit"], journal: "/proc/giftkeeper-e2e/gifts.journal")
+            ["setup Alice --kdf interactive", "secret-pw", "secret-pw", "help quit"], journal: "/proc/giftkeeper-e2e/gifts.journal")
         #expect(outcome.status == 5, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
         // It names the directory that could not be made.

@@ -22,7 +22,7 @@ struct ImportRejectionTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Dad Book"])
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret\n".utf8))
+        try writeFile(passwordFile, Array("secret-pw\n".utf8))
         return (sandbox, passwordFile)
     }
 
@@ -88,7 +88,7 @@ struct ImportRejectionTests {
         #expect(outcome.status == 2, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("Import rejected at presents[0].id") == true, "\(outcome)")
-        let list = try sandbox.script(["login", "secret", "list"])
+        let list = try sandbox.script(["login", "secret-pw", "list"])
         #expect(list.stdout.contains("Book") && !list.stdout.contains("Scarf"), "\(list)")
     }
 }

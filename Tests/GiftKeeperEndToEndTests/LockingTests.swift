@@ -10,13 +10,13 @@ struct LockingTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Scarf"])
         let first = try sandbox.start(["--journal", sandbox.journal])
-        first.send("login\nsecret\n")
+        first.send("login\nsecret-pw\n")
         let signedIn = first.pump(until: { first.stderr.contains("🔓 Signed in as Alice") }, timeout: 30)
         try #require(signedIn, "the first session did not sign in: \(first.stdout) \(first.stderr)")
 
         // The first holds the journal, blocked reading its standard input.
         let started = Date()
-        let second = try sandbox.script(["login", "secret", "list"])
+        let second = try sandbox.script(["login", "secret-pw", "list"])
         let elapsed = Date().timeIntervalSince(started)
         #expect(second.status == 4, "\(second)")
         #expect(second.stderrLines.count == 1, "\(second)")
@@ -25,7 +25,7 @@ struct LockingTests {
         #expect(elapsed < 5, "the second process waited \(elapsed) s instead of failing at once")
         // The subcommands are turned away the same way.
         for arguments in [["verify"], ["audit"], ["export"]] {
-            let other = try sandbox.run(arguments + ["--journal", sandbox.journal], input: "secret\n")
+            let other = try sandbox.run(arguments + ["--journal", sandbox.journal], input: "secret-pw\n")
             #expect(other.status == 4, "\(other)")
             #expect(other.errorLines.first?.contains("in use") == true, "\(other)")
         }

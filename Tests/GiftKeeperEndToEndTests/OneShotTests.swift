@@ -11,7 +11,7 @@ struct OneShotTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal()
         let passwordFile = sandbox.home + "/password"
-        #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("secret-pw\n".utf8), attributes: [.posixPermissions: 0o600]))
         func oneShot(_ words: [String]) throws -> Outcome {
             try sandbox.run(words + ["--journal", sandbox.journal, "--password-file", passwordFile], input: "")
         }
@@ -38,7 +38,7 @@ struct OneShotTests {
     func passwordFromStandardInput() throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Hat"])
-        let listed = try sandbox.run(["list", "--journal", sandbox.journal], input: "secret\n")
+        let listed = try sandbox.run(["list", "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(listed.status == 0, "\(listed)")
         #expect(listed.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Hat") }, "\(listed)")
 
@@ -48,14 +48,14 @@ struct OneShotTests {
         #expect(none.stdout.isEmpty)
         let wrong = try sandbox.run(["add", "Dad", "Book", "--journal", sandbox.journal], input: "nope\n")
         #expect(wrong.status == 3, "\(wrong)")
-        #expect(try sandbox.run(["list", "--journal", sandbox.journal], input: "secret\n").stdout.contains("Book") == false)
+        #expect(try sandbox.run(["list", "--journal", sandbox.journal], input: "secret-pw\n").stdout.contains("Book") == false)
     }
 
     @Test("list --json and show --json: one JSON document, amounts as decimal strings, times ISO-8601")
     func json() throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: [#"Mum "Blue \"scarf\"" --price 25 --notes "two words""#, "Dad Book"])
-        let listed = try sandbox.run(["list", "--json", "--journal", sandbox.journal], input: "secret\n")
+        let listed = try sandbox.run(["list", "--json", "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(listed.status == 0, "\(listed)")
         let presents = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdoutBytes)) as? [[String: Any]])
         #expect(presents.count == 2)
@@ -67,7 +67,7 @@ struct OneShotTests {
         let created = try #require(presents[0]["createdAt"] as? String)
         #expect((try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(created)) != nil, "\(created)")
 
-        let shown = try sandbox.run(["show", "p2", "--json", "--journal", sandbox.journal], input: "secret\n")
+        let shown = try sandbox.run(["show", "p2", "--json", "--journal", sandbox.journal], input: "secret-pw\n")
         let present = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdoutBytes)) as? [String: Any])
         #expect(present["title"] as? String == "Book")
         #expect(present["status"] as? String == "idea")
@@ -78,12 +78,12 @@ struct OneShotTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Scarf --price 25 --occasion Christmas", "Dad Book --price 12.50"])
         let planned = try sandbox.script([
-            "login", "secret", "occasion add Christmas --date 2099-12-24 --yearly", "budget set 30 --for Mum",
+            "login", "secret-pw", "occasion add Christmas --date 2099-12-24 --yearly", "budget set 30 --for Mum",
             "mark p2 given",
         ])
         #expect(planned.status == 0, "\(planned)")
         func document(_ words: [String]) throws -> Any {
-            let outcome = try sandbox.run(words + ["--json", "--journal", sandbox.journal], input: "secret\n")
+            let outcome = try sandbox.run(words + ["--json", "--journal", sandbox.journal], input: "secret-pw\n")
             #expect(outcome.status == 0, "\(words): \(outcome)")
             return try JSONSerialization.jsonObject(with: Data(outcome.stdoutBytes))
         }
@@ -109,9 +109,9 @@ struct OneShotTests {
         try sandbox.createJournal(presents: ["Mum Hat"])
         let positional = sandbox.home + "/positional.json"
         let option = sandbox.home + "/option.json"
-        let command = try sandbox.run(["export", positional, "--journal", sandbox.journal], input: "secret\n")
+        let command = try sandbox.run(["export", positional, "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(command.status == 0, "\(command)")
-        let shell = try sandbox.script(["login", "secret", "export --output \(option)"])
+        let shell = try sandbox.script(["login", "secret-pw", "export --output \(option)"])
         #expect(shell.status == 0, "\(shell)")
         for path in [positional, option] {
             let bytes = try #require(fileBytes(path), "\(path) was written")
@@ -119,7 +119,7 @@ struct OneShotTests {
             let presents = try #require(document["presents"] as? [[String: Any]])
             #expect(presents.first?["title"] as? String == "Hat", "\(path)")
         }
-        let both = try sandbox.run(["export", positional, "--output", option, "--journal", sandbox.journal], input: "secret\n")
+        let both = try sandbox.run(["export", positional, "--output", option, "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(both.status == 2 && both.errorLines.count == 1, "\(both)")
     }
 
@@ -129,7 +129,7 @@ struct OneShotTests {
         try sandbox.createJournal(presents: [
             #"Mum "Scarf, \"blue\"" --price 25 --notes "one; two, three""#, #"Dad "=SUM(A1:A2)""#,
         ])
-        let listed = try sandbox.run(["list", "--csv", "--journal", sandbox.journal], input: "secret\n")
+        let listed = try sandbox.run(["list", "--csv", "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(listed.status == 0, "\(listed)")
         #expect(listed.stdout.hasPrefix("id,recipient,title,occasion,price,status,"))
         #expect(listed.stdout.hasSuffix("\r\n"))
@@ -147,7 +147,7 @@ struct OneShotTests {
         try sandbox.createJournal(presents: ["Mum Hat"])
         let before = fileBytes(sandbox.journal)
         for words in [["list", "--json", "--csv"], ["list", "--bogus"], ["show", "p1", "extra"], ["lst"]] {
-            let outcome = try sandbox.run(words + ["--journal", sandbox.journal], input: "secret\n")
+            let outcome = try sandbox.run(words + ["--journal", sandbox.journal], input: "secret-pw\n")
             #expect(outcome.status == 2, "\(words): \(outcome)")
             #expect(outcome.errorLines.count == 1, "\(words): \(outcome)")
             #expect(outcome.stdout.isEmpty, "\(words): \(outcome)")

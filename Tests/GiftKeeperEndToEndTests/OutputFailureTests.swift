@@ -9,7 +9,7 @@ import Testing
     static let presents = (1...1500).map { #"Recipient\#($0 % 7) "A present with a longer title, number \#($0)" --price 12.50"# }
 
     /// Runs `command` under bash with the sandbox's environment; `BIN`, `J` and `P` are set.
-    func bash(_ sandbox: Sandbox, _ command: String, password: String = "secret") throws -> Outcome {
+    func bash(_ sandbox: Sandbox, _ command: String, password: String = "secret-pw") throws -> Outcome {
         let passwordFile = sandbox.root + "/password"
         try writeFile(passwordFile, Array((password + "\n").utf8))
         var environment = sandbox.environment
@@ -21,7 +21,7 @@ import Testing
 
     /// The next sign-in says nothing of a session that ended without signing out.
     func signsInCleanly(_ sandbox: Sandbox) throws {
-        let next = try sandbox.script(["login", "secret"])
+        let next = try sandbox.script(["login", "secret-pw"])
         #expect(next.status == 0, "\(next)")
         #expect(!next.stdout.contains("ended without signing out") && !next.stderr.contains("ended without signing out"), "\(next)")
     }
@@ -45,7 +45,7 @@ import Testing
             sandbox, #""$BIN" export --journal "$J" --password-file "$P" --output - | head -c 100 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
         try signsInCleanly(sandbox)
-        let history = try sandbox.script(["login", "secret", "history --last 5"])
+        let history = try sandbox.script(["login", "secret-pw", "history --last 5"])
         #expect(!history.stdout.contains("stateExported"), "\(history)")
     }
 
@@ -54,11 +54,11 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: Self.presents)
         let script = sandbox.root + "/script.txt"
-        try writeFile(script, Array("login\nsecret\nlist\nadd Late \"After the pipe closed\"\nquit\n".utf8))
+        try writeFile(script, Array("login\nsecret-pw\nlist\nadd Late \"After the pipe closed\"\nquit\n".utf8))
         let outcome = try bash(sandbox, #""$BIN" --journal "$J" < "\#(script)" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
         try signsInCleanly(sandbox)
-        let list = try sandbox.script(["login", "secret", "list Late"])
+        let list = try sandbox.script(["login", "secret-pw", "list Late"])
         #expect(list.stdout.contains("No presents match."), "\(list)")
     }
 
@@ -69,7 +69,7 @@ import Testing
         let before = fileBytes(sandbox.journal)?.count ?? 0
         let script = sandbox.root + "/adds.txt"
         let adds = (1...400).map { "add Someone \"Present number \($0) with a title long enough\" --price 5" }
-        try writeFile(script, Array((["login", "secret"] + adds + ["quit"]).joined(separator: "\n").utf8 + [10]))
+        try writeFile(script, Array((["login", "secret-pw"] + adds + ["quit"]).joined(separator: "\n").utf8 + [10]))
         let limit = (before + 40_000) / 1024  // blocks of 1 KiB: room for about a hundred adds
         let outcome = try bash(sandbox, #"ulimit -f \#(limit); "$BIN" --journal "$J" < "\#(script)""#)
         #expect(outcome.status == 5, "\(outcome)")
@@ -77,7 +77,7 @@ import Testing
         let saved = outcome.stdoutLines.filter { $0.hasPrefix("Saved p") }.count
         #expect(saved > 10 && saved < 400, "\(saved) saved")
         #expect(try sandbox.verifies())
-        let list = try sandbox.script(["login", "secret", "list"])
+        let list = try sandbox.script(["login", "secret-pw", "list"])
         #expect(list.stdout.contains("\(saved) present"), "every acknowledged add is there: \(list)")
     }
 }

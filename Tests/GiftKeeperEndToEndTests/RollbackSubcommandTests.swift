@@ -21,13 +21,13 @@ struct RollbackSubcommandTests {
         try sandbox.createJournal(presents: ["Mum Hat"])
         let copy = try #require(fileBytes(sandbox.journal))
         // Frames 6 sign-in, 7 p2, 8 p3, 9 sign-out, remembered.
-        let later = try sandbox.script(["login", "secret", "add Dad Book", "add Sam Kite", "quit"])
+        let later = try sandbox.script(["login", "secret-pw", "add Dad Book", "add Sam Kite", "quit"])
         #expect(later.status == 0, "\(later)")
         #expect(try sandbox.audits().status == 0)
         let head = try headFile(sandbox)
         try writeFile(sandbox.journal, copy)
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret\n".utf8))
+        try writeFile(passwordFile, Array("secret-pw\n".utf8))
 
         let audit = try sandbox.audits()
         #expect(audit.status == 1, "\(audit)")
@@ -62,7 +62,7 @@ struct RollbackSubcommandTests {
         #expect(!imported.stderr.contains("Imported"), "\(imported)")
 
         // A script signs in like a person, but nobody reads its warning: it stops there.
-        let script = try sandbox.script(["login", "secret", "add Eve Later", "list"])
+        let script = try sandbox.script(["login", "secret-pw", "add Eve Later", "list"])
         #expect(script.status == 1, "\(script)")
         #expect(script.errorLines.first?.contains("Rollback detected") == true, "\(script)")
         #expect(!script.stdout.contains("Saved"), "\(script)")

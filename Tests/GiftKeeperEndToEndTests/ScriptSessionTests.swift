@@ -10,7 +10,7 @@ struct ScriptSessionTests {
     func presentsThroughTheirLife() throws {
         let sandbox = try Sandbox()
         let outcome = try sandbox.script([
-            "setup Alice --kdf interactive", "secret", "secret",
+            "setup Alice --kdf interactive", "secret-pw", "secret-pw",
             #"add Mum "Blue scarf" --price 25 --notes "wool, not itchy" --occasion Christmas"#,
             "add Dad Book --price 12.50",
             "add Mum Tea",
@@ -103,7 +103,7 @@ struct ScriptSessionTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Scarf", "Dad Book"])
         let outcome = try sandbox.script([
-            "login", "secret", "remove p2", "show p2", "edit p2 title=Hat", "mark p2 bought", "remove p2",
+            "login", "secret-pw", "remove p2", "show p2", "edit p2 title=Hat", "mark p2 bought", "remove p2",
             "add Sis Hat", "list", "quit",
         ])
         #expect(outcome.status == 2, "\(outcome)")
@@ -123,13 +123,13 @@ struct ScriptSessionTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Scarf"])
         let outcome = try sandbox.script([
-            "login", "secret",
+            "login", "secret-pw",
             "list",
             "signout",
-            "login", "secret",
+            "login", "secret-pw",
             "logout",
-            "login", "secret",
-            "passwd", "secret", "n3w-Password", "n3w-Password",
+            "login", "secret-pw",
+            "passwd", "secret-pw", "n3w-Password", "n3w-Password",
             "signout",
             "login", "n3w-Password",
             "list",
@@ -155,7 +155,7 @@ struct ScriptSessionTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: [#"Mum "Blue scarf" --price 25 --notes wool --occasion Christmas"#, "Dad Book"])
         let exportPath = sandbox.root + "/export.json"
-        let outcome = try sandbox.script(["login", "secret", "mark p2 bought", "export", "export \(exportPath)", "quit"])
+        let outcome = try sandbox.script(["login", "secret-pw", "mark p2 bought", "export", "export \(exportPath)", "quit"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdout.contains("\"format\" : \"giftkeeper.export.v2\""))
         #expect(outcome.stdout.contains("Exported 2 presents to \(exportPath) (mode 0600)."))
@@ -171,8 +171,8 @@ struct ScriptSessionTests {
 
         // Into a second journal with its own account.
         let second = sandbox.root + "/second/other.journal"
-        try sandbox.createJournal(name: "Bob", password: "other", journal: second)
-        let imported = try sandbox.script(["login", "other", "import \(exportPath)", "list", "quit"], journal: second)
+        try sandbox.createJournal(name: "Bob", password: "other-password", journal: second)
+        let imported = try sandbox.script(["login", "other-password", "import \(exportPath)", "list", "quit"], journal: second)
         #expect(imported.status == 0, "\(imported)")
         #expect(imported.stdout.contains("Imported 2 presents"))
         #expect(imported.stdoutLines.contains { $0.contains("Blue scarf") && $0.contains("25.00") && $0.hasSuffix("idea") })
@@ -194,7 +194,7 @@ struct ScriptSessionTests {
             Array(
                 (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
                     + present("p1", "Scarf", #"first line\n\tindented"#) + "]}").utf8))
-        let outcome = try sandbox.script(["login", "secret", "import \(document)", "show p1"])
+        let outcome = try sandbox.script(["login", "secret-pw", "import \(document)", "show p1"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdoutLines.contains("notes      first line"), "\(outcome.stdout)")
         #expect(outcome.stdoutLines.contains("               indented"), "\(outcome.stdout)")
@@ -205,7 +205,7 @@ struct ScriptSessionTests {
             Array(
                 (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
                     + present("p2", #"Red\u001b[31m"#, "") + "]}").utf8))
-        let refused = try sandbox.script(["login", "secret", "import \(escape)"])
+        let refused = try sandbox.script(["login", "secret-pw", "import \(escape)"])
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.errorLines.first?.contains("presents[0].title") == true, "\(refused)")
         #expect(refused.errorLines.first?.contains("U+001B") == true, "\(refused)")
@@ -217,7 +217,7 @@ struct ScriptSessionTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Hat"])
         let outcome = try sandbox.script([
-            "login", "secret",
+            "login", "secret-pw",
             "edit p1", #"price=5 notes="wool, red""#,
             "show p1",
             "export ~/gifts-export.json",
@@ -244,7 +244,7 @@ struct ScriptSessionTests {
     func helpAndEndOfInput() throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal()
-        let outcome = try sandbox.script(["help", "help add", "help logout", "login", "secret"])
+        let outcome = try sandbox.script(["help", "help add", "help logout", "login", "secret-pw"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stderrLines.isEmpty, "\(outcome)")
         let out = outcome.stdout

@@ -18,7 +18,7 @@ struct SubcommandTests {
         #expect(lines.contains { $0.hasPrefix("4\t") && $0.contains("\tpresentAdded\t") && $0.contains("p1") })
         #expect(lines.last == "OK: 6 frames verified; 0 failed logins reported")
 
-        let json = try sandbox.run(["audit", "--json", "--journal", sandbox.journal], input: "secret\n")
+        let json = try sandbox.run(["audit", "--json", "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(json.status == 0, "\(json)")
         var objects: [[String: Any]] = []
         for line in json.stdout.split(separator: "\n") {
@@ -50,7 +50,7 @@ struct SubcommandTests {
         try sandbox.createJournal(presents: ["Mum Hat"])
         let before = fileBytes(sandbox.journal)
         let outcome = try sandbox.run(
-            ["export", "--journal", sandbox.journal, "--output", sandbox.home + "/missing/gifts.json"], input: "secret\n")
+            ["export", "--journal", sandbox.journal, "--output", sandbox.home + "/missing/gifts.json"], input: "secret-pw\n")
         #expect(outcome.status == 5, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("no such file or directory") == true, "\(outcome)")
@@ -63,7 +63,7 @@ struct SubcommandTests {
         try sandbox.createJournal(presents: ["Mum Hat"])
         let outcome = try runProgram(
             "/bin/sh", ["-c", "exec \"$0\" export --journal \"$1\" > /dev/full", sandbox.binary, sandbox.journal],
-            input: Array("secret\n".utf8), environment: sandbox.environment)
+            input: Array("secret-pw\n".utf8), environment: sandbox.environment)
         #expect(outcome.status == 5, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("no space left") == true, "\(outcome)")
@@ -83,7 +83,7 @@ struct SubcommandTests {
         let words = arguments.map { $0 == "J" ? sandbox.journal : $0 }
         let input =
             words.contains("verify") || words.first?.hasPrefix("--") == true && words.first != "--journal"
-            ? "" : words.contains("audit") ? "secret\n" : "login\nsecret\nlist\nquit\n"
+            ? "" : words.contains("audit") ? "secret-pw\n" : "login\nsecret-pw\nlist\nquit\n"
         let outcome = try runProgram(
             "/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", sandbox.binary] + words,
             input: Array(input.utf8), environment: sandbox.environment)
@@ -103,24 +103,24 @@ struct SubcommandTests {
         try writeFile(target, Array("my own notes".utf8), mode: 0o644)
         let journalBefore = fileBytes(sandbox.journal)
 
-        let refused = try sandbox.run(["export", "--journal", sandbox.journal, "--output", target], input: "secret\n")
+        let refused = try sandbox.run(["export", "--journal", sandbox.journal, "--output", target], input: "secret-pw\n")
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.errorLines.count == 1 && refused.errorLines.first?.contains("--force") == true, "\(refused)")
         #expect(fileBytes(target) == Array("my own notes".utf8))
         #expect(fileBytes(sandbox.journal) == journalBefore, "refused before signing in")
 
-        let forced = try sandbox.run(["export", "--journal", sandbox.journal, "--output", target, "--force"], input: "secret\n")
+        let forced = try sandbox.run(["export", "--journal", sandbox.journal, "--output", target, "--force"], input: "secret-pw\n")
         #expect(forced.status == 0, "\(forced)")
         #expect(forced.stderr.contains("Exported 1 present to \(target) (mode 0600)."), "\(forced)")
         #expect(permissions(of: target) == 0o600)
 
-        let dash = try sandbox.run(["export", "--journal", sandbox.journal, "--output", "-"], input: "secret\n")
+        let dash = try sandbox.run(["export", "--journal", sandbox.journal, "--output", "-"], input: "secret-pw\n")
         #expect(dash.status == 0 && dash.stdout.contains(#""format" : "giftkeeper.export.v2""#), "\(dash)")
         #expect(!FileManager.default.fileExists(atPath: "-"), "'-' is standard output, not a file")
-        let empty = try sandbox.run(["export", "--journal", sandbox.journal, "--output", ""], input: "secret\n")
+        let empty = try sandbox.run(["export", "--journal", sandbox.journal, "--output", ""], input: "secret-pw\n")
         #expect(empty.status == 2 && empty.errorLines.first?.contains("--output needs a file name") == true, "\(empty)")
 
-        let shell = try sandbox.script(["login", "secret", "export \(target)", "export \(target) --force"])
+        let shell = try sandbox.script(["login", "secret-pw", "export \(target)", "export \(target) --force"])
         #expect(shell.status == 2, "\(shell)")
         #expect(shell.errorLines.count == 1 && shell.errorLines.first?.contains("already exists") == true, "\(shell)")
         #expect(shell.stdout.contains("Exported 1 present to \(target)"), "\(shell)")
@@ -130,7 +130,7 @@ struct SubcommandTests {
     func exportAndImport() throws {
         let sandbox = try Sandbox()
         try sandbox.createJournal(presents: ["Mum Scarf --price 25 --occasion Christmas", "Dad Book --notes used"])
-        let screen = try sandbox.run(["export", "--journal", sandbox.journal], input: "secret\n")
+        let screen = try sandbox.run(["export", "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(screen.status == 0, "\(screen)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(screen.stdoutBytes)) as? [String: Any])
         #expect(document["format"] as? String == "giftkeeper.export.v2")
@@ -140,7 +140,7 @@ struct SubcommandTests {
         #expect(screen.stderr.contains("🔓 Signed in as Alice"))
 
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret\n".utf8), mode: 0o600)
+        try writeFile(passwordFile, Array("secret-pw\n".utf8), mode: 0o600)
         let file = sandbox.root + "/out/export.json"
         try FileManager.default.createDirectory(atPath: sandbox.root + "/out", withIntermediateDirectories: false)
         let written = try sandbox.run(["export", "--journal", sandbox.journal, "--password-file", passwordFile, "--output", file])
@@ -156,11 +156,11 @@ struct SubcommandTests {
 
         // Import into a fresh journal, export again: the same presents.
         let other = sandbox.root + "/other/other.journal"
-        try sandbox.createJournal(name: "Bob", password: "other", journal: other)
-        let imported = try sandbox.run(["import", "--journal", other, file], input: "other\n")
+        try sandbox.createJournal(name: "Bob", password: "other-password", journal: other)
+        let imported = try sandbox.run(["import", "--journal", other, file], input: "other-password\n")
         #expect(imported.status == 0, "\(imported)")
         #expect(imported.stderr.contains("Imported 2 presents"))
-        let again = try sandbox.run(["export", "--journal", other], input: "other\n")
+        let again = try sandbox.run(["export", "--journal", other], input: "other-password\n")
         let reexported = try #require(try JSONSerialization.jsonObject(with: Data(again.stdoutBytes)) as? [String: Any])
         let strip: ([String: Any]) -> [String] = { present in
             ["id", "recipient", "title", "price", "status", "notes", "occasion"].map { "\(present[$0] ?? "nil")" }
@@ -174,13 +174,13 @@ struct SubcommandTests {
         let bad = sandbox.root + "/bad.json"
         try writeFile(bad, Array(#"{"format": "giftkeeper.export.v1", "presents": [{"title": 5}]}"#.utf8))
         let sizeBefore = fileBytes(other)?.count
-        let rejected = try sandbox.run(["import", "--journal", other, bad], input: "other\n")
+        let rejected = try sandbox.run(["import", "--journal", other, bad], input: "other-password\n")
         #expect(rejected.status != 0, "\(rejected)")
         #expect(rejected.errorLines.count == 1, "\(rejected)")
         #expect(rejected.errorLines.first?.contains("Nothing was imported") == true, "\(rejected)")
         // Rejected before signing in: nothing at all was appended; no present was added.
         #expect(fileBytes(other)?.count == sizeBefore)
-        let list = try sandbox.script(["login", "other", "list"], journal: other)
+        let list = try sandbox.script(["login", "other-password", "list"], journal: other)
         #expect(list.stdout.contains("2 presents"), "\(list)")
     }
 
@@ -189,7 +189,7 @@ struct SubcommandTests {
         let sandbox = try Sandbox()
         try sandbox.createJournal()
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret\n".utf8), mode: 0o644)
+        try writeFile(passwordFile, Array("secret-pw\n".utf8), mode: 0o644)
         for subcommand in ["audit", "export"] {
             let outcome = try sandbox.run([subcommand, "--journal", sandbox.journal, "--password-file", passwordFile])
             #expect(outcome.status == 2, "\(outcome)")
@@ -229,7 +229,7 @@ struct SubcommandTests {
         #expect(audit.errorLines.first?.contains("sequence number \(sequence)") == true, "\(audit)")
         #expect(audit.stdoutLines.last { !$0.isEmpty }?.hasPrefix("FAILED after ") == true, "\(audit)")
         #expect(audit.stdoutLines.last { !$0.isEmpty }?.contains("sequence number \(sequence)") == true, "\(audit)")
-        let session = try sandbox.script(["login", "secret", "list"], journal: flipped)
+        let session = try sandbox.script(["login", "secret-pw", "list"], journal: flipped)
         #expect(session.status == 1, "\(session)")
         #expect(session.errorLines.first?.contains("sequence number \(sequence)") == true, "\(session)")
         #expect(fileBytes(flipped) == bytes, "a damaged journal must never be repaired")
@@ -247,7 +247,7 @@ struct SubcommandTests {
         #expect(tornVerify.stderr.contains("incomplete write"), "\(tornVerify)")
         #expect(tornVerify.stdout.hasPrefix("OK: 6 frames"), "\(tornVerify)")
         #expect(fileBytes(torn)?.count == original.count - 20, "verify must not change the journal")
-        let opened = try sandbox.script(["login", "secret", "list"], journal: torn)
+        let opened = try sandbox.script(["login", "secret-pw", "list"], journal: torn)
         #expect(opened.status == 0, "\(opened)")
         #expect(opened.stderr.contains("giftkeeper: warning: The journal's last write was incomplete"), "\(opened)")
         #expect(opened.stderr.contains("bytes were trimmed"), "\(opened)")
@@ -296,7 +296,7 @@ struct SubcommandTests {
         #expect(text.status == 1, "\(text)")
         #expect(text.stdoutLines.last { !$0.isEmpty }?.hasPrefix("FAILED after 0 verified frames: ") == true, "\(text)")
         #expect(text.errorLines.count == 1, "\(text)")
-        let json = try sandbox.run(["audit", "--json", "--journal", sandbox.journal], input: "secret\n")
+        let json = try sandbox.run(["audit", "--json", "--journal", sandbox.journal], input: "secret-pw\n")
         #expect(json.status == 1, "\(json)")
         #expect(json.stdoutLines.last { !$0.isEmpty }?.hasPrefix(#"{"verdict":"failed","events":0,"#) == true, "\(json)")
     }
@@ -322,7 +322,7 @@ struct SubcommandTests {
         let flagged = sandbox.root + "/flag/flag.journal"
         let fromEnvironment = sandbox.root + "/env/env.journal"
         let xdg = sandbox.data + "/giftkeeper/default.journal"
-        let setup = "setup Alice --kdf interactive\nsecret\nsecret\n"
+        let setup = "setup Alice --kdf interactive\nsecret-pw\nsecret-pw\n"
 
         let byXDG = try sandbox.run([], input: setup)
         #expect(byXDG.status == 0, "\(byXDG)")
@@ -349,7 +349,7 @@ struct SubcommandTests {
     func missingJournal() throws {
         let sandbox = try Sandbox()
         for arguments in [["verify"], ["audit"], ["export"]] {
-            let outcome = try sandbox.run(arguments + ["--journal", sandbox.journal], input: "secret\n")
+            let outcome = try sandbox.run(arguments + ["--journal", sandbox.journal], input: "secret-pw\n")
             #expect(outcome.status == 4, "\(outcome)")
             #expect(outcome.stderrLines.count == 1, "\(outcome)")
             #expect(outcome.errorLines.count == 1, "\(outcome)")

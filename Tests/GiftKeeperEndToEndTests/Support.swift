@@ -346,7 +346,7 @@ final class Sandbox {
     /// (each a line after `add `), at the cheapest production cost.
     @discardableResult
     func createJournal(
-        name: String = "Alice", password: String = "secret", presents: [String] = [], journal: String? = nil
+        name: String = "Alice", password: String = "secret-pw", presents: [String] = [], journal: String? = nil
     ) throws -> Outcome {
         let outcome = try script(
             ["setup \(name) --kdf interactive", password, password] + presents.map { "add " + $0 } + ["quit"],
@@ -362,7 +362,7 @@ final class Sandbox {
     }
 
     /// `giftkeeper audit` with `password`: every frame authenticates.
-    func audits(password: String = "secret", _ journal: String? = nil) throws -> Outcome {
+    func audits(password: String = "secret-pw", _ journal: String? = nil) throws -> Outcome {
         try run(["audit", "--journal", journal ?? self.journal], input: password + "\n")
     }
 

@@ -52,7 +52,7 @@ struct SetupCommand: ShellCommand {
         let currency = try line.text("currency").map { try GiftList.currencyCode($0) }
         let first = try shell.readPassword("New password: ")
         defer { first.wipe() }
-        guard first.count > 0 else { throw ServiceError(.emptyPassword) }
+        try GiftKeeperService.checkNewPassword(first)
         let second = try shell.readPassword("Repeat the password: ")
         defer { second.wipe() }
         guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
@@ -141,7 +141,7 @@ struct PasswdCommand: ShellCommand {
             try service.changePassword(old: old) {
                 let first = try shell.readPassword("New password: ")
                 new = first
-                guard first.count > 0 else { throw ServiceError(.emptyPassword) }
+                try GiftKeeperService.checkNewPassword(first)
                 let repeated = try shell.readPassword("Repeat the new password: ")
                 defer { repeated.wipe() }
                 guard first.constantTimeEquals(repeated) else { throw ServiceError(.passwordsDoNotMatch) }

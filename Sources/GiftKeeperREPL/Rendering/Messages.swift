@@ -178,6 +178,9 @@ extension ServiceError {
             return "The passwords do not match. Nothing was changed; try again."
         case .emptyPassword:
             return "The password is empty. Type a password, then press Enter."
+        case .passwordTooShort(let minimum):
+            return
+                "That password is too short: a new password has at least \(minimum) characters. Nothing was changed; try a longer one, such as a few words."
         case .noJournal(let path):
             return "No journal at '\(path)'. Run 'giftkeeper' and type 'setup' to create one, or pass --journal PATH."
         case .journalExists(let path):
