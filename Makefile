@@ -3,10 +3,10 @@
 
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
-APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime
+APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint format build release deps fuzz bench bench-cli bench-compare bench-baseline demo clean
+.PHONY: run test lint format build release install check-install deps fuzz bench bench-cli bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -33,6 +33,30 @@ build: deps
 ## release: optimised build (.build/release/giftkeeper)
 release: deps
 	$(SWIFT) build -c release --product giftkeeper
+
+## install: the release binary, bash/zsh/fish completions (paths complete where a path is
+## expected) and a man page generated from the command declarations, under PREFIX
+## (default ~/.local): PREFIX/bin, PREFIX/share/{man/man1,bash-completion/completions,
+## zsh/site-functions,fish/vendor_completions.d}
+PREFIX ?= $(HOME)/.local
+MAN_DIR = .build/giftkeeper-man
+install: deps
+	$(SWIFT) build -c release --product giftkeeper
+	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
+	$(SWIFT) package --disable-sandbox generate-manual --output-directory $(MAN_DIR) >/dev/null
+	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
+	  "$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 0755 .build/release/giftkeeper "$(PREFIX)/bin/giftkeeper"
+	install -m 0644 $(MAN_DIR)/giftkeeper.1 "$(PREFIX)/share/man/man1/giftkeeper.1"
+	.build/release/giftkeeper --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/giftkeeper"
+	.build/release/giftkeeper --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_giftkeeper"
+	.build/release/giftkeeper --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/giftkeeper.fish"
+	@echo "Installed giftkeeper under $(PREFIX) (binary, man page, bash/zsh/fish completions)."
+
+## check-install: `make install` into a temporary PREFIX, then checks what it installed
+## (scripts/check-install.sh); CI runs it after `make test`
+check-install: deps
+	scripts/check-install.sh
 
 ## deps: the Debian packages (apt-get update first: a fresh machine may have empty lists),
 ## and mode 0600 on the sample journals (git checks files out 0644, and GiftKeeper

@@ -32,7 +32,7 @@ struct GiftKeeperCommand: ParsableCommand {
             4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
             """,
         version: "giftkeeper \(version) (journal format 1, libsodium \(Sodium.libraryVersion))",
-        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self],
+        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self] + OneShotEntries.all,
         defaultSubcommand: REPL.self)
 
     /// Parses, runs, and maps every failure to one `giftkeeper: error:` line and SPEC §2's exit codes.
@@ -49,6 +49,10 @@ struct GiftKeeperCommand: ParsableCommand {
         // argument-parser's `help <name>` shows the top-level help for any unknown name, and
         // succeeds; an unknown name is a usage error like everywhere else.
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "help", let name = arguments.dropFirst().first, OneShot.isCommand(name) {
+            console.print(OneShot.helpMessage(for: name) ?? "")
+            exitUnlessOutputWasLost(0, console: console)
+        }
         if arguments.first == "help", let name = arguments.dropFirst().first,
             !configuration.subcommands.contains(where: { $0._commandName == name })
         {
@@ -98,7 +102,7 @@ func exitUnlessOutputWasLost(_ code: Int32, console: Console) -> Never {
 struct JournalOption: ParsableArguments {
     @Option(
         name: .long,
-        help: ArgumentHelp("The journal file.", valueName: "path"))
+        help: ArgumentHelp("The journal file.", valueName: "path"), completion: .file())
     var journal: String?
 
     func validate() throws {
@@ -124,7 +128,7 @@ struct PasswordOption: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "Read the password from the first line of this file (must not be group- or world-readable).",
-            valueName: "file"))
+            valueName: "file"), completion: .file())
     var passwordFile: String?
 
     /// Reads the password: the file, else the terminal, else the first line of standard input.

@@ -63,3 +63,47 @@ enum OneShotCommand {
         Glibc.exit(2)
     }
 }
+
+/// The one-shot commands as argument-parser sees them, for `--help`, the man page and the
+/// completion scripts only: `main` runs a one-shot before argument-parser parses anything,
+/// with the shell's own declarations (`giftkeeper list --help` shows them).
+protocol OneShotName {
+    static var name: String { get }
+}
+
+struct OneShotEntry<Name: OneShotName>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Name.name, abstract: OneShot.abstract(for: Name.name),
+            discussion: "The shell's '\(Name.name)', one-shot: signs in, runs it, signs out. "
+                + "'giftkeeper \(Name.name) --help' shows its arguments and options.")
+    }
+
+    @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
+    @Argument(parsing: .captureForPassthrough, help: "The command's arguments and options, as in the shell.")
+    var words: [String] = []
+}
+
+enum OneShotEntries {
+    enum Add: OneShotName { static let name = "add" }
+    enum List: OneShotName { static let name = "list" }
+    enum Show: OneShotName { static let name = "show" }
+    enum Edit: OneShotName { static let name = "edit" }
+    enum Mark: OneShotName { static let name = "mark" }
+    enum Remove: OneShotName { static let name = "remove" }
+    enum Restore: OneShotName { static let name = "restore" }
+    enum Occasion: OneShotName { static let name = "occasion" }
+    enum Budget: OneShotName { static let name = "budget" }
+    enum Upcoming: OneShotName { static let name = "upcoming" }
+    enum Summary: OneShotName { static let name = "summary" }
+    enum Gifts: OneShotName { static let name = "gifts" }
+    enum History: OneShotName { static let name = "history" }
+
+    static let all: [any ParsableCommand.Type] = [
+        OneShotEntry<Add>.self, OneShotEntry<List>.self, OneShotEntry<Show>.self, OneShotEntry<Edit>.self,
+        OneShotEntry<Mark>.self, OneShotEntry<Remove>.self, OneShotEntry<Restore>.self, OneShotEntry<Occasion>.self,
+        OneShotEntry<Budget>.self, OneShotEntry<Upcoming>.self, OneShotEntry<Summary>.self, OneShotEntry<Gifts>.self,
+        OneShotEntry<History>.self,
+    ]
+}

@@ -148,9 +148,12 @@ struct Export: ParsableCommand {
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
-    @Argument(help: ArgumentHelp("Write to this file (mode 0600), as --output does; - is standard output.", valueName: "file"))
+    @Argument(
+        help: ArgumentHelp("Write to this file (mode 0600), as --output does; - is standard output.", valueName: "file"),
+        completion: .file())
     var file: String?
-    @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file")) var output: String?
+    @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file"), completion: .file())
+    var output: String?
     @Flag(help: "Replace the output file if it exists.") var force = false
     @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
@@ -191,7 +194,8 @@ struct Import: ParsableCommand {
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
-    @Argument(help: ArgumentHelp("The export document.", valueName: "file")) var file: String
+    @Argument(help: ArgumentHelp("The export document.", valueName: "file"), completion: .file(extensions: ["json"]))
+    var file: String
 
     func run() throws {
         // Checked whole before the journal is opened or the password asked for.

@@ -157,5 +157,15 @@ struct OneShotTests {
         #expect(fileBytes(sandbox.journal) == before, "nothing recorded")
         let help = try sandbox.run(["list", "--help"], input: "")
         #expect(help.status == 0 && help.stdout.contains("--csv") && help.stdout.contains("ONE-SHOT"), "\(help)")
+        #expect(try sandbox.run(["help", "list"], input: "").stdout == help.stdout)
+        // Every one-shot is a subcommand in the top-level help (and so in the man page and
+        // the completion scripts made from it).
+        let top = try sandbox.run(["--help"], input: "")
+        for name in [
+            "add", "list", "show", "edit", "mark", "remove", "restore", "occasion", "budget", "upcoming", "summary", "gifts",
+            "history",
+        ] {
+            #expect(top.stdoutLines.contains { $0.hasPrefix("  \(name) ") }, "--help lacks \(name)")
+        }
     }
 }

@@ -16,6 +16,11 @@ public enum OneShot {
     /// Their names (not aliases), for the command line's help.
     public static var names: [String] { commands.map { $0._commandName } }
 
+    /// The command's one-line description, as `help` shows it.
+    public static func abstract(for name: String) -> String {
+        commands.first { $0.names.contains(name) }?.configuration.abstract ?? ""
+    }
+
     /// Whether `name` (or an alias) is a one-shot command.
     public static func isCommand(_ name: String) -> Bool {
         commands.contains { $0.names.contains(name) }
