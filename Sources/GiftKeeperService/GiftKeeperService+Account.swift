@@ -131,11 +131,23 @@ extension GiftKeeperService {
         rememberHead()
     }
 
+    /// Waits `seconds` before a password check, a second at a time, telling ``onWaiting``
+    /// how many are left; a cancellation (Ctrl-C) ends the wait at once.
+    func waitBeforeChecking(_ seconds: Int) {
+        guard seconds > 0 else { return }
+        for left in stride(from: seconds, to: 0, by: -1) {
+            if environment.isCancelled() { break }
+            onWaiting?(left)
+            environment.sleep(1)
+        }
+        onWaiting?(0)
+    }
+
     /// Unlocks the keyring, recording a failed attempt in the journal when `recordFailure`.
     func unlock(password: SecureBytes, recordFailure: Bool) throws(ServiceError) -> Keyring {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
         let sealed = try requireJournal()
-        environment.sleep(nextLoginDelay)
+        waitBeforeChecking(nextLoginDelay)
         try stopIfCancelled()
         do {
             return try Keyring.unlock(password: password, wraps: sealed.wraps)
@@ -208,7 +220,7 @@ extension GiftKeeperService {
         let keyring = try requireKeyring()
         let sealed = try requireJournal()
         guard let newestWrap = sealed.wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
-        environment.sleep(loginDelay(afterFailures: passwordChangeFailures))
+        waitBeforeChecking(loginDelay(afterFailures: passwordChangeFailures))
         try stopIfCancelled()
         let matches = try crypto { () throws in
             try Keyring.passwordMatches(old, newest: newestWrap, dataKey: current.dataKey)

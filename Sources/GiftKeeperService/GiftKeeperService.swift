@@ -37,6 +37,9 @@ public final class GiftKeeperService {
 
     /// Called for every change of login status, as it happens.
     public var onNotification: ((LoginNotification) -> Void)?
+    /// Called once a second while a password check waits after failed attempts, with the
+    /// seconds left, and with 0 when the wait is over (SPEC §1: the wait counts down).
+    public var onWaiting: ((Int) -> Void)?
     /// Called now and then while a long replay runs, with (bytes done, bytes total).
     public var onProgress: ((Int, Int) -> Void)?
 

@@ -62,10 +62,11 @@ public struct ServiceEnvironment: Sendable {
 }
 
 /// The wait before the next password check, from the number of failed attempts recorded
-/// since the last success: none after 0, then 1 s, 2 s, 4 s … capped at 30 s. Nobody is
-/// ever locked out for good.
+/// since the last success (SPEC §1): the first three cost nothing; then 1 s, 2 s, 4 s …
+/// capped at 30 s. Nobody is ever locked out for good.
 public func loginDelay(afterFailures failures: Int) -> Int {
-    guard failures > 0 else { return 0 }
-    if failures > 5 { return 30 }
-    return min(1 << (failures - 1), 30)
+    let freeFailures = 3
+    guard failures >= freeFailures else { return 0 }
+    let doublings = failures - freeFailures
+    return doublings >= 5 ? 30 : min(1 << doublings, 30)
 }

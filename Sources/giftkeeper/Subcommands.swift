@@ -124,6 +124,7 @@ func withSignedInService(
         progress.clear()
         console.note(notification.sentence)
     }
+    service.onWaiting = WaitCountdown(console: console, progress: progress).update
     do {
         try service.openExisting(access: .readWrite)
         progress.clear()

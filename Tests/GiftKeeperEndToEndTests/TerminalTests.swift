@@ -282,13 +282,14 @@ struct TerminalTests {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
         try sandbox.createJournal(presents: ["Mum Hat"])
-        let failures = try sandbox.script(["login", "wrong-1", "login", "wrong-2"])
+        // Three failures cost nothing; after four the next try waits 2 s (SPEC §1).
+        let failures = try sandbox.script(["login", "wrong-1", "login", "wrong-2", "login", "wrong-3", "login", "wrong-4"])
         #expect(failures.status == 3, "\(failures)")
 
         try tmux.start(session: "wait", Self.launch(sandbox))
         try tmux.waitFor("wait", text: "Password:")
-        try tmux.enter("wait", "wrong-3")
-        try tmux.waitFor("wait", text: "Waiting 2 s before checking")
+        try tmux.enter("wait", "wrong-5")
+        try tmux.waitFor("wait", text: "Waiting 2 s before checking the password (keys typed now are dropped)")
         try tmux.press("wait", "C-c")
         var screen = try tmux.waitFor("wait", text: "Cancelled.")
         try tmux.waitForLine("wait", "giftkeeper (signed out)>")
@@ -299,7 +300,7 @@ struct TerminalTests {
 
         // The cancelled attempt was never checked, so it was not recorded.
         let audit = try sandbox.audits()
-        #expect(audit.stdoutLines.filter { $0.contains("loginFailed") }.count == 2, "\(audit)")
+        #expect(audit.stdoutLines.filter { $0.contains("loginFailed") }.count == 4, "\(audit)")
 
         // Keys typed while the password is checked (a password typed again in impatience)
         // are not shown, and do not run as a command once signed in.
@@ -307,6 +308,8 @@ struct TerminalTests {
         try tmux.waitFor("ahead", text: "Password:")
         try tmux.enter("ahead", "secret-pw")
         try tmux.waitFor("ahead", text: "Waiting 2 s before checking")
+        // The wait counts down on its line (SPEC §1).
+        try tmux.waitFor("ahead", text: "Waiting 1 s before checking")
         try tmux.enter("ahead", "typed-ahead-secret")
         try tmux.waitFor("ahead", text: "🔓 Signed in as Alice")
         try tmux.waitForLine("ahead")

@@ -78,7 +78,7 @@ import Testing
                 """ + "\n", "\(outcome)")
         #expect(
             outcome.notifications == [
-                "⚠️  Failed sign-in recorded; the next try waits 1 s.",
+                "⚠️  Failed sign-in recorded.",
                 "🔓 Signed in as Alice (1 failed attempt reported since your last visit)", "🔒 Signed out",
             ], "\(outcome)")
         #expect(

@@ -18,8 +18,8 @@ import Testing
         _ = serviceError { try service.login(password: password("still nope")) }
         #expect(
             Array(sandbox.notifications.items.suffix(2)) == [
-                .failedAttempt(recorded: true, nextDelaySeconds: 1),
-                .failedAttempt(recorded: true, nextDelaySeconds: 2),
+                .failedAttempt(recorded: true, nextDelaySeconds: 0),
+                .failedAttempt(recorded: true, nextDelaySeconds: 0),
             ])
         try service.login(password: password("correct horse"))
         guard case .signedIn("Alice", 2, let previous)? = sandbox.notifications.items.last else {
@@ -78,20 +78,23 @@ import Testing
 }
 
 @Suite struct BackoffTests {
+    /// SPEC §1: three failures cost nothing; then 1 s, 2 s, 4 s … capped at 30 s.
     @Test func theDelayDoublesFromOneSecondAndIsCappedAtThirty() {
-        #expect((0...9).map { loginDelay(afterFailures: $0) } == [0, 1, 2, 4, 8, 16, 30, 30, 30, 30])
+        #expect((0...10).map { loginDelay(afterFailures: $0) } == [0, 0, 0, 1, 2, 4, 8, 16, 30, 30, 30])
         #expect(loginDelay(afterFailures: 1_000_000) == 30)
         #expect(loginDelay(afterFailures: -1) == 0)
     }
 
-    /// After n wrong passwords the next try waits 1, 2, 4, 8, 16, 30, 30 s; the count comes
-    /// from the journal, so a new process waits too; a success resets it.
+    /// After n wrong passwords the next try waits nothing for n < 3, then 1, 2, 4, 8, 16,
+    /// 30 s, counted down a second at a time; the count comes from the journal, so a new
+    /// process waits too; a success resets it.
     @Test func consecutiveFailuresSlowTheNextTryEvenInANewProcess() throws {
         let sandbox = try Sandbox()
         let first = try sandbox.setUp()
         try first.signOut()
         #expect(first.nextLoginDelay == 0)
         sandbox.sleeps.removeAll()
+        sandbox.waits.removeAll()
         var announced: [Int] = []
         for _ in 0..<8 {
             let error = serviceError { try first.login(password: password("wrong")) }
@@ -99,18 +102,20 @@ import Testing
             if case .failedAttempt(_, let delay)? = sandbox.notifications.items.last { announced.append(delay) }
         }
         // The sleep before the (n+1)-th try, after n failures.
-        #expect(sandbox.sleeps.delays == [0, 1, 2, 4, 8, 16, 30, 30])
-        #expect(announced == [1, 2, 4, 8, 16, 30, 30, 30])
+        #expect(sandbox.waits.totals == [1, 2, 4, 8, 16])
+        #expect(Array(sandbox.waits.ticks.prefix(6)) == [1, 0, 2, 1, 0, 4], "a countdown, second by second")
+        #expect(sandbox.sleeps.delays == Array(repeating: 1, count: 31), "in one-second steps")
+        #expect(announced == [0, 0, 1, 2, 4, 8, 16, 30])
         #expect(first.nextLoginDelay == 30)
         try first.close()
 
-        sandbox.sleeps.removeAll()
+        sandbox.waits.removeAll()
         let second = sandbox.service()
         try second.openSettled()
         #expect(second.phase == .locked)
         #expect(second.nextLoginDelay == 30)
         try second.login(password: password("correct horse"))
-        #expect(sandbox.sleeps.delays == [30])
+        #expect(sandbox.waits.totals == [30])
         guard case .signedIn(_, 8, _)? = sandbox.notifications.items.last else {
             Issue.record("expected 8 failed attempts: \(sandbox.notifications.items)")
             return
@@ -122,11 +127,11 @@ import Testing
         let third = sandbox.service()
         try third.openSettled()
         #expect(third.nextLoginDelay == 0)
-        sandbox.sleeps.removeAll()
-        _ = serviceError { try third.login(password: password("wrong")) }
+        sandbox.waits.removeAll()
+        for _ in 0..<3 { _ = serviceError { try third.login(password: password("wrong")) } }
         #expect(third.nextLoginDelay == 1)
         try third.login(password: password("correct horse"))
-        #expect(sandbox.sleeps.delays == [0, 1])
+        #expect(sandbox.waits.totals == [1])
         try third.close()
     }
 

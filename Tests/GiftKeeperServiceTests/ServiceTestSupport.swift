@@ -30,6 +30,26 @@ final class CounterClock: @unchecked Sendable {
 }
 
 /// Records the delays the service asks to sleep instead of sleeping.
+/// The waits before password checks, as ``GiftKeeperService/onWaiting`` counts them down:
+/// `totals` is each wait's length, `ticks` every call (…, 2, 1, 0).
+final class WaitLog {
+    private(set) var ticks: [Int] = []
+
+    func tick(_ secondsLeft: Int) { ticks.append(secondsLeft) }
+
+    var totals: [Int] {
+        var totals: [Int] = []
+        var previous = 0
+        for tick in ticks {
+            if previous == 0, tick > 0 { totals.append(tick) }
+            previous = tick
+        }
+        return totals
+    }
+
+    func removeAll() { ticks.removeAll() }
+}
+
 final class SleepRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [Int] = []
@@ -80,6 +100,7 @@ final class Sandbox {
     let stateDirectory: String
     let clock: CounterClock
     let sleeps = SleepRecorder()
+    let waits = WaitLog()
     let notifications = NotificationLog()
 
     init(clock: CounterClock = CounterClock()) throws {
@@ -121,6 +142,8 @@ final class Sandbox {
         let service = GiftKeeperService(journalPath: path ?? journalPath, environment: environment(stateDirectory: stateDirectory))
         let log = notifications
         service.onNotification = { log.items.append($0) }
+        let waits = self.waits
+        service.onWaiting = { waits.tick($0) }
         return service
     }
 

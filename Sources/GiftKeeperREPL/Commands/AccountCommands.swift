@@ -84,10 +84,6 @@ struct LoginCommand: ShellCommand {
         }
         let password = try shell.readPassword("Password: ")
         defer { password.wipe() }
-        let delay = service.nextLoginDelay
-        if delay > 0, shell.isInteractive {
-            shell.console.note("Waiting \(delay) s before checking (failed attempts were recorded)…")
-        }
         try shell.checking { try service.login(password: password) }
     }
 }
@@ -130,10 +126,6 @@ struct PasswdCommand: ShellCommand {
         let old = try shell.readPassword("Current password: ")
         defer { old.wipe() }
         guard old.count > 0 else { throw ServiceError(.emptyPassword) }
-        let delay = service.nextPasswordChangeDelay
-        if delay > 0, shell.isInteractive {
-            shell.console.note("Waiting \(delay) s before checking (after a wrong current password)…")
-        }
         // The new password is asked for once the current one is checked.
         var new: SecureBytes?
         defer { new?.wipe() }

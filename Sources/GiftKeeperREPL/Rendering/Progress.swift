@@ -64,6 +64,18 @@ public final class Progress: Sendable {
         }
     }
 
+    /// Draws `text` on the progress line at once (a countdown), replacing what it showed.
+    public func show(_ text: String) {
+        guard isEnabled else { return }
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.startedAt = state.startedAt ?? now
+            state.lastDrawn = now
+            state.lastText = text
+        }
+        POSIXIO.writeAll(output, "\r\(TerminalText.sanitized(text))\u{1B}[K")
+    }
+
     /// Erases the progress line if one is shown, so a prompt or a message can take the line;
     /// the next update draws a new one.
     public func clear() {

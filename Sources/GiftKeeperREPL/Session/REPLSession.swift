@@ -143,6 +143,7 @@ public final class REPLSession: Shell {
             progress.clear()
             show(notification.sentence)
         }
+        service.onWaiting = WaitCountdown(console: console, progress: progress).update
         do {
             try service.open()
         } catch {
