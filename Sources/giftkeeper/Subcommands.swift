@@ -44,6 +44,8 @@ struct Audit: ParsableCommand {
             defer { secret.wipe() }
             let progress = Progress(label: "Auditing")
             defer { progress.finish() }
+            // On a terminal: the key derivation takes a while, so say what is happening.
+            progress.show("Checking the password…")
             report = try GiftKeeperService.audit(
                 journalPath: journal.path, password: secret, environment: productionEnvironment(),
                 progress: { progress.update(completed: $0, total: $1) })
@@ -131,6 +133,7 @@ func withSignedInService(
         let secret = try password.readPassword()
         defer { secret.wipe() }
         service.refusesRollback = true
+        progress.show("Checking the password…")
         try service.login(password: secret)
         progress.finish()
         try body(service)
