@@ -15,25 +15,11 @@ enum FrameReaderCheck {
         do {
             report = try Journal.verify(at: path)
         } catch {
-            // Not a journal at all (magic, version, size): nothing opens it, nothing changes it.
-            try require(
-                (try? Journal.open(at: path, access: .readOnly, toleratingDamage: true)) == nil,
-                "verify refuses the file (\(error)) but a tolerant open accepts it")
-            try require(
-                (try? Journal.open(at: path, access: .readWrite)) == nil,
-                "verify refuses the file (\(error)) but an open for writing accepts it")
-            try require(Scratch.read(path) == input, "a file that is no journal was changed")
-            return
+            // Not a journal at all (magic, version, size).
+            return try requireRefusedUnchanged(path, input, because: "verify refuses the file (\(error))")
         }
         guard report.header != nil else {
-            try require(
-                (try? Journal.open(at: path, access: .readOnly, toleratingDamage: true)) == nil,
-                "the header does not verify, yet a tolerant open accepts it")
-            try require(
-                (try? Journal.open(at: path, access: .readWrite)) == nil,
-                "the header does not verify, yet an open for writing accepts it")
-            try require(Scratch.read(path) == input, "a journal with a damaged header was changed")
-            return
+            return try requireRefusedUnchanged(path, input, because: "the header does not verify")
         }
         if let torn = report.tornTail {
             try require(torn.offset + torn.length == input.count, "a torn tail that does not end the file")
@@ -42,6 +28,18 @@ enum FrameReaderCheck {
 
         try checkReading(path, report)
         try checkWriting(path, input, report)
+    }
+
+    /// Neither a tolerant read-only open nor an open for writing accepts the file, and
+    /// the file is left byte for byte as it was.
+    private static func requireRefusedUnchanged(_ path: String, _ input: [UInt8], because reason: String)
+        throws(InvariantFailure)
+    {
+        try require(
+            (try? Journal.open(at: path, access: .readOnly, toleratingDamage: true)) == nil,
+            "\(reason), yet a tolerant open accepts it")
+        try require((try? Journal.open(at: path, access: .readWrite)) == nil, "\(reason), yet an open for writing accepts it")
+        try require(Scratch.read(path) == input, "\(reason), yet the file was changed")
     }
 
     private static func checkReading(_ path: String, _ report: VerificationReport) throws(InvariantFailure) {

@@ -318,17 +318,13 @@ extension GiftList {
         }
     }
 
-    /// Presents `recipient` got or has planned whose title is like `title`: equal when
-    /// folded, or sharing most of their words (at least half of the shorter title's words,
-    /// words of three letters or more). Removed presents count only when given. Most alike
-    /// first: the same title, then the larger share of words, then the older present.
-    public func similarPresents(to title: String, for recipient: String) -> [Present] {
-        similarPresentIDs(to: title, for: recipient).compactMap { present($0)?.present }
-    }
-
-    /// The ids of ``similarPresents(to:for:)``, found without copying a present: what `add`
-    /// runs every time. `termsOf` gives the ``TitleTerms`` of a present's (id, title); a
-    /// caller may remember them (the shell does).
+    /// The ids of the presents `recipient` got or has planned whose title is like `title`:
+    /// equal when folded, or sharing most of their words (at least half of the shorter
+    /// title's words, words of three letters or more). Removed presents count only when
+    /// given. Most alike first: the same title, then the larger share of words, then the
+    /// older present. Found without copying a present: `add` runs it every time.
+    /// `termsOf` gives the ``TitleTerms`` of a present's (id, title); a caller may
+    /// remember them (the shell does).
     public func similarPresentIDs(
         to title: String, for recipient: String,
         termsOf: (PresentID, String) -> TitleTerms = { TitleTerms($1) }

@@ -67,6 +67,5 @@ public struct ServiceEnvironment: Sendable {
 public func loginDelay(afterFailures failures: Int) -> Int {
     let freeFailures = 3
     guard failures >= freeFailures else { return 0 }
-    let doublings = failures - freeFailures
-    return doublings >= 5 ? 30 : min(1 << doublings, 30)
+    return min(1 << min(failures - freeFailures, 5), 30)
 }

@@ -215,6 +215,11 @@ struct BoundLine {
     }
 
     /// Whether a flag was given.
+    /// Whether the command declares `key` at all (the flags a shared helper may ask about).
+    func declares(_ key: String) -> Bool {
+        declarations.contains { $0.key == key }
+    }
+
     func flag(_ key: String) -> Bool {
         _ = declared(key)
         return values[key] == .flag

@@ -42,7 +42,7 @@ struct ListCommand: ShellCommand {
             statuses: try line.text("status").map { try PresentStatus.parseList($0) } ?? [],
             recipients: line.texts("recipients"), occasion: line.text("occasion"), search: line.text("search"),
             sort: try line.text("sort").map { try PresentSort(parsing: $0) } ?? .created, includesAll: line.flag("all"))
-        let format = try StructuredOutput.format(line, csv: true)
+        let format = try StructuredOutput.format(line)
         let state = try shell.state(asOf: line.text("asOf"))
         let listed = state.presents(matching: query)
         switch format {

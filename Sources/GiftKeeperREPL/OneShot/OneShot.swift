@@ -16,19 +16,24 @@ public enum OneShot {
     /// Their names (not aliases), for the command line's help.
     public static var names: [String] { commands.map { $0._commandName } }
 
+    /// The one-shot command `name` (or an alias) names.
+    private static func command(named name: String) -> (any ShellCommand.Type)? {
+        commands.first { $0.names.contains(name) }
+    }
+
     /// The command's one-line description, as `help` shows it.
     public static func abstract(for name: String) -> String {
-        commands.first { $0.names.contains(name) }?.configuration.abstract ?? ""
+        command(named: name)?.configuration.abstract ?? ""
     }
 
     /// Whether `name` (or an alias) is a one-shot command.
     public static func isCommand(_ name: String) -> Bool {
-        commands.contains { $0.names.contains(name) }
+        command(named: name) != nil
     }
 
     /// The command's help, as `help NAME` shows it in the shell, and how to run it one-shot.
     public static func helpMessage(for name: String) -> String? {
-        guard let type = commands.first(where: { $0.names.contains(name) }) else { return nil }
+        guard let type = command(named: name) else { return nil }
         return ShellCommandTree.helpMessage(for: type) + """
 
 

@@ -6,10 +6,10 @@ import GiftKeeperService
 /// RFC 4180 CSV. Written as they are, not through the terminal's sanitising: JSON escapes
 /// every control character, and CSV quotes any field that holds one.
 enum StructuredOutput {
-    /// `--json` or `--csv` from a line that may take both; refused together.
-    static func format(_ line: BoundLine, csv: Bool = false) throws -> Format {
-        let json = line.flag("json")
-        let csv = csv && line.flag("csv")
+    /// `--json` or `--csv`, as far as the line's command declares them; refused together.
+    static func format(_ line: BoundLine) throws -> Format {
+        let json = line.declares("json") && line.flag("json")
+        let csv = line.declares("csv") && line.flag("csv")
         if json && csv { throw REPLError(.conflictingOptions("--json", "--csv")) }
         return json ? .json : csv ? .csv : .text
     }

@@ -126,9 +126,10 @@ public final class REPLSession: Shell {
             fail(sentence(type.message(for: error)) + " Type 'giftkeeper \(name) --help' for its usage.", code: 2)
             return false
         }
-        let declares = { (key: String) in line.declarations.contains { $0.key == key } }
-        if declares("json"), declares("csv"), line.flag("json"), line.flag("csv") {
-            fail(REPLError(.conflictingOptions("--json", "--csv")).description, code: 2)
+        do {
+            _ = try StructuredOutput.format(line)
+        } catch {
+            report(error)
             return false
         }
         return true
