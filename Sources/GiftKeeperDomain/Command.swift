@@ -7,8 +7,9 @@ public enum Command: Hashable, Sendable {
     /// A wrong password was given (always recorded; never idempotent).
     case recordFailedSignIn
     case signOut
-    /// Before a sign-in: if the state says the last session is still open (a crash),
-    /// record `signedOut(clean: false)`; otherwise nothing.
+    /// Before a sign-in, when no other session is live: if the state says sessions are
+    /// still open (they crashed), record `signedOut(clean: false)`, ending them all;
+    /// otherwise nothing. The service knows which sessions are live; the events cannot.
     case endUncleanSession
     case addPresent(
         recipient: String, title: String, notes: String = "", price: Money? = nil, occasion: String = "",

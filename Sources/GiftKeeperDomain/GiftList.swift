@@ -2,15 +2,11 @@ public import OrderedCollections
 
 /// The state of one journal: the fold of its events. A value; never stored.
 public struct GiftList: Hashable, Sendable {
-    /// Whether the journal is unlocked, as the events tell it.
-    public enum SessionStatus: Hashable, Sendable {
-        case signedOut
-        case signedIn
-    }
-
     /// The account name; nil before `accountCreated`.
     public internal(set) var accountName: String?
-    public internal(set) var session: SessionStatus = .signedOut
+    /// Sessions signed in and not yet signed out, as the events tell it: several processes
+    /// (and devices) may be signed in to one journal at once (SPEC §12).
+    public internal(set) var openSessions = 0
     /// Current presents in id order; removed ones are not here.
     public internal(set) var presents: OrderedDictionary<PresentID, Present> = [:]
     /// Removed presents, in order of removal, as they were when removed
@@ -54,7 +50,7 @@ public struct GiftList: Hashable, Sendable {
     public var hasAccount: Bool { accountName != nil }
     /// How many presents the list holds (removed ones not counted).
     public var presentCount: Int { presents.count }
-    public var isSignedIn: Bool { session == .signedIn }
+    public var isSignedIn: Bool { openSessions > 0 }
 
     /// The current (not removed) present with `id`; clients need not import OrderedCollections.
     public subscript(id id: PresentID) -> Present? { presents[id] }
@@ -105,15 +101,16 @@ public struct GiftList: Hashable, Sendable {
         case .accountCreated:
             break
         case .loginSucceeded:
-            session = .signedIn
+            openSessions += 1
             previousSignInAt = lastSignInAt
             lastSignInAt = event.at
             failedSignInsBeforeLastSignIn = failedSignIns
             failedSignIns = []
         case .loginFailed:
             failedSignIns.append(event.at)
-        case .signedOut:
-            session = .signedOut
+        case .signedOut(let clean):
+            // An unclean end is recorded only when no other session was live: it ends them all.
+            openSessions = clean ? max(0, openSessions - 1) : 0
         case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion, let url, let store):
             guard presents[id] == nil, removedPresents[id] == nil else { return }
             presents[id] = Present(

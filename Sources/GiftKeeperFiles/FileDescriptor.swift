@@ -94,6 +94,54 @@ public struct FileDescriptor: Sendable {
         }
     }
 
+    /// Takes an advisory lock, waiting up to `milliseconds` for another holder to let go
+    /// (`flock` with `LOCK_NB`, tried every millisecond: `flock` itself cannot time out).
+    /// - Returns: `false` when the lock was still held elsewhere at the deadline.
+    public func lock(exclusive: Bool, waitingUpTo milliseconds: Int) throws(SystemCallError) -> Bool {
+        var waited = 0
+        while true {
+            if try tryLock(exclusive: exclusive) { return true }
+            guard waited < milliseconds else { return false }
+            usleep(1_000)
+            waited += 1
+        }
+    }
+
+    /// Releases this descriptor's advisory lock (`flock` with `LOCK_UN`).
+    public func unlock() {
+        _ = flock(rawValue, LOCK_UN)
+    }
+
+    /// Takes (`F_RDLCK`) or releases (`F_UNLCK`) a shared record lock on the one byte at
+    /// `offset`, owned by this open file description (`F_OFD_SETLK`): independent of `flock`
+    /// on Linux, and released when the description closes, a crash included.
+    /// - Returns: false when the file system does not support it.
+    @discardableResult
+    public func setRecordLock(shared: Bool, at offset: Int64) -> Bool {
+        var lock = Glibc.flock()
+        lock.l_type = Int16(shared ? F_RDLCK : F_UNLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(offset)
+        lock.l_len = 1
+        return fcntl(rawValue, Self.ofdSetLock, &lock) == 0
+    }
+
+    /// Whether another open file description holds a record lock on the byte at `offset`
+    /// (`F_OFD_GETLK`; this description's own locks do not count). Nil when it cannot be told.
+    public func recordLockHeldElsewhere(at offset: Int64) -> Bool? {
+        var lock = Glibc.flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(offset)
+        lock.l_len = 1
+        guard fcntl(rawValue, Self.ofdGetLock, &lock) == 0 else { return nil }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+
+    /// `F_OFD_GETLK` and `F_OFD_SETLK` (Linux 3.15; not exported to Swift by Glibc's module).
+    private static let ofdGetLock: Int32 = 36
+    private static let ofdSetLock: Int32 = 37
+
     /// Reads up to `buffer.count` bytes at `offset` (`pread`, retried on `EINTR`).
     /// - Returns: the number of bytes read; 0 only at end of file.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemCallError) -> Int {

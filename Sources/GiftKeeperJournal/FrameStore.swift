@@ -37,6 +37,18 @@ public protocol FrameStore: AnyObject {
     /// Waits up to `milliseconds` for frames after `sequence` to exist, taking in (and
     /// verifying) any that another writer appended; true when there are some.
     func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool
+
+    /// Marks this handle's session live until ``endSession()`` or until the handle goes
+    /// (a crash included), and tells whether another handle — another process — holds a
+    /// live session on the journal now; nil when the store cannot tell.
+    ///
+    /// The events say how many sessions signed in and did not sign out; only this says
+    /// which of them are still running, so that a crashed one is not confused with a
+    /// session open in another process.
+    func beginSession() -> Bool?
+
+    /// Ends what ``beginSession()`` marked.
+    func endSession()
 }
 
 extension FrameStore {

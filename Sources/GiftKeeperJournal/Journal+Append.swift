@@ -31,8 +31,8 @@ extension Journal {
         case .appended:
             return batch.appendedFrames(startingAt: size - batch.bytes.count)
         case .conflict(let current):
-            // A batch built just now on this handle's own head cannot lose a race under the
-            // exclusive lock: the head moved only if the file changed behind it.
+            // Another process appended first; this low-level API does not decide again (the
+            // service does: it folds their frames in and builds a new batch).
             throw JournalError(
                 .corrupt(
                     JournalProblem(
@@ -44,15 +44,23 @@ extension Journal {
     /// Appends `batch` as one write and one fsync, if this journal's head is still the one
     /// the batch was built after; otherwise writes nothing and returns the current head.
     ///
-    /// The same durability and checks as ``append(_:)-(FrameBatch)``; the file store's half
-    /// of ``FrameStore/append(_:)``.
+    /// The exclusive lock is taken for this append only (SPEC §12: several processes share
+    /// one file). Under it, frames another process appended since this handle last looked
+    /// are verified and taken in: then the batch is stale and the new head is returned as a
+    /// conflict. An unfinished frame past them can only be a writer that died mid-append
+    /// (writers hold the lock until their fsync): it is saved aside and trimmed, as opening
+    /// does. The same durability and checks as ``append(_:)-(FrameBatch)``; the file
+    /// store's half of ``FrameStore/append(_:)``.
     public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
         guard batch.base == head else { return .conflict(current: head) }
         guard !batch.isEmpty else { return .appended(head) }
 
-        let opened = try statusOfUnchangedFile()
+        try Self.lock(file, exclusive: true, path: path)
+        defer { file.unlock() }
+        let opened = try statusAfterTakingInOthers()
+        guard batch.base == head else { return .conflict(current: head) }
         do throws(SystemCallError) {
             try batch.bytes.withBytes { bytes throws(SystemCallError) in try file.writeFully(bytes, at: size) }
             try file.synchronize()
@@ -77,16 +85,35 @@ extension Journal {
         return .appended(head)
     }
 
-    /// The file's status (`fstat`), once it is known to be exactly ``size`` bytes long.
+    /// Under the exclusive lock: takes in the whole frames other processes appended since
+    /// this handle last looked, trims what a writer that died mid-append left after them,
+    /// and returns the file's status (`fstat`), now exactly ``size`` bytes long.
     ///
-    /// Any other size means a program that ignores the lock added or cut bytes: writing at
-    /// ``size`` would overwrite theirs or leave a hole, so nothing is written and this
-    /// handle becomes unusable.
-    private func statusOfUnchangedFile() throws(JournalError) -> stat {
-        let info = try mapIO(path) { () throws(SystemCallError) in try file.status() }
-        guard Int(info.st_size) == size else {
+    /// A file shorter than ``size`` was cut by a program that ignores the lock: nothing is
+    /// written and this handle becomes unusable. Bytes after ``size`` that do not verify
+    /// are corruption, reported as such.
+    private func statusAfterTakingInOthers() throws(JournalError) -> stat {
+        var info = try mapIO(path) { () throws(SystemCallError) in try file.status() }
+        if Int(info.st_size) < size {
             isUnusable = true
             throw JournalError(.changedWhileOpen(.size(expected: size, actual: Int(info.st_size))), path: path)
+        }
+        guard Int(info.st_size) > size else { return info }
+        let torn: TornTail?
+        do {
+            torn = try takeInFrames(to: Int(info.st_size))
+        } catch {
+            // Bytes after ours that do not verify: nothing is ever appended after damage.
+            isUnusable = true
+            throw error
+        }
+        if let torn {
+            _ = try Self.saveAside(torn, of: file, path: path)
+            try mapIO(path) { () throws(SystemCallError) in
+                try file.truncate(to: size)
+                try file.synchronize()
+            }
+            info = try mapIO(path) { () throws(SystemCallError) in try file.status() }
         }
         return info
     }

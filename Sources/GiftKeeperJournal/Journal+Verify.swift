@@ -4,8 +4,9 @@ import Glibc
 extension Journal {
     /// Checks a journal's structure and hash chain without keys, changing nothing.
     ///
-    /// Takes a shared lock when the file system supports it; a journal held exclusively
-    /// elsewhere fails with ``JournalError/Code/inUse``. Unlike ``open(at:access:)`` it
+    /// Takes a shared lock when the file system supports it, waiting for an append under
+    /// way; a journal held exclusively longer than ``lockPatience`` fails with
+    /// ``JournalError/Code/inUse``. Unlike ``open(at:access:)`` it
     /// does not refuse a file for its owner or mode: it reads nothing secret and writes
     /// nothing, so a copied or backed-up journal can be checked as it is. The chain guards
     /// against accidents, not tampering: anyone can recompute it; the service's `audit`
@@ -19,7 +20,7 @@ extension Journal {
         defer { file.close() }
         let locked: Bool
         do throws(SystemCallError) {
-            locked = try file.tryLock(exclusive: false)
+            locked = try file.lock(exclusive: false, waitingUpTo: lockPatience)
         } catch {
             locked = true  // no flock on this file system (ENOLCK, EOPNOTSUPP...): check without it
         }

@@ -4,8 +4,10 @@ import Glibc
 
 /// An open journal file: a clear header followed by hash-chained frames of opaque payload.
 ///
-/// A `Journal` owns the file descriptor and its `flock` (exclusive for `.readWrite`, shared
-/// for `.readOnly`); both are released in `deinit`. It is not thread-safe: use it from one
+/// A `Journal` owns the file descriptor, released in `deinit`. Several processes may hold
+/// one journal open at once (SPEC §12): each takes the file's `flock` only while it works on
+/// the file — exclusive to trim a torn tail and to append, shared to verify and to take in
+/// what others appended — and lets go at once. It is not thread-safe: use it from one
 /// task at a time. The format is specified in `docs/journal-format.md`.
 public final class Journal {
     /// The path the journal was opened or created at.
@@ -86,6 +88,7 @@ public final class Journal {
             _ = try atomic.descriptor.tryLock(exclusive: true)  // a name only we know: cannot be taken
             try atomic.write(headerBytes)
             file = try atomic.commit(replacing: false)
+            file.unlock()  // whole now: other processes may open it and append
         } catch {
             throw error.errno == EEXIST && error.operation == "link"
                 ? JournalError(.alreadyExists, path: path) : JournalError(error, path: path)
@@ -109,9 +112,10 @@ public final class Journal {
 
     /// Opens an existing journal, verifying its whole structure and hash chain.
     ///
-    /// `.readWrite` takes `flock(LOCK_EX|LOCK_NB)` and trims a torn tail (reported in
-    /// ``trimmedTail``); `.readOnly` takes `LOCK_SH|LOCK_NB` and only reports one. A lock
-    /// held elsewhere fails at once with ``JournalError/Code/inUse``, never waits.
+    /// `.readWrite` takes the exclusive lock and trims a torn tail (reported in
+    /// ``trimmedTail``); `.readOnly` takes a shared one and only reports one. Either is
+    /// held only while opening: a lock held elsewhere is waited for up to ``lockPatience``,
+    /// then the journal is reported ``JournalError/Code/inUse``.
     ///
     /// The same pass notes the frames' kinds and copies the key wraps into ``frameIndex``,
     /// so that nobody needs to read the file again before unlocking. `progress`, when
@@ -129,10 +133,10 @@ public final class Journal {
     ) throws(JournalError) -> Journal {
         let file = try openChecked(path, writable: access == .readWrite, checkOwnership: true)
         do throws(JournalError) {
-            guard try mapIO(path, { () throws(SystemCallError) in try file.tryLock(exclusive: access == .readWrite) })
-            else {
-                throw JournalError(.inUse, path: path)
-            }
+            try lock(file, exclusive: access == .readWrite, path: path)
+            // Held while the frames are verified (and a torn tail trimmed), then let go: other
+            // processes append between this one's appends (SPEC §12).
+            defer { file.unlock() }
             let fileSize = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
             let header = try readHeader(file, fileSize: fileSize, path: path)
             var index = FrameIndex()
@@ -172,9 +176,28 @@ public final class Journal {
         }
     }
 
+    /// How long a lock held elsewhere is waited for before the journal is called in use.
+    /// Writers hold it only while they append (one write and one fsync), so a wait that long
+    /// means a process stopped in the middle, or a program other than giftkeeper holding it.
+    static let lockPatience = 2_000
+
+    /// Takes `file`'s lock, waiting up to ``lockPatience`` milliseconds.
+    /// - Throws: ``JournalError/Code/inUse`` when another holds it that long; `.io`.
+    static func lock(_ file: FileDescriptor, exclusive: Bool, path: String) throws(JournalError) {
+        guard
+            try mapIO(
+                path,
+                { () throws(SystemCallError) in
+                    try file.lock(exclusive: exclusive, waitingUpTo: lockPatience)
+                })
+        else {
+            throw JournalError(.inUse, path: path)
+        }
+    }
+
     /// Copies an unfinished tail to `<path>.torn-<offset>-<random>` beside the journal,
     /// durable before anything is trimmed. Returns its path.
-    private static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String {
+    static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String {
         var bytes = [UInt8](repeating: 0, count: tail.length)
         try mapIO(path) { () throws(SystemCallError) in
             try bytes.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: tail.offset) }
@@ -274,11 +297,11 @@ public final class Journal {
     /// Reads the file in blocks of about 1 MiB through the same ``FrameScanner`` as `open`;
     /// no system call or allocation per frame. With `chainCheck` ``ChainCheck/recompute``
     /// every hash is recomputed; with ``ChainCheck/trustVerifiedOnOpen`` none is (opening
-    /// did, under the lock still held), and each view's `previousHash` is the previous
+    /// and each take-in did, under the lock), and each view's `previousHash` is the previous
     /// frame's stored hash — for callers that authenticate every payload together with its
     /// previous hash. `progress`, when given, is called now and then with (bytes done,
     /// bytes total). The views are valid only inside `body`.
-    /// - Throws: ``JournalError`` (`.corrupt` if the file changed under the lock, `.io`,
+    /// - Throws: ``JournalError`` (`.corrupt` if the file changed since it verified, `.io`,
     ///   `.unusable`), or what `body` throws.
     public func replay(
         chainCheck: ChainCheck = .recompute, progress: ((Int, Int) -> Void)? = nil,
@@ -298,7 +321,7 @@ public final class Journal {
             throw JournalError(.corrupt(problem), path: path)
         }
         if let torn = summary.tornTail {
-            // Bytes that verified on open no longer do: something wrote under our lock.
+            // Bytes that verified no longer do: something ignoring the lock rewrote them.
             throw JournalError(
                 .corrupt(
                     JournalProblem(
@@ -339,8 +362,9 @@ func mapIO<T, E: Error>(_ path: String, _ body: () throws(E) -> T) throws(Journa
 extension Journal: FrameStore {
     public var head: JournalHead { JournalHead(sequence: lastSequence, hash: headHash) }
 
-    /// Frames after `sequence`, from the chain that opening verified under the lock held
-    /// since (``ChainCheck/trustVerifiedOnOpen``): every caller authenticates each payload
+    /// Frames after `sequence`, from the chain that opening and each take-in verified under
+    /// the lock (``ChainCheck/trustVerifiedOnOpen``; frames before ``size`` are never
+    /// rewritten by a writer that takes it): every caller authenticates each payload
     /// together with its previous hash, so nothing goes unchecked.
     public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
         guard sequence < lastSequence else { return }
@@ -349,17 +373,36 @@ extension Journal: FrameStore {
         }
     }
 
-    /// Polls the file's size every 20 ms; whole frames that verify against this handle's
-    /// head are taken in (head, size and index move on). An unfinished frame is left for
-    /// the next look; one that does not verify is corruption.
+    /// A shared record lock on this byte (past any journal's end, never written) marks a
+    /// live session; record locks are independent of the `flock` appends take.
+    static let sessionMarkOffset: Int64 = 1 << 62
+
+    public func beginSession() -> Bool? {
+        guard file.setRecordLock(shared: true, at: Self.sessionMarkOffset) else { return nil }
+        return file.recordLockHeldElsewhere(at: Self.sessionMarkOffset)
+    }
+
+    public func endSession() {
+        file.setRecordLock(shared: false, at: Self.sessionMarkOffset)
+    }
+
+    /// Polls the file's size every 20 ms (no lock: `fstat` only); when it grew, takes the
+    /// shared lock and takes in the whole frames that verify against this handle's head
+    /// (head, size and index move on). An unfinished frame is left for the next look (or
+    /// for the next appender, which trims it); one that does not verify is corruption.
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        // Opened for audit past damage: what follows the damage is not taken in.
+        guard damage == nil else { return sequence < lastSequence }
         var waited = 0
         while true {
             if sequence < lastSequence { return true }
             let fileSize = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
             if fileSize > size {
-                try takeInFrames(to: fileSize)
+                try Self.lock(file, exclusive: false, path: path)
+                defer { file.unlock() }
+                let current = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
+                _ = try takeInFrames(to: current)
                 if sequence < lastSequence { return true }
             }
             guard waited < milliseconds else { return false }
@@ -368,8 +411,9 @@ extension Journal: FrameStore {
         }
     }
 
-    /// Verifies the frames between ``size`` and `end` against the head and takes in the whole ones.
-    private func takeInFrames(to end: Int) throws(JournalError) {
+    /// Verifies the frames between ``size`` and `end` against the head and takes in the
+    /// whole ones; returns the unfinished frame after them, if any. Call with the lock held.
+    func takeInFrames(to end: Int) throws(JournalError) -> TornTail? {
         var index = frameIndex
         let summary = try mapIO(path) {
             try JournalReader.scan(
@@ -388,5 +432,6 @@ extension Journal: FrameStore {
         lastSequence = summary.lastSequence
         headHash = summary.headHash
         size = summary.validEnd
+        return summary.tornTail
     }
 }

@@ -95,7 +95,7 @@ public enum JournalAccess: Sendable {
 public enum ChainCheck: Sendable {
     /// Recompute every header check and frame hash, as opening does.
     case recompute
-    /// Trust the chain that opening recomputed, under the lock held since: check only what
+    /// Trust the chain that opening (and each take-in) recomputed under the lock: check only what
     /// keeps the walk in bounds and in order (length, sequence number, kind, the head hash
     /// at the end) and hand each frame the previous frame's *stored* hash. For a second
     /// pass whose payloads are authenticated anyway — the service binds the previous hash

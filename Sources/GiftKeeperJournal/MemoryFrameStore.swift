@@ -19,6 +19,8 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
             var head: JournalHead
             var index = FrameIndex()
             var size = JournalFormat.headerSize
+            /// The handles whose sessions are live.
+            var sessions: Set<ObjectIdentifier> = []
         }
         let header: JournalHeader
         let state: Mutex<State>
@@ -108,6 +110,23 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
             offset += frame.count
             progress?(offset, offset)
         }
+    }
+
+    public func beginSession() -> Bool? {
+        let me = ObjectIdentifier(self)
+        return chain.state.withLock { state in
+            state.sessions.insert(me)
+            return state.sessions.count > 1
+        }
+    }
+
+    public func endSession() {
+        let me = ObjectIdentifier(self)
+        _ = chain.state.withLock { $0.sessions.remove(me) }
+    }
+
+    deinit {
+        endSession()
     }
 
     /// Polls the shared chain every millisecond; takes in the head others appended.

@@ -67,6 +67,7 @@ extension GiftKeeperService {
         // Only this process knows the new journal's name yet: nobody can have appended first.
         guard let epoch else { throw ServiceError(.changedElsewhere) }
         keyring = Keyring(first: epoch)
+        _ = sealed.store.beginSession()
         state = GiftList.fold(events)
         appliedSequence = sealed.head.sequence
         failuresSinceLastSuccess = 0
@@ -119,8 +120,10 @@ extension GiftKeeperService {
         appliedSequence = sealed.head.sequence
         let failedSinceLastVisit = replayed.failedSignIns.count
         let previousVisit = replayed.lastSignInAt
+        // Sessions the events leave open ended in a crash only when none is live elsewhere.
+        let othersLive = sealed.store.beginSession()
         do throws(ServiceError) {
-            let events = try decideAndAppend(.endUncleanSession, .signIn)
+            let events = try decideAndAppend(commands: othersLive == false ? [.endUncleanSession, .signIn] : [.signIn])
             failuresSinceLastSuccess = 0
             if events.contains(where: { $0.type == .signedOut }) { notify(.uncleanSessionRecorded) }
         } catch {
@@ -147,6 +150,8 @@ extension GiftKeeperService {
     func unlock(password: SecureBytes, recordFailure: Bool) throws(ServiceError) -> Keyring {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
         let sealed = try requireJournal()
+        // Another process may have changed the password since this one opened the journal.
+        try sealed.takeInOthers()
         waitBeforeChecking(nextLoginDelay)
         try stopIfCancelled()
         do {
@@ -177,11 +182,7 @@ extension GiftKeeperService {
                 failuresSinceLastSuccess += 1
                 return
             }
-            do {
-                _ = try sealed.store.waitForFrames(after: sealed.head.sequence, milliseconds: 0)
-            } catch {
-                throw ServiceError(.journal(error))
-            }
+            try sealed.takeInOthers()
         }
         throw ServiceError(.changedElsewhere)
     }

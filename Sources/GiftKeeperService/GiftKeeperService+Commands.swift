@@ -59,6 +59,12 @@ extension GiftKeeperService {
     /// undo stack (taken before they are applied: no copy of the list is held across them).
     @discardableResult
     func decideAndAppend(_ commands: Command..., keepingUndo: Bool = false) throws(ServiceError) -> [Event] {
+        try decideAndAppend(commands: commands, keepingUndo: keepingUndo)
+    }
+
+    /// ``decideAndAppend(_:keepingUndo:)`` for a list of commands.
+    @discardableResult
+    func decideAndAppend(commands: [Command], keepingUndo: Bool = false) throws(ServiceError) -> [Event] {
         let keyring = try requireKeyring()
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
         let sealed = try requireJournal()
@@ -109,29 +115,48 @@ extension GiftKeeperService {
         appliedSequence = head.sequence
     }
 
-    /// Folds into ``state`` the frames other writers appended since ``appliedSequence``.
+    /// Takes in what other processes appended since this session last looked (SPEC §12) and,
+    /// when signed in, folds it into ``state``; ``onChangesElsewhere`` hears each change.
+    /// Cheap when nothing is new: one `fstat` for a file. The shell calls it before each
+    /// command and while it waits for input.
+    public func refresh() throws(ServiceError) {
+        guard let sealed else { return }
+        try sealed.takeInOthers()
+        if keyring != nil, sealed.head.sequence > appliedSequence {
+            try catchUp()
+        } else if keyring == nil {
+            failuresSinceLastSuccess = sealed.trailingFailures
+        }
+    }
+
+    /// Folds into ``state`` the frames other writers appended since ``appliedSequence``,
+    /// telling ``onChangesElsewhere`` what they changed.
     ///
     /// A new key wrap among them means the password was changed elsewhere: this session's
     /// keys cannot open what follows, so it ends.
     func catchUp() throws(ServiceError) {
         let keyring = try requireKeyring()
         let sealed = try requireJournal()
-        do {
-            _ = try sealed.store.waitForFrames(after: appliedSequence, milliseconds: 0)
-        } catch {
-            throw ServiceError(.journal(error))
-        }
-        guard sealed.store.frameIndex.keyWraps.count == keyring.epochs.count else {
+        try sealed.takeInOthers()
+        guard sealed.wraps.count == keyring.epochs.count else {
             discardSession()
             notify(.signedOut)
             throw ServiceError(.passwordChangedElsewhere)
         }
         var caughtUp = state
-        try sealed.replay(after: appliedSequence, keyring: keyring, progress: nil) { _, event in
-            if let event { caughtUp.apply(event) }
+        var changes: [HistoryEntry] = []
+        let telling = onChangesElsewhere != nil
+        try sealed.replay(after: appliedSequence, keyring: keyring, progress: nil) { frame, event in
+            guard let event else { return }
+            if telling {
+                changes.append(
+                    HistoryEntry(sequence: frame.sequence, event: event, isReported: frame.kind == .publicSealed, before: caughtUp))
+            }
+            caughtUp.apply(event)
         }
         state = caughtUp
         appliedSequence = sealed.head.sequence
+        if !changes.isEmpty { onChangesElsewhere?(changes) }
     }
 
     /// The history in words (`history`): each event with what it changed from, computed by

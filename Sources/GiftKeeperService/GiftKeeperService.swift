@@ -40,6 +40,10 @@ public final class GiftKeeperService {
     /// Called once a second while a password check waits after failed attempts, with the
     /// seconds left, and with 0 when the wait is over (SPEC §1: the wait counts down).
     public var onWaiting: ((Int) -> Void)?
+    /// Called with what other processes (or devices) changed, as this session takes it in
+    /// (``refresh()``, or an append that found others had appended first): each event with
+    /// what it changed from, to be told in words (SPEC §12).
+    public var onChangesElsewhere: (([HistoryEntry]) -> Void)?
     /// Called now and then while a long replay runs, with (bytes done, bytes total).
     public var onProgress: ((Int, Int) -> Void)?
 
@@ -207,6 +211,7 @@ public final class GiftKeeperService {
 
     /// Wipes the keys and the decrypted state; the journal stays open.
     func discardSession() {
+        if keyring != nil { sealed?.store.endSession() }
         keyring?.wipe()
         keyring = nil
         state = GiftList()

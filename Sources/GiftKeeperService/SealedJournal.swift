@@ -78,6 +78,17 @@ final class SealedJournal {
         }
     }
 
+    /// Takes in the frames other writers appended since this handle last looked, and the
+    /// key wraps among them (a password changed elsewhere).
+    func takeInOthers() throws(ServiceError) {
+        do {
+            _ = try store.waitForFrames(after: store.head.sequence, milliseconds: 0)
+        } catch {
+            throw ServiceError(.journal(error))
+        }
+        if store.frameIndex.keyWraps.count != wraps.count { try readWraps() }
+    }
+
     // MARK: Appending
 
     /// Seals `events` under `epoch`'s data key at the positions after the head and appends

@@ -210,7 +210,10 @@ import Testing
 
     @Test func alreadySatisfiedCommandsYieldNothing() throws {
         let state = try aliceWithTwoPresents()
-        #expect(try GiftList.decide(.signIn, at: at(1), state: state) == [])
+        // A sign-in is never satisfied already: another process may be signed in (SPEC §12).
+        let second = try GiftList.decide(.signIn, at: at(1), state: state)
+        #expect(second.map(\.type) == [.loginSucceeded])
+        #expect(second.reduce(state) { GiftList.evolve($0, $1) }.openSessions == 2)
         #expect(try GiftList.decide(.endUncleanSession, at: at(1), state: try run([.signOut], from: state).state) == [])
         #expect(try GiftList.decide(.signOut, at: at(1), state: try run([.signOut], from: state).state) == [])
         #expect(try GiftList.decide(.markPresent(id: pid(1), status: .idea), at: at(1), state: state) == [])

@@ -92,7 +92,7 @@ import Testing
         await propertyCheck(count: 300, input: Generate.commands(0...50)) { commands in
             try forEachDecided(commands) { command, _, _, state, time in
                 switch command {
-                case .markPresent, .editPresent, .signIn, .signOut, .endUncleanSession:
+                case .markPresent, .editPresent, .endUncleanSession:
                     let again = try GiftList.decide(command, at: at(time + 1), state: state)
                     #expect(again == [], "\(command) decided twice")
                 default:

@@ -23,11 +23,9 @@ final class StoreUnderTest: CustomStringConvertible {
         }
     }
 
-    /// Opens the existing journal again (the previous handle must be gone for a file writer).
+    /// Opens the existing journal again, as another process would (others may stay open).
     func reopen(access: JournalAccess = .readWrite) throws -> any FrameStore {
-        let opened = try settled { () throws(JournalError) in
-            try location.open(access: access, toleratingDamage: false, progress: nil)
-        }
+        let opened = try location.open(access: access, toleratingDamage: false, progress: nil)
         return try #require(opened)
     }
 }
@@ -167,28 +165,29 @@ extension JournalTestSuite {
             #expect(try readFrames(store).count == 1)
         }
 
-        @Test("Appends racing at one expected head from several writers: exactly one wins, nothing lost or duplicated")
-        func racingAppendsAtOnePosition() async throws {
-            let location = MemoryStoreLocation()
-            let first = try location.create()
+        @Test(
+            "Appends racing at one expected head from several writers: exactly one wins, nothing lost or duplicated",
+            arguments: StoreKind.allCases)
+        func racingAppendsAtOnePosition(kind: StoreKind) async throws {
+            let subject = try StoreUnderTest(kind)
+            let first = try subject.location.create()
             try appendBatch(first, [[0]])
             let writers = 8
             let base = first.head
-            let stores = (0..<writers).map { _ in (try? location.open(access: .readWrite, toleratingDamage: false, progress: nil)) ?? nil }
+            let stores = try (0..<writers).map { _ in SendableStore(try subject.reopen()) }
             let outcomes = try await withThrowingTaskGroup(of: AppendOutcome.self) { group in
-                for (writer, store) in stores.enumerated() {
-                    let handle = try #require(store as? MemoryFrameStore)
+                for (writer, handle) in stores.enumerated() {
                     group.addTask {
-                        var batch = FrameBatch(after: base, path: handle.path)
+                        var batch = FrameBatch(after: base, path: handle.store.path)
                         try batch.add(kind: .dataSealed, payload: [UInt8(writer + 1)])
-                        return try handle.append(batch)
+                        return try handle.store.append(batch)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             let winners = outcomes.filter { if case .appended = $0 { true } else { false } }
             #expect(winners.count == 1)
-            let reader = try #require(try location.open(access: .readOnly, toleratingDamage: false, progress: nil))
+            let reader = try subject.reopen(access: .readOnly)
             let frames = try readFrames(reader)
             #expect(frames.count == 2)
             // Every loser was told the winner's head, so it can catch up and decide again.
@@ -197,11 +196,11 @@ extension JournalTestSuite {
             }
         }
 
-        @Test("A writer that lost catches up by waiting, then appends after the winner")
-        func loserCatchesUp() throws {
-            let location = MemoryStoreLocation()
-            let a = try location.create()
-            let b = try #require(try location.open(access: .readWrite, toleratingDamage: false, progress: nil))
+        @Test("A writer that lost catches up by waiting, then appends after the winner", arguments: StoreKind.allCases)
+        func loserCatchesUp(kind: StoreKind) throws {
+            let subject = try StoreUnderTest(kind)
+            let a = try subject.location.create()
+            let b = try subject.reopen()
             try appendBatch(a, [[1]])
             #expect(try appendBatch(b, [[2]]) == .conflict(current: a.head))
             #expect(try b.waitForFrames(after: 0, milliseconds: 0))
@@ -212,4 +211,11 @@ extension JournalTestSuite {
             #expect(try readFrames(a).map(\.payload) == [[1], [2]])
         }
     }
+}
+
+/// A store handed to a task: each is used by that one task only (a store is a handle used
+/// from one task at a time), which the compiler cannot see.
+struct SendableStore: @unchecked Sendable {
+    let store: any FrameStore
+    init(_ store: any FrameStore) { self.store = store }
 }

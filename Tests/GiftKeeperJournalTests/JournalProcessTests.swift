@@ -5,23 +5,56 @@ import Testing
 extension JournalTestSuite {
     /// Two writers in two processes, a writer killed mid-append, a write that fails: SPEC §5.
     @Suite struct JournalProcessTests {
-        @Test func aSecondProcessIsRefusedAtOnce() throws {
+        /// Writers hold the lock only while they append; one held far longer (a stopped
+        /// process, or a program other than giftkeeper) is waited for, then called in use.
+        @Test func aLockHeldTooLongIsInUseAfterAShortWait() throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("held.journal")
             let bytes = try makeJournal(at: path, payloads: [[1], [2]])
-            let holder = try Journal.open(at: path, access: .readWrite)
+            let holder = open(path, O_RDONLY | O_CLOEXEC)
+            try #require(holder >= 0)
+            defer { close(holder) }
+            try #require(flock(holder, LOCK_EX) == 0)
             let clock = ContinuousClock()
             let start = clock.now
             let probe = try ChildProcess(try probePath(), [path, "10"])
             let output = probe.readAllLines()
             let message = probe.readError()
             #expect(probe.exitCode() == 4)
+            #expect(clock.now - start >= .seconds(1), "the lock was waited for")
             #expect(clock.now - start < .seconds(5))
             #expect(output.isEmpty)
             #expect(message.contains("in use"), "\(message)")
             #expect(!message.dropLast().contains("\n"), "one line: \(message)")
             #expect(try readBytes(path) == bytes)
-            withExtendedLifetime(holder) {}
+        }
+
+        /// SPEC §12: several processes append to one file at once. Each append takes the lock
+        /// briefly, takes in what the others appended, and appends after it: every frame any
+        /// of them acknowledged is in the chain exactly once, in one verified order.
+        @Test func processesAppendingAtOnceLoseNothing() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("shared.journal")
+            try makeJournal(at: path, payloads: [])
+            let probes = try (0..<3).map { _ in try ChildProcess(try probePath(), [path, "150"]) }
+            var acknowledged: [UInt64] = []
+            for probe in probes {
+                let numbers = probe.readAllLines().compactMap(UInt64.init)
+                #expect(probe.exitCode() == 0, "\(probe.readError())")
+                #expect(numbers.count == 150)
+                #expect(numbers == numbers.sorted(), "each process's frames in its own order")
+                acknowledged += numbers
+            }
+            #expect(acknowledged.sorted() == Array(1...450), "each acknowledged once, none lost")
+            let journal = try Journal.open(at: path, access: .readOnly)
+            #expect(journal.lastSequence == 450)
+            var expected: UInt64 = 1
+            try journal.replay { frame in
+                #expect(frame.sequence == expected)
+                #expect(Array(frame.payload) == probePayload(for: frame.sequence), "frame \(frame.sequence)")
+                expected += 1
+            }
+            #expect(try Journal.verify(at: path).isValid)
         }
 
         @Test func everyAcknowledgedFrameSurvivesAKill() throws {

@@ -14,7 +14,7 @@ extension JournalTestSuite {
             let path = directory.file("index.journal")
             let contents = payloads(sizes: [30, 5, 9, 31, 7, 11, 13])
             try makeJournal(at: path, payloads: contents, kinds: Self.kinds)
-            let journal = try openSettled(at: path, access: .readOnly)
+            let journal = try Journal.open(at: path, access: .readOnly)
             let index = journal.frameIndex
             #expect(index.keyWraps.map(\.sequence) == [1, 4])
             #expect(index.keyWraps.map(\.payload) == [contents[0], contents[3]])
@@ -36,7 +36,7 @@ extension JournalTestSuite {
             try makeJournal(at: path, payloads: payloads(sizes: [3, 4]), kinds: [.keyWrap, .publicSealed])
             var afterAppend = FrameIndex()
             do {
-                let journal = try openSettled(at: path, access: .readWrite)
+                let journal = try Journal.open(at: path, access: .readWrite)
                 #expect(journal.frameIndex.trailingCount == 1)
                 try journal.append { batch in
                     try batch.add(kind: .publicSealed, payload: [1])
@@ -50,7 +50,7 @@ extension JournalTestSuite {
             #expect(afterAppend.firstDataSealedSequence == 5)
             #expect(afterAppend.trailingKind == .dataSealed)
             #expect(afterAppend.trailingCount == 1)
-            let reopened = try openSettled(at: path, access: .readOnly)
+            let reopened = try Journal.open(at: path, access: .readOnly)
             #expect(reopened.frameIndex == afterAppend)
         }
 
@@ -58,7 +58,7 @@ extension JournalTestSuite {
             let directory = try TemporaryDirectory()
             let path = directory.file("trust.journal")
             try makeJournal(at: path, payloads: payloads(sizes: [0, 1, 17, 100, 300, 5000]))
-            let journal = try openSettled(at: path, access: .readWrite)
+            let journal = try Journal.open(at: path, access: .readWrite)
             var verified: [(UInt64, FrameKind, [UInt8], [UInt8], Int)] = []
             try journal.replay(chainCheck: .recompute) { frame in
                 verified.append((frame.sequence, frame.kind, Array(frame.payload), Array(frame.previousHash), frame.offset))
@@ -83,7 +83,7 @@ extension JournalTestSuite {
 
             // A sequence number rewritten, and the last frame's stored hash rewritten.
             for offset in [ranges[1].lowerBound + 4, ranges[2].upperBound - 1] {
-                let journal = try openSettled(at: path, access: .readWrite)
+                let journal = try Journal.open(at: path, access: .readWrite)
                 try patchByte(path, at: offset, to: bytes[offset] ^ 0x01)
                 let error = journalError { try journal.replay(chainCheck: .trustVerifiedOnOpen) { _ in } }
                 guard case .corrupt(let problem)? = error?.code else {
@@ -97,7 +97,7 @@ extension JournalTestSuite {
             // A payload byte: the trusting pass shows the changed payload (the AEAD above it
             // fails); opening again recomputes the chain and refuses the file.
             let payloadByte = ranges[1].lowerBound + 21
-            let journal = try openSettled(at: path, access: .readWrite)
+            let journal = try Journal.open(at: path, access: .readWrite)
             try patchByte(path, at: payloadByte, to: bytes[payloadByte] ^ 0x80)
             var seen: [UInt8] = []
             try journal.replay(chainCheck: .trustVerifiedOnOpen) { frame in
@@ -116,12 +116,10 @@ extension JournalTestSuite {
             // Damage the third frame's payload: frames 1 and 2 still verify.
             try patchByte(path, at: ranges[2].lowerBound + 21, to: bytes[ranges[2].lowerBound + 21] ^ 0x01)
 
-            #expect(journalError { try openSettled(at: path, access: .readOnly) }?.code != nil)
+            #expect(journalError { try Journal.open(at: path, access: .readOnly) }?.code != nil)
             let damage: JournalProblem
             do {
-                let journal = try settled { () throws(JournalError) in
-                    try Journal.open(at: path, access: .readOnly, toleratingDamage: true)
-                }
+                let journal = try Journal.open(at: path, access: .readOnly, toleratingDamage: true)
                 damage = try #require(journal.damage)
                 #expect(damage.sequence == 3)
                 #expect(damage.offset == ranges[2].lowerBound)
@@ -133,9 +131,7 @@ extension JournalTestSuite {
             // Never for writing (the read-only journal above is closed now): damage is not
             // something to append after.
             let writing = journalError {
-                try settled { () throws(JournalError) in
-                    try Journal.open(at: path, access: .readWrite, toleratingDamage: true)
-                }
+                try Journal.open(at: path, access: .readWrite, toleratingDamage: true)
             }
             #expect(writing?.code == .corrupt(damage))
             #expect(try readBytes(path) != bytes, "the damage is still there: nothing was trimmed")

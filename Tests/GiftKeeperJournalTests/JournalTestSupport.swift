@@ -292,29 +292,3 @@ func directoryEntries(_ path: String) throws -> [String] {
 
 /// `Journal.open`, retrying for up to a second while the journal looks in use.
 ///
-/// Other tests in this same test process spawn children (the e2e tests run the binary).
-/// Between fork and exec a child holds copies of every descriptor of this process, even
-/// O_CLOEXEC ones, and with them a reference to our flock; a journal a test has just closed
-/// can then look locked for a moment. giftkeeper itself never forks, so this is a test
-/// artefact: the fault tests retry, while the lock tests (which want `.inUse`) do not.
-func openSettled(at path: String, access: JournalAccess) throws(JournalError) -> Journal {
-    try settled { () throws(JournalError) in try Journal.open(at: path, access: access) }
-}
-
-/// `Journal.verify`, retrying like ``openSettled(at:access:)``.
-func verifySettled(at path: String) throws(JournalError) -> VerificationReport {
-    try settled { () throws(JournalError) in try Journal.verify(at: path) }
-}
-
-/// Runs `body`, retrying for up to a second while it fails with `.inUse` (see ``openSettled(at:access:)``).
-func settled<T>(_ body: () throws(JournalError) -> T) throws(JournalError) -> T {
-    var attempts = 0
-    while true {
-        do {
-            return try body()
-        } catch  where error.code == .inUse && attempts < 100 {
-            attempts += 1
-            usleep(10_000)
-        }
-    }
-}

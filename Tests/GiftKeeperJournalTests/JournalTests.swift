@@ -109,7 +109,7 @@ extension JournalTestSuite {
             let directory = try TemporaryDirectory()
             let path = directory.file("example.journal")
             try writeBytes(bytes, to: path)
-            let journal = try openSettled(at: path, access: .readWrite)
+            let journal = try Journal.open(at: path, access: .readWrite)
             #expect(journal.header.journalID == Array(0..<16))
             #expect(journal.header.genesisHash == Array(bytes[28..<60]))
             #expect(journal.headHash == Array(bytes[86..<118]))
@@ -240,31 +240,67 @@ extension JournalTestSuite {
             #expect(error?.exitCode == 4)
         }
 
-        @Test func locksAreExclusiveForWritersAndNeverWait() throws {
+        /// SPEC §12: handles on one file in any number (writers and readers) open side by
+        /// side; an append built on a head another writer has passed is a conflict that
+        /// brings the new head, and the next one built on it lands after the other's frames.
+        @Test func handlesShareOneFileAndAConflictBringsTheNewHead() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("shared.journal")
+            try makeJournal(at: path, payloads: [[1], [2]])
+            let first = try Journal.open(at: path, access: .readWrite)
+            let second = try Journal.open(at: path, access: .readWrite)
+            let reader = try Journal.open(at: path, access: .readOnly)
+            #expect(try Journal.verify(at: path).isValid)
+
+            try first.append { try $0.add(kind: .dataSealed, payload: [3]) }
+            var stale = second.makeBatch()
+            try stale.add(kind: .dataSealed, payload: [30])
+            guard case .conflict(let current) = try second.append(stale) else {
+                Issue.record("a batch built on an old head was appended")
+                return
+            }
+            #expect(current == first.head, "the conflict brings the head that won")
+            #expect(second.lastSequence == 3, "and the frames that made it")
+            var fresh = second.makeBatch()
+            try fresh.add(kind: .dataSealed, payload: [4])
+            #expect(try second.append(fresh) == .appended(fresh.head))
+
+            // The reader takes in what both wrote; so does the first writer.
+            #expect(try reader.waitForFrames(after: 2, milliseconds: 0))
+            #expect(reader.lastSequence == 4)
+            var payloads: [[UInt8]] = []
+            try reader.read(after: 0, progress: nil) { payloads.append(Array($0.payload)) }
+            #expect(payloads == [[1], [2], [3], [4]])
+            #expect(try first.waitForFrames(after: 3, milliseconds: 0))
+            #expect(first.head == second.head)
+            let readOnly = journalError { try reader.append { try $0.add(kind: .dataSealed, payload: [1]) } }
+            #expect(readOnly?.code == .readOnlyAccess)
+            #expect(readOnly?.exitCode == 5)
+            #expect(try Journal.verify(at: path).frameCount == 4)
+        }
+
+        /// A lock held longer than a writer ever holds it is waited for briefly, then the
+        /// journal is called in use (exit 4): by opening, verifying and appending alike.
+        @Test func aLockHeldTooLongIsInUse() throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("locked.journal")
             try makeJournal(at: path, payloads: [[1], [2]])
-            do {
-                let writer = try Journal.open(at: path, access: .readWrite)
-                let second = journalError { try Journal.open(at: path, access: .readWrite) }
-                #expect(second?.code == .inUse)
-                #expect(second?.exitCode == 4)
-                #expect(journalError { try Journal.open(at: path, access: .readOnly) }?.code == .inUse)
-                #expect(journalError { try Journal.verify(at: path) }?.code == .inUse)
-                withExtendedLifetime(writer) {}
-            }
-            do {
-                let reader = try Journal.open(at: path, access: .readOnly)
-                let reader2 = try Journal.open(at: path, access: .readOnly)
-                #expect(try Journal.verify(at: path).isValid)
-                #expect(journalError { try Journal.open(at: path, access: .readWrite) }?.code == .inUse)
-                let readOnly = journalError { try reader.append { try $0.add(kind: .dataSealed, payload: [1]) } }
-                #expect(readOnly?.code == .readOnlyAccess)
-                #expect(readOnly?.exitCode == 5)
-                withExtendedLifetime((reader, reader2)) {}
-            }
-            // Released on deinit.
-            #expect(try openSettled(at: path, access: .readWrite).lastSequence == 2)
+            let writer = try Journal.open(at: path, access: .readWrite)
+            let holder = open(path, O_RDONLY | O_CLOEXEC)
+            try #require(holder >= 0)
+            try #require(flock(holder, LOCK_EX) == 0)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let second = journalError { try Journal.open(at: path, access: .readWrite) }
+            #expect(clock.now - start >= .milliseconds(1_500))
+            #expect(second?.code == .inUse)
+            #expect(second?.exitCode == 4)
+            #expect(journalError { try Journal.verify(at: path) }?.code == .inUse)
+            #expect(journalError { try writer.append { try $0.add(kind: .dataSealed, payload: [3]) } }?.code == .inUse)
+            close(holder)
+            // Nothing was written while it was held; the writer carries on once it is free.
+            try writer.append { try $0.add(kind: .dataSealed, payload: [3]) }
+            #expect(try Journal.verify(at: path).frameCount == 3)
         }
 
         @Test func appendRejectsOversizedPayloadsAndWritesNothingOnFailure() throws {
@@ -319,17 +355,17 @@ extension JournalTestSuite {
             let path = directory.file("zeros.journal")
             let bytes = try makeJournal(at: path, payloads: [[1], [2, 3]])
             try writeBytes(bytes + [UInt8](repeating: 0, count: 5000), to: path)
-            let report = try verifySettled(at: path)
+            let report = try Journal.verify(at: path)
             #expect(report.isValid)
             #expect(report.tornTail == TornTail(offset: bytes.count, length: 5000))
             do {
-                let reader = try openSettled(at: path, access: .readOnly)
+                let reader = try Journal.open(at: path, access: .readOnly)
                 #expect(reader.trimmedTail == TornTail(offset: bytes.count, length: 5000))
                 #expect(reader.size == bytes.count)
                 #expect(try replayAll(reader).count == 2)
             }
             #expect(try readBytes(path).count == bytes.count + 5000)
-            let writer = try openSettled(at: path, access: .readWrite)
+            let writer = try Journal.open(at: path, access: .readWrite)
             #expect(writer.trimmedTail?.offset == bytes.count)
             #expect(writer.trimmedTail?.length == 5000)
             #expect(try readBytes(try #require(writer.trimmedTail?.savedAs)) == [UInt8](repeating: 0, count: 5000))

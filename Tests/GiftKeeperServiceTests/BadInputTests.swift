@@ -52,7 +52,7 @@ import Testing
         let sandbox = try Sandbox()
         for name in ["", "   ", "\t\n"] {
             let service = sandbox.service()
-            try service.openSettled()
+            try service.open()
             let error = serviceError { try service.setup(name: name, password: password("pw"), parameters: .testMinimum) }
             #expect(error?.domainError == .emptyValue(.name), "name '\(name)'")
             #expect(error?.exitCode == 2)
@@ -165,7 +165,7 @@ import Testing
 
         // Opened first (as the REPL does): journalExists.
         let opened = sandbox.service()
-        try opened.openSettled()
+        try opened.open()
         let exists = try expectRefusedUnchanged(sandbox, opened, "setup on an existing journal") {
             try opened.setup(name: "Eve", password: password("pw"), parameters: .testMinimum)
         }
@@ -247,7 +247,7 @@ import Testing
         let sandbox = try Sandbox()
         #expect(mkdir(sandbox.journalDirectory, 0o700) == 0)
         let service = sandbox.service(path: sandbox.journalDirectory)
-        let error = serviceError { try service.openSettled() }
+        let error = serviceError { try service.open() }
         #expect(error?.journalErrorCode == .isDirectory)
         #expect(error?.exitCode == 4)
         let setup = serviceError { try service.setup(name: "Alice", password: password("pw"), parameters: .testMinimum) }
@@ -262,7 +262,7 @@ import Testing
         let contents = Array("my shopping list\nmilk\neggs\n".utf8) + [UInt8](repeating: 0x41, count: 100)
         try writeBytes(contents, to: sandbox.journalPath)
         let service = sandbox.service()
-        let error = serviceError { try service.openSettled() }
+        let error = serviceError { try service.open() }
         #expect(error?.journalErrorCode == .notAJournal)
         #expect(error?.exitCode == 4)
         let setup = serviceError { try service.setup(name: "Alice", password: password("pw"), parameters: .testMinimum) }
@@ -289,7 +289,7 @@ import Testing
         let newer = raw.encoded()
         try sandbox.writeJournal(newer)
         let service = sandbox.service()
-        let error = serviceError { try service.openSettled() }
+        let error = serviceError { try service.open() }
         #expect(error?.journalErrorCode == .unsupportedVersion(2))
         #expect(error?.exitCode == 4)
         #expect(try sandbox.journalBytes() == newer)
@@ -303,7 +303,7 @@ import Testing
     @Test func aMissingJournalIsNotAnErrorUntilItIsNeeded() throws {
         let sandbox = try Sandbox()
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         #expect(service.phase == .noAccount)
         let login = serviceError { try service.login(password: password("pw")) }
         guard case .noJournal? = login?.code else {
@@ -326,7 +326,7 @@ import Testing
         #expect(mkdir(sandbox.journalDirectory, 0o700) == 0)
         #expect(chmod(sandbox.journalDirectory, 0o500) == 0)
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         let error = serviceError { try service.setup(name: "Alice", password: password("pw"), parameters: .testMinimum) }
         guard case .io? = error?.journalErrorCode else {
             Issue.record("expected an I/O error, got \(String(describing: error))")

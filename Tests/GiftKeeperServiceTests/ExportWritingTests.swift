@@ -51,9 +51,11 @@ import Testing
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()
         try service.perform(.addPresent(recipient: "Mum", title: "Hat"))
+        // Bytes that cannot be another writer's frames (an unfinished one would be trimmed).
+        let foreign = [UInt8](repeating: 0xA5, count: 300)
         let fd = open(sandbox.journalPath, O_WRONLY | O_APPEND)
         try #require(fd >= 0)
-        _ = write(fd, "foreign", 7)
+        _ = foreign.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         _ = close(fd)
         #expect(serviceError { try service.perform(.addPresent(recipient: "Dad", title: "Pen")) } != nil)
         var collected = CollectedExport()

@@ -96,7 +96,7 @@ import Testing
         #expect(try sandbox.journalBytes() == golden)
 
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         #expect(service.keyDerivationParameters == .testMinimum)
         // The old password opens only what was written before the change: refused here.
         #expect(serviceError { try service.login(password: password("golden")) }?.wrongPasswordRecorded == true)

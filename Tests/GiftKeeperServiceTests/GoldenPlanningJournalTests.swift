@@ -19,7 +19,7 @@ import Testing
     func recordGoldenPlanningJournal() throws {
         let sandbox = try Sandbox()
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         try service.setup(name: "Golden Planner", password: password("golden"), parameters: .testMinimum, currency: "EUR")
         let christmas = CalendarDate(year: 2026, month: 12, day: 24)
         try service.perform(.addOccasion(Occasion(name: "Christmas", date: christmas, isYearly: true)))

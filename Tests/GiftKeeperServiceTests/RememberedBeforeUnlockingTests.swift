@@ -25,7 +25,7 @@ import Testing
         try sandbox.writeJournal(Array(bytes[0..<90]))  // the header and part of the first key wrap
 
         let service = sandbox.service()
-        let error = serviceError { try service.openSettled() }
+        let error = serviceError { try service.open() }
         guard case .eventsMissing(let count) = rolledBack(error) else {
             Issue.record("expected eventsMissing, got \(String(describing: error))")
             return
@@ -55,14 +55,14 @@ import Testing
 
         let script = sandbox.service()
         script.refusesRollback = true
-        try script.openSettled()
+        try script.open()
         #expect(rolledBack(serviceError { try script.login(password: password("correct horse")) }) == .journalReplaced)
         try script.close()
 
         sandbox.notifications.items.removeAll()
         let shell = sandbox.service()
         shell.acceptsRollbackOnChange = true
-        try shell.openSettled()
+        try shell.open()
         try shell.login(password: password("correct horse"))
         #expect(sandbox.notifications.items.contains(.journalReplaced))
         #expect(shell.rollbackFinding == .journalReplaced)
@@ -83,7 +83,7 @@ import Testing
         let service = try sandbox.setUp(stateDirectory: .some(nil))
         try service.close()
         let locked = sandbox.service(stateDirectory: .some(nil))
-        try locked.openSettled()
+        try locked.open()
         #expect(serviceError { try locked.login(password: password("nope")) }?.wrongPasswordRecorded == true)
     }
 }

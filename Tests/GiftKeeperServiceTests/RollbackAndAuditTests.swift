@@ -115,7 +115,7 @@ extension RollbackTests {
         try sandbox.writeJournal(copy)
         sandbox.notifications.items.removeAll()
         let rolledBack = sandbox.service()
-        try rolledBack.openSettled()
+        try rolledBack.open()
         // The newer password cannot open the older copy: what this machine remembers says
         // why, instead of "wrong password", and no failed login is recorded into the copy.
         let refused = serviceError { try rolledBack.login(password: password("new horse")) }
@@ -203,7 +203,7 @@ extension RollbackTests {
         #expect(try sandbox.journalBytes() == before)
         // Nor is a wrong password remembered as a failure: the next login waits nothing.
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         #expect(service.nextLoginDelay == 0)
     }
 
@@ -220,7 +220,7 @@ extension RollbackTests {
         #expect(try sandbox.journalBytes() == torn)
         // Opening for writing trims it; every acknowledged frame survives.
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         #expect(service.trimmedTail.map { [$0.offset, $0.length] } == [whole.count, 10])
         #expect(try sandbox.journalBytes() == whole)
         try service.login(password: password("battery staple"))
@@ -248,22 +248,23 @@ extension RollbackTests {
         #expect(try sandbox.journalBytes() == damaged, "audit never changes the journal")
         // Opening for writing refuses it outright: damage is never "repaired".
         let service = sandbox.service()
-        #expect(serviceError { try service.openSettled() }?.exitCode == 1)
+        #expect(serviceError { try service.open() }?.exitCode == 1)
     }
 
-    @Test func auditOfAJournalInUseFailsAtOnce() throws {
+    /// SPEC §12: audit reads a journal another session holds open, up to that session's
+    /// latest change.
+    @Test func auditReadsAJournalASessionHoldsOpen() throws {
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()
-        let error = serviceError {
-            _ = try GiftKeeperService.audit(
-                journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
-        }
-        #expect(error?.journalErrorCode == .inUse)
-        #expect(error?.exitCode == 4)
-        try service.close()
+        try service.perform(.addPresent(recipient: "Mum", title: "Scarf"))
         let report = try GiftKeeperService.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid)
+        #expect(report.records.contains { $0.summary.contains("added p1") }, "\(report.records.map(\.summary))")
+        // The session carries on after the audit's own sign-in and sign-out.
+        try service.perform(.addPresent(recipient: "Dad", title: "Book"))
+        #expect(service.state.presents.count == 2)
+        try service.close()
     }
 
     @Test func historyIsTheAuditTrailWhileSignedIn() throws {

@@ -13,7 +13,7 @@ import Testing
     private func interactiveSignIn(_ sandbox: Sandbox) throws -> GiftKeeperService {
         let service = sandbox.service()
         service.acceptsRollbackOnChange = true
-        try service.openSettled()
+        try service.open()
         try service.login(password: password("correct horse"))
         return service
     }

@@ -153,7 +153,7 @@ final class Sandbox {
         stateDirectory: String?? = .none
     ) throws -> GiftKeeperService {
         let service = service(path: path, stateDirectory: stateDirectory)
-        try service.openSettled()
+        try service.open()
         try service.setup(name: name, password: password(secret), parameters: .testMinimum)
         return service
     }
@@ -164,7 +164,7 @@ final class Sandbox {
         stateDirectory: String?? = .none
     ) throws -> GiftKeeperService {
         let service = service(path: path, stateDirectory: stateDirectory)
-        try service.openSettled()
+        try service.open()
         try service.login(password: password(secret))
         return service
     }
@@ -461,24 +461,6 @@ func exportBytes(_ service: GiftKeeperService) throws -> [UInt8] {
     try service.export(to: &collected)
     #expect(collected.finished)
     return collected.bytes
-}
-
-extension GiftKeeperService {
-    /// `open()`, retrying for up to a second while the journal looks in use: other tests in
-    /// this process spawn children (the e2e tests), and between fork and exec a child holds
-    /// copies of our descriptors, O_CLOEXEC or not, and so a reference to our flock.
-    /// giftkeeper never forks; the tests that want `.inUse` call `open()` itself.
-    func openSettled() throws(ServiceError) {
-        var attempts = 0
-        while true {
-            do {
-                return try open()
-            } catch  where error.journalErrorCode == .inUse && attempts < 100 {
-                attempts += 1
-                usleep(10_000)
-            }
-        }
-    }
 }
 
 extension ImportRejection {

@@ -101,4 +101,55 @@ import Testing
         try again.login(password: password("battery staple"))
         #expect(again.state.presents.values.map(\.title) == ["Lego set"])
     }
+
+    // MARK: One journal file, several processes (SPEC §12)
+
+    @Test("Two sessions on one journal file both work: each takes in and tells the other's changes, adds never collide")
+    func twoSessionsOnOneFile() throws {
+        let sandbox = try Sandbox()
+        let laptop = try sandbox.setUp()
+        let desktop = try sandbox.signIn()
+        var toldDesktop: [HistoryEntry] = []
+        desktop.onChangesElsewhere = { toldDesktop += $0 }
+        var toldLaptop: [HistoryEntry] = []
+        laptop.onChangesElsewhere = { toldLaptop += $0 }
+
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        try desktop.refresh()
+        #expect(desktop.state.presents.values.map(\.title) == ["Lego set"])
+        #expect(toldDesktop.compactMap { $0.event?.type } == [EventType.presentAdded])
+
+        // The laptop has not looked since: its add is decided again after the desktop's.
+        try desktop.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        try laptop.perform(.addPresent(recipient: "Eve", title: "Kite"))
+        #expect(laptop.state.presents.keys.map(\.description) == ["p1", "p2", "p3"])
+        #expect(laptop.state.presents.values.map(\.title) == ["Lego set", "Scarf", "Kite"])
+        let toldTypes = toldLaptop.compactMap { $0.event?.type }
+        #expect(toldTypes.contains(EventType.presentAdded))
+        #expect(toldLaptop.last?.event.map { "\($0.body)" }?.contains("Scarf") == true)
+
+        try desktop.refresh()
+        #expect(desktop.state == laptop.state)
+        try desktop.close()
+        try laptop.close()
+        let replayed = try sandbox.signIn()
+        #expect(replayed.state.presents.values.map(\.title) == ["Lego set", "Scarf", "Kite"])
+        try replayed.close()
+        #expect(try Journal.verify(at: sandbox.journalPath).isValid)
+    }
+
+    @Test("A session still signed out when the password is changed in another signs in with the new one")
+    func signInAfterPasswordChangedInAnotherProcess() throws {
+        let sandbox = try Sandbox()
+        let laptop = try sandbox.setUp()
+        let desktop = sandbox.service()
+        try desktop.open()
+        try laptop.changePassword(old: password("correct horse"), new: password("battery staple"))
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        #expect(serviceError { try desktop.login(password: password("correct horse")) }?.wrongPasswordRecorded == true)
+        try desktop.login(password: password("battery staple"))
+        #expect(desktop.state.presents.values.map(\.title) == ["Lego set"])
+        try desktop.close()
+        try laptop.close()
+    }
 }

@@ -37,7 +37,7 @@ import Testing
         #expect(report.records.map(\.sequence) == Array(1..<sequence), sourceLocation: sourceLocation)
 
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         let error = serviceError { try service.login(password: password(secret)) }
         #expect(error?.tampered?.sequence == sequence, "\(String(describing: error))", sourceLocation: sourceLocation)
         #expect(error?.exitCode == 1, sourceLocation: sourceLocation)
@@ -84,7 +84,7 @@ import Testing
         #expect(try Journal.verify(at: sandbox.journalPath).isValid)
 
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         #expect(service.keyDerivationParameters?.opsLimit == KDFParameters.maximumOpsLimit)
         let started = Date()
         let before = try sandbox.journalBytes()
@@ -121,7 +121,7 @@ import Testing
 
         let started = Date()
         let service = sandbox.service()
-        let error = serviceError { try service.openSettled() }
+        let error = serviceError { try service.open() }
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(error?.tampered?.sequence == 1, "\(String(describing: error))")
         #expect(error?.tampered?.reason.contains("cost") == true)
@@ -170,7 +170,7 @@ import Testing
         }
         #expect(try sandbox.journalBytes() == spliced)
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         let login = serviceError { try service.login(password: password("other password")) }
         #expect(login.map { "\($0.code)" }?.hasPrefix("rolledBack(") == true, "\(String(describing: login))")
         #expect(try sandbox.journalBytes() == spliced, "no failed login recorded into the altered file")
@@ -179,7 +179,7 @@ import Testing
 
         // Without this machine's record, the same splice is only a password that does not open it.
         let elsewhere = sandbox.service(stateDirectory: .some(nil))
-        try elsewhere.openSettled()
+        try elsewhere.open()
         #expect(serviceError { try elsewhere.login(password: password("other password")) }?.wrongPasswordRecorded == true)
     }
 
@@ -227,7 +227,7 @@ import Testing
         #expect(report.records.filter(\.isReported).count == 1)
 
         let service = sandbox.service()
-        try service.openSettled()
+        try service.open()
         #expect(service.nextLoginDelay == 0, "one forged failure is within the three free ones")
         try service.login(password: password("correct horse"))
         guard case .signedIn(_, 1, _)? = sandbox.notifications.items.last else {

@@ -17,6 +17,16 @@ public protocol LineEditor: AnyObject {
     /// Sets the tab-completion provider. The provider may return every candidate for
     /// the word; the editor keeps those that start with ``CompletionRequest/word``.
     func setCompletion(_ provider: @escaping (CompletionRequest) -> [String])
+
+    /// Sets what to look at while waiting for a line: `check` runs about every
+    /// `milliseconds` while nothing is typed, and the lines it returns are shown above the
+    /// prompt, the half-typed line kept (SPEC §12: changes made elsewhere, live). Editors
+    /// that do not wait for a person ignore it.
+    func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String])
+}
+
+extension LineEditor {
+    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String]) {}
 }
 
 /// What one ``LineEditor/readLine(prompt:)`` produced.

@@ -18,6 +18,8 @@ import Synchronization
 /// Readline is process-global state: create one editor per process and use it from one thread.
 public final class ReadlineLineEditor: LineEditor {
     private var hasPrompted = false
+    private var idleCheck: (() -> [String])?
+    private var idleInterval = 250
 
     public init() {
         SignalRouter.install()
@@ -58,7 +60,11 @@ public final class ReadlineLineEditor: LineEditor {
                 pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signalPipe, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, nfds_t(signalPipe >= 0 ? 2 : 1), -1)
+            let ready = poll(&descriptors, nfds_t(signalPipe >= 0 ? 2 : 1), Int32(idleCheck == nil ? -1 : idleInterval))
+            if ready == 0 {
+                showAbovePrompt(idleCheck?() ?? [])
+                continue
+            }
             if ready < 0 {
                 let error = errno
                 if error == EINTR { continue }
@@ -89,6 +95,20 @@ public final class ReadlineLineEditor: LineEditor {
 
     public func clearHistory() {
         giftkeeper_clear_history_wiping()
+    }
+
+    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String]) {
+        idleInterval = milliseconds
+        idleCheck = check
+    }
+
+    /// Prints `lines` where the prompt was, then draws the prompt and the half-typed line
+    /// again below them.
+    private func showAbovePrompt(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        rl_clear_visible_line()
+        POSIXIO.writeAll(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
+        rl_forced_update_display()
     }
 
     public func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) {

@@ -4,6 +4,21 @@ import GiftKeeperService
 /// The history in words (SPEC §10): one sentence per event, with old and new values
 /// (`p2 price 25.00 → 22.50`). `audit` keeps the machine-oriented summaries.
 enum HistoryWords {
+    /// What the shell says of a change another process or device made (SPEC §12), as it is
+    /// taken in: `↓ p12 "Lego set" for Dad was added elsewhere`. Nil for facts about that
+    /// session (its sign-in and sign-out), which change nothing here.
+    static func elsewhere(_ entry: HistoryEntry) -> String? {
+        guard let event = entry.event else { return "↓ The password was changed elsewhere" }
+        switch event.body {
+        case .loginSucceeded, .signedOut, .stateExported:
+            return nil
+        case .presentAdded(let id, let recipient, let title, _, _, _, _, _):
+            return "↓ \(id) \(quoted(title)) for \(short(recipient)) was added elsewhere"
+        default:
+            return "↓ Elsewhere: " + sentence(entry)
+        }
+    }
+
     /// The sentence for `entry`.
     static func sentence(_ entry: HistoryEntry) -> String {
         guard let event = entry.event else { return "Keys wrapped under the password" }

@@ -25,6 +25,11 @@ public final class REPLSession: Shell {
     /// Answer lines (prompted arguments, passwords) the running command has read so far.
     private var answersRead = ScriptAnswers()
     private var isRunning = true
+    /// Changes made elsewhere, taken in and not yet said (SPEC §12), one sentence each.
+    private var changesElsewhere: [String] = []
+    /// Set when looking for changes while idle failed: said once, not tried again until a
+    /// command looks (and reports the failure as its own).
+    private var idleCheckFailed = false
 
     public init(
         service: GiftKeeperService, editor: any LineEditor, passwords: any PasswordSource,
@@ -49,6 +54,7 @@ public final class REPLSession: Shell {
         if isInteractive {
             greet()
             progress.clear()
+            editor.setIdleCheck(everyMilliseconds: 200) { [weak self] in self?.changesWhileIdle() ?? [] }
         }
         while isRunning {
             switch editor.readLine(prompt: prompt) {
@@ -145,6 +151,9 @@ public final class REPLSession: Shell {
             show(notification.sentence)
         }
         service.onWaiting = WaitCountdown(console: console, progress: progress).update
+        service.onChangesElsewhere = { [weak self] entries in
+            self?.changesElsewhere += entries.compactMap(HistoryWords.elsewhere)
+        }
         do {
             try service.open()
         } catch {
@@ -257,11 +266,46 @@ public final class REPLSession: Shell {
         }
         expected = type.answers(for: line)
         do {
+            // What other processes changed is taken in (and said) before the command sees the list.
+            try service.refresh()
+            idleCheckFailed = false
+            sayChangesElsewhere()
             try type.run(line, in: self)
         } catch {
             report(error)
         }
+        sayChangesElsewhere()
         return type.keepsLineInHistory
+    }
+
+    /// Says the changes made elsewhere that were taken in: on a terminal with the results,
+    /// in a script or one-shot on standard error, with the notifications.
+    private func sayChangesElsewhere() {
+        guard !changesElsewhere.isEmpty else { return }
+        progress.clear()
+        for sentence in changesElsewhere {
+            if isInteractive { console.print(sentence) } else { console.note(sentence) }
+        }
+        changesElsewhere = []
+    }
+
+    /// While the prompt waits: takes in what other processes changed and returns the lines
+    /// to show above the prompt (the changes, a notification such as a sign-out forced by a
+    /// password changed elsewhere, or why looking failed, said once).
+    private func changesWhileIdle() -> [String] {
+        guard !idleCheckFailed, service.phase == .signedIn else { return [] }
+        let notify = service.onNotification
+        var lines: [String] = []
+        service.onNotification = { lines.append($0.sentence) }
+        defer { service.onNotification = notify }
+        do {
+            try service.refresh()
+        } catch {
+            idleCheckFailed = true
+            lines.append(error.sentence)
+        }
+        defer { changesElsewhere = [] }
+        return (changesElsewhere + lines).map { TerminalText.sanitized($0) }
     }
 
     /// Reports what a command threw: one line, and its exit code; a cancellation is a note.

@@ -12,6 +12,9 @@
 // --max-file-size sets RLIMIT_FSIZE (SIGXFSZ ignored), so a write past it fails with
 // EFBIG: the failed-write path, without filling a disk.
 //
+// Several probes may append to one journal at once: each builds its frame on the head it
+// has seen and, when another appended first, on the new head.
+//
 // Exit codes: 0 done; the JournalError's exit code on failure (4 when in use), with one
 // line on stderr; 2 on bad usage.
 import GiftKeeperJournal
@@ -56,15 +59,19 @@ func openOrCreate(_ path: String) throws(JournalError) -> Journal {
     }
 }
 
-/// Appends `count` frames one by one, acknowledging each on stdout after its fsync.
+/// Appends `count` frames one by one, acknowledging each on stdout after its fsync. When
+/// another process appended first (a conflict: its frames are taken in), the frame is built
+/// again on the new head, as the service decides again.
 func run(path: String, count: Int) throws {
     let journal = try openOrCreate(path)
     for _ in 0..<count {
-        let frames = try journal.append { batch in
+        while true {
+            var batch = journal.makeBatch()
             try batch.add(kind: .dataSealed, payload: payload(for: batch.nextSequence))
-        }
-        for frame in frames {
-            print(frame.sequence)
+            if case .appended(let head) = try journal.append(batch) {
+                print(head.sequence)
+                break
+            }
         }
         fflush(nil)  // all output streams: stdout is the only one written
     }
