@@ -380,7 +380,7 @@ struct TerminalTests {
     }
 
     /// The shell on the sandbox's journal, as a person starts it.
-    private static func launch(_ sandbox: Sandbox) -> String {
+    static func launch(_ sandbox: Sandbox) -> String {
         "env -u GIFTKEEPER_JOURNAL HOME='\(sandbox.home)' XDG_STATE_HOME='\(sandbox.state)' "
             + "XDG_DATA_HOME='\(sandbox.data)' LANG=C.UTF-8 '\(sandbox.binary)' --journal '\(sandbox.journal)'"
     }
