@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
-APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db
+APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test lint format build release install check-install deps fuzz bench bench-cli bench-compare bench-baseline demo clean
@@ -13,10 +13,15 @@ run: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product giftkeeper
 	@$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/giftkeeper $(ARGS)
 
-## test: install dependencies, check the formatting, build, and run the whole test suite
+## test: install dependencies, check the formatting, build, and run the whole test suite,
+## the PostgreSQL store's tests against a throwaway server on loopback
+## (scripts/test-postgres.sh: started here, stopped when the tests end)
 test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
-	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build
+	@scripts/test-postgres.sh start
+	@url=$$(scripts/test-postgres.sh url); \
+	GIFTKEEPER_TEST_POSTGRES_URL=$$url $(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build; status=$$?; \
+	scripts/test-postgres.sh stop; exit $$status
 
 ## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);
 ## `make format` rewrites the files to match

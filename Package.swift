@@ -25,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        // The shared journal's server (SPEC §12), and the NIO and logging it is driven with.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         // Tests only: reads `list --csv` back as a spreadsheet program would.
         .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
     ],
@@ -57,6 +61,19 @@ let package = Package(
         .target(
             name: "GiftKeeperJournal",
             dependencies: ["GiftKeeperCrypto", "GiftKeeperFiles"],
+            swiftSettings: strictSettings
+        ),
+        // The PostgreSQL frame store (SPEC §12): a journal shared by a person's devices, the
+        // server holding only ciphertext frames; the third FrameStore beside file and memory.
+        .target(
+            name: "GiftKeeperPostgres",
+            dependencies: [
+                "GiftKeeperJournal", "GiftKeeperCrypto",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // Pure event-sourced gift-list model: no I/O, no C, no clock.
@@ -115,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GiftKeeperJournalTests",
-            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto", "journal-append-probe"],
+            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "journal-append-probe"],
             swiftSettings: strictSettings
         ),
         // Test support: appends frames in a loop, printing each acknowledged sequence

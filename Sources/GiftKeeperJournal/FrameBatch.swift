@@ -88,7 +88,7 @@ public struct FrameBatch: Sendable {
     }
 
     /// The encoded frames one by one, each a whole frame's bytes.
-    var encodedFrames: [[UInt8]] {
+    public var encodedFrames: [[UInt8]] {
         frames.map { Array(bytes[$0.start..<$0.start + $0.length]) }
     }
 

@@ -38,6 +38,9 @@ public struct JournalError: Error, Sendable, Equatable {
         case changedWhileOpen(JournalChange)
         /// A system call failed (`errno`): disk full, permission denied, read-only file system...
         case io(operation: String, errno: Int32)
+        /// The journal's server could not be reached, or refused what was asked (`reason`
+        /// says which, with nothing of the journal's content); `path` is its address.
+        case unreachable(reason: String)
     }
 
     public let code: Code
@@ -69,7 +72,7 @@ public struct JournalError: Error, Sendable, Equatable {
         case .notFound, .alreadyExists, .inUse, .isDirectory, .notRegularFile, .notAJournal,
             .unsupportedVersion, .insecurePermissions, .foreignOwner, .unreadable:
             return 4
-        case .io, .readOnlyAccess, .unusable:
+        case .io, .readOnlyAccess, .unusable, .unreachable:
             return 5
         }
     }

@@ -15,19 +15,16 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
     /// The chain every handle of one memory journal shares.
     final class Chain: Sendable {
         struct State {
-            var frames: [[UInt8]] = []
-            var head: JournalHead
-            var index = FrameIndex()
-            var size = JournalFormat.headerSize
+            var frames: VerifiedFrames
             /// The handles whose sessions are live.
             var sessions: Set<ObjectIdentifier> = []
         }
         let header: JournalHeader
         let state: Mutex<State>
 
-        init(header: JournalHeader) {
+        init(header: JournalHeader, path: String) {
             self.header = header
-            self.state = Mutex(State(head: JournalHead(sequence: 0, hash: header.genesisHash)))
+            self.state = Mutex(State(frames: VerifiedFrames(header: header, path: path)))
         }
     }
 
@@ -50,16 +47,15 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
         } catch {
             throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: path)
         }
-        let bytes = JournalHeader.encode(journalID: journalID)
-        let header = try bytes.withBytes { buffer throws(JournalError) in try Journal.decodeHeader(buffer, path: path) }
-        self.init(path: path, chain: Chain(header: header), access: .readWrite)
+        let header = try VerifiedFrames.newHeader(journalID: journalID, path: path).header
+        self.init(path: path, chain: Chain(header: header, path: path), access: .readWrite)
     }
 
     private init(path: String, chain: Chain, access: JournalAccess) {
         self.path = path
         self.chain = chain
         self.access = access
-        (head, frameIndex) = chain.state.withLock { ($0.head, $0.index) }
+        (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
     }
 
     /// Another handle on the same chain, as a second process or device would open it.
@@ -70,46 +66,20 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
     public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
         let outcome: AppendOutcome = chain.state.withLock { state in
-            guard batch.base == state.head else { return .conflict(current: state.head) }
-            batch.note(into: &state.index, startingAt: state.size)
-            state.frames += batch.encodedFrames
-            state.size += batch.bytes.count
-            state.head = batch.head
+            guard batch.base == state.frames.head else { return .conflict(current: state.frames.head) }
+            state.frames.accept(batch)
             return .appended(batch.head)
         }
         if case .appended = outcome {
-            (head, frameIndex) = chain.state.withLock { ($0.head, $0.index) }
+            (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
         }
         return outcome
     }
 
     /// Verifies the whole chain from the genesis hash on every read, as a file is on open.
     public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
-        let frames = chain.state.withLock { $0.frames }.prefix(Int(head.sequence))
-        let scanner = FrameScanner(genesisHash: header.genesisHash)
-        var offset = JournalFormat.headerSize
-        for (position, frame) in frames.enumerated() {
-            try frame.withUnsafeBytes { bytes in
-                guard case .frame(let verified) = scanner.next(in: bytes, remaining: bytes.count),
-                    verified.size == bytes.count
-                else {
-                    throw JournalError(
-                        .corrupt(
-                            JournalProblem(
-                                sequence: UInt64(position + 1), offset: offset, reason: "frame does not verify")),
-                        path: path)
-                }
-                if verified.sequence > sequence {
-                    try body(
-                        FrameView(
-                            sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
-                            previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: offset))
-                }
-                scanner.accept()
-            }
-            offset += frame.count
-            progress?(offset, offset)
-        }
+        let frames = chain.state.withLock { $0.frames }
+        try frames.read(after: sequence, through: head.sequence, progress: progress, body)
     }
 
     public func beginSession() -> Bool? {
@@ -133,7 +103,7 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
         var waited = 0
         while true {
-            (head, frameIndex) = chain.state.withLock { ($0.head, $0.index) }
+            (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
             if sequence < head.sequence { return true }
             guard waited < milliseconds else { return false }
             usleep(1_000)

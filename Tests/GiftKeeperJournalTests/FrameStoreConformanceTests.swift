@@ -1,6 +1,7 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
+import GiftKeeperPostgres
 import Glibc
 import Testing
 
@@ -20,6 +21,10 @@ final class StoreUnderTest: CustomStringConvertible {
         case .memory:
             directory = nil
             location = MemoryStoreLocation()
+        case .postgres:
+            directory = nil
+            let url = try #require(StoreKind.postgresURL, "no test server: run 'make test' or scripts/test-postgres.sh start")
+            location = PostgresStoreLocation(address: try PostgresAddress(url: url))
         }
     }
 
@@ -31,7 +36,15 @@ final class StoreUnderTest: CustomStringConvertible {
 }
 
 enum StoreKind: String, CaseIterable, Sendable {
-    case file, memory
+    case file, memory, postgres
+
+    /// The test server `make test` starts (scripts/test-postgres.sh): the PostgreSQL cases
+    /// run against it. Without one (a bare `swift test`), they are left out.
+    static let postgresURL = ProcessInfo.processInfo.environment["GIFTKEEPER_TEST_POSTGRES_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    static var allCases: [StoreKind] { postgresURL == nil ? [.file, .memory] : [.file, .memory, .postgres] }
 }
 
 /// Every frame a store hands out, copied out of the callback.
@@ -64,7 +77,7 @@ func appendBatch(_ store: any FrameStore, _ payloads: [[UInt8]], kinds: [FrameKi
 }
 
 extension JournalTestSuite {
-    /// One behaviour for every ``FrameStore``: the file and memory stores today, PostgreSQL next.
+    /// One behaviour for every ``FrameStore``: the file, memory and PostgreSQL stores.
     @Suite struct FrameStoreConformanceTests {
         @Test("A new store is empty: head 0 at the genesis hash, nothing to read", arguments: StoreKind.allCases)
         func newStoreIsEmpty(kind: StoreKind) throws {

@@ -18,6 +18,8 @@ extension JournalError {
             return "No journal at \(quoted). Check the path, or run setup to create one."
         case .alreadyExists:
             return "A file already exists at \(quoted). Open it, or choose another path for a new journal."
+        case .unreachable(let reason):
+            return "The journal server \(quoted) cannot be used: \(reason). Check the address and that the server is running."
         case .inUse:
             return "The journal \(quoted) is in use by another giftkeeper. Close that one and try again."
         case .isDirectory:

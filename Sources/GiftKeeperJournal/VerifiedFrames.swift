@@ -1,0 +1,100 @@
+/// A journal's frames held in memory, each verified against the hash chain as it is taken
+/// in: what the memory store keeps, and what the PostgreSQL store keeps of what its server
+/// sent (a server never gets to change a frame once it was verified here).
+public struct VerifiedFrames: Sendable {
+    public let header: JournalHeader
+    /// Where the frames are said to come from, for errors.
+    public let path: String
+    public private(set) var head: JournalHead
+    public private(set) var index = FrameIndex()
+    /// Each frame's encoded bytes, in order.
+    public private(set) var frames: [[UInt8]] = []
+    /// The header's size plus every frame's: the offset a frame would have in a file.
+    private var size = JournalFormat.headerSize
+
+    public init(header: JournalHeader, path: String) {
+        self.header = header
+        self.path = path
+        head = JournalHead(sequence: 0, hash: header.genesisHash)
+    }
+
+    /// A new journal's header for `journalID` (random, 16 bytes), as a file starts with it.
+    public static func newHeader(journalID: [UInt8], path: String) throws(JournalError) -> (bytes: [UInt8], header: JournalHeader) {
+        let bytes = JournalHeader.encode(journalID: journalID)
+        return (bytes, try header(bytes, path: path))
+    }
+
+    /// Decodes and checks a stored header (its hash included).
+    public static func header(_ bytes: [UInt8], path: String) throws(JournalError) -> JournalHeader {
+        try bytes.withBytes { buffer throws(JournalError) in try Journal.decodeHeader(buffer, path: path) }
+    }
+
+    /// Takes in `frame`, the one after ``head``: it must be one whole frame with the next
+    /// sequence number, a known kind and the hash that chains it to the head.
+    /// - Throws: ``JournalError/Code/corrupt(_:)`` naming its sequence number.
+    public mutating func takeIn(_ frame: [UInt8]) throws(JournalError) {
+        let scanner = FrameScanner(genesisHash: head.hash, nextSequence: head.sequence + 1)
+        let offset = size
+        var index = self.index
+        let verified: JournalHead? = frame.withUnsafeBytes { bytes in
+            guard case .frame(let found) = scanner.next(in: bytes, remaining: bytes.count), found.size == bytes.count else {
+                return nil
+            }
+            index.note(
+                sequence: found.sequence, kind: found.kind, offset: offset,
+                previousHash: UnsafeRawBufferPointer(scanner.previousHash), payload: found.payload)
+            scanner.accept()
+            return JournalHead(sequence: found.sequence, hash: Array(scanner.previousHash))
+        }
+        guard let verified else {
+            throw JournalError(
+                .corrupt(JournalProblem(sequence: head.sequence + 1, offset: offset, reason: "frame does not verify")),
+                path: path)
+        }
+        self.index = index
+        frames.append(frame)
+        size += frame.count
+        head = verified
+    }
+
+    /// Keeps `batch`, built on ``head`` and made durable by the store.
+    public mutating func accept(_ batch: FrameBatch) {
+        precondition(batch.base == head, "a batch is kept only on the head it was built after")
+        batch.note(into: &index, startingAt: size)
+        frames += batch.encodedFrames
+        size += batch.bytes.count
+        head = batch.head
+    }
+
+    /// Calls `body` with every frame after `sequence` up to `last`, verifying the chain
+    /// again from the genesis hash as a file is verified on opening.
+    public func read(
+        after sequence: UInt64, through last: UInt64 = .max, progress: ((Int, Int) -> Void)?,
+        _ body: (FrameView) throws -> Void
+    ) throws {
+        let scanner = FrameScanner(genesisHash: header.genesisHash)
+        var offset = JournalFormat.headerSize
+        for (position, frame) in frames.prefix(Int(min(last, UInt64(frames.count)))).enumerated() {
+            try frame.withUnsafeBytes { bytes in
+                guard case .frame(let verified) = scanner.next(in: bytes, remaining: bytes.count),
+                    verified.size == bytes.count
+                else {
+                    throw JournalError(
+                        .corrupt(
+                            JournalProblem(
+                                sequence: UInt64(position + 1), offset: offset, reason: "frame does not verify")),
+                        path: path)
+                }
+                if verified.sequence > sequence {
+                    try body(
+                        FrameView(
+                            sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
+                            previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: offset))
+                }
+                scanner.accept()
+            }
+            offset += frame.count
+            progress?(offset, size)
+        }
+    }
+}

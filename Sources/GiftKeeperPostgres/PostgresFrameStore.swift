@@ -1,0 +1,257 @@
+import GiftKeeperCrypto
+public import GiftKeeperJournal
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// A journal held by a PostgreSQL server, shared by a person's devices (SPEC §12): the
+/// third ``FrameStore``, held to the same conformance suite as the file and memory stores.
+///
+/// Two tables (``PostgresSchema``): `giftkeeper_journals` (id, clear header, head sequence
+/// and hash) and `giftkeeper_frames` (journal id, sequence, frame bytes, received time;
+/// primary key journal id + sequence). No global sequence: positions are per journal,
+/// gapless, given under the journal row's lock. An append is one transaction: lock the
+/// journal's row (`SELECT … FOR UPDATE`), compare its head with the batch's base (a
+/// conflict rolls back and returns the head that won), insert the frames, move the head,
+/// `pg_notify`, commit; it is acknowledged only once the commit returned.
+///
+/// The server is not trusted: it holds only ciphertext, and every frame it sends is
+/// verified against this handle's chain before it is taken in (``VerifiedFrames``, kept
+/// in memory), so a frame it drops, reorders, replays or alters is refused with its
+/// position. Waiting for frames listens on the journal's channel (`LISTEN`: a wake-up,
+/// not a transport) and reads to catch up, polling every 250 ms as well, so a lost
+/// notification only delays a change.
+///
+/// The protocol is synchronous; postgres-nio's futures are waited for on the caller's
+/// thread while NIO's own threads do the work, so no Swift concurrency thread is blocked.
+public final class PostgresFrameStore: FrameStore {
+    public let path: String
+    public var header: JournalHeader { frames.header }
+    public var head: JournalHead { frames.head }
+    public var frameIndex: FrameIndex { frames.index }
+    public var canAppend: Bool { access == .readWrite && !isUnusable }
+    public var trimmedTail: TornTail? { nil }
+    public var damage: JournalProblem? { nil }
+
+    let server: PostgresServer
+    let journalID: [UInt8]
+    let access: JournalAccess
+    private var frames: VerifiedFrames
+    private var isUnusable = false
+    /// Counts the notifications heard on the journal's channel.
+    private let wakeUps: WakeUps
+
+    private init(server: PostgresServer, journalID: [UInt8], frames: VerifiedFrames, access: JournalAccess, wakeUps: WakeUps) {
+        self.server = server
+        self.journalID = journalID
+        self.frames = frames
+        self.access = access
+        self.wakeUps = wakeUps
+        path = frames.path
+    }
+
+    deinit {
+        server.close()
+    }
+
+    /// The channel a journal's appends notify: its id in hex, so every journal has its own.
+    static func channel(_ journalID: [UInt8]) -> String {
+        "giftkeeper_" + hex(journalID)
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates a new journal on the server (a random id), open for writing.
+    public static func create(at address: PostgresAddress) throws(JournalError) -> PostgresFrameStore {
+        let server = try PostgresServer(address)
+        do throws(JournalError) {
+            try PostgresSchema.ensure(on: server)
+            let journalID: [UInt8]
+            do {
+                journalID = try randomBytes(count: 16)
+            } catch {
+                throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: address.description)
+            }
+            let name = Self.name(address, journalID)
+            let made = try VerifiedFrames.newHeader(journalID: journalID, path: name)
+            try server.run(
+                """
+                INSERT INTO giftkeeper_journals (id, header, head_sequence, head_hash)
+                VALUES (\(ByteBuffer(bytes: journalID)), \(ByteBuffer(bytes: made.bytes)), 0, \(ByteBuffer(bytes: made.header.genesisHash)))
+                """)
+            return try PostgresFrameStore(
+                server: server, journalID: journalID, frames: VerifiedFrames(header: made.header, path: name),
+                access: .readWrite)
+        } catch {
+            server.close()
+            throw error
+        }
+    }
+
+    /// Opens the journal `journalID` on the server and takes in (verifying) every frame it
+    /// has; nil when the server has no such journal.
+    public static func open(at address: PostgresAddress, journalID: [UInt8], access: JournalAccess) throws(JournalError)
+        -> PostgresFrameStore?
+    {
+        let server = try PostgresServer(address)
+        do throws(JournalError) {
+            try PostgresSchema.ensure(on: server)
+            let rows = try server.run("SELECT header FROM giftkeeper_journals WHERE id = \(ByteBuffer(bytes: journalID))")
+            guard let row = rows.first else {
+                server.close()
+                return nil
+            }
+            let name = Self.name(address, journalID)
+            let bytes = try server.decode(row, as: ByteBuffer.self)
+            let header = try VerifiedFrames.header(Array(buffer: bytes), path: name)
+            guard header.journalID == journalID else {
+                throw JournalError(
+                    .corrupt(JournalProblem(sequence: 0, offset: 0, reason: "the server sent another journal's header")),
+                    path: name)
+            }
+            let store = try PostgresFrameStore(
+                server: server, journalID: journalID, frames: VerifiedFrames(header: header, path: name), access: access)
+            try store.pull()
+            return store
+        } catch {
+            server.close()
+            throw error
+        }
+    }
+
+    private convenience init(server: PostgresServer, journalID: [UInt8], frames: VerifiedFrames, access: JournalAccess)
+        throws(JournalError)
+    {
+        let wakeUps = WakeUps()
+        try server.listen(on: Self.channel(journalID)) { wakeUps.ring() }
+        self.init(server: server, journalID: journalID, frames: frames, access: access, wakeUps: wakeUps)
+    }
+
+    /// How the journal is named in messages: the server's address and the journal's id.
+    static func name(_ address: PostgresAddress, _ journalID: [UInt8]) -> String {
+        address.description + "#" + hex(journalID.prefix(4))
+    }
+
+    // MARK: FrameStore
+
+    public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard batch.base == head else { return .conflict(current: head) }
+        guard !batch.isEmpty else { return .appended(head) }
+        let id = ByteBuffer(bytes: journalID)
+        let outcome: AppendOutcome
+        do throws(JournalError) {
+            outcome = try server.transaction { () throws(JournalError) -> (AppendOutcome, commit: Bool) in
+                let rows = try server.run(
+                    "SELECT head_sequence, head_hash FROM giftkeeper_journals WHERE id = \(id) FOR UPDATE")
+                guard let row = rows.first else {
+                    throw JournalError(.unreachable(reason: "the server no longer has this journal"), path: path)
+                }
+                let (sequence, hash) = try server.decode(row, as: (Int64, ByteBuffer).self)
+                let current = JournalHead(sequence: UInt64(max(0, sequence)), hash: Array(buffer: hash))
+                guard current == batch.base else { return (.conflict(current: current), false) }
+                var next = Int64(batch.base.sequence)
+                for frame in batch.encodedFrames {
+                    next += 1
+                    try server.run(
+                        "INSERT INTO giftkeeper_frames (journal_id, sequence, frame) VALUES (\(id), \(next), \(ByteBuffer(bytes: frame)))"
+                    )
+                }
+                try server.run(
+                    """
+                    UPDATE giftkeeper_journals SET head_sequence = \(Int64(batch.head.sequence)), head_hash = \(ByteBuffer(bytes: batch.head.hash))
+                    WHERE id = \(id)
+                    """)
+                try server.run("SELECT pg_notify(\(Self.channel(journalID)), '')")
+                return (.appended(batch.head), true)
+            }
+        } catch {
+            // A commit whose outcome is unknown (the connection dropped) is not acknowledged,
+            // and this handle cannot tell which head it is at: it writes nothing more.
+            isUnusable = true
+            throw error
+        }
+        if case .appended = outcome { frames.accept(batch) }
+        return outcome
+    }
+
+    public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
+        try frames.read(after: sequence, progress: progress, body)
+    }
+
+    public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        var waited = 0
+        var lastPoll = -Self.pollInterval
+        var heard = wakeUps.count
+        while true {
+            if sequence < head.sequence { return true }
+            if waited - lastPoll >= Self.pollInterval || wakeUps.count != heard {
+                heard = wakeUps.count
+                lastPoll = waited
+                try pull()
+                if sequence < head.sequence { return true }
+            }
+            guard waited < milliseconds else { return false }
+            usleep(1_000)
+            waited += 1
+        }
+    }
+
+    /// Polled this often (ms) while waiting, besides each notification.
+    static let pollInterval = 250
+
+    /// Frames read per query while catching up.
+    static let readBatch = 2_000
+
+    /// Reads the frames after this handle's head from the server, in batches, verifying
+    /// each against the chain before taking it in.
+    func pull() throws(JournalError) {
+        let id = ByteBuffer(bytes: journalID)
+        while true {
+            let after = Int64(head.sequence)
+            let rows = try server.run(
+                """
+                SELECT sequence, frame FROM giftkeeper_frames WHERE journal_id = \(id) AND sequence > \(after)
+                ORDER BY sequence LIMIT \(Int64(Self.readBatch))
+                """)
+            var count = 0
+            for row in rows {
+                let (sequence, frame) = try server.decode(row, as: (Int64, ByteBuffer).self)
+                guard sequence == Int64(head.sequence) + 1 else {
+                    throw JournalError(
+                        .corrupt(
+                            JournalProblem(
+                                sequence: head.sequence + 1, offset: 0,
+                                reason: "the server sent frame \(sequence) where \(head.sequence + 1) belongs")),
+                        path: path)
+                }
+                try frames.takeIn(Array(buffer: frame))
+                count += 1
+            }
+            if count < Self.readBatch { return }
+        }
+    }
+
+    public func beginSession() -> Bool? { nil }
+    public func endSession() {}
+}
+
+/// Bytes as lowercase hex, two digits each.
+func hex(_ bytes: some Sequence<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]] }
+    return String(decoding: text, as: UTF8.self)
+}
+
+/// Notifications heard on a journal's channel, counted (rung from a NIO thread).
+final class WakeUps: Sendable {
+    private let heard = Atomic<Int>(0)
+    func ring() { heard.add(1, ordering: .relaxed) }
+    var count: Int { heard.load(ordering: .relaxed) }
+}

@@ -1,0 +1,152 @@
+public import GiftKeeperJournal
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// One connection to a journal server, used synchronously: each query's future is waited
+/// for on the caller's thread while NIO's event loop does the work. Errors become a
+/// ``JournalError`` naming the server, never a query's bound values.
+final class PostgresServer {
+    let address: PostgresAddress
+    private let connection: PostgresConnection
+    private let logger = Logger(label: "giftkeeper.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    private var isClosed = false
+
+    init(_ address: PostgresAddress) throws(JournalError) {
+        self.address = address
+        var configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.user, password: address.password,
+            database: address.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(10)
+        do {
+            connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+        } catch {
+            throw Self.problem(error, address: address)
+        }
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        try? connection.close().wait()
+    }
+
+    /// Runs `query` and returns its rows.
+    @discardableResult
+    func run(_ query: PostgresQuery) throws(JournalError) -> PostgresQueryResult {
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            throw Self.problem(error, address: address)
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns `commit: true`, rolled back
+    /// otherwise or when it throws. Returns what `body` returned once the commit is done.
+    func transaction<T>(_ body: () throws(JournalError) -> (T, commit: Bool)) throws(JournalError) -> T {
+        try run("BEGIN")
+        let result: (T, commit: Bool)
+        do throws(JournalError) {
+            result = try body()
+        } catch {
+            _ = try? run("ROLLBACK")
+            throw error
+        }
+        try run(result.commit ? "COMMIT" : "ROLLBACK")
+        return result.0
+    }
+
+    /// Decodes one row's columns.
+    func decode<T>(_ row: PostgresRow, as type: T.Type) throws(JournalError) -> T where T: PostgresDecodable {
+        do {
+            return try row.decode(T.self)
+        } catch {
+            throw JournalError(.unreachable(reason: "the server sent a row of an unexpected shape"), path: address.description)
+        }
+    }
+
+    func decode<A: PostgresDecodable, B: PostgresDecodable>(_ row: PostgresRow, as type: (A, B).Type) throws(JournalError) -> (A, B) {
+        do {
+            return try row.decode((A, B).self)
+        } catch {
+            throw JournalError(.unreachable(reason: "the server sent a row of an unexpected shape"), path: address.description)
+        }
+    }
+
+    /// Listens on `channel`, calling `wake` (on a NIO thread) for each notification.
+    func listen(on channel: String, _ wake: @escaping @Sendable () -> Void) throws(JournalError) {
+        connection.addListener(channel: channel) { _, _ in wake() }
+        try run(PostgresQuery(unsafeSQL: "LISTEN \"\(channel)\""))
+    }
+
+    /// What a failure is called: the server's own message for what it refused (SQLSTATE
+    /// and message, which name no bound value), else that it could not be reached.
+    static func problem(_ error: any Error, address: PostgresAddress) -> JournalError {
+        if let error = error as? PSQLError, let info = error.serverInfo {
+            let state = info[.sqlState] ?? "?"
+            let message = info[.message] ?? "refused"
+            return JournalError(.unreachable(reason: "the server said \(message) (SQLSTATE \(state))"), path: address.description)
+        }
+        return JournalError(.unreachable(reason: "it could not be reached (\(type(of: error)))"), path: address.description)
+    }
+}
+
+/// The tables of a journal server, made on first use (under an advisory lock, so that two
+/// devices' first connections do not race to make them).
+enum PostgresSchema {
+    static func ensure(on server: PostgresServer) throws(JournalError) {
+        let exists = try server.run("SELECT to_regclass('giftkeeper_frames') IS NOT NULL")
+        if let row = exists.first, (try? row.decode(Bool.self)) == true { return }
+        _ = try server.transaction { () throws(JournalError) -> (Void, commit: Bool) in
+            try server.run("SELECT pg_advisory_xact_lock(7142026)")
+            try server.run(
+                """
+                CREATE TABLE IF NOT EXISTS giftkeeper_journals (
+                    id bytea PRIMARY KEY,
+                    header bytea NOT NULL,
+                    head_sequence bigint NOT NULL,
+                    head_hash bytea NOT NULL)
+                """)
+            try server.run(
+                """
+                CREATE TABLE IF NOT EXISTS giftkeeper_frames (
+                    journal_id bytea NOT NULL REFERENCES giftkeeper_journals (id),
+                    sequence bigint NOT NULL,
+                    frame bytea NOT NULL,
+                    received_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (journal_id, sequence))
+                """)
+            return ((), true)
+        }
+    }
+}
+
+/// A PostgreSQL journal as a ``FrameStoreLocation``: the server's address and the journal's
+/// id, which `create()` makes and remembers.
+public final class PostgresStoreLocation: FrameStoreLocation {
+    public let address: PostgresAddress
+    public private(set) var journalID: [UInt8]?
+    public var path: String { journalID.map { PostgresFrameStore.name(address, $0) } ?? address.description }
+
+    public init(address: PostgresAddress, journalID: [UInt8]? = nil) {
+        self.address = address
+        self.journalID = journalID
+    }
+
+    public func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?) throws(JournalError)
+        -> (any FrameStore)?
+    {
+        guard let journalID else { return nil }
+        return try PostgresFrameStore.open(at: address, journalID: journalID, access: access)
+    }
+
+    public func create() throws(JournalError) -> any FrameStore {
+        guard journalID == nil else { throw JournalError(.alreadyExists, path: path) }
+        let store = try PostgresFrameStore.create(at: address)
+        journalID = store.journalID
+        return store
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GiftKeeperJournal
+import GiftKeeperPostgres
+import Glibc
+import Testing
+
+extension JournalTestSuite {
+    /// SPEC §12: the server is not trusted. What it sends is verified against the chain before
+    /// it is taken in, so frames it alters, drops or moves are refused with their position.
+    @Suite(.enabled(if: StoreKind.postgresURL != nil, "needs the test server ('make test')"))
+    struct PostgresStoreTests {
+        /// Runs `sql` on the test server with psql, as someone with the server's keys would.
+        func serverSide(_ sql: String) throws {
+            let url = try #require(StoreKind.postgresURL)
+            let psql = try ChildProcess("/usr/bin/psql", [url, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            _ = psql.readAllLines()
+            let error = psql.readError()
+            #expect(psql.exitCode() == 0, "\(error)")
+        }
+
+        func journal(frames count: Int) throws -> (PostgresStoreLocation, [UInt8]) {
+            let location = PostgresStoreLocation(address: try PostgresAddress(url: try #require(StoreKind.postgresURL)))
+            let store = try location.create()
+            try appendBatch(store, (1...count).map { [UInt8(truncatingIfNeeded: $0), 0xEE] })
+            return (location, try #require(location.journalID))
+        }
+
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+        @Test("A frame the server altered is refused with its position")
+        func alteredFrame() throws {
+            let (location, id) = try journal(frames: 3)
+            try serverSide(
+                "UPDATE giftkeeper_frames SET frame = set_byte(frame, 21, get_byte(frame, 21) # 1) WHERE journal_id = '\\x\(hex(id))' AND sequence = 2"
+            )
+            let error = journalError { _ = try location.open(access: .readOnly, toleratingDamage: false, progress: nil) }
+            guard case .corrupt(let problem)? = error?.code else {
+                Issue.record("an altered frame was taken in: \(String(describing: error))")
+                return
+            }
+            #expect(problem.sequence == 2)
+            #expect(error?.exitCode == 1)
+        }
+
+        @Test("A frame the server dropped, or frames it reordered, are refused with the position")
+        func droppedOrReorderedFrames() throws {
+            let (location, id) = try journal(frames: 3)
+            try serverSide("DELETE FROM giftkeeper_frames WHERE journal_id = '\\x\(hex(id))' AND sequence = 2")
+            let dropped = journalError { _ = try location.open(access: .readOnly, toleratingDamage: false, progress: nil) }
+            guard case .corrupt(let problem)? = dropped?.code else {
+                Issue.record("a gap was followed: \(String(describing: dropped))")
+                return
+            }
+            #expect(problem.sequence == 2)
+            #expect(problem.reason.contains("frame 3 where 2 belongs"), "\(problem.reason)")
+
+            let (other, otherID) = try journal(frames: 3)
+            try serverSide(
+                """
+                UPDATE giftkeeper_frames SET sequence = -sequence WHERE journal_id = '\\x\(hex(otherID))' AND sequence IN (1, 2);
+                UPDATE giftkeeper_frames SET sequence = 3 - sequence WHERE journal_id = '\\x\(hex(otherID))' AND sequence < 0;
+                """)
+            let swapped = journalError { _ = try other.open(access: .readOnly, toleratingDamage: false, progress: nil) }
+            guard case .corrupt(let swappedProblem)? = swapped?.code else {
+                Issue.record("reordered frames were taken in: \(String(describing: swapped))")
+                return
+            }
+            #expect(swappedProblem.sequence == 1)
+        }
+
+        @Test("Another journal's frames served in place of this one's are refused")
+        func splicedFromAnotherJournal() throws {
+            let (location, id) = try journal(frames: 2)
+            let (_, otherID) = try journal(frames: 2)
+            try serverSide(
+                """
+                UPDATE giftkeeper_frames AS mine SET frame = theirs.frame FROM giftkeeper_frames AS theirs
+                WHERE mine.journal_id = '\\x\(hex(id))' AND theirs.journal_id = '\\x\(hex(otherID))' AND mine.sequence = 2 AND theirs.sequence = 2
+                """)
+            let error = journalError { _ = try location.open(access: .readOnly, toleratingDamage: false, progress: nil) }
+            guard case .corrupt(let problem)? = error?.code else {
+                Issue.record("another journal's frame was taken in: \(String(describing: error))")
+                return
+            }
+            #expect(problem.sequence == 2)
+        }
+
+        @Test("A password written into the address is refused: it belongs in ~/.pgpass")
+        func passwordInAddressRefused() throws {
+            let error = journalError { _ = try PostgresAddress(url: "postgres://me:hunter2@127.0.0.1:5432/gifts") }
+            #expect(error.map { "\($0.code)" }?.contains("pgpass") == true)
+            #expect(error?.path.contains("hunter2") == false)
+        }
+    }
+}
