@@ -3,8 +3,10 @@ import OrderedCollections
 extension GiftList {
     /// The events that carry out `command` at time `at` in `state`, or why it cannot be done.
     ///
-    /// Returns `[]` when the command is already satisfied: `signOut` while signed out, `markPresent` with the present's status, `editPresent`
-    /// to the values it already has, `endUncleanSession` with no open session.
+    /// Returns `[]` when the command is already satisfied: `signOut` while signed out,
+    /// `markPresent` with the present's status, `editPresent` to the values it already has,
+    /// `endUncleanSession` with no open session. (`signIn` never is: another process or
+    /// device may be signed in too.)
     /// `removePresent` of a removed present is an error (``DomainError/presentRemoved(_:)``),
     /// not a no-op: the id was most likely mistyped, and the user should hear about it.
     ///

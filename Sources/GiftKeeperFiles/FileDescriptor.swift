@@ -118,24 +118,26 @@ public struct FileDescriptor: Sendable {
     /// - Returns: false when the file system does not support it.
     @discardableResult
     public func setRecordLock(shared: Bool, at offset: Int64) -> Bool {
-        var lock = Glibc.flock()
-        lock.l_type = Int16(shared ? F_RDLCK : F_UNLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = off_t(offset)
-        lock.l_len = 1
+        var lock = Self.byteLock(shared ? F_RDLCK : F_UNLCK, at: offset)
         return fcntl(rawValue, Self.ofdSetLock, &lock) == 0
     }
 
     /// Whether another open file description holds a record lock on the byte at `offset`
     /// (`F_OFD_GETLK`; this description's own locks do not count). Nil when it cannot be told.
     public func recordLockHeldElsewhere(at offset: Int64) -> Bool? {
+        var lock = Self.byteLock(F_WRLCK, at: offset)
+        guard fcntl(rawValue, Self.ofdGetLock, &lock) == 0 else { return nil }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+
+    /// A record lock of `type` on the one byte at `offset`.
+    private static func byteLock(_ type: Int32, at offset: Int64) -> Glibc.flock {
         var lock = Glibc.flock()
-        lock.l_type = Int16(F_WRLCK)
+        lock.l_type = Int16(type)
         lock.l_whence = Int16(SEEK_SET)
         lock.l_start = off_t(offset)
         lock.l_len = 1
-        guard fcntl(rawValue, Self.ofdGetLock, &lock) == 0 else { return nil }
-        return lock.l_type != Int16(F_UNLCK)
+        return lock
     }
 
     /// `F_OFD_GETLK` and `F_OFD_SETLK` (Linux 3.15; not exported to Swift by Glibc's module).

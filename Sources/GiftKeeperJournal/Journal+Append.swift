@@ -108,11 +108,7 @@ extension Journal {
             throw error
         }
         if let torn {
-            _ = try Self.saveAside(torn, of: file, path: path)
-            try mapIO(path) { () throws(SystemCallError) in
-                try file.truncate(to: size)
-                try file.synchronize()
-            }
+            _ = try Self.trim(torn, of: file, path: path)
             info = try mapIO(path) { () throws(SystemCallError) in try file.status() }
         }
         return info

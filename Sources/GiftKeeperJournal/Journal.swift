@@ -160,12 +160,7 @@ public final class Journal {
             }
             var tail = summary.tornTail
             if let torn = tail, access == .readWrite {
-                let saved = try saveAside(torn, of: file, path: path)
-                try mapIO(path) { () throws(SystemCallError) in
-                    try file.truncate(to: summary.validEnd)
-                    try file.synchronize()
-                }
-                tail = TornTail(offset: torn.offset, length: torn.length, savedAs: saved)
+                tail = try trim(torn, of: file, path: path)
             }
             return Journal(
                 path: path, file: file, access: access, header: header, summary: summary,
@@ -184,20 +179,27 @@ public final class Journal {
     /// Takes `file`'s lock, waiting up to ``lockPatience`` milliseconds.
     /// - Throws: ``JournalError/Code/inUse`` when another holds it that long; `.io`.
     static func lock(_ file: FileDescriptor, exclusive: Bool, path: String) throws(JournalError) {
-        guard
-            try mapIO(
-                path,
-                { () throws(SystemCallError) in
-                    try file.lock(exclusive: exclusive, waitingUpTo: lockPatience)
-                })
-        else {
-            throw JournalError(.inUse, path: path)
+        let locked = try mapIO(path) { () throws(SystemCallError) in
+            try file.lock(exclusive: exclusive, waitingUpTo: lockPatience)
         }
+        guard locked else { throw JournalError(.inUse, path: path) }
+    }
+
+    /// Saves an unfinished last frame aside (``saveAside(_:of:path:)``), then cuts the file
+    /// back to where it starts, durably. Call with the exclusive lock held. Returns the tail
+    /// with where it was saved.
+    static func trim(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> TornTail {
+        let saved = try saveAside(tail, of: file, path: path)
+        try mapIO(path) { () throws(SystemCallError) in
+            try file.truncate(to: tail.offset)
+            try file.synchronize()
+        }
+        return TornTail(offset: tail.offset, length: tail.length, savedAs: saved)
     }
 
     /// Copies an unfinished tail to `<path>.torn-<offset>-<random>` beside the journal,
     /// durable before anything is trimmed. Returns its path.
-    static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String {
+    private static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String {
         var bytes = [UInt8](repeating: 0, count: tail.length)
         try mapIO(path) { () throws(SystemCallError) in
             try bytes.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: tail.offset) }

@@ -29,32 +29,32 @@ public struct VerifiedFrames: Sendable {
         try bytes.withBytes { buffer throws(JournalError) in try Journal.decodeHeader(buffer, path: path) }
     }
 
-    /// Takes in `frame`, the one after ``head``: it must be one whole frame with the next
-    /// sequence number, a known kind and the hash that chains it to the head.
-    /// - Throws: ``JournalError/Code/corrupt(_:)`` naming its sequence number.
-    public mutating func takeIn(_ frame: [UInt8]) throws(JournalError) {
+    /// Takes in `frames`, the ones after ``head`` in order: each must be one whole frame
+    /// with the next sequence number, a known kind and the hash that chains it to the one
+    /// before. One scanner walks them all; those before a bad one are kept (they verified).
+    /// - Throws: ``JournalError/Code/corrupt(_:)`` naming the first that does not verify.
+    public mutating func takeIn(_ frames: some Sequence<[UInt8]>) throws(JournalError) {
         let scanner = FrameScanner(genesisHash: head.hash, nextSequence: head.sequence + 1)
-        let offset = size
-        var index = self.index
-        let verified: JournalHead? = frame.withUnsafeBytes { bytes in
-            guard case .frame(let found) = scanner.next(in: bytes, remaining: bytes.count), found.size == bytes.count else {
-                return nil
+        for frame in frames {
+            let offset = size
+            let verified: UInt64? = frame.withUnsafeBytes { bytes in
+                guard case .frame(let found) = scanner.next(in: bytes, remaining: bytes.count), found.size == bytes.count
+                else { return nil }
+                index.note(
+                    sequence: found.sequence, kind: found.kind, offset: offset,
+                    previousHash: UnsafeRawBufferPointer(scanner.previousHash), payload: found.payload)
+                scanner.accept()
+                return found.sequence
             }
-            index.note(
-                sequence: found.sequence, kind: found.kind, offset: offset,
-                previousHash: UnsafeRawBufferPointer(scanner.previousHash), payload: found.payload)
-            scanner.accept()
-            return JournalHead(sequence: found.sequence, hash: Array(scanner.previousHash))
+            guard let verified else {
+                throw JournalError(
+                    .corrupt(JournalProblem(sequence: head.sequence + 1, offset: offset, reason: "frame does not verify")),
+                    path: path)
+            }
+            self.frames.append(frame)
+            size += frame.count
+            head = JournalHead(sequence: verified, hash: Array(scanner.previousHash))
         }
-        guard let verified else {
-            throw JournalError(
-                .corrupt(JournalProblem(sequence: head.sequence + 1, offset: offset, reason: "frame does not verify")),
-                path: path)
-        }
-        self.index = index
-        frames.append(frame)
-        size += frame.count
-        head = verified
     }
 
     /// Keeps `batch`, built on ``head`` and made durable by the store.

@@ -105,7 +105,7 @@ public final class PostgresFrameStore: FrameStore {
                 return nil
             }
             let name = Self.name(address, journalID)
-            let bytes = try server.decode(row, as: ByteBuffer.self)
+            let bytes = try server.decoded { try row.decode(ByteBuffer.self) }
             let header = try VerifiedFrames.header(Array(buffer: bytes), path: name)
             guard header.journalID == journalID else {
                 throw JournalError(
@@ -151,7 +151,7 @@ public final class PostgresFrameStore: FrameStore {
                 guard let row = rows.first else {
                     throw JournalError(.unreachable(reason: "the server no longer has this journal"), path: path)
                 }
-                let (sequence, hash) = try server.decode(row, as: (Int64, ByteBuffer).self)
+                let (sequence, hash) = try server.decoded { try row.decode((Int64, ByteBuffer).self) }
                 let current = JournalHead(sequence: UInt64(max(0, sequence)), hash: Array(buffer: hash))
                 guard current == batch.base else { return (.conflict(current: current), false) }
                 var next = Int64(batch.base.sequence)
@@ -219,20 +219,23 @@ public final class PostgresFrameStore: FrameStore {
                 SELECT sequence, frame FROM giftkeeper_frames WHERE journal_id = \(id) AND sequence > \(after)
                 ORDER BY sequence LIMIT \(Int64(Self.readBatch))
                 """)
-            var count = 0
+            var pulled: [[UInt8]] = []
             for row in rows {
-                let (sequence, frame) = try server.decode(row, as: (Int64, ByteBuffer).self)
-                guard sequence == Int64(head.sequence) + 1 else {
+                let (sequence, frame) = try server.decoded { try row.decode((Int64, ByteBuffer).self) }
+                let expected = head.sequence + UInt64(pulled.count) + 1
+                guard sequence == Int64(expected) else {
+                    try frames.takeIn(pulled)  // what came before the gap verified: kept
                     throw JournalError(
                         .corrupt(
                             JournalProblem(
-                                sequence: head.sequence + 1, offset: 0,
-                                reason: "the server sent frame \(sequence) where \(head.sequence + 1) belongs")),
+                                sequence: expected, offset: 0,
+                                reason: "the server sent frame \(sequence) where \(expected) belongs")),
                         path: path)
                 }
-                try frames.takeIn(Array(buffer: frame))
-                count += 1
+                pulled.append(Array(buffer: frame))
             }
+            try frames.takeIn(pulled)
+            let count = pulled.count
             if count < Self.readBatch { return }
         }
     }

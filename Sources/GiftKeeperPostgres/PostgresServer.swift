@@ -59,18 +59,10 @@ final class PostgresServer {
         return result.0
     }
 
-    /// Decodes one row's columns.
-    func decode<T>(_ row: PostgresRow, as type: T.Type) throws(JournalError) -> T where T: PostgresDecodable {
+    /// Runs `decode` (a row's `decode`), naming a row of an unexpected shape as the server's fault.
+    func decoded<T>(_ decode: () throws -> T) throws(JournalError) -> T {
         do {
-            return try row.decode(T.self)
-        } catch {
-            throw JournalError(.unreachable(reason: "the server sent a row of an unexpected shape"), path: address.description)
-        }
-    }
-
-    func decode<A: PostgresDecodable, B: PostgresDecodable>(_ row: PostgresRow, as type: (A, B).Type) throws(JournalError) -> (A, B) {
-        do {
-            return try row.decode((A, B).self)
+            return try decode()
         } catch {
             throw JournalError(.unreachable(reason: "the server sent a row of an unexpected shape"), path: address.description)
         }
