@@ -51,6 +51,16 @@ public protocol FrameStore: AnyObject {
     func endSession()
 }
 
+/// A device's own copy of a journal (the file; memory in tests), whose frames after the
+/// position it last shared with a server can be replaced: its offline changes, decided
+/// again after another device's (SPEC §12).
+public protocol RewritableFrameStore: FrameStore {
+    /// Replaces the frames after `batch`'s base with `batch`, at once (a crash leaves the
+    /// old frames or the new ones, whole), if the head is still `expected`; otherwise writes
+    /// nothing and returns the current head. Open the store again afterwards.
+    func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome
+}
+
 extension FrameStore {
     /// An empty batch whose first frame follows this handle's head.
     public func makeBatch() -> FrameBatch {
@@ -100,4 +110,23 @@ public struct FileStoreLocation: FrameStoreLocation {
     public func create() throws(JournalError) -> any FrameStore {
         try Journal.create(at: path)
     }
+}
+
+/// A server that holds copies of journals for a person's devices (SPEC §12): the shared
+/// store a device's own journal is synchronised with. It holds frames only, ciphertext.
+public protocol RemoteLocation: AnyObject {
+    /// The server as the user named it, without any password (for messages and records).
+    var description: String { get }
+
+    /// The ids of the journals the server holds (for `clone` to pick one).
+    func journalIDs() throws(JournalError) -> [[UInt8]]
+
+    /// Opens the server's copy of journal `journalID`, taking in (verifying) every frame it
+    /// has; nil when the server holds no such journal.
+    func open(journalID: [UInt8]) throws(JournalError) -> (any FrameStore)?
+
+    /// Makes an empty copy of the journal whose header is `header` (the first push), open
+    /// for appending.
+    /// - Throws: ``JournalError/Code/alreadyExists`` when the server holds it already.
+    func create(header: JournalHeader) throws(JournalError) -> any FrameStore
 }

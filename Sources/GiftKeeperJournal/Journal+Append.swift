@@ -92,7 +92,7 @@ extension Journal {
     /// A file shorter than ``size`` was cut by a program that ignores the lock: nothing is
     /// written and this handle becomes unusable. Bytes after ``size`` that do not verify
     /// are corruption, reported as such.
-    private func statusAfterTakingInOthers() throws(JournalError) -> stat {
+    func statusAfterTakingInOthers() throws(JournalError) -> stat {
         var info = try mapIO(path) { () throws(SystemCallError) in try file.status() }
         if Int(info.st_size) < size {
             isUnusable = true
@@ -116,7 +116,7 @@ extension Journal {
 
     /// Nil when ``path`` still names the file `opened` describes (same device and inode,
     /// `lstat`: a symlink put in its place is another file); else the error to report.
-    private func errorUnlessPathNamesFile(_ opened: stat) -> JournalError? {
+    func errorUnlessPathNamesFile(_ opened: stat) -> JournalError? {
         do throws(SystemCallError) {
             let named = try FileSystem.linkStatus(path)
             guard named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {

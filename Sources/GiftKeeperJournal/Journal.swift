@@ -388,7 +388,8 @@ extension Journal: FrameStore {
         file.setRecordLock(shared: false, at: Self.sessionMarkOffset)
     }
 
-    /// Polls the file's size every 20 ms (no lock: `fstat` only); when it grew, takes the
+    /// Polls the file's size every 20 ms (no lock: `fstat`, and `lstat` of the path to
+    /// notice a journal put in its place, ``JournalChange/replaced``); when it grew, takes the
     /// shared lock and takes in the whole frames that verify against this handle's head
     /// (head, size and index move on). An unfinished frame is left for the next look (or
     /// for the next appender, which trims it); one that does not verify is corruption.
@@ -399,7 +400,14 @@ extension Journal: FrameStore {
         var waited = 0
         while true {
             if sequence < lastSequence { return true }
-            let fileSize = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
+            let status = try mapIO(path) { () throws(SystemCallError) in try file.status() }
+            let fileSize = Int(status.st_size)
+            if fileSize == size, access == .readWrite, let replaced = errorUnlessPathNamesFile(status) {
+                // Another process put a new journal in its place (a sync deciding offline
+                // changes again): this handle's file will never grow again.
+                isUnusable = true
+                throw replaced
+            }
             if fileSize > size {
                 try Self.lock(file, exclusive: false, path: path)
                 defer { file.unlock() }

@@ -53,6 +53,17 @@ public struct JournalHeader: Sendable, Equatable {
         return bytes
     }
 
+    /// The header's 60 bytes as stored: the same for every copy of the journal (a device's
+    /// file, a server's row), so a copy made from them has the same genesis hash.
+    public var encoded: [UInt8] {
+        var bytes = JournalFormat.magic
+        bytes.appendLittleEndian(formatVersion)
+        bytes.appendLittleEndian(UInt16(0))
+        bytes += journalID
+        bytes += genesisHash
+        return bytes
+    }
+
     /// Why a header cannot be read.
     enum DecodingFailure: Error, Equatable {
         /// Too short, wrong magic, version 0 or unknown flags.

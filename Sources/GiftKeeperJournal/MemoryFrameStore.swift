@@ -8,7 +8,7 @@ import Synchronization
 /// process or device) can append to it at once: each append is checked against the head
 /// it was built after, and exactly one of several racing appends wins. Every read runs
 /// the frames through the same chain verification as a file. Nothing is durable.
-public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
+public final class MemoryFrameStore: RewritableFrameStore, @unchecked Sendable {
     // @unchecked: the shared chain is behind `shared`'s mutex; the handle's own fields are
     // used from one task at a time, as for every FrameStore.
 
@@ -38,6 +38,9 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
 
     let chain: Chain
     let access: JournalAccess
+    /// Whether the (simulated) server can be reached: a ``MemoryRemote``'s handles fail as
+    /// an unreachable server's while it is cut off.
+    var isReachable: () -> Bool = { true }
 
     /// A new, empty memory journal known by `path`, with a random journal id.
     public convenience init(path: String = "memory") throws(JournalError) {
@@ -48,6 +51,11 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
             throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: path)
         }
         let header = try VerifiedFrames.newHeader(journalID: journalID, path: path).header
+        self.init(path: path, chain: Chain(header: header, path: path), access: .readWrite)
+    }
+
+    /// An empty memory journal with `header` (a server's copy of a device's journal).
+    public convenience init(header: JournalHeader, path: String) {
         self.init(path: path, chain: Chain(header: header, path: path), access: .readWrite)
     }
 
@@ -65,6 +73,7 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
 
     public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
         let outcome: AppendOutcome = chain.state.withLock { state in
             guard batch.base == state.frames.head else { return .conflict(current: state.frames.head) }
             state.frames.accept(batch)
@@ -73,6 +82,20 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
         if case .appended = outcome {
             (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
         }
+        return outcome
+    }
+
+    public func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        let outcome: AppendOutcome = try chain.state.withLock { state throws(JournalError) in
+            guard state.frames.head == expected else { return .conflict(current: state.frames.head) }
+            var replaced = VerifiedFrames(header: header, path: path)
+            try replaced.takeIn(state.frames.frames.prefix(Int(batch.base.sequence)))
+            replaced.accept(batch)
+            state.frames = replaced
+            return .appended(batch.head)
+        }
+        (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
         return outcome
     }
 
@@ -101,6 +124,7 @@ public final class MemoryFrameStore: FrameStore, @unchecked Sendable {
 
     /// Polls the shared chain every millisecond; takes in the head others appended.
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
+        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
         var waited = 0
         while true {
             (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
@@ -134,5 +158,61 @@ public final class MemoryStoreLocation: FrameStoreLocation, @unchecked Sendable 
         let created = try MemoryFrameStore(path: path)
         store = created
         return created.handle()
+    }
+}
+
+/// A server in memory, for tests of devices: journals by id, each a ``MemoryFrameStore``
+/// chain that every device's handle shares. ``isReachable`` cuts every device off (and
+/// back on), as a lost connection would.
+public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
+    // @unchecked: `journals` and `isReachable` are set from the one task a test drives.
+    public let description: String
+    /// The journals the server holds, by id.
+    public private(set) var journals: [[UInt8]: MemoryFrameStore] = [:]
+    /// While false, opening, appending and waiting all fail as an unreachable server does.
+    public var isReachable = true
+
+    public init(description: String = "memory://server") {
+        self.description = description
+    }
+
+    public func journalIDs() throws(JournalError) -> [[UInt8]] {
+        try requireReachable()
+        return journals.keys.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    public func open(journalID: [UInt8]) throws(JournalError) -> (any FrameStore)? {
+        try requireReachable()
+        guard let store = journals[journalID] else { return nil }
+        let handle = store.handle()
+        handle.isReachable = { [weak self] in self?.isReachable ?? false }
+        return handle
+    }
+
+    public func create(header: JournalHeader) throws(JournalError) -> any FrameStore {
+        try requireReachable()
+        guard journals[header.journalID] == nil else { throw JournalError(.alreadyExists, path: description) }
+        let store = MemoryFrameStore(header: header, path: description)
+        journals[header.journalID] = store
+        return try open(journalID: header.journalID)!
+    }
+
+    /// Every frame the server holds of `journalID`, as bytes (what a dump of it shows).
+    public func frames(of journalID: [UInt8]) -> [[UInt8]] {
+        journals[journalID]?.chain.state.withLock { $0.frames.frames } ?? []
+    }
+
+    /// Replaces the server's copy of `journalID` with its first `count` frames: what a
+    /// server restored from an older backup holds.
+    public func restoreBackup(of journalID: [UInt8], keeping count: Int) throws {
+        guard let store = journals[journalID] else { return }
+        let copy = MemoryFrameStore(header: store.header, path: description)
+        let frames = store.chain.state.withLock { Array($0.frames.frames.prefix(count)) }
+        try copy.chain.state.withLock { try $0.frames.takeIn(frames) }
+        journals[journalID] = copy
+    }
+
+    private func requireReachable() throws(JournalError) {
+        guard isReachable else { throw JournalError(.unreachable(reason: "no connection"), path: description) }
     }
 }

@@ -59,36 +59,57 @@ public final class PostgresFrameStore: FrameStore {
 
     /// The channel a journal's appends notify: its id in hex, so every journal has its own.
     static func channel(_ journalID: [UInt8]) -> String {
-        "giftkeeper_" + hex(journalID)
+        "giftkeeper_" + hexString(journalID)
     }
 
     // MARK: Creating and opening
 
     /// Creates a new journal on the server (a random id), open for writing.
     public static func create(at address: PostgresAddress) throws(JournalError) -> PostgresFrameStore {
+        let journalID: [UInt8]
+        do {
+            journalID = try randomBytes(count: 16)
+        } catch {
+            throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: address.description)
+        }
+        return try create(at: address, header: try VerifiedFrames.newHeader(journalID: journalID, path: address.description).header)
+    }
+
+    /// Creates the server's copy of the journal whose header is `header` (a device's first
+    /// push), empty and open for writing.
+    /// - Throws: ``JournalError/Code/alreadyExists`` when the server holds that journal.
+    public static func create(at address: PostgresAddress, header: JournalHeader) throws(JournalError) -> PostgresFrameStore {
         let server = try PostgresServer(address)
         do throws(JournalError) {
             try PostgresSchema.ensure(on: server)
-            let journalID: [UInt8]
-            do {
-                journalID = try randomBytes(count: 16)
-            } catch {
-                throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: address.description)
-            }
+            let journalID = header.journalID
             let name = Self.name(address, journalID)
-            let made = try VerifiedFrames.newHeader(journalID: journalID, path: name)
-            try server.run(
+            let inserted = try server.run(
                 """
                 INSERT INTO giftkeeper_journals (id, header, head_sequence, head_hash)
-                VALUES (\(ByteBuffer(bytes: journalID)), \(ByteBuffer(bytes: made.bytes)), 0, \(ByteBuffer(bytes: made.header.genesisHash)))
+                VALUES (\(ByteBuffer(bytes: journalID)), \(ByteBuffer(bytes: header.encoded)), 0, \(ByteBuffer(bytes: header.genesisHash)))
+                ON CONFLICT (id) DO NOTHING RETURNING id
                 """)
+            guard inserted.first != nil else { throw JournalError(.alreadyExists, path: name) }
             return try PostgresFrameStore(
-                server: server, journalID: journalID, frames: VerifiedFrames(header: made.header, path: name),
+                server: server, journalID: journalID, frames: VerifiedFrames(header: header, path: name),
                 access: .readWrite)
         } catch {
             server.close()
             throw error
         }
+    }
+
+    /// The ids of the journals the server holds, oldest first.
+    static func journalIDs(at address: PostgresAddress) throws(JournalError) -> [[UInt8]] {
+        let server = try PostgresServer(address)
+        defer { server.close() }
+        try PostgresSchema.ensure(on: server)
+        var ids: [[UInt8]] = []
+        for row in try server.run("SELECT id FROM giftkeeper_journals ORDER BY id") {
+            ids.append(Array(buffer: try server.decoded { try row.decode(ByteBuffer.self) }))
+        }
+        return ids
     }
 
     /// Opens the journal `journalID` on the server and takes in (verifying) every frame it
@@ -132,7 +153,7 @@ public final class PostgresFrameStore: FrameStore {
 
     /// How the journal is named in messages: the server's address and the journal's id.
     static func name(_ address: PostgresAddress, _ journalID: [UInt8]) -> String {
-        address.description + "#" + hex(journalID.prefix(4))
+        address.description + "#" + hexString(journalID.prefix(4))
     }
 
     // MARK: FrameStore
@@ -186,13 +207,15 @@ public final class PostgresFrameStore: FrameStore {
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         var waited = 0
-        var lastPoll = -Self.pollInterval
-        var heard = wakeUps.count
         while true {
             if sequence < head.sequence { return true }
-            if waited - lastPoll >= Self.pollInterval || wakeUps.count != heard {
-                heard = wakeUps.count
-                lastPoll = waited
+            // A query only when a notification came, or when none came for a poll interval
+            // (a lost notification, a dropped listener): a shell asking every 200 ms while
+            // it waits at the prompt costs the server nothing in between.
+            let now = ContinuousClock.now
+            if wakeUps.count != heardWakeUps || now - lastPull >= .milliseconds(Self.pollInterval) {
+                heardWakeUps = wakeUps.count
+                lastPull = now
                 try pull()
                 if sequence < head.sequence { return true }
             }
@@ -203,7 +226,10 @@ public final class PostgresFrameStore: FrameStore {
     }
 
     /// Polled this often (ms) while waiting, besides each notification.
-    static let pollInterval = 250
+    static let pollInterval = 1_000
+    /// When this handle last read from the server, and how many notifications it had heard.
+    private var lastPull = ContinuousClock.now
+    private var heardWakeUps = 0
 
     /// Frames read per query while catching up.
     static let readBatch = 2_000
@@ -242,14 +268,6 @@ public final class PostgresFrameStore: FrameStore {
 
     public func beginSession() -> Bool? { nil }
     public func endSession() {}
-}
-
-/// Bytes as lowercase hex, two digits each.
-func hex(_ bytes: some Sequence<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]] }
-    return String(decoding: text, as: UTF8.self)
 }
 
 /// Notifications heard on a journal's channel, counted (rung from a NIO thread).

@@ -18,7 +18,8 @@ final class PostgresServer {
         var configuration = PostgresConnection.Configuration(
             host: address.host, port: address.port, username: address.user, password: address.password,
             database: address.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
+        // A device offline (or a server gone) is told within seconds; its changes wait.
+        configuration.options.connectTimeout = .seconds(3)
         do {
             connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger
@@ -140,5 +141,27 @@ public final class PostgresStoreLocation: FrameStoreLocation {
         let store = try PostgresFrameStore.create(at: address)
         journalID = store.journalID
         return store
+    }
+}
+
+/// A PostgreSQL server as the shared store of a person's devices (SPEC §12).
+public final class PostgresRemote: RemoteLocation {
+    public let address: PostgresAddress
+    public var description: String { address.description }
+
+    public init(address: PostgresAddress) {
+        self.address = address
+    }
+
+    public func journalIDs() throws(JournalError) -> [[UInt8]] {
+        try PostgresFrameStore.journalIDs(at: address)
+    }
+
+    public func open(journalID: [UInt8]) throws(JournalError) -> (any FrameStore)? {
+        try PostgresFrameStore.open(at: address, journalID: journalID, access: .readWrite)
+    }
+
+    public func create(header: JournalHeader) throws(JournalError) -> any FrameStore {
+        try PostgresFrameStore.create(at: address, header: header)
     }
 }

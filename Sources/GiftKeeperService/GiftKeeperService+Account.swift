@@ -120,10 +120,12 @@ extension GiftKeeperService {
         appliedSequence = sealed.head.sequence
         let failedSinceLastVisit = replayed.failedSignIns.count
         let previousVisit = replayed.lastSignInAt
-        // Sessions the events leave open ended in a crash only when none is live elsewhere.
+        // Sessions the events leave open ended in a crash only when none is live elsewhere;
+        // a journal shared with other devices cannot tell theirs, so it never says so.
         let othersLive = sealed.store.beginSession()
+        let endsUnclean = othersLive == false && remoteURL == nil
         do throws(ServiceError) {
-            let events = try decideAndAppend(commands: othersLive == false ? [.endUncleanSession, .signIn] : [.signIn])
+            let events = try decideAndAppend(commands: endsUnclean ? [.endUncleanSession, .signIn] : [.signIn])
             failuresSinceLastSuccess = 0
             if events.contains(where: { $0.type == .signedOut }) { notify(.uncleanSessionRecorded) }
         } catch {

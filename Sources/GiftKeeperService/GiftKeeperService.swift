@@ -17,7 +17,9 @@ public final class GiftKeeperService {
     let environment: ServiceEnvironment
 
     /// The open journal, seen through its keys; nil before ``open()`` or when none exists.
-    private(set) var sealed: SealedJournal?
+    var sealed: SealedJournal?
+    /// The server the journal is shared through, once a sync looked for it (``sync(restoringServer:)``).
+    var remote: RemoteLink?
     var failuresSinceLastSuccess = 0
     /// Wrong current passwords given to `changePassword` in this session: each next try
     /// waits like a login does, so a signed-in session left unattended cannot be used to
@@ -176,6 +178,7 @@ public final class GiftKeeperService {
             keyring = nil
             state = GiftList()
             sealed = nil
+            remote = nil
         }
         if keyring != nil {
             try signOut()

@@ -1,5 +1,6 @@
 import GiftKeeperCrypto
 import GiftKeeperFiles
+import GiftKeeperJournal
 import Glibc
 
 /// What this machine remembers of a journal between sessions, to detect a rollback
@@ -26,13 +27,18 @@ struct RememberedHead: Equatable {
     /// a rollback; a copy elsewhere (a backup, a sample tried out in /tmp) is another
     /// journal to this machine, so checking or using it never trips over the original's record.
     static func path(in directory: String, journalID: [UInt8], journalPath: String) -> String {
-        directory + "/" + journalID.map { hex($0) }.joined() + placeSuffix(journalPath)
+        directory + "/" + hexString(journalID) + placeSuffix(journalPath)
+    }
+
+    /// The record of the same journal and place with another extension (`.remote`).
+    static func path(in directory: String, journalID: [UInt8], journalPath: String, extension: String) -> String {
+        String(path(in: directory, journalID: journalID, journalPath: journalPath).dropLast("head".count)) + `extension`
     }
 
     /// `-<8 bytes of BLAKE2b of the journal's real path>.head`: what every record of one place ends with.
     private static func placeSuffix(_ journalPath: String) -> String {
         let place = Blake2b.hash(Array(canonicalPath(journalPath).utf8)).prefix(8)
-        return "-" + place.map { hex($0) }.joined() + ".head"
+        return "-" + hexString(place) + ".head"
     }
 
     /// Whether something that is not a readable record stands where this journal's record
@@ -57,7 +63,7 @@ struct RememberedHead: Equatable {
     /// machine itself made or accepted that journal there.
     static func forgetOthers(in directory: String, journalID: [UInt8], journalPath: String) {
         let suffix = placeSuffix(journalPath)
-        let keep = journalID.map { hex($0) }.joined() + suffix
+        let keep = hexString(journalID) + suffix
         for name in (try? FileSystem.directoryEntries(directory)) ?? [] where name.hasSuffix(suffix) && name != keep {
             try? FileSystem.unlink(directory + "/" + name)
         }
@@ -138,9 +144,4 @@ struct RememberedHead: Equatable {
             throw ServiceError(.fileIO(operation: error.operation, path: final, errno: error.errno))
         }
     }
-}
-
-private func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
 }

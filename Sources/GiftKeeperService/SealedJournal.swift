@@ -102,6 +102,29 @@ final class SealedJournal {
         }
     }
 
+    /// Seals `events` at `batch`'s next positions, each as it was first recorded: a failed
+    /// sign-in to the newest public key (it carries nothing a key could give away), every
+    /// other event under `epoch`'s data key. For offline changes decided again (SPEC §12).
+    func seal(_ events: [Event], into batch: inout FrameBatch, epoch: Keyring.Epoch) throws(ServiceError) {
+        do {
+            for event in events {
+                if case .loginFailed = event.body, let newest = wraps.last {
+                    let binding = binding(sequence: batch.nextSequence, kind: .publicSealed, previousHash: batch.previousHash)
+                    try batch.add(
+                        kind: .publicSealed,
+                        payload: EventSealing.sealedToPublicKey(event, publicKey: newest.payload.publicKey, binding: binding))
+                } else {
+                    let binding = binding(sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
+                    try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: epoch.dataKey, binding: binding))
+                }
+            }
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+    }
+
     /// Records a failed login without the password: sealed to the newest epoch's public key.
     func appendFailedLogin(_ event: Event) throws(ServiceError) -> AppendOutcome {
         guard let newest = wraps.last else { return .appended(head) }

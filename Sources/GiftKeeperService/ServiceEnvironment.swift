@@ -1,5 +1,6 @@
 public import GiftKeeperCrypto
 public import GiftKeeperDomain
+public import GiftKeeperJournal
 import Glibc
 
 /// Everything the service takes from the outside world, injected so tests are
@@ -23,6 +24,12 @@ public struct ServiceEnvironment: Sendable {
     /// where stopping loses nothing: during the wait after failed logins, and after the
     /// password check, before anything is recorded.
     public var isCancelled: @Sendable () -> Bool = { false }
+    /// Finds the server a URL names (`postgres://USER@HOST/DB`), for sharing a journal
+    /// between devices (SPEC §12); nil in a build or test that shares nothing.
+    public var remoteLocation: (@Sendable (String) throws(JournalError) -> any RemoteLocation)?
+    /// The server asked for with `--remote URL` or `$GIFTKEEPER_REMOTE`; once a sync used
+    /// it, it is remembered for the journal (``RemoteRecord``) and need not be given again.
+    public var requestedRemote: String?
 
     public init(
         now: @escaping @Sendable () -> Timestamp,

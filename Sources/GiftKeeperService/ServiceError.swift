@@ -54,6 +54,25 @@ public struct ServiceError: Error, Sendable {
         case nothingToUndo
         /// `--as-of` a time before the journal's first event (its time).
         case beforeJournalBegan(Timestamp)
+        /// `sync` with no server set for the journal (`--remote URL`, `$GIFTKEEPER_REMOTE`).
+        case noRemote
+        /// The server's frame at `sequence` is not the one this device holds there, though
+        /// this device saw the server agree up to `shared`: a server that forked or rewrote
+        /// the journal. Never followed.
+        case remoteDiverged(server: String, sequence: UInt64, shared: UInt64)
+        /// The server holds only the first `has` frames of the `shared` this device saw
+        /// there (restored from an older backup, or frames dropped); `sync --restore-server`
+        /// sends this device's back.
+        case remoteBehind(server: String, has: UInt64, shared: UInt64)
+        /// Merging offline changes needs the keys: sign in first.
+        case mergeNeedsSignIn(pending: UInt64)
+        /// The password was changed on another device while this one has changes to merge:
+        /// they cannot be sealed under a key this session does not hold.
+        case passwordChangedOnAnotherDevice
+        /// A password changed on this device offline cannot be merged with another device's changes.
+        case offlinePasswordChangeConflicts
+        /// `clone`: the server holds no journal, or several (the URL must name one).
+        case cloneNeedsJournal(server: String, found: [String])
     }
 
     public let code: Code
@@ -73,8 +92,14 @@ public struct ServiceError: Error, Sendable {
             return error.exitCode
         case .wrongPassword:
             return 3
-        case .noJournal, .unsupportedEvent, .changedElsewhere:
+        case .noJournal, .unsupportedEvent, .changedElsewhere, .cloneNeedsJournal:
             return 4
+        case .noRemote, .mergeNeedsSignIn:
+            return 2
+        case .remoteDiverged, .remoteBehind:
+            return 1
+        case .passwordChangedOnAnotherDevice, .offlinePasswordChangeConflicts:
+            return 3
         case .passwordChangedElsewhere:
             return 3
         case .tampered, .rolledBack:

@@ -240,6 +240,26 @@ extension ServiceError {
             return "The journal kept changing in another session while this one caught up. Nothing was recorded; try again."
         case .passwordChangedElsewhere:
             return "The password was changed in another session. You are signed out; type 'login' with the new password."
+        case .noRemote:
+            return "No server is set for this journal. Give one with --remote postgres://USER@HOST/DB (or $GIFTKEEPER_REMOTE)."
+        case .remoteDiverged(let server, let sequence, let shared):
+            return "The server \(server) does not hold this journal's history: its frame \(sequence) differs from this device's, "
+                + "though it held the same \(shared) frames before (a forked or rewritten server). Nothing was taken from it."
+        case .remoteBehind(let server, let has, let shared):
+            return "The server \(server) holds \(has) frames of this journal, but this device saw \(shared) there "
+                + "(restored from an older backup, or frames dropped). Nothing was taken from it; "
+                + "'giftkeeper sync --restore-server' sends this device's frames back."
+        case .mergeNeedsSignIn(let pending):
+            return "\(pending) change\(pending == 1 ? "" : "s") on this device must be merged with another device's: sign in to sync."
+        case .passwordChangedOnAnotherDevice:
+            return "The password was changed on another device while this one has changes to merge; they stay here. "
+                + "Export them ('giftkeeper export'), clone the shared journal into a new file and import them there."
+        case .offlinePasswordChangeConflicts:
+            return "The password was changed on this device while another device changed the journal. "
+                + "Nothing was sent; clone the shared journal into a new file and change the password there."
+        case .cloneNeedsJournal(let server, let found):
+            if found.isEmpty { return "The server \(server) holds no journal yet. Push one first: 'giftkeeper sync --remote URL'." }
+            return "The server \(server) holds \(found.count) journals; name one: " + found.joined(separator: ", ") + "."
         case .internalFailure(let reason):
             return "Internal failure: \(reason). Nothing more was written; please report this."
         case .outOfGuardedMemory(let bytes):

@@ -1,0 +1,99 @@
+import OrderedCollections
+
+/// How a change made on one device meets the changes another device made first (SPEC §12),
+/// told to the person in one line each.
+public enum Resolution: Hashable, Sendable {
+    /// A present added here took an id that another device gave a present meanwhile: it
+    /// has a new one.
+    case renumbered(from: PresentID, to: PresentID, title: String)
+    /// A change made here to a present another device removed brought the present back.
+    case restored(PresentID, title: String)
+    /// A change made here that another device had already made (a removal, a restore): it
+    /// is not recorded twice.
+    case alreadyDone(summary: String)
+}
+
+extension GiftList {
+    /// The events `pending` (decided on this device, not yet shared) decided again after
+    /// the changes `state` already holds (another device's, first in the shared journal):
+    ///
+    /// - adds never collide: an id taken meanwhile is replaced by the next free one, in
+    ///   the add and in every later pending event about it;
+    /// - edits are per field (an edit lists only the fields it changed) and, coming later
+    ///   in journal order, win over the other device's;
+    /// - a change to a present removed meanwhile restores it first;
+    /// - a removal or restore already made meanwhile is not repeated.
+    ///
+    /// Every such resolution is returned, in order, to be told. Pure: the same inputs give
+    /// the same events on every device.
+    public static func rebase(_ pending: [Event], onto state: GiftList) -> (events: [Event], resolutions: [Resolution]) {
+        var state = state
+        var renumbered: [PresentID: PresentID] = [:]
+        var events: [Event] = []
+        var resolutions: [Resolution] = []
+        func keep(_ event: Event) {
+            state.apply(event)
+            events.append(event)
+        }
+        for original in pending {
+            var event = original
+            event.body = original.body.renumbering(renumbered)
+            switch event.body {
+            case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion, let url, let store):
+                guard state.present(id) != nil, let fresh = PresentID(number: state.nextPresentNumber) else {
+                    keep(event)
+                    continue
+                }
+                renumbered[id] = fresh
+                resolutions.append(.renumbered(from: id, to: fresh, title: title))
+                event.body = .presentAdded(
+                    id: fresh, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion, url: url,
+                    store: store)
+                keep(event)
+            case .presentImported(var present):
+                if state.present(present.id) != nil, let fresh = PresentID(number: state.nextPresentNumber) {
+                    renumbered[present.id] = fresh
+                    resolutions.append(.renumbered(from: present.id, to: fresh, title: present.title))
+                    present.id = fresh
+                    event.body = .presentImported(present)
+                }
+                keep(event)
+            case .presentEdited(let id, _), .presentStatusChanged(let id, _):
+                if state.presents[id] == nil, let removed = state.removedPresents[id] {
+                    resolutions.append(.restored(id, title: removed.title))
+                    keep(Event(at: event.at, .presentRestored(id: id)))
+                }
+                keep(event)
+            case .presentRemoved(let id):
+                if state.presents[id] == nil {
+                    resolutions.append(.alreadyDone(summary: event.summary))
+                } else {
+                    keep(event)
+                }
+            case .presentRestored(let id):
+                if state.presents[id] != nil {
+                    resolutions.append(.alreadyDone(summary: event.summary))
+                } else {
+                    keep(event)
+                }
+            default:
+                keep(event)
+            }
+        }
+        return (events, resolutions)
+    }
+}
+
+extension EventBody {
+    /// The same fact about the present's new id, when `renumbered` gives it one.
+    func renumbering(_ renumbered: [PresentID: PresentID]) -> EventBody {
+        guard !renumbered.isEmpty, let id = presentID, let new = renumbered[id] else { return self }
+        switch self {
+        case .presentEdited(_, let changes): return .presentEdited(id: new, changes: changes)
+        case .presentStatusChanged(_, let status): return .presentStatusChanged(id: new, status: status)
+        case .presentRemoved: return .presentRemoved(id: new)
+        case .presentRestored: return .presentRestored(id: new)
+        default: return self
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import GiftKeeperFiles
+import Glibc
+
+/// The two ways a device's journal file is written other than by appending (SPEC §12):
+/// a copy made from a server's (`clone`), and the frames after a shared position replaced
+/// when this device's offline changes are decided again after another device's.
+extension Journal: RewritableFrameStore {
+    /// Creates a journal at `path` holding `header` and `frames` (a server's copy, for
+    /// `clone`): written to a temporary file, fsynced and linked into place (an existing
+    /// file is never replaced), then opened for writing, which verifies the whole chain.
+    /// - Throws: ``JournalError/Code/alreadyExists`` when `path` exists; `.corrupt` when the
+    ///   frames do not chain to the header; `.io`.
+    public static func createCopy(at path: String, header: JournalHeader, frames: FrameBatch) throws(JournalError)
+        -> Journal
+    {
+        let directory = splitPath(path).directory
+        try mapIO(directory) { () throws(SystemCallError) in try PrivateFiles.makeDirectories(directory) }
+        do throws(SystemCallError) {
+            let atomic = try AtomicFile(path: path)
+            _ = try atomic.descriptor.tryLock(exclusive: true)  // a name only we know: cannot be taken
+            try atomic.write(header.encoded)
+            try atomic.write(frames.bytes)
+            let file = try atomic.commit(replacing: false)
+            file.close()
+        } catch {
+            throw error.errno == EEXIST && error.operation == "link"
+                ? JournalError(.alreadyExists, path: path) : JournalError(error, path: path)
+        }
+        return try open(at: path, access: .readWrite)
+    }
+
+    /// Replaces the frames after `batch`'s base with `batch`, if this journal's head is
+    /// still `expected` (no other process appended meanwhile); otherwise writes nothing and
+    /// returns the current head.
+    ///
+    /// The new journal — the header and frames up to the base copied, then the batch — is
+    /// written to a temporary file, fsynced and renamed over the journal under the
+    /// exclusive lock, so a crash leaves either the old journal or the new one, whole. This
+    /// handle then names the old file and takes no more appends; open the journal again.
+    /// Another process still holding the old file finds it replaced (an append it makes is
+    /// not acknowledged; a wait for frames says so) and opens the journal again.
+    public func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard expected == head else { return .conflict(current: head) }
+        try Self.lock(file, exclusive: true, path: path)
+        defer { file.unlock() }
+        _ = try statusAfterTakingInOthers()
+        guard expected == head else { return .conflict(current: head) }
+        guard batch.base.sequence <= lastSequence else {
+            throw JournalError(.corrupt(JournalProblem(sequence: batch.base.sequence, offset: size, reason: "no such position")), path: path)
+        }
+        let keptEnd = try offset(after: batch.base.sequence)
+        var kept = [UInt8](repeating: 0, count: keptEnd)
+        do throws(SystemCallError) {
+            try kept.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: 0) }
+            let atomic = try AtomicFile(path: path)
+            try atomic.write(kept)
+            try atomic.write(batch.bytes)
+            try atomic.commit(replacing: true).close()
+        } catch {
+            throw JournalError(error, path: path)
+        }
+        isUnusable = true
+        return .appended(batch.head)
+    }
+
+    /// Where the frame after `sequence` starts (the end of the frames for the last one).
+    private func offset(after sequence: UInt64) throws(JournalError) -> Int {
+        guard sequence < lastSequence else { return size }
+        var found: Int?
+        do {
+            try read(after: sequence, progress: nil) { frame in
+                found = frame.offset
+                throw ReplayStopped()
+            }
+        } catch let error as JournalError {
+            throw error
+        } catch {}
+        guard let found else { throw JournalError(.io(operation: "read", errno: EIO), path: path) }
+        return found
+    }
+}
+
+/// Ends a read early on purpose.
+private struct ReplayStopped: Error {}

@@ -1,0 +1,248 @@
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import OrderedCollections
+import Testing
+
+@testable import GiftKeeperService
+
+/// Devices sharing one journal through a server (SPEC §12), the server in memory: each
+/// device has its own journal file and state directory.
+@Suite struct DevicesTests {
+    /// One person's household: a server and the devices' sandboxes.
+    final class Household {
+        let sandbox: Sandbox
+        let server = MemoryRemote()
+        init() throws { sandbox = try Sandbox() }
+
+        func environment(_ device: String) -> ServiceEnvironment {
+            var environment = sandbox.environment(stateDirectory: sandbox.root + "/state-" + device)
+            let server = self.server
+            environment.remoteLocation = { _ in server }
+            environment.requestedRemote = server.description
+            return environment
+        }
+
+        func path(_ device: String) -> String { sandbox.root + "/" + device + ".journal" }
+
+        /// The first device: set up, signed in, pushed.
+        func firstDevice(_ device: String = "laptop") throws -> GiftKeeperService {
+            let service = GiftKeeperService(journalPath: path(device), environment: environment(device))
+            try service.open()
+            try service.setup(name: "Alice", password: password("correct horse"), parameters: .testMinimum)
+            let report = try service.sync()
+            #expect(report.createdOnServer)
+            return service
+        }
+
+        /// Another device: cloned from the server, signed in.
+        func clonedDevice(_ device: String) throws -> GiftKeeperService {
+            var environment = environment(device)
+            environment.requestedRemote = nil  // remembered by the clone
+            _ = try GiftKeeperService.clone(url: server.description, to: path(device), environment: environment)
+            return try reopened(device, environment: environment)
+        }
+
+        /// A device's journal opened again and signed in (a new process).
+        func reopened(_ device: String, environment: ServiceEnvironment? = nil) throws -> GiftKeeperService {
+            let service = GiftKeeperService(journalPath: path(device), environment: environment ?? self.environment(device))
+            try service.open()
+            try service.login(password: password("correct horse"))
+            return service
+        }
+
+        /// The server's frames, as bytes.
+        func serverFrames(_ service: GiftKeeperService) throws -> [[UInt8]] {
+            let id = try #require(service.sealed?.header.journalID)
+            return server.frames(of: id)
+        }
+    }
+
+    func titles(_ service: GiftKeeperService) -> [String] {
+        service.state.presents.values.map { "\($0.id) \($0.title)" }
+    }
+
+    func localHashes(_ service: GiftKeeperService) throws -> [[UInt8]] {
+        try chainHashes(try #require(service.sealed).store)
+    }
+
+    @Test("Added on the laptop, seen on the desktop after a sync, and told as a change made elsewhere")
+    func addOnOneSeenOnOther() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        try laptop.sync()
+        let desktop = try home.clonedDevice("desktop")
+        #expect(titles(desktop) == ["p1 Lego set"])
+        try desktop.sync()  // its sign-in goes to the server
+
+        try laptop.perform(.addPresent(recipient: "Mum", title: "Blue scarf"))
+        let sent = try laptop.sync()
+        // The desktop's sign-in came in first: the add is decided again after it, then sent.
+        #expect(sent.received == 1)
+        #expect(sent.sent == 1)
+        #expect(sent.resolutions.isEmpty)
+        var told: [HistoryEntry] = []
+        desktop.onChangesElsewhere = { told += $0 }
+        let report = try #require(try desktop.syncIfNeeded())
+        #expect(report.received == 1)
+        #expect(titles(desktop) == ["p1 Lego set", "p2 Blue scarf"])
+        #expect(told.compactMap(\.event?.summary) == [#"added p2 "Blue scarf" for Mum"#])
+        #expect(try localHashes(desktop) == localHashes(laptop))
+        #expect(try desktop.syncIfNeeded() == nil)
+    }
+
+    @Test("Offline on both: edits and adds on each, then sync; both converge to one state and one chain, the taken id renumbered")
+    func offlineChangesConverge() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set", price: Money(parsing: "40")))
+        try laptop.sync()
+        let desktop = try home.clonedDevice("desktop")
+        try desktop.sync()
+        try laptop.sync()
+        let p1 = try #require(PresentID(number: 1))
+
+        home.server.isReachable = false
+        try laptop.perform(.editPresent(id: p1, changes: [.price(Money(parsing: "35"))]))
+        try laptop.perform(.addPresent(recipient: "Mum", title: "Book"))
+        try desktop.perform(.addPresent(recipient: "Gran", title: "Kite"))
+        try desktop.perform(.markPresent(id: p1, status: .bought))
+        try desktop.perform(.editPresent(id: p1, changes: [.title("Lego castle")]))
+        let offline = serviceError { try laptop.sync() }
+        #expect(offline.map { "\($0.code)" }?.contains("unreachable") == true)
+        #expect(laptop.unsentFrames == 2)
+
+        home.server.isReachable = true
+        try laptop.sync()
+        let merged = try desktop.sync()
+        #expect(merged.resolutions == [.renumbered(from: p1.next, to: p1.next.next, title: "Kite")])
+        try laptop.sync()
+
+        #expect(titles(laptop) == ["p1 Lego castle", "p2 Book", "p3 Kite"])
+        #expect(titles(desktop) == titles(laptop))
+        let lego = try #require(desktop.state.presents[p1])
+        #expect(lego.status == .bought)
+        #expect(lego.price == (try Money(parsing: "35")))
+        #expect(laptop.state.presents == desktop.state.presents)
+        #expect(try localHashes(desktop) == localHashes(laptop))
+        #expect(try home.serverFrames(laptop).count == localHashes(laptop).count)
+
+        // A new session on each device replays its file to the same state.
+        try desktop.close()
+        let again = try home.reopened("desktop")
+        #expect(again.state.presents == laptop.state.presents)
+    }
+
+    @Test("A present removed on one device and edited on the other offline comes back, edited, and that is told")
+    func editRestoresRemovedPresent() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        try laptop.sync()
+        let desktop = try home.clonedDevice("desktop")
+        try desktop.sync()
+        try laptop.sync()
+        let p1 = try #require(PresentID(number: 1))
+
+        try laptop.perform(.removePresent(id: p1))
+        try laptop.sync()
+        home.server.isReachable = false
+        try desktop.perform(.editPresent(id: p1, changes: [.notes("the big one")]))
+        home.server.isReachable = true
+        let report = try desktop.sync()
+        #expect(report.resolutions == [.restored(p1, title: "Lego set")])
+        try laptop.sync()
+        #expect(laptop.state.presents[p1]?.notes == "the big one")
+        #expect(desktop.state.presents == laptop.state.presents)
+    }
+
+    @Test("A server restored from an older backup is reported (exit 1) with the way out, which sends the frames back")
+    func serverRestoredFromBackup() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        try laptop.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        try laptop.sync()
+        let held = try home.serverFrames(laptop).count
+        let id = try #require(laptop.sealed?.header.journalID)
+        try home.server.restoreBackup(of: id, keeping: held - 2)
+        try laptop.close()
+
+        let again = try home.reopened("laptop")
+        let error = try #require(serviceError { try again.sync() })
+        #expect(error.exitCode == 1)
+        guard case .remoteBehind(_, let has, let shared) = error.code else {
+            Issue.record("expected remoteBehind, got \(error.code)")
+            return
+        }
+        #expect(has == UInt64(held - 2) && shared == UInt64(held))
+        let restored = try again.sync(restoringServer: true)
+        #expect(restored.sent >= 2)
+        #expect(try home.serverFrames(again).count == localHashes(again).count)
+    }
+
+    @Test("A server that forked the journal (frames replaced after what this device saw) is refused with the position")
+    func forkedServerIsRefused() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        try laptop.sync()
+        let held = try home.serverFrames(laptop).count
+        let id = try #require(laptop.sealed?.header.journalID)
+        // The server goes back one frame and lets another device append there.
+        try home.server.restoreBackup(of: id, keeping: held - 1)
+        let other = try home.clonedDevice("tablet")
+        try other.perform(.addPresent(recipient: "Gran", title: "Kite"))
+        try other.sync()
+        try laptop.close()
+
+        let again = try home.reopened("laptop")
+        let error = try #require(serviceError { try again.sync() })
+        #expect(error.exitCode == 1)
+        guard case .remoteDiverged(_, let sequence, _) = error.code else {
+            Issue.record("expected remoteDiverged, got \(error.code)")
+            return
+        }
+        #expect(sequence == UInt64(held))
+    }
+
+    @Test("The server holds no name, title or note in clear, and no password")
+    func serverHoldsOnlyCiphertext() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        try laptop.perform(
+            .addPresent(recipient: "Grandmother Rosalind", title: "Telescope for stargazing", notes: "hidden in the attic"))
+        try laptop.sync()
+        let everything = try home.serverFrames(laptop).flatMap { $0 }
+        for secret in ["Alice", "Grandmother Rosalind", "Telescope for stargazing", "hidden in the attic", "correct horse"] {
+            #expect(!contains(everything, Array(secret.utf8)), "\(secret) is on the server in clear")
+        }
+    }
+
+    @Test("A change acknowledged offline survives the process ending and reaches the server at the next sync")
+    func offlineChangeSurvivesRestart() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        home.server.isReachable = false
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        try laptop.close()
+        home.server.isReachable = true
+        let again = try home.reopened("laptop")
+        try again.sync()
+        let desktop = try home.clonedDevice("desktop")
+        #expect(titles(desktop) == ["p1 Lego set"])
+    }
+}
+
+func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard needle.count <= haystack.count else { return false }
+    for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
+        return true
+    }
+    return false
+}
+
+extension PresentID {
+    var next: PresentID { PresentID(number: number + 1)! }
+}
