@@ -114,7 +114,8 @@ let package = Package(
         .executableTarget(
             name: "giftkeeper",
             dependencies: [
-                "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain",
+                "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal",
+                "GiftKeeperPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

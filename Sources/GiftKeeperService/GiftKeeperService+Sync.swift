@@ -4,8 +4,9 @@ public import GiftKeeperJournal
 
 /// What one ``GiftKeeperService/sync(restoringServer:)`` did.
 public struct SyncReport: Sendable, Equatable {
-    /// The server, as the user named it.
-    public let server: String
+    /// The journal's copy on the server: its address and `#` the first digits of the
+    /// journal's id (what `clone` takes).
+    public var server: String
     /// Whether this sync made the server's copy of the journal (its first push).
     public var createdOnServer = false
     /// Frames sent to the server, and received from it.
@@ -53,6 +54,9 @@ extension GiftKeeperService {
         guard let directory = environment.stateDirectory, let sealed else { return nil }
         return RemoteRecord.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath)?.url
     }
+
+    /// The journal's last sequence number (0 before any frame, or with no journal).
+    public var headSequence: UInt64 { sealed?.head.sequence ?? 0 }
 
     /// Frames this device holds that it has not yet seen the server hold (0 without a server).
     public var unsentFrames: UInt64 {
@@ -120,6 +124,7 @@ extension GiftKeeperService {
         try refresh()
         let sealed = try requireJournal()
         let server = try connect(link, restoringServer: restoringServer, report: &report)
+        report.server = server.path
         let ours: [[UInt8]]
         do {
             ours = try chainHashes(sealed.store)

@@ -1,5 +1,7 @@
 import ArgumentParser
 import GiftKeeperCrypto
+import GiftKeeperJournal
+import GiftKeeperPostgres
 import GiftKeeperREPL
 import GiftKeeperService
 import Glibc
@@ -32,7 +34,8 @@ struct GiftKeeperCommand: ParsableCommand {
             4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
             """,
         version: "giftkeeper \(version) (journal format 1, libsodium \(Sodium.libraryVersion))",
-        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self] + OneShotEntries.all,
+        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self, Sync.self, Clone.self]
+            + OneShotEntries.all,
         defaultSubcommand: REPL.self)
 
     /// Parses, runs, and maps every failure to one `giftkeeper: error:` line and SPEC §2's exit codes.
@@ -105,14 +108,28 @@ struct JournalOption: ParsableArguments {
         help: ArgumentHelp("The journal file.", valueName: "path"), completion: .file())
     var journal: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The server the journal is shared through (postgres://USER@HOST[:PORT]/DB; the password from ~/.pgpass), "
+                + "remembered for the journal once used. Default: $GIFTKEEPER_REMOTE, else the remembered one.",
+            valueName: "url"))
+    var remote: String?
+
     func validate() throws {
         if journal?.isEmpty == true {
             throw ValidationError("--journal needs a path, e.g. --journal ~/gifts.journal")
+        }
+        if remote?.isEmpty == true {
+            throw ValidationError("--remote needs a URL, e.g. --remote postgres://me@server/giftkeeper")
         }
     }
 
     /// The journal path: the flag, else $GIFTKEEPER_JOURNAL, else the XDG data directory.
     var path: String { journalPath(flag: journal) }
+
+    /// The production environment with the server asked for.
+    var environment: ServiceEnvironment { productionEnvironment(remote: remote) }
 }
 
 /// The journal path: `flag`, else $GIFTKEEPER_JOURNAL, else the XDG data directory.
@@ -158,9 +175,13 @@ func homeDirectory() -> String {
     return "."
 }
 
-/// The production environment: real clock and sleep, the XDG state directory.
-func productionEnvironment() -> ServiceEnvironment {
-    .system(stateDirectory: stateDirectory(), isCancelled: { CommandInterruption.isRequested })
+/// The production environment: real clock and sleep, the XDG state directory, and the
+/// journal's server: `remote` (`--remote`), else $GIFTKEEPER_REMOTE, else the one remembered.
+func productionEnvironment(remote: String? = nil) -> ServiceEnvironment {
+    var made = ServiceEnvironment.system(stateDirectory: stateDirectory(), isCancelled: { CommandInterruption.isRequested })
+    made.requestedRemote = remote ?? environment("GIFTKEEPER_REMOTE").flatMap { $0.isEmpty ? nil : $0 }
+    made.remoteLocation = { url throws(JournalError) in PostgresRemote(address: try PostgresAddress(url: url)) }
+    return made
 }
 
 /// Prints `error` as one line and turns it into the exit code SPEC §2 gives it.

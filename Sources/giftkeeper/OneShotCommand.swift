@@ -11,6 +11,7 @@ enum OneShotCommand {
         var words = [name]
         var journalFlag: String?
         var passwordFile: String?
+        var remote: String?
         var index = arguments.startIndex
         var literal = false
         while index < arguments.endIndex {
@@ -27,12 +28,19 @@ enum OneShotCommand {
             case "--help", "-h":
                 console.print(OneShot.helpMessage(for: name) ?? "")
                 exitUnlessOutputWasLost(0, console: console)
-            case "--journal", "--password-file":
+            case "--journal", "--password-file", "--remote":
                 guard index < arguments.endIndex, !arguments[index].isEmpty else {
-                    usageError("\(word) needs a value, e.g. \(word) \(word == "--journal" ? "~/gifts.journal" : "~/.giftkeeper-password")", console)
+                    usageError("\(word) needs a value, e.g. \(word) \(example(word))", console)
                 }
-                if word == "--journal" { journalFlag = arguments[index] } else { passwordFile = arguments[index] }
+                switch word {
+                case "--journal": journalFlag = arguments[index]
+                case "--remote": remote = arguments[index]
+                default: passwordFile = arguments[index]
+                }
                 index += 1
+            case let option where option.hasPrefix("--remote="):
+                remote = String(option.dropFirst("--remote=".count))
+                if remote?.isEmpty == true { usageError("--remote needs a URL, e.g. --remote \(example("--remote"))", console) }
             case let option where option.hasPrefix("--journal="):
                 journalFlag = String(option.dropFirst("--journal=".count))
                 if journalFlag?.isEmpty == true { usageError("--journal needs a path, e.g. --journal ~/gifts.journal", console) }
@@ -51,11 +59,19 @@ enum OneShotCommand {
         } catch {
             Glibc.exit(failure(error, console: console).rawValue)
         }
-        let service = GiftKeeperService(journalPath: journalPath(flag: journalFlag), environment: productionEnvironment())
+        let service = GiftKeeperService(journalPath: journalPath(flag: journalFlag), environment: productionEnvironment(remote: remote))
         let session = REPLSession(
             service: service, editor: input.editor, passwords: passwords,
             isInteractive: TerminalSession.isStandardInputTerminal, console: console)
         exitUnlessOutputWasLost(session.runOneShot(words), console: console)
+    }
+
+    private static func example(_ option: String) -> String {
+        switch option {
+        case "--journal": "~/gifts.journal"
+        case "--remote": "postgres://me@server/giftkeeper"
+        default: "~/.giftkeeper-password"
+        }
     }
 
     private static func usageError(_ message: String, _ console: Console) -> Never {

@@ -13,7 +13,7 @@ struct REPL: ParsableCommand {
     @OptionGroup var journal: JournalOption
 
     func run() throws {
-        let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
+        let service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
         // Only a person at the terminal, who read a rollback warning, accepts it by a change;
         // a script, which nobody watches, stops at sign-in instead (exit 1, nothing written).
         service.acceptsRollbackOnChange = TerminalSession.isStandardInputTerminal
@@ -47,7 +47,7 @@ struct Audit: ParsableCommand {
             // On a terminal: the key derivation takes a while, so say what is happening.
             progress.show("Checking the password…")
             report = try GiftKeeperService.audit(
-                journalPath: journal.path, password: secret, environment: productionEnvironment(),
+                journalPath: journal.path, password: secret, environment: journal.environment,
                 progress: { progress.update(completed: $0, total: $1) })
         } catch {
             // Damage found before any frame could be read (in the header, or before the key
@@ -119,7 +119,7 @@ func withSignedInService(
     journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void
 ) throws {
     let console = Console()
-    let service = GiftKeeperService(journalPath: journal.path, environment: productionEnvironment())
+    let service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
     let progress = Progress(label: "Reading the journal")
     service.onProgress = { progress.update(completed: $0, total: $1) }
     service.onNotification = { notification in

@@ -5,8 +5,8 @@ import ArgumentParser
 /// `giftkeeper list --status idea` signs in, runs `list --status idea`, and signs out.
 public enum OneShot {
     /// The commands, in the shell's order. Not the account commands (setup, login, signout,
-    /// passwd), nor `undo` (a new session has nothing to undo), `help` or `quit`; `export`
-    /// and `import` have subcommands of their own.
+    /// passwd), nor `undo` (a new session has nothing to undo), `help` or `quit`; `export`,
+    /// `import` and `sync` (which signs in only when it must merge) have subcommands of their own.
     static let commands: [any ShellCommand.Type] = [
         AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self,
         RestoreCommand.self, OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self,

@@ -1,13 +1,13 @@
 import GiftKeeperDomain
-import GiftKeeperService
+public import GiftKeeperService
 
 /// The history in words (SPEC §10): one sentence per event, with old and new values
 /// (`p2 price 25.00 → 22.50`). `audit` keeps the machine-oriented summaries.
-enum HistoryWords {
+public enum HistoryWords {
     /// What the shell says of a change another process or device made (SPEC §12), as it is
     /// taken in: `↓ p12 "Lego set" for Dad was added elsewhere`. Nil for facts about that
     /// session (its sign-in and sign-out), which change nothing here.
-    static func elsewhere(_ entry: HistoryEntry) -> String? {
+    public static func elsewhere(_ entry: HistoryEntry) -> String? {
         guard let event = entry.event else { return "↓ The password was changed elsewhere" }
         switch event.body {
         case .loginSucceeded, .signedOut, .stateExported:
@@ -89,7 +89,7 @@ enum HistoryWords {
         }
     }
 
-    private static func quoted(_ text: String) -> String { "\"\(short(text))\"" }
+    static func quoted(_ text: String) -> String { "\"\(short(text))\"" }
 
     /// One line of at most 40 characters.
     private static func short(_ text: String) -> String {

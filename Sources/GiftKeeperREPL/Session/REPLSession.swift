@@ -1,6 +1,7 @@
 import ArgumentParser
 import GiftKeeperCrypto
 import GiftKeeperDomain
+import GiftKeeperJournal
 public import GiftKeeperService
 import Glibc
 import OrderedCollections
@@ -30,6 +31,10 @@ public final class REPLSession: Shell {
     /// Set when looking for changes while idle failed: said once, not tried again until a
     /// command looks (and reports the failure as its own).
     private var idleCheckFailed = false
+    /// Whether the journal is shared through a server (SPEC §12): looked up once opened.
+    private var hasRemote = false
+    /// Whether this session said it is offline since it last reached the server.
+    private var saidOffline = false
 
     public init(
         service: GiftKeeperService, editor: any LineEditor, passwords: any PasswordSource,
@@ -108,6 +113,9 @@ public final class REPLSession: Shell {
                 report(error)
             }
             if service.phase == .signedIn {
+                // Sign-in syncs: what other devices changed is in the list the command reads.
+                syncAfterChange()
+                sayChangesElsewhere()
                 execute(words: words)
                 reportLostOutput()
             }
@@ -163,6 +171,7 @@ public final class REPLSession: Shell {
         }
         progress.clear()
         warnOfTrimmedTail()
+        hasRemote = service.remoteURL != nil
         return nil
     }
 
@@ -192,6 +201,9 @@ public final class REPLSession: Shell {
             while service.phase == .locked {
                 guard CommandInterruption.whileRunning({ login() }) else { break }
             }
+            // Sign-in syncs: other devices' changes are told before the first prompt.
+            if service.phase == .signedIn { syncAfterChange() }
+            sayChangesElsewhere()
         case .signedIn:
             break
         }
@@ -203,6 +215,8 @@ public final class REPLSession: Shell {
         do {
             if service.phase == .signedIn {
                 try service.signOut()
+                // The sign-out goes to the server too, when it can; it waits here otherwise.
+                if hasRemote, !saidOffline { _ = try? service.sync() }
             }
             try service.close()
         } catch {
@@ -270,12 +284,48 @@ public final class REPLSession: Shell {
             try service.refresh()
             idleCheckFailed = false
             sayChangesElsewhere()
+            let head = service.headSequence
             try type.run(line, in: self)
+            // A change (a sign-in included) goes to the server at once, when there is one.
+            if service.headSequence != head, type != SyncCommand.self { syncAfterChange() }
         } catch {
             report(error)
         }
         sayChangesElsewhere()
         return type.keepsLineInHistory
+    }
+
+    /// Syncs with the journal's server, if it has one: other devices' changes are told
+    /// (with the changes made elsewhere) and so is each resolution of this device's; being
+    /// offline is said once, the changes waiting here for the next sync.
+    private func syncAfterChange() {
+        guard hasRemote else { return }
+        do {
+            let report = try service.sync()
+            saidOffline = false
+            if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
+            changesElsewhere += report.resolutions.map(SyncWords.resolution)
+        } catch let error as ServiceError {
+            if let line = offlineLine(error) {
+                if !line.isEmpty { changesElsewhere.append(line) }
+            } else if case .mergeNeedsSignIn = error.code {
+                return  // merged at the next sign-in
+            } else {
+                self.report(error)
+            }
+        } catch {
+            self.report(error)
+        }
+    }
+
+    /// For an unreachable server: the line that says so, or "" when it was said already
+    /// (once until the server is reached again). Nil for any other error.
+    private func offlineLine(_ error: any Error) -> String? {
+        guard let error = error as? ServiceError, case .journal(let failure) = error.code else { return nil }
+        guard case .unreachable(let reason) = failure.code else { return nil }
+        defer { saidOffline = true }
+        guard !saidOffline else { return "" }
+        return SyncWords.offline(unsent: service.unsentFrames, server: service.remoteURL ?? "the server", reason: reason)
     }
 
     /// Says the changes made elsewhere that were taken in: on a terminal with the results,
@@ -300,9 +350,17 @@ public final class REPLSession: Shell {
         defer { service.onNotification = notify }
         do {
             try service.refresh()
+            if hasRemote, let report = try service.syncIfNeeded() {
+                saidOffline = false
+                changesElsewhere += report.resolutions.map(SyncWords.resolution)
+            }
         } catch {
-            idleCheckFailed = true
-            lines.append(error.sentence)
+            if let line = offlineLine(error) {
+                if !line.isEmpty { lines.append(line) }
+            } else {
+                idleCheckFailed = true
+                lines.append(error.sentence)
+            }
         }
         defer { changesElsewhere = [] }
         return (changesElsewhere + lines).map { TerminalText.sanitized($0) }

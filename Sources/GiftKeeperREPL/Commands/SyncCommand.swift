@@ -1,0 +1,23 @@
+import ArgumentParser
+import GiftKeeperService
+
+/// `sync`: brings the journal and its server's copy level (SPEC §12).
+struct SyncCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Send this device's changes to the journal's server and take in other devices'.",
+        usage: "sync [--restore-server]",
+        discussion: """
+            The server is --remote URL or $GIFTKEEPER_REMOTE, remembered for the journal once used. \
+            The shell also syncs on sign-in, after each change, and while it waits at the prompt.
+            """)
+
+    @Flag(help: "The server holds fewer frames than this device saw there (restored from a backup): send them back.")
+    var restoreServer = false
+
+    static func run(_ line: BoundLine, in shell: any Shell) throws {
+        let report = try shell.service.sync(restoringServer: line.flag("restore-server"))
+        for resolution in report.resolutions { shell.console.print(SyncWords.resolution(resolution)) }
+        shell.console.print(SyncWords.report(report))
+    }
+}

@@ -1,0 +1,43 @@
+public import GiftKeeperDomain
+public import GiftKeeperService
+
+/// Sync in words (SPEC §12): what a sync did, each resolution of offline changes in one
+/// line, and being offline.
+public enum SyncWords {
+    /// One line for a resolution: `⇄ p3 "Kite" is now p4 (p3 was taken on another device)`.
+    public static func resolution(_ resolution: Resolution) -> String {
+        switch resolution {
+        case .renumbered(let from, let to, let title):
+            return "⇄ \(from) \(HistoryWords.quoted(title)) is now \(to) (\(from) was taken on another device)"
+        case .restored(let id, let title):
+            return "⇄ \(id) \(HistoryWords.quoted(title)) was removed on another device; your change brought it back"
+        case .alreadyDone(let summary):
+            return "⇄ Already done on another device: \(summary)"
+        }
+    }
+
+    /// Said once, when a sync made the journal's copy on a server.
+    public static func shared(_ report: SyncReport) -> String {
+        "Shared through \(report.server). On another device: giftkeeper clone '\(report.server)' --journal PATH"
+    }
+
+    /// What an explicit `sync` did, in one line.
+    public static func report(_ report: SyncReport) -> String {
+        if report.createdOnServer { return shared(report) + " (sent \(frames(report.sent)))." }
+        if report.sent == 0, report.received == 0 {
+            return "Up to date with \(report.server)."
+        }
+        var parts: [String] = []
+        if report.sent > 0 { parts.append("sent \(frames(report.sent))") }
+        if report.received > 0 { parts.append("received \(frames(report.received))") }
+        return "Synced with \(report.server): " + parts.joined(separator: ", ") + "."
+    }
+
+    private static func frames(_ count: Int) -> String { count == 1 ? "1 frame" : "\(count) frames" }
+
+    /// Said when a change could not be sent: it is kept here and goes at the next sync.
+    public static func offline(unsent: UInt64, server: String, reason: String) -> String {
+        let waiting = unsent == 1 ? "1 frame waits" : "\(unsent) frames wait"
+        return "Offline (\(server): \(reason)): \(waiting) here and will be sent at the next sync."
+    }
+}

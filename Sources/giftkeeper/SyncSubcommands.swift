@@ -1,0 +1,84 @@
+import ArgumentParser
+import GiftKeeperCrypto
+import GiftKeeperREPL
+import GiftKeeperService
+
+/// `giftkeeper sync`: brings the journal and its server's copy level (SPEC §12). Frames
+/// are ciphertext: sending and taking them in needs no password. Only when this device's
+/// offline changes must be decided again after another device's does it sign in (and out).
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send this device's changes to the journal's server and take in other devices' (the password only to merge).",
+        discussion: """
+            The server is --remote URL, else $GIFTKEEPER_REMOTE, else the one remembered for the journal; \
+            the first sync with a server makes the journal's copy there. Another device then uses \
+            'giftkeeper clone URL --journal PATH'. Exit 1 when the server does not hold what this device saw there.
+            """)
+
+    @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
+    @Flag(help: "The server holds fewer frames than this device saw there (restored from a backup): send them back.")
+    var restoreServer = false
+
+    func run() throws {
+        let console = Console()
+        let service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
+        service.refusesRollback = true
+        service.onNotification = { console.note($0.sentence) }
+        service.onChangesElsewhere = { entries in
+            for line in entries.compactMap(HistoryWords.elsewhere) { console.note(line) }
+        }
+        do {
+            try service.openExisting(access: .readWrite)
+            var report: SyncReport
+            do {
+                report = try service.sync(restoringServer: restoreServer)
+            } catch let error as ServiceError {
+                guard case .mergeNeedsSignIn = error.code else { throw error }
+                // Both moved: this device's changes are decided again, which needs the keys.
+                console.note(error.sentence)
+                let secret = try password.readPassword()
+                defer { secret.wipe() }
+                try service.login(password: secret)
+                report = try service.sync(restoringServer: restoreServer)
+                try service.signOut()
+                let after = try service.sync()
+                report.sent += after.sent
+            }
+            for resolution in report.resolutions { console.print(SyncWords.resolution(resolution)) }
+            console.print(SyncWords.report(report))
+            try service.close()
+        } catch {
+            try? service.close()
+            throw failure(error, console: console)
+        }
+    }
+}
+
+/// `giftkeeper clone URL --journal PATH`: this device's copy of a journal another device
+/// pushed to a server.
+struct Clone: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy a journal from its server onto this device (then sign in with its password).",
+        discussion: """
+            URL is postgres://USER@HOST[:PORT]/DB (the database password from ~/.pgpass), with #ID — the first \
+            hex digits of the journal's id, as 'sync' shows it — when the server holds several journals. \
+            Every frame is verified on the way; the copy pins the journal's id and first frame, and remembers the server.
+            """)
+
+    @Argument(help: ArgumentHelp("The server, and #ID when it holds several journals.", valueName: "url"))
+    var url: String
+    @OptionGroup var journal: JournalOption
+
+    func run() throws {
+        let console = Console()
+        do {
+            let report = try GiftKeeperService.clone(url: url, to: journal.path, environment: journal.environment)
+            console.print(
+                "Cloned journal \(report.journalID.prefix(8)) from \(report.server): \(counted(report.frames, "frame")) "
+                    + "verified, into \(journal.path). Sign in with its password: giftkeeper --journal \(journal.path)")
+        } catch {
+            throw failure(error, console: console)
+        }
+    }
+}
