@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+import Testing
+
+/// SPEC §12, devices: two sandboxes (each its own home, state and journal) share one journal
+/// through the test PostgreSQL server `make test` starts (`GIFTKEEPER_TEST_POSTGRES_URL`).
+@Suite(
+    "Two devices through a PostgreSQL server",
+    .enabled(if: ProcessInfo.processInfo.environment["GIFTKEEPER_TEST_POSTGRES_URL"] != nil))
+struct DevicesEndToEndTests {
+    let url = ProcessInfo.processInfo.environment["GIFTKEEPER_TEST_POSTGRES_URL"] ?? ""
+    /// A server nobody listens on: a device offline.
+    let nowhere = "postgres://giftkeeper@127.0.0.1:1/giftkeeper"
+
+    /// The laptop's journal, shared through the server; returns the URL naming its copy there.
+    func sharedLaptop(_ laptop: Sandbox) throws -> String {
+        let outcome = try laptop.run(
+            ["--journal", laptop.journal, "--remote", url],
+            input: "setup Alice --kdf interactive\nsecret-pw\nsecret-pw\nadd Dad 'Lego set'\nquit\n")
+        #expect(outcome.status == 0, "\(outcome)")
+        let line = try #require(outcome.stderr.split(separator: "\n").first { $0.hasPrefix("Shared through ") })
+        return String(line.dropFirst("Shared through ".count).prefix { $0 != " " }.dropLast())
+    }
+
+    @Test("added on the laptop, cloned and seen on the desktop; a change on the desktop told on the laptop")
+    func cloneAndSeeChanges() throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let copy = try sharedLaptop(laptop)
+        #expect(copy.hasPrefix(url + "#"))
+
+        let cloned = try desktop.run(["clone", copy, "--journal", desktop.journal])
+        #expect(cloned.status == 0, "\(cloned)")
+        #expect(permissions(of: desktop.journal) == 0o600)
+        let list = try desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n")
+        #expect(list.status == 0, "\(list)")
+        #expect(list.stdout.contains("Lego set"), "\(list)")
+
+        let added = try desktop.run(["add", "Mum", "Blue scarf", "--journal", desktop.journal], input: "secret-pw\n")
+        #expect(added.status == 0, "\(added)")
+        let seen = try laptop.run(["list", "--journal", laptop.journal], input: "secret-pw\n")
+        #expect(seen.stdout.contains("Blue scarf"), "\(seen)")
+        #expect(seen.stderr.contains("↓ p2 \"Blue scarf\" for Mum was added elsewhere"), "\(seen)")
+
+        // The same frames, byte for byte, on both devices once both have synced.
+        _ = try desktop.run(["sync", "--journal", desktop.journal])
+        _ = try laptop.run(["sync", "--journal", laptop.journal])
+        let same = fileBytes(laptop.journal) == fileBytes(desktop.journal)
+        #expect(same, "the two devices' journals differ")
+    }
+
+    @Test("offline on both, then sync: the same list and the same journal on each, the taken id renumbered and told")
+    func offlineChangesMerge() throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let copy = try sharedLaptop(laptop)
+        #expect(try desktop.run(["clone", copy, "--journal", desktop.journal]).status == 0)
+
+        // Both offline: their changes are acknowledged and wait.
+        let marked = try laptop.run(
+            ["mark", "p1", "bought", "--journal", laptop.journal, "--remote", nowhere], input: "secret-pw\n")
+        #expect(marked.status == 0, "\(marked)")
+        #expect(marked.stderr.contains("Offline ("), "\(marked)")
+        let book = try laptop.run(
+            ["add", "Mum", "Book", "--journal", laptop.journal, "--remote", nowhere], input: "secret-pw\n")
+        #expect(book.stdout.contains("Saved p2"), "\(book)")
+        let kite = try desktop.run(
+            ["add", "Gran", "Kite", "--journal", desktop.journal, "--remote", nowhere], input: "secret-pw\n")
+        #expect(kite.stdout.contains("Saved p2"), "\(kite)")
+
+        // Back online (the remembered server): the laptop sends; the desktop must merge.
+        let sent = try laptop.run(["sync", "--journal", laptop.journal])
+        #expect(sent.status == 0, "\(sent)")
+        let merged = try desktop.run(["sync", "--journal", desktop.journal], input: "secret-pw\n")
+        #expect(merged.status == 0, "\(merged)")
+        #expect(merged.stdout.contains("⇄ p2 \"Kite\" is now p3 (p2 was taken on another device)"), "\(merged)")
+        let back = try laptop.run(["sync", "--journal", laptop.journal])
+        #expect(back.status == 0, "\(back)")
+
+        let laptopList = try laptop.run(["list", "--json", "--journal", laptop.journal], input: "secret-pw\n")
+        let desktopList = try desktop.run(["list", "--json", "--journal", desktop.journal], input: "secret-pw\n")
+        #expect(laptopList.stdout.contains("\"Kite\"") && laptopList.stdout.contains("\"bought\""), "\(laptopList)")
+        #expect(laptopList.stdout == desktopList.stdout)
+        // The listings' sign-ins and sign-outs went to the server too; one more sync each way.
+        _ = try laptop.run(["sync", "--journal", laptop.journal])
+        let same = fileBytes(laptop.journal) == fileBytes(desktop.journal)
+        #expect(same, "the two devices' journals differ")
+        #expect(try laptop.verifies() && desktop.verifies())
+    }
+
+    @Test("a dump of the server's database holds no name, title or note, in clear or in hex")
+    func serverDumpHoldsOnlyCiphertext() throws {
+        let laptop = try Sandbox()
+        let outcome = try laptop.run(
+            ["--journal", laptop.journal, "--remote", url],
+            input: "setup Rosalind --kdf interactive\nsecret-pw\nsecret-pw\n"
+                + "add 'Grandmother Ingrid' 'Brass telescope' --notes 'hidden in the attic'\nquit\n")
+        #expect(outcome.status == 0, "\(outcome)")
+        let dump = try runProgram("/usr/bin/pg_dump", [url], environment: laptop.environment)
+        #expect(dump.status == 0, "\(dump)")
+        #expect(dump.stdout.contains("giftkeeper_frames"))
+        for secret in ["Rosalind", "Grandmother Ingrid", "Brass telescope", "hidden in the attic", "secret-pw"] {
+            let hex = secret.utf8.map { String(format: "%02x", $0) }.joined()
+            #expect(!dump.stdout.contains(secret) && !dump.stdout.contains(hex), "\(secret) is in the server's dump")
+        }
+    }
+}
