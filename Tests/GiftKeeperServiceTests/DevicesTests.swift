@@ -62,7 +62,7 @@ import Testing
         service.state.presents.values.map { "\($0.id) \($0.title)" }
     }
 
-    func localHashes(_ service: GiftKeeperService) throws -> [[UInt8]] {
+    static func localHashes(_ service: GiftKeeperService) throws -> [[UInt8]] {
         try chainHashes(try #require(service.sealed).store)
     }
 
@@ -88,7 +88,7 @@ import Testing
         #expect(report.received == 1)
         #expect(titles(desktop) == ["p1 Lego set", "p2 Blue scarf"])
         #expect(told.compactMap(\.event?.summary) == [#"added p2 "Blue scarf" for Mum"#])
-        #expect(try localHashes(desktop) == localHashes(laptop))
+        #expect(try Self.localHashes(desktop) == Self.localHashes(laptop))
         #expect(try desktop.syncIfNeeded() == nil)
     }
 
@@ -125,8 +125,8 @@ import Testing
         #expect(lego.status == .bought)
         #expect(lego.price == (try Money(parsing: "35")))
         #expect(laptop.state.presents == desktop.state.presents)
-        #expect(try localHashes(desktop) == localHashes(laptop))
-        #expect(try home.serverFrames(laptop).count == localHashes(laptop).count)
+        #expect(try Self.localHashes(desktop) == Self.localHashes(laptop))
+        #expect(try home.serverFrames(laptop).count == Self.localHashes(laptop).count)
 
         // A new session on each device replays its file to the same state.
         try desktop.close()
@@ -179,7 +179,7 @@ import Testing
         #expect(has == UInt64(held - 2) && shared == UInt64(held))
         let restored = try again.sync(restoringServer: true)
         #expect(restored.sent >= 2)
-        #expect(try home.serverFrames(again).count == localHashes(again).count)
+        #expect(try home.serverFrames(again).count == Self.localHashes(again).count)
     }
 
     @Test("A server that forked the journal (frames replaced after what this device saw) is refused with the position")
@@ -245,4 +245,81 @@ func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
 
 extension PresentID {
     var next: PresentID { PresentID(number: number + 1)! }
+}
+
+/// SPEC §12's promise as a property: any interleaving of commands on two or three devices,
+/// with the server going away and coming back, ends — once every device has synced — in
+/// one state on every device, equal to the fold of the shared chain, with every add that
+/// was acknowledged still there.
+@Suite struct DeviceInterleavingTests {
+    @Test("Random commands on 2–3 devices with random outages converge to the fold of one shared chain", arguments: 0..<12)
+    func interleavingsConverge(seed: UInt64) throws {
+        var random = SeededGenerator(seed: 0xD3_1CE5 &+ seed)
+        let home = try DevicesTests.Household()
+        var devices = [try home.firstDevice("d0")]
+        let count = 2 + Int(seed % 2)
+        for index in 1..<count { devices.append(try home.clonedDevice("d\(index)")) }
+        var acknowledged: [String] = []
+        var merges = 0
+
+        for step in 0..<60 {
+            if random.next() % 10 == 0 { home.server.isReachable.toggle() }
+            let device = devices[Int(random.next() % UInt64(devices.count))]
+            let ids = Array(device.state.presents.keys)
+            let removed = Array(device.state.removedPresents.keys)
+            let pick = { (ids: [PresentID], random: inout SeededGenerator) in ids[Int(random.next() % UInt64(ids.count))] }
+            do {
+                switch random.next() % 7 {
+                case 0, 1:
+                    let title = "gift-\(seed)-\(step)"
+                    try device.perform(.addPresent(recipient: ["Mum", "Dad", "Gran"][Int(random.next() % 3)], title: title))
+                    acknowledged.append(title)
+                case 2 where !ids.isEmpty:
+                    try device.perform(
+                        .editPresent(id: pick(ids, &random), changes: [.notes("note \(step)"), .price(Money(parsing: "\(step)"))]))
+                case 3 where !ids.isEmpty:
+                    let status = PresentStatus.allCases[Int(random.next() % 4)]
+                    try device.perform(.markPresent(id: pick(ids, &random), status: status))
+                case 4 where !ids.isEmpty:
+                    try device.perform(.removePresent(id: pick(ids, &random)))
+                case 5 where !removed.isEmpty:
+                    try device.perform(.restorePresent(id: pick(removed, &random)))
+                default:
+                    let report = try device.sync()
+                    if report.received > 0, report.sent > 0 { merges += 1 }
+                }
+            } catch let error as ServiceError {
+                switch error.code {
+                case .domain: break  // refused, nothing acknowledged
+                case .journal(let failure):
+                    guard case .unreachable = failure.code else { throw error }
+                default: throw error
+                }
+            }
+        }
+
+        home.server.isReachable = true
+        for _ in 0..<2 {
+            for device in devices {
+                let report = try device.sync()
+                if report.received > 0, report.sent > 0 { merges += 1 }
+            }
+        }
+        // Each run has devices that moved apart and were merged (not only sends and takes).
+        #expect(merges > 0, "seed \(seed): no merge happened")
+        let reference = devices[0]
+        for device in devices.dropFirst() {
+            #expect(device.state.presents == reference.state.presents, "seed \(seed)")
+            #expect(device.state.removedPresents == reference.state.removedPresents, "seed \(seed)")
+            #expect(try DevicesTests.localHashes(device) == DevicesTests.localHashes(reference), "seed \(seed)")
+        }
+        #expect(try home.serverFrames(reference).count == DevicesTests.localHashes(reference).count)
+        // The fold of the shared chain, by a device that never saw any of it happen.
+        let fresh = try home.clonedDevice("fresh")
+        #expect(fresh.state.presents == reference.state.presents, "seed \(seed)")
+        let titles = Set((fresh.state.presents.values.map(\.title)) + fresh.state.removedPresents.values.map(\.title))
+        for title in acknowledged {
+            #expect(titles.contains(title), "seed \(seed): acknowledged add \(title) was lost")
+        }
+    }
 }
