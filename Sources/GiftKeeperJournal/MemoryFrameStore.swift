@@ -192,7 +192,7 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
     public func create(header: JournalHeader) throws(JournalError) -> any FrameStore {
         try requireReachable()
         guard journals[header.journalID] == nil else { throw JournalError(.alreadyExists, path: description) }
-        let store = MemoryFrameStore(header: header, path: description)
+        let store = MemoryFrameStore(header: header, path: name(header.journalID))
         journals[header.journalID] = store
         return try open(journalID: header.journalID)!
     }
@@ -206,10 +206,15 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
     /// server restored from an older backup holds.
     public func restoreBackup(of journalID: [UInt8], keeping count: Int) throws {
         guard let store = journals[journalID] else { return }
-        let copy = MemoryFrameStore(header: store.header, path: description)
+        let copy = MemoryFrameStore(header: store.header, path: name(journalID))
         let frames = store.chain.state.withLock { Array($0.frames.frames.prefix(count)) }
         try copy.chain.state.withLock { try $0.frames.takeIn(frames) }
         journals[journalID] = copy
+    }
+
+    /// A journal's copy as messages name it: the server and `#` its id's first digits.
+    private func name(_ journalID: [UInt8]) -> String {
+        description + "#" + hexString(journalID.prefix(4))
     }
 
     private func requireReachable() throws(JournalError) {

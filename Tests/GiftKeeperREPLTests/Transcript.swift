@@ -16,6 +16,8 @@ final class Transcript {
     /// earlier one wrote (a restart of the shell).
     let location = MemoryStoreLocation(path: "/journals/gifts.journal")
     let clock = TickingClock()
+    /// The server the journal is shared through, when a test sets one (SPEC §12).
+    var remote: MemoryRemote?
     private let directory: String
 
     init() throws {
@@ -81,6 +83,10 @@ final class Transcript {
             now: { clock.now() }, sleep: { _ in }, stateDirectory: directory + "/state",
             allowsTestKeyDerivationCost: true)
         environment.testKeyDerivationCost = .testMinimum
+        if let remote {
+            environment.remoteLocation = { _ in remote }
+            environment.requestedRemote = remote.description
+        }
         let service = GiftKeeperService(location: location, environment: environment)
         let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
         let session = REPLSession(

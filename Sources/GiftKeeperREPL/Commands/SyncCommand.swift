@@ -16,7 +16,7 @@ struct SyncCommand: ShellCommand {
     var restoreServer = false
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
-        let report = try shell.service.sync(restoringServer: line.flag("restore-server"))
+        let report = try shell.service.sync(restoringServer: line.flag("restoreServer"))
         for resolution in report.resolutions { shell.console.print(SyncWords.resolution(resolution)) }
         shell.console.print(SyncWords.report(report))
     }
