@@ -196,7 +196,10 @@ public final class PostgresFrameStore: FrameStore {
             isUnusable = true
             throw error
         }
-        if case .appended = outcome { frames.accept(batch) }
+        switch outcome {
+        case .appended: frames.accept(batch)
+        case .conflict: mustPull = true  // the next wait reads what won, whatever the poll interval
+        }
         return outcome
     }
 
@@ -213,7 +216,8 @@ public final class PostgresFrameStore: FrameStore {
             // (a lost notification, a dropped listener): a shell asking every 200 ms while
             // it waits at the prompt costs the server nothing in between.
             let now = ContinuousClock.now
-            if wakeUps.count != heardWakeUps || now - lastPull >= .milliseconds(Self.pollInterval) {
+            if mustPull || wakeUps.count != heardWakeUps || now - lastPull >= .milliseconds(Self.pollInterval) {
+                mustPull = false
                 heardWakeUps = wakeUps.count
                 lastPull = now
                 try pull()
@@ -230,6 +234,8 @@ public final class PostgresFrameStore: FrameStore {
     /// When this handle last read from the server, and how many notifications it had heard.
     private var lastPull = ContinuousClock.now
     private var heardWakeUps = 0
+    /// Set when an append found the server's head moved: the next wait reads at once.
+    private var mustPull = false
 
     /// Frames read per query while catching up.
     static let readBatch = 2_000

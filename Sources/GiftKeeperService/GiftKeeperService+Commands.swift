@@ -67,9 +67,9 @@ extension GiftKeeperService {
     func decideAndAppend(commands: [Command], keepingUndo: Bool = false) throws(ServiceError) -> [Event] {
         let keyring = try requireKeyring()
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
-        let sealed = try requireJournal()
         let commands = commands.map(normalized)
         for _ in 0..<Self.maximumCatchUps {
+            let sealed = try requireJournal()
             var events: [Event] = []
             do {
                 if commands.count == 1 {
@@ -88,7 +88,19 @@ extension GiftKeeperService {
                 throw ServiceError(.domain(error))
             }
             guard !events.isEmpty else { return [] }
-            switch try sealed.appendSealed(events, epoch: epoch) {
+            let outcome: AppendOutcome
+            do {
+                outcome = try sealed.appendSealed(events, epoch: epoch)
+            } catch {
+                guard case .journal(let failure) = error.code, case .changedWhileOpen(.replaced) = failure.code else {
+                    throw error
+                }
+                // Nothing was acknowledged: another process put a merged journal in place
+                // (a sync). Open it, and decide again on what it holds.
+                try reopenReplacedJournal()
+                continue
+            }
+            switch outcome {
             case .appended(let head):
                 if keepingUndo {
                     undoable.append(UndoableChange(events: events, stateBefore: state.undoSnapshot(for: events)))
@@ -98,7 +110,9 @@ extension GiftKeeperService {
                 appliedSequence = head.sequence
                 return events
             case .conflict:
-                try catchUp()
+                // Takes in the frames that won (or the merged journal another process put
+                // in place) before deciding again.
+                try refresh()
             }
         }
         throw ServiceError(.changedElsewhere)
@@ -121,7 +135,17 @@ extension GiftKeeperService {
     /// command and while it waits for input.
     public func refresh() throws(ServiceError) {
         guard let sealed else { return }
-        try sealed.takeInOthers()
+        do {
+            try sealed.takeInOthers()
+        } catch {
+            guard case .journal(let failure) = error.code, case .changedWhileOpen(.replaced) = failure.code else {
+                throw error
+            }
+            // Another process merged this device's changes with another device's (a sync)
+            // and put the merged journal in place: open it and carry on from it.
+            try reopenReplacedJournal()
+            return
+        }
         if keyring != nil, sealed.head.sequence > appliedSequence {
             try catchUp()
         } else if keyring == nil {

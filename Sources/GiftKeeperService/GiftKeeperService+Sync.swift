@@ -287,10 +287,20 @@ extension GiftKeeperService {
         if !changes.isEmpty { onChangesElsewhere?(changes) }
     }
 
-    /// Opens the journal file again after it was replaced, and rebuilds the state from it.
-    /// The rollback memory takes the new head (the old one is no longer in the file).
-    func reopenAfterRewrite(keyring: Keyring) throws(ServiceError) {
-        sealed?.store.endSession()
+    /// Opens the journal again after another process replaced it (``refresh()``): signed
+    /// in, the state is rebuilt from it; locked, only the store is opened again.
+    func reopenReplacedJournal() throws(ServiceError) {
+        if let keyring {
+            try reopenAfterRewrite(keyring: keyring)
+            return
+        }
+        let reopened = try SealedJournal(store: try openedAgain())
+        sealed = reopened
+        failuresSinceLastSuccess = reopened.trailingFailures
+    }
+
+    /// The journal's store, opened again (the file now at its path).
+    private func openedAgain() throws(ServiceError) -> any FrameStore {
         let store: (any FrameStore)?
         do {
             store = try location.open(access: .readWrite, toleratingDamage: false, progress: nil)
@@ -298,6 +308,14 @@ extension GiftKeeperService {
             throw ServiceError(.journal(error))
         }
         guard let store else { throw ServiceError(.noJournal(path: journalPath)) }
+        return store
+    }
+
+    /// Opens the journal file again after it was replaced, and rebuilds the state from it.
+    /// The rollback memory takes the new head (the old one is no longer in the file).
+    func reopenAfterRewrite(keyring: Keyring) throws(ServiceError) {
+        sealed?.store.endSession()
+        let store = try openedAgain()
         let reopened = try SealedJournal(store: store)
         _ = store.beginSession()
         var rebuilt = GiftList()

@@ -220,6 +220,33 @@ import Testing
         }
     }
 
+    @Test("A second process on the file carries on after a sync in the first merged and replaced the journal")
+    func secondProcessFollowsAMerge() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        let desktop = try home.clonedDevice("desktop")
+        try desktop.sync()
+        let second = try home.reopened("laptop")
+        try laptop.sync()
+        try second.refresh()
+
+        try desktop.perform(.addPresent(recipient: "Gran", title: "Kite"))
+        try desktop.sync()
+        try laptop.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        #expect(try laptop.sync().received > 0)  // merged: the file was replaced
+
+        // The second process's next append finds its file replaced: nothing acknowledged
+        // there; it opens the merged journal and decides again on it.
+        try second.perform(.addPresent(recipient: "Ann", title: "Book"))
+        #expect(titles(second) == ["p1 Kite", "p2 Scarf", "p3 Book"])
+        try laptop.refresh()
+        #expect(titles(laptop) == titles(second))
+        try laptop.sync()
+        try desktop.sync()
+        #expect(titles(desktop) == titles(second))
+        #expect(try Self.localHashes(desktop) == Self.localHashes(laptop))
+    }
+
     @Test("A change acknowledged offline survives the process ending and reaches the server at the next sync")
     func offlineChangeSurvivesRestart() throws {
         let home = try Household()
