@@ -1,11 +1,15 @@
 import GiftKeeperCrypto
 
-/// The constants of journal format version 1 (`docs/journal-format.md` is the contract).
+/// The constants of the journal format (`docs/journal-format.md` is the contract).
+///
+/// Version 2 has version 1's layout; only what its frames seal differs: events are padded
+/// to 64-byte blocks before sealing (the service does it). Both are read; new journals
+/// are written in version 2, and a journal keeps the version it was made with.
 enum JournalFormat {
     /// `GIFTKEEP` in ASCII.
     static let magic: [UInt8] = Array("GIFTKEEP".utf8)
-    /// The only version this build writes and the newest it reads.
-    static let currentVersion: UInt16 = 1
+    /// The version new journals are written in, and the newest this build reads.
+    static let currentVersion: UInt16 = 2
     /// Magic 8 + version 2 + flags 2 + journal id 16 + header hash 32.
     static let headerSize = 60
     /// The bytes the header hash covers: everything before it.
@@ -42,7 +46,7 @@ public struct JournalHeader: Sendable, Equatable {
     /// BLAKE2b-256 of the header's first 28 bytes: the "previous hash" of frame 1.
     public let genesisHash: [UInt8]
 
-    /// The 60 header bytes of a new version-1 journal with identifier `journalID`.
+    /// The 60 header bytes of a new journal (the current version) with identifier `journalID`.
     static func encode(journalID: [UInt8]) -> [UInt8] {
         precondition(journalID.count == JournalFormat.journalIDSize, "journal id must be 16 bytes")
         var bytes = JournalFormat.magic

@@ -6,17 +6,35 @@ import Glibc
 /// Seals events into frame payloads and opens them again: the one place that knows
 /// which key and which additional data each frame kind uses.
 enum EventSealing {
-    /// Kind 1: nonce ‖ XChaCha20-Poly1305(EventCodec bytes) ‖ tag under the epoch's data key,
-    /// AD = binding(event).
+    /// Kind 1: nonce ‖ XChaCha20-Poly1305(EventCodec bytes, padded from format version 2)
+    /// ‖ tag under the epoch's data key, AD = binding(event).
     static func sealed(_ event: Event, dataKey: SecureBytes, binding: FrameBinding) throws -> [UInt8] {
-        try AEAD.seal(EventCodec.encode(event), key: dataKey, additionalData: binding.bytes(for: .event))
+        try AEAD.seal(padded(EventCodec.encode(event), binding), key: dataKey, additionalData: binding.bytes(for: .event))
     }
 
-    /// Kind 2: crypto_box_seal(binding(failedLoginRecord) ‖ EventCodec bytes) to the
-    /// epoch's public key. A sealed box has no additional data, so the binding travels
-    /// inside and is compared on opening.
+    /// Kind 2: crypto_box_seal(binding(failedLoginRecord) ‖ EventCodec bytes, padded from
+    /// format version 2) to the epoch's public key. A sealed box has no additional data, so
+    /// the binding travels inside and is compared on opening.
     static func sealedToPublicKey(_ event: Event, publicKey: [UInt8], binding: FrameBinding) throws -> [UInt8] {
-        try SealedBox.seal(binding.bytes(for: .failedLoginRecord) + EventCodec.encode(event), to: publicKey)
+        try SealedBox.seal(padded(binding.bytes(for: .failedLoginRecord) + EventCodec.encode(event), binding), to: publicKey)
+    }
+
+    /// What is sealed in a journal of `binding`'s format version: from version 2, padded to
+    /// ``FrameBinding/paddingBlock``-byte blocks, so a frame's size tells how many blocks
+    /// its event fills, not how long its text is (SPEC §12: the server sees frame sizes).
+    private static func padded(_ plaintext: [UInt8], _ binding: FrameBinding) throws -> [UInt8] {
+        guard binding.padsPayloads else { return plaintext }
+        return try Padding.padded(plaintext, blockSize: FrameBinding.paddingBlock)
+    }
+
+    /// The length of an opened plaintext of `count` bytes before its padding (all of it
+    /// before version 2); `unpad` reads the padding for a block size.
+    static func unpaddedLength(_ count: Int, pads: Bool, _ unpad: (Int) -> Int?) throws(OpenFailure) -> Int {
+        guard pads else { return count }
+        guard let length = unpad(FrameBinding.paddingBlock) else {
+            throw .doesNotAuthenticate("event authenticates but is not padded as its format version requires")
+        }
+        return length
     }
 
     enum OpenFailure: Error {
@@ -30,18 +48,23 @@ enum EventSealing {
         let plaintext: [UInt8]
         switch frame.kind {
         case .dataSealed:
+            let opened: [UInt8]
             do {
-                plaintext = try AEAD.open(frame.payload, key: epoch.dataKey, additionalData: binding.bytes(for: .event))
+                opened = try AEAD.open(frame.payload, key: epoch.dataKey, additionalData: binding.bytes(for: .event))
             } catch {
                 throw .doesNotAuthenticate("event does not authenticate under its data key")
             }
+            let length = try unpaddedLength(opened.count, pads: binding.padsPayloads) { Padding.unpaddedLength(opened, blockSize: $0) }
+            plaintext = Array(opened.prefix(length))
         case .publicSealed:
-            let opened: [UInt8]
+            var opened: [UInt8]
             do {
                 opened = try SealedBox.open(frame.payload, with: epoch.boxKeyPair)
             } catch {
                 throw .doesNotAuthenticate("failed-login record does not open")
             }
+            let length = try unpaddedLength(opened.count, pads: binding.padsPayloads) { Padding.unpaddedLength(opened, blockSize: $0) }
+            opened.removeLast(opened.count - length)
             let expected = binding.bytes(for: .failedLoginRecord)
             guard opened.count >= expected.count, constantTimeEqual(Array(opened[..<expected.count]), expected) else {
                 throw .doesNotAuthenticate("failed-login record belongs elsewhere (moved or spliced)")
@@ -71,6 +94,8 @@ enum EventSealing {
 final class EventOpener {
     private let additionalData: EventAdditionalData
     private var plaintext: UnsafeMutableRawBufferPointer
+    /// Whether the journal's events are padded (format version 2 on).
+    private let pads: Bool
     #if DEBUG
         /// The journal's binding, to check the in-place bytes against in debug builds.
         private let binding: (UInt64, FrameKind, [UInt8]) -> FrameBinding
@@ -78,6 +103,7 @@ final class EventOpener {
 
     init(formatVersion: UInt16, journalID: [UInt8], binding: @escaping (UInt64, FrameKind, [UInt8]) -> FrameBinding) {
         additionalData = EventAdditionalData(formatVersion: formatVersion, journalID: journalID)
+        pads = FrameBinding.padsPayloads(formatVersion: formatVersion)
         plaintext = .allocate(byteCount: 4096, alignment: 16)
         #if DEBUG
             self.binding = binding
@@ -116,8 +142,11 @@ final class EventOpener {
         } catch {
             throw .doesNotAuthenticate("event does not authenticate under its data key")
         }
+        let length = try EventSealing.unpaddedLength(messageLength, pads: pads) {
+            Padding.unpaddedLength(UnsafeRawBufferPointer(output), blockSize: $0)
+        }
         do {
-            return try EventCodec.decode(UnsafeRawBufferPointer(output))
+            return try EventCodec.decode(UnsafeRawBufferPointer(rebasing: output[0..<length]))
         } catch {
             throw .undecodable(error)
         }

@@ -19,6 +19,14 @@ struct FrameBinding: Equatable {
 
     static let length = 60
 
+    /// The block size events are padded to from format version 2 (SPEC §12: 64-byte buckets).
+    static let paddingBlock = 64
+
+    /// Whether events sealed in a journal of `formatVersion` are padded (from version 2).
+    static func padsPayloads(formatVersion: UInt16) -> Bool { formatVersion >= 2 }
+
+    var padsPayloads: Bool { Self.padsPayloads(formatVersion: formatVersion) }
+
     let formatVersion: UInt16
     let journalID: [UInt8]
     let sequence: UInt64

@@ -250,15 +250,15 @@ struct BadJournalTests {
         try sandbox.createJournal(presents: ["Mum Keep"])
         let newer = sandbox.root + "/newer.journal"
         var bytes = try #require(fileBytes(sandbox.journal))
-        bytes[8] = 2
+        bytes[8] = 3
         bytes[9] = 0
         let hash = try blake2b256(Array(bytes[0..<28]))
         bytes.replaceSubrange(28..<60, with: hash)
         try writeFile(newer, bytes)
-        try expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 2. Upgrade giftkeeper")
+        try expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 3. Upgrade giftkeeper")
         let verify = try sandbox.run(["verify", "--journal", newer])
         #expect(verify.status == 4, "\(verify)")
-        #expect(verify.errorLines.first?.contains("newer format version 2") == true, "\(verify)")
+        #expect(verify.errorLines.first?.contains("newer format version 3") == true, "\(verify)")
     }
 
     @Test("a group-readable journal: exit 4 and how to fix it")

@@ -69,13 +69,13 @@ extension JournalTestSuite {
             var bytes = try readBytes(path)
             #expect(bytes.count == 60)
             #expect(Array(bytes[0..<8]) == Array("GIFTKEEP".utf8))
-            #expect(Array(bytes[8..<10]) == [1, 0])  // version 1, little-endian
+            #expect(Array(bytes[8..<10]) == [2, 0])  // version 2, little-endian
             #expect(Array(bytes[10..<12]) == [0, 0])  // flags
             #expect(Array(bytes[12..<28]) == journal.header.journalID)
             #expect(journal.header.journalID.count == 16)
             #expect(Array(bytes[28..<60]) == Blake2b.hash(Array(bytes[0..<28])))
             #expect(journal.header.genesisHash == Array(bytes[28..<60]))
-            #expect(journal.header.formatVersion == 1)
+            #expect(journal.header.formatVersion == 2)
 
             let frames = try journal.append { batch in
                 try batch.add(kind: .publicSealed, payload: [0xAA, 0xBB])
@@ -204,13 +204,13 @@ extension JournalTestSuite {
 
             let newer = directory.file("newer.journal")
             var bytes = try makeJournal(at: newer, payloads: [[1]])
-            bytes[8] = 2
+            bytes[8] = 3
             rehashHeader(&bytes)
             try writeBytes(bytes, to: newer)
             let version = journalError { try Journal.open(at: newer, access: .readWrite) }
-            #expect(version?.code == .unsupportedVersion(2))
+            #expect(version?.code == .unsupportedVersion(3))
             #expect(version?.exitCode == 4)
-            #expect(journalError { try Journal.verify(at: newer) }?.code == .unsupportedVersion(2))
+            #expect(journalError { try Journal.verify(at: newer) }?.code == .unsupportedVersion(3))
 
             let flagged = directory.file("flags.journal")
             bytes = try makeJournal(at: flagged, payloads: [[1]])

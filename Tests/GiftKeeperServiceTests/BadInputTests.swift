@@ -285,19 +285,19 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.setUp().close()
         var raw = try RawJournal(sandbox.journalBytes())
-        raw.version = 2
+        raw.version = 3
         let newer = raw.encoded()
         try sandbox.writeJournal(newer)
         let service = sandbox.service()
         let error = serviceError { try service.open() }
-        #expect(error?.journalErrorCode == .unsupportedVersion(2))
+        #expect(error?.journalErrorCode == .unsupportedVersion(3))
         #expect(error?.exitCode == 4)
         #expect(try sandbox.journalBytes() == newer)
         let audit = serviceError {
             _ = try GiftKeeperService.audit(
                 journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         }
-        #expect(audit?.journalErrorCode == .unsupportedVersion(2))
+        #expect(audit?.journalErrorCode == .unsupportedVersion(3))
     }
 
     @Test func aMissingJournalIsNotAnErrorUntilItIsNeeded() throws {

@@ -64,4 +64,39 @@ import Testing
         #expect(stat(heads[0], &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
     }
+
+    /// SPEC §12: the server (and anyone with the file) sees frame sizes; from format version
+    /// 2 they tell how many 64-byte blocks an event fills, not how long its text is.
+    @Test func frameSizesDoNotTellHowLongATitleIs() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp()
+        let before = try RawJournal(sandbox.journalBytes()).frames.count
+        for title in ["A", "Kite", "A much longer title of forty characters!"] {
+            try service.perform(.addPresent(recipient: "Mum", title: title))
+        }
+        try service.close()
+        let raw = try RawJournal(sandbox.journalBytes())
+        #expect(raw.version == 2)
+        let sizes = raw.frames.dropFirst(before).prefix(3).map(\.payload.count)
+        #expect(sizes.count == 3)
+        #expect(Set(sizes).count == 1, "\(sizes)")
+        try expectPadded(sandbox.journalPath)
+    }
+
+    /// A version-1 journal (made before padding) stays version 1: its new frames are sealed
+    /// as before, unpadded, and it opens as it did.
+    @Test func aVersionOneJournalKeepsItsVersionWhenAppendedTo() throws {
+        let (sandbox, golden) = try Golden.sandbox(with: GoldenJournalTests.journalName)
+        let service = try sandbox.signIn(password: "golden2")
+        try service.perform(.addPresent(recipient: "Dad", title: "Socks"))
+        try service.close()
+        let raw = try RawJournal(sandbox.journalBytes())
+        #expect(raw.version == 1)
+        let appended = raw.frames.dropFirst(try RawJournal(golden).frames.count).filter { $0.kind == 1 }
+        #expect(appended.count >= 2)  // sign-in, the add (and the sign-out)
+        #expect(appended.allSatisfy { ($0.payload.count - 40) % 64 != 0 }, "\(appended.map(\.payload.count))")
+        let reopened = try sandbox.signIn(password: "golden2")
+        #expect(reopened.state.presents.values.last?.title == "Socks")
+        try reopened.close()
+    }
 }

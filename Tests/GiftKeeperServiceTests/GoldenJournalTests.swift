@@ -76,11 +76,7 @@ import Testing
     /// Opens the committed golden journal with this build: logs in with `golden2`, checks
     /// the presents, and audits it valid.
     @Test func theCommittedV1JournalStillOpens() throws {
-        let sandbox = try Sandbox()
-        #expect(mkdir(sandbox.journalDirectory, 0o700) == 0)
-        // Resources may be copied 0644; the journal refuses group/world-readable files.
-        let golden = try Golden.bytes(Self.journalName)
-        try writeBytes(golden, to: sandbox.journalPath)
+        let (sandbox, golden) = try Golden.sandbox(with: Self.journalName)
 
         let verify = try Journal.verify(at: sandbox.journalPath)
         #expect(verify.isValid)

@@ -51,10 +51,7 @@ import Testing
     }
 
     @Test func theCommittedV2JournalStillOpensToTheSameState() throws {
-        let sandbox = try Sandbox()
-        #expect(mkdir(sandbox.journalDirectory, 0o700) == 0)
-        let golden = try Golden.bytes(Self.journalName)
-        try writeBytes(golden, to: sandbox.journalPath)
+        let (sandbox, golden) = try Golden.sandbox(with: Self.journalName)
         let report = try GiftKeeperService.audit(
             journalPath: sandbox.journalPath, password: password("golden"), environment: sandbox.environment())
         #expect(report.isValid, "\(String(describing: report.problem))")

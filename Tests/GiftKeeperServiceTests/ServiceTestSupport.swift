@@ -399,6 +399,16 @@ enum Golden {
             .deletingLastPathComponent().deletingLastPathComponent().path
     }
 
+    /// A sandbox whose journal is the committed golden journal `name` (written 0600 into a
+    /// new 0700 directory: resources may be copied 0644, which a journal refuses); its bytes.
+    static func sandbox(with name: String) throws -> (Sandbox, [UInt8]) {
+        let sandbox = try Sandbox()
+        guard mkdir(sandbox.journalDirectory, 0o700) == 0 else { throw SandboxError("cannot make the journal directory") }
+        let golden = try bytes(name)
+        try writeBytes(golden, to: sandbox.journalPath)
+        return (sandbox, golden)
+    }
+
     /// The bytes of a committed golden file, from the test bundle's copy of `Golden/`.
     static func bytes(_ name: String) throws -> [UInt8] {
         if isRecording {

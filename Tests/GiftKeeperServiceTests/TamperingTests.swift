@@ -252,8 +252,22 @@ import Testing
         try expectTampered(sandbox, at: 8)
     }
 
+    /// Format version 2 pads what it seals: a record that opens but is not padded was not
+    /// written by GiftKeeper, and is refused with its position rather than read.
+    @Test func anUnpaddedRecordInAPaddedJournalIsTampering() throws {
+        let sandbox = try Sandbox()
+        try journalWithPresents(sandbox)
+        var raw = try RawJournal(sandbox.journalBytes())
+        #expect(raw.version == 2)
+        let event = Event(at: Timestamp(millisecondsSinceEpoch: CounterClock.start + 3_600_000), .loginFailed)
+        raw.frames.append(try forgedPublicFrame(raw, event, padded: false))
+        try sandbox.writeJournal(raw.encoded())
+        try expectTampered(sandbox, at: 8)
+    }
+
     /// A frame sealed to the newest wrap's public key, bound where it will be appended.
-    private func forgedPublicFrame(_ raw: RawJournal, _ event: Event) throws -> RawJournal.Frame {
+    /// Padded to 64-byte blocks as format version 2 writes it (`padded` nil: as the journal's version says).
+    private func forgedPublicFrame(_ raw: RawJournal, _ event: Event, padded: Bool? = nil) throws -> RawJournal.Frame {
         let wrap = try #require(raw.frames.last { $0.kind == 3 })
         let publicKey = Array(wrap.payload[34..<66])
         let sequence = UInt64(raw.frames.count + 1)
@@ -263,7 +277,9 @@ import Testing
         binding.appendLittleEndian(sequence)
         binding.append(2)  // kind: sealed to the public key
         binding += raw.headHash
-        let payload = try SealedBox.seal(binding + EventCodec.encode(event), to: publicKey)
+        var plaintext = binding + EventCodec.encode(event)
+        if padded ?? (raw.version >= 2) { plaintext = try Padding.padded(plaintext, blockSize: 64) }
+        let payload = try SealedBox.seal(plaintext, to: publicKey)
         return RawJournal.Frame(sequence: sequence, kind: 2, payload: payload)
     }
 }
