@@ -112,6 +112,24 @@ public struct FileStoreLocation: FrameStoreLocation {
     }
 }
 
+/// A server's copy of a journal, shared by a person's devices (SPEC §12): a store, and a
+/// board where each device posts the head it last verified there, so that devices compare
+/// what the server showed each of them (a server showing two devices two forks is caught
+/// when one reads the other's head).
+///
+/// The board holds opaque records the devices authenticate; the store never reads them.
+public protocol SharedFrameStore: FrameStore {
+    /// Posts `record` as device `device`'s head (16 bytes), replacing the one it posted before.
+    func postDeviceHead(device: [UInt8], record: [UInt8]) throws(JournalError)
+
+    /// The head records the devices posted, by device id.
+    func deviceHeads() throws(JournalError) -> [[UInt8]: [UInt8]]
+
+    /// Takes in (verifying) every frame the server holds now, whatever was heard from it:
+    /// frames read after the device heads include every frame those heads were posted for.
+    func fetch() throws(JournalError)
+}
+
 /// A server that holds copies of journals for a person's devices (SPEC §12): the shared
 /// store a device's own journal is synchronised with. It holds frames only, ciphertext.
 public protocol RemoteLocation: AnyObject {
@@ -123,10 +141,10 @@ public protocol RemoteLocation: AnyObject {
 
     /// Opens the server's copy of journal `journalID`, taking in (verifying) every frame it
     /// has; nil when the server holds no such journal.
-    func open(journalID: [UInt8]) throws(JournalError) -> (any FrameStore)?
+    func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)?
 
     /// Makes an empty copy of the journal whose header is `header` (the first push), open
     /// for appending.
     /// - Throws: ``JournalError/Code/alreadyExists`` when the server holds it already.
-    func create(header: JournalHeader) throws(JournalError) -> any FrameStore
+    func create(header: JournalHeader) throws(JournalError) -> any SharedFrameStore
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// process or device) can append to it at once: each append is checked against the head
 /// it was built after, and exactly one of several racing appends wins. Every read runs
 /// the frames through the same chain verification as a file. Nothing is durable.
-public final class MemoryFrameStore: RewritableFrameStore, @unchecked Sendable {
+public final class MemoryFrameStore: RewritableFrameStore, SharedFrameStore, @unchecked Sendable {
     // @unchecked: the shared chain is behind `shared`'s mutex; the handle's own fields are
     // used from one task at a time, as for every FrameStore.
 
@@ -21,11 +21,20 @@ public final class MemoryFrameStore: RewritableFrameStore, @unchecked Sendable {
         }
         let header: JournalHeader
         let state: Mutex<State>
+        /// The devices' posted heads (``SharedFrameStore``); shared with the chain's copy on
+        /// a ``MemoryRemote/forked()`` server.
+        let board: DeviceHeadBoard
 
-        init(header: JournalHeader, path: String) {
+        init(header: JournalHeader, path: String, board: DeviceHeadBoard = DeviceHeadBoard()) {
             self.header = header
             self.state = Mutex(State(frames: VerifiedFrames(header: header, path: path)))
+            self.board = board
         }
+    }
+
+    /// Device heads by device id.
+    final class DeviceHeadBoard: Sendable {
+        let heads = Mutex<[[UInt8]: [UInt8]]>([:])
     }
 
     public let path: String
@@ -57,6 +66,11 @@ public final class MemoryFrameStore: RewritableFrameStore, @unchecked Sendable {
     /// An empty memory journal with `header` (a server's copy of a device's journal).
     public convenience init(header: JournalHeader, path: String) {
         self.init(path: path, chain: Chain(header: header, path: path), access: .readWrite)
+    }
+
+    /// A handle on `chain`, known by its path.
+    convenience init(chain: Chain) {
+        self.init(path: chain.state.withLock { $0.frames.path }, chain: chain, access: .readWrite)
     }
 
     private init(path: String, chain: Chain, access: JournalAccess) {
@@ -122,6 +136,20 @@ public final class MemoryFrameStore: RewritableFrameStore, @unchecked Sendable {
         endSession()
     }
 
+    public func postDeviceHead(device: [UInt8], record: [UInt8]) throws(JournalError) {
+        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+        chain.board.heads.withLock { $0[device] = record }
+    }
+
+    public func deviceHeads() throws(JournalError) -> [[UInt8]: [UInt8]] {
+        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+        return chain.board.heads.withLock { $0 }
+    }
+
+    public func fetch() throws(JournalError) {
+        _ = try waitForFrames(after: .max, milliseconds: 0)
+    }
+
     /// Polls the shared chain every millisecond; takes in the head others appended.
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
         guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
@@ -181,7 +209,7 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
         return journals.keys.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    public func open(journalID: [UInt8]) throws(JournalError) -> (any FrameStore)? {
+    public func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {
         try requireReachable()
         guard let store = journals[journalID] else { return nil }
         let handle = store.handle()
@@ -189,12 +217,32 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
         return handle
     }
 
-    public func create(header: JournalHeader) throws(JournalError) -> any FrameStore {
+    public func create(header: JournalHeader) throws(JournalError) -> any SharedFrameStore {
         try requireReachable()
         guard journals[header.journalID] == nil else { throw JournalError(.alreadyExists, path: description) }
         let store = MemoryFrameStore(header: header, path: name(header.journalID))
         journals[header.journalID] = store
         return try open(journalID: header.journalID)!
+    }
+
+    /// A second face of this server with a copy of each journal as it is now, whose device
+    /// heads are this one's: a server that goes on to show some devices one copy and others
+    /// the other (a fork), each consistent in itself, while every device posts its head.
+    public func forked() throws -> MemoryRemote {
+        let copy = MemoryRemote(description: description)
+        for (id, store) in journals {
+            let chain = MemoryFrameStore.Chain(header: store.header, path: name(id), board: store.chain.board)
+            let frames = store.chain.state.withLock { $0.frames.frames }
+            try chain.state.withLock { try $0.frames.takeIn(frames) }
+            copy.journals[id] = MemoryFrameStore(chain: chain)
+        }
+        return copy
+    }
+
+    /// Changes the device heads posted for `journalID` as a server can: hides, replaces or
+    /// alters them.
+    public func alterDeviceHeads(of journalID: [UInt8], _ change: (inout [[UInt8]: [UInt8]]) -> Void) {
+        journals[journalID]?.chain.board.heads.withLock { change(&$0) }
     }
 
     /// Every frame the server holds of `journalID`, as bytes (what a dump of it shows).
@@ -206,10 +254,10 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
     /// server restored from an older backup holds.
     public func restoreBackup(of journalID: [UInt8], keeping count: Int) throws {
         guard let store = journals[journalID] else { return }
-        let copy = MemoryFrameStore(header: store.header, path: name(journalID))
+        let chain = MemoryFrameStore.Chain(header: store.header, path: name(journalID), board: store.chain.board)
         let frames = store.chain.state.withLock { Array($0.frames.frames.prefix(count)) }
-        try copy.chain.state.withLock { try $0.frames.takeIn(frames) }
-        journals[journalID] = copy
+        try chain.state.withLock { try $0.frames.takeIn(frames) }
+        journals[journalID] = MemoryFrameStore(chain: chain)
     }
 
     /// A journal's copy as messages name it: the server and `#` its id's first digits.

@@ -27,7 +27,7 @@ import Synchronization
 ///
 /// The protocol is synchronous; postgres-nio's futures are waited for on the caller's
 /// thread while NIO's own threads do the work, so no Swift concurrency thread is blocked.
-public final class PostgresFrameStore: FrameStore {
+public final class PostgresFrameStore: SharedFrameStore {
     public let path: String
     public var header: JournalHeader { frames.header }
     public var head: JournalHead { frames.head }
@@ -274,6 +274,36 @@ public final class PostgresFrameStore: FrameStore {
 
     public func beginSession() -> Bool? { nil }
     public func endSession() {}
+
+    // MARK: SharedFrameStore
+
+    public func postDeviceHead(device: [UInt8], record: [UInt8]) throws(JournalError) {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        try server.run(
+            """
+            INSERT INTO giftkeeper_device_heads (journal_id, device_id, record)
+            VALUES (\(ByteBuffer(bytes: journalID)), \(ByteBuffer(bytes: device)), \(ByteBuffer(bytes: record)))
+            ON CONFLICT (journal_id, device_id) DO UPDATE SET record = EXCLUDED.record, posted_at = now()
+            """)
+    }
+
+    public func deviceHeads() throws(JournalError) -> [[UInt8]: [UInt8]] {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        var heads: [[UInt8]: [UInt8]] = [:]
+        let rows = try server.run(
+            "SELECT device_id, record FROM giftkeeper_device_heads WHERE journal_id = \(ByteBuffer(bytes: journalID))")
+        for row in rows {
+            let (device, record) = try server.decoded { try row.decode((ByteBuffer, ByteBuffer).self) }
+            heads[Array(buffer: device)] = Array(buffer: record)
+        }
+        return heads
+    }
+
+    public func fetch() throws(JournalError) {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        lastPull = .now
+        try pull()
+    }
 }
 
 /// Notifications heard on a journal's channel, counted (rung from a NIO thread).

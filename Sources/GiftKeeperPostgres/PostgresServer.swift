@@ -88,10 +88,11 @@ final class PostgresServer {
 }
 
 /// The tables of a journal server, made on first use (under an advisory lock, so that two
-/// devices' first connections do not race to make them).
+/// devices' first connections do not race to make them). The newest table is the one
+/// looked for: a server made by an earlier version gets the tables it lacks.
 enum PostgresSchema {
     static func ensure(on server: PostgresServer) throws(JournalError) {
-        let exists = try server.run("SELECT to_regclass('giftkeeper_frames') IS NOT NULL")
+        let exists = try server.run("SELECT to_regclass('giftkeeper_device_heads') IS NOT NULL")
         if let row = exists.first, (try? row.decode(Bool.self)) == true { return }
         _ = try server.transaction { () throws(JournalError) -> (Void, commit: Bool) in
             try server.run("SELECT pg_advisory_xact_lock(7142026)")
@@ -111,6 +112,15 @@ enum PostgresSchema {
                     frame bytea NOT NULL,
                     received_at timestamptz NOT NULL DEFAULT now(),
                     PRIMARY KEY (journal_id, sequence))
+                """)
+            try server.run(
+                """
+                CREATE TABLE IF NOT EXISTS giftkeeper_device_heads (
+                    journal_id bytea NOT NULL REFERENCES giftkeeper_journals (id),
+                    device_id bytea NOT NULL,
+                    record bytea NOT NULL,
+                    posted_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (journal_id, device_id))
                 """)
             return ((), true)
         }
@@ -157,11 +167,11 @@ public final class PostgresRemote: RemoteLocation {
         try PostgresFrameStore.journalIDs(at: address)
     }
 
-    public func open(journalID: [UInt8]) throws(JournalError) -> (any FrameStore)? {
+    public func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {
         try PostgresFrameStore.open(at: address, journalID: journalID, access: .readWrite)
     }
 
-    public func create(header: JournalHeader) throws(JournalError) -> any FrameStore {
+    public func create(header: JournalHeader) throws(JournalError) -> any SharedFrameStore {
         try PostgresFrameStore.create(at: address, header: header)
     }
 }

@@ -14,6 +14,9 @@ public struct SyncReport: Sendable, Equatable {
     public var received = 0
     /// How this device's offline changes met other devices' (each told in one line).
     public var resolutions: [Resolution] = []
+    /// The other devices whose posted heads this sync found in the server's chain (checked
+    /// only when signed in; nil when not checked).
+    public var otherDevices: Int?
 }
 
 /// The server a journal is shared through: where it is, the connection while one is open,
@@ -22,7 +25,9 @@ final class RemoteLink {
     let location: any RemoteLocation
     var record: RemoteRecord
     /// The server's copy, open; nil until connected, and again after a failure.
-    var store: (any FrameStore)?
+    var store: (any SharedFrameStore)?
+    /// The head this device last posted there (``DeviceHead``).
+    var postedHead: JournalHead?
     /// When a connection last failed: while offline, the shell tries again only now and then.
     var lastFailure: ContinuousClock.Instant?
 
@@ -131,18 +136,23 @@ extension GiftKeeperService {
         } catch {
             throw ServiceError(.journal(error))
         }
-        let theirs = try remoteCall(link) { () throws(JournalError) in
-            _ = try server.waitForFrames(after: server.head.sequence, milliseconds: 0)
-            return try chainHashes(server)
+        // The devices' heads first, then every frame the server holds: a head was posted
+        // after its frames were, so an honest server's chain read now holds them all.
+        let (heads, theirs) = try remoteCall(link) { () throws(JournalError) in
+            let heads = try server.deviceHeads()
+            try server.fetch()
+            return (heads, try chainHashes(server))
         }
         var common = 0
         while common < min(ours.count, theirs.count), ours[common] == theirs[common] { common += 1 }
         try checkServer(link, ours: ours, theirs: theirs, common: common, restoringServer: restoringServer)
+        try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: restoringServer, report: &report)
         let commonHead = JournalHead(
             sequence: UInt64(common), hash: common == 0 ? sealed.header.genesisHash : ours[common - 1])
 
         if common == ours.count, common == theirs.count {
             try remember(link, shared: commonHead)
+            try postHead(link, server: server, head: commonHead)
             return true
         }
         if common == theirs.count {
@@ -178,14 +188,14 @@ extension GiftKeeperService {
 
     /// The server's copy, connecting (or making it, the first push) when not connected.
     private func connect(_ link: RemoteLink, restoringServer: Bool, report: inout SyncReport) throws(ServiceError)
-        -> any FrameStore
+        -> any SharedFrameStore
     {
         if let store = link.store { return store }
         let sealed = try requireJournal()
         let opened = try remoteCall(link) { () throws(JournalError) in
             try link.location.open(journalID: sealed.header.journalID)
         }
-        let store: any FrameStore
+        let store: any SharedFrameStore
         if let opened {
             store = opened
         } else {
@@ -227,6 +237,65 @@ extension GiftKeeperService {
         if !restoringServer {
             throw ServiceError(.remoteBehind(server: server, has: UInt64(theirs.count), shared: UInt64(shared)))
         }
+    }
+
+    /// Compares the chain the server shows this device with the heads the other devices
+    /// posted (``DeviceHead``): each must be a frame of it. Needs the keys (signed in);
+    /// without them the heads wait for a sync that has them. While restoring a server from
+    /// this device, heads beyond what it holds are expected (the frames it lost).
+    private func checkDeviceHeads(
+        _ heads: [[UInt8]: [UInt8]], link: RemoteLink, theirs: [[UInt8]], restoringServer: Bool,
+        report: inout SyncReport
+    ) throws(ServiceError) {
+        guard let keyring, let sealed else { return }
+        let server = link.location.description
+        var checked = 0
+        defer { report.otherDevices = checked }
+        for (device, record) in heads where device != link.record.device {
+            let reading = DeviceHead.read(record, device: device, journalID: sealed.header.journalID) { wrap in
+                keyring.epochs.first { $0.wrapSequence == wrap }?.dataKey
+            }
+            let head: JournalHead
+            switch reading {
+            case .unknownLayout:
+                continue
+            case .forged:
+                throw ServiceError(.remoteForgedDeviceHead(server: server))
+            case .keyMissing(let unverified):
+                // Its epoch's key wrap is a frame at or before its head: one the server does
+                // not show is a frame it hides; one it shows is taken in by a later sync.
+                guard unverified.epochWrapSequence > UInt64(theirs.count) else { continue }
+                head = unverified.head
+            case .verified(let verified):
+                head = verified.head
+            }
+            checked += 1
+            guard head.sequence > 0 else { continue }
+            guard head.sequence <= UInt64(theirs.count) else {
+                if restoringServer { continue }
+                throw ServiceError(.remoteHidesFrames(server: server, has: UInt64(theirs.count), seenElsewhere: head.sequence))
+            }
+            guard theirs[Int(head.sequence) - 1] == head.hash else {
+                throw ServiceError(.remoteForked(server: server, sequence: head.sequence))
+            }
+        }
+    }
+
+    /// Posts the head this device verified on the server, for the other devices to check
+    /// theirs against (once per head; needs the keys).
+    private func postHead(_ link: RemoteLink, server: any SharedFrameStore, head: JournalHead) throws(ServiceError) {
+        guard let keyring, let epoch = keyring.newest, let sealed, link.postedHead != head else { return }
+        let record: [UInt8]
+        do {
+            record = try DeviceHead(
+                journalID: sealed.header.journalID, device: link.record.device, head: head,
+                epochWrapSequence: epoch.wrapSequence
+            ).encoded(dataKey: epoch.dataKey)
+        } catch {
+            throw ServiceError(.internalFailure("\(error)"))
+        }
+        try remoteCall(link) { () throws(JournalError) in try server.postDeviceHead(device: link.record.device, record: record) }
+        link.postedHead = head
     }
 
     /// This device's frames after `common` decided again after the server's, the journal
@@ -345,8 +414,8 @@ extension GiftKeeperService {
             RemoteRecord.read(from: $0, journalID: sealed.header.journalID, journalPath: journalPath)
         }
         let record =
-            remembered?.url == url
-            ? remembered! : RemoteRecord(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
+            try remembered?.url == url
+            ? remembered! : RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
         let link = RemoteLink(location: location, record: record)
         remote = link
         return link
@@ -439,7 +508,7 @@ extension GiftKeeperService {
             throw ServiceError(
                 .cloneNeedsJournal(server: location.description, found: matching.map { base + "#" + hexString($0.prefix(4)) }))
         }
-        let server: (any FrameStore)?
+        let server: (any SharedFrameStore)?
         do {
             server = try location.open(journalID: journalID)
         } catch {
@@ -456,7 +525,7 @@ extension GiftKeeperService {
             throw ServiceError(.journal(error))
         }
         if let directory = environment.stateDirectory {
-            try RemoteRecord(url: base, shared: copy.head).write(to: directory, journalID: journalID, journalPath: path)
+            try RemoteRecord.new(url: base, shared: copy.head).write(to: directory, journalID: journalID, journalPath: path)
         }
         return CloneReport(server: location.description, journalID: hexString(journalID), frames: batch.count)
     }

@@ -1,3 +1,4 @@
+import GiftKeeperCrypto
 import GiftKeeperFiles
 public import GiftKeeperJournal
 
@@ -6,8 +7,10 @@ public import GiftKeeperJournal
 /// position at which this device saw the server hold exactly its own frames.
 ///
 /// Kept outside the journal, beside the rollback memory: `STATE_DIR/<journal id>-<place>.remote`,
-/// mode 0600, written atomically. Three lines: `GKREMOTE1`, the URL, and the shared
-/// sequence number and hash in hex.
+/// mode 0600, written atomically. Four lines: `GKREMOTE1`, the URL, the shared sequence
+/// number and hash in hex, and this device's id in hex (16 random bytes, the name its
+/// ``DeviceHead`` is posted under; a record without one, written before device heads,
+/// gets a new id).
 ///
 /// The shared head tells a server that lost frames (restored from a backup, or lying)
 /// from frames this device has not sent yet. It is not authenticated: lowering it by hand
@@ -15,10 +18,26 @@ public import GiftKeeperJournal
 public struct RemoteRecord: Equatable, Sendable {
     public var url: String
     public var shared: JournalHead
+    /// This device's id among the journal's devices.
+    public var device: [UInt8]
 
-    public init(url: String, shared: JournalHead) {
+    public init(url: String, shared: JournalHead, device: [UInt8]) {
         self.url = url
         self.shared = shared
+        self.device = device
+    }
+
+    /// A record for a device new to the server at `url`, with a random device id.
+    static func new(url: String, shared: JournalHead) throws(ServiceError) -> RemoteRecord {
+        RemoteRecord(url: url, shared: shared, device: try newDeviceID())
+    }
+
+    private static func newDeviceID() throws(ServiceError) -> [UInt8] {
+        do {
+            return try randomBytes(count: 16)
+        } catch {
+            throw ServiceError(.internalFailure("no random bytes for a device id"))
+        }
     }
 
     static let magic = "GKREMOTE1"
@@ -29,6 +48,16 @@ public struct RemoteRecord: Equatable, Sendable {
 
     /// The record kept for the journal at `journalPath`, if any and well-formed.
     static func read(from directory: String, journalID: [UInt8], journalPath: String) -> RemoteRecord? {
+        guard var record = readLines(from: directory, journalID: journalID, journalPath: journalPath) else { return nil }
+        if record.device.count != 16 {
+            guard let device = try? newDeviceID() else { return nil }
+            record.device = device
+        }
+        return record
+    }
+
+    /// The record as written; a missing or malformed device id is left empty.
+    private static func readLines(from directory: String, journalID: [UInt8], journalPath: String) -> RemoteRecord? {
         guard let bytes = PrivateFiles.readSmallFile(path(in: directory, journalID: journalID, journalPath: journalPath))
         else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -37,12 +66,13 @@ public struct RemoteRecord: Equatable, Sendable {
         guard head.count == 2, let sequence = UInt64(head[0]), let hash = unhex(head[1]), hash.count == 32 else {
             return nil
         }
-        return RemoteRecord(url: String(lines[1]), shared: JournalHead(sequence: sequence, hash: hash))
+        let device = lines.count > 3 ? unhex(lines[3]) ?? [] : []
+        return RemoteRecord(url: String(lines[1]), shared: JournalHead(sequence: sequence, hash: hash), device: device)
     }
 
     /// Writes atomically.
     func write(to directory: String, journalID: [UInt8], journalPath: String) throws(ServiceError) {
-        let text = "\(Self.magic)\n\(url)\n\(shared.sequence) \(hexString(shared.hash))\n"
+        let text = "\(Self.magic)\n\(url)\n\(shared.sequence) \(hexString(shared.hash))\n\(hexString(device))\n"
         let final = Self.path(in: directory, journalID: journalID, journalPath: journalPath)
         do throws(SystemCallError) {
             try PrivateFiles.makeDirectories(directory)

@@ -64,6 +64,16 @@ public struct ServiceError: Error, Sendable {
         /// there (restored from an older backup, or frames dropped); `sync --restore-server`
         /// sends this device's back.
         case remoteBehind(server: String, has: UInt64, shared: UInt64)
+        /// Another device posted that it saw `seenElsewhere` frames on the server, which
+        /// shows this device only `has`: the server hides frames from this device (or
+        /// rolled back after showing them). Never followed.
+        case remoteHidesFrames(server: String, has: UInt64, seenElsewhere: UInt64)
+        /// Another device posted that it saw a different frame `sequence` on the server than
+        /// the one it shows this device: a server showing devices two forks. Never followed.
+        case remoteForked(server: String, sequence: UInt64)
+        /// A device head on the server does not authenticate under the journal's keys: the
+        /// server made or altered it.
+        case remoteForgedDeviceHead(server: String)
         /// Merging offline changes needs the keys: sign in first.
         case mergeNeedsSignIn(pending: UInt64)
         /// The password was changed on another device while this one has changes to merge:
@@ -96,7 +106,7 @@ public struct ServiceError: Error, Sendable {
             return 4
         case .noRemote, .mergeNeedsSignIn:
             return 2
-        case .remoteDiverged, .remoteBehind:
+        case .remoteDiverged, .remoteBehind, .remoteHidesFrames, .remoteForked, .remoteForgedDeviceHead:
             return 1
         case .passwordChangedOnAnotherDevice, .offlinePasswordChangeConflicts:
             return 3

@@ -104,4 +104,54 @@ struct DevicesEndToEndTests {
             #expect(!dump.stdout.contains(secret) && !dump.stdout.contains(hex), "\(secret) is in the server's dump")
         }
     }
+
+    @Test("a server rolled back after the laptop saw its frames is caught by a new device through the laptop's posted head")
+    func rollbackCaughtByAnotherDevice() throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let copy = try sharedLaptop(laptop)
+        let added = try laptop.run(["add", "Mum", "Blue scarf", "--journal", laptop.journal], input: "secret-pw\n")
+        #expect(added.status == 0, "\(added)")
+        // The server goes back to its first three frames (as a restored backup, or a lie).
+        let id = String(copy.split(separator: "#").last ?? "")
+        let journal = "(SELECT id FROM giftkeeper_journals WHERE encode(id, 'hex') LIKE '\(id)%')"
+        let psql = try runProgram(
+            "/usr/bin/psql",
+            [
+                url, "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                "DELETE FROM giftkeeper_frames WHERE journal_id = \(journal) AND sequence > 3; "
+                    + "UPDATE giftkeeper_journals SET head_sequence = 3, head_hash = (SELECT substring(frame FROM octet_length(frame) - 31) "
+                    + "FROM giftkeeper_frames WHERE journal_id = \(journal) AND sequence = 3) WHERE id = \(journal)",
+            ], environment: laptop.environment)
+        #expect(psql.status == 0, "\(psql)")
+
+        let cloned = try desktop.run(["clone", copy, "--journal", desktop.journal])
+        #expect(cloned.status == 0, "\(cloned)")
+        let list = try desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n")
+        #expect(list.status == 1, "\(list)")
+        #expect(list.stderr.contains("but another device saw"), "\(list)")
+        // The laptop's own memory says the same of the server.
+        let sync = try laptop.run(["sync", "--journal", laptop.journal])
+        #expect(sync.status == 1, "\(sync)")
+    }
+
+    @Test("the server sees frame sizes that do not tell how long a title is")
+    func frameSizesHideTitleLengths() throws {
+        let laptop = try Sandbox()
+        let copy = try sharedLaptop(laptop)
+        for title in ["A", "A much longer title of forty characters!"] {
+            let added = try laptop.run(["add", "Mum", title, "--journal", laptop.journal], input: "secret-pw\n")
+            #expect(added.status == 0, "\(added)")
+        }
+        let id = String(copy.split(separator: "#").last ?? "")
+        let sizes = try runProgram(
+            "/usr/bin/psql",
+            [
+                url, "-At", "-c",
+                "SELECT DISTINCT (octet_length(frame) - 53 - 40) % 64 FROM giftkeeper_frames f JOIN giftkeeper_journals j "
+                    + "ON f.journal_id = j.id WHERE encode(j.id, 'hex') LIKE '\(id)%' AND get_byte(frame, 12) = 1",
+            ], environment: laptop.environment)
+        #expect(sizes.status == 0, "\(sizes)")
+        #expect(sizes.stdout.split(separator: "\n") == ["0"], "\(sizes)")
+    }
 }

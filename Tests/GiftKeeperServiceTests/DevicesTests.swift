@@ -51,6 +51,18 @@ import Testing
             return service
         }
 
+        /// The first device with two presents, sent; then the server goes back to an older
+        /// backup without them. Returns the device and how many frames it saw there.
+        func laptopRolledBackOnServer() throws -> (GiftKeeperService, held: Int) {
+            let laptop = try firstDevice()
+            try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+            try laptop.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+            try laptop.sync()
+            let held = try serverFrames(laptop).count
+            try server.restoreBackup(of: try #require(laptop.sealed?.header.journalID), keeping: held - 2)
+            return (laptop, held)
+        }
+
         /// The server's frames, as bytes.
         func serverFrames(_ service: GiftKeeperService) throws -> [[UInt8]] {
             let id = try #require(service.sealed?.header.journalID)
@@ -160,13 +172,7 @@ import Testing
     @Test("A server restored from an older backup is reported (exit 1) with the way out, which sends the frames back")
     func serverRestoredFromBackup() throws {
         let home = try Household()
-        let laptop = try home.firstDevice()
-        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
-        try laptop.perform(.addPresent(recipient: "Mum", title: "Scarf"))
-        try laptop.sync()
-        let held = try home.serverFrames(laptop).count
-        let id = try #require(laptop.sealed?.header.journalID)
-        try home.server.restoreBackup(of: id, keeping: held - 2)
+        let (laptop, held) = try home.laptopRolledBackOnServer()
         try laptop.close()
 
         let again = try home.reopened("laptop")
@@ -190,8 +196,10 @@ import Testing
         try laptop.sync()
         let held = try home.serverFrames(laptop).count
         let id = try #require(laptop.sealed?.header.journalID)
-        // The server goes back one frame and lets another device append there.
+        // The server goes back one frame and lets another device append there, hiding the
+        // laptop's posted head from it (otherwise the tablet would catch it: below).
         try home.server.restoreBackup(of: id, keeping: held - 1)
+        home.server.alterDeviceHeads(of: id) { $0 = [:] }
         let other = try home.clonedDevice("tablet")
         try other.perform(.addPresent(recipient: "Gran", title: "Kite"))
         try other.sync()
@@ -205,6 +213,96 @@ import Testing
             return
         }
         #expect(sequence == UInt64(held))
+    }
+
+    @Test("A server that rolled back after one device saw frames is caught by another device, through the first one's posted head")
+    func rollbackCaughtThroughAnotherDevicesHead() throws {
+        let home = try Household()
+        let (laptop, held) = try home.laptopRolledBackOnServer()
+
+        // The tablet never saw the journal before: only the laptop's head tells it.
+        let tablet = try home.clonedDevice("tablet")
+        let error = try #require(serviceError { try tablet.sync() })
+        #expect(error.exitCode == 1)
+        guard case .remoteHidesFrames(_, let has, let seen) = error.code else {
+            Issue.record("expected remoteHidesFrames, got \(error.code)")
+            return
+        }
+        #expect(has == UInt64(held - 2) && seen == UInt64(held))
+        #expect(try home.serverFrames(laptop).count == held - 2)  // nothing sent on top of it
+        // The way out: the laptop (a new process: connected to the server as it is now)
+        // sends its frames back; then the tablet syncs.
+        try laptop.close()
+        try home.reopened("laptop").sync(restoringServer: true)
+        let report = try tablet.sync()
+        #expect(report.otherDevices == 1)
+        #expect(titles(tablet) == ["p1 Lego set", "p2 Scarf"])
+    }
+
+    @Test("A server showing two devices two forks, each consistent in itself, is caught when one reads the other's head")
+    func forkShownToTwoDevicesIsCaught() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        let desktop = try home.clonedDevice("desktop")
+        try desktop.sync()
+        try laptop.sync()
+        let id = try #require(laptop.sealed?.header.journalID)
+        let shared = try home.serverFrames(laptop).count
+
+        // From here the server shows the desktop a copy of its own: a fork.
+        let fork = try home.server.forked()
+        var environment = home.environment("desktop")
+        environment.remoteLocation = { _ in fork }
+        try desktop.close()
+        let forked = try home.reopened("desktop", environment: environment)
+
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        try laptop.sync()
+        // While it hides the laptop's head, the desktop sees nothing wrong.
+        var hidden: [[UInt8]: [UInt8]] = [:]
+        home.server.alterDeviceHeads(of: id) { heads in
+            hidden = heads
+            heads = [:]
+        }
+        try forked.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        try forked.sync()
+        #expect(try forked.sync().otherDevices == 0)
+        home.server.alterDeviceHeads(of: id) { heads in heads.merge(hidden) { mine, _ in mine } }
+
+        // Each device's next sync reads the other's head, and its frame there differs.
+        let atDesktop = try #require(serviceError { try forked.sync() })
+        #expect(atDesktop.exitCode == 1)
+        guard case .remoteForked(_, let sequence) = atDesktop.code else {
+            Issue.record("expected remoteForked, got \(atDesktop.code)")
+            return
+        }
+        #expect(sequence > UInt64(shared))
+        // The laptop finds the desktop's head beyond what the server shows it.
+        try laptop.perform(.addPresent(recipient: "Gran", title: "Kite"))
+        let atLaptop = try #require(serviceError { try laptop.sync() })
+        #expect(atLaptop.exitCode == 1)
+        if case .remoteHidesFrames = atLaptop.code {} else { Issue.record("expected remoteHidesFrames, got \(atLaptop.code)") }
+    }
+
+    @Test("A device head the server made or altered is refused: it does not authenticate under the journal's keys")
+    func forgedDeviceHeadIsRefused() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        let desktop = try home.clonedDevice("desktop")
+        try desktop.sync()
+        #expect(try laptop.sync().otherDevices == 1)
+        let id = try #require(laptop.sealed?.header.journalID)
+        // One bit of the desktop's head (its sequence number) changed.
+        home.server.alterDeviceHeads(of: id) { heads in
+            for (device, record) in heads where device != laptop.remote?.record.device {
+                var altered = record
+                altered[40] ^= 1
+                heads[device] = altered
+            }
+        }
+        let error = try #require(serviceError { try laptop.sync() })
+        #expect(error.exitCode == 1)
+        if case .remoteForgedDeviceHead = error.code {} else { Issue.record("expected remoteForgedDeviceHead, got \(error.code)") }
     }
 
     @Test("The server holds no name, title or note in clear, and no password")

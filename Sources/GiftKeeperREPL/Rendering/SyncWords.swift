@@ -25,12 +25,19 @@ public enum SyncWords {
     public static func report(_ report: SyncReport) -> String {
         if report.createdOnServer { return shared(report) + " (sent \(frames(report.sent)))." }
         if report.sent == 0, report.received == 0 {
-            return "Up to date with \(report.server)."
+            return "Up to date with \(report.server)" + checked(report) + "."
         }
         var parts: [String] = []
         if report.sent > 0 { parts.append("sent \(frames(report.sent))") }
         if report.received > 0 { parts.append("received \(frames(report.received))") }
-        return "Synced with \(report.server): " + parts.joined(separator: ", ") + "."
+        return "Synced with \(report.server): " + parts.joined(separator: ", ") + checked(report) + "."
+    }
+
+    /// `; checked against 2 other devices` when the other devices' posted heads were
+    /// checked (signed in), so that a device missing from the count can be noticed.
+    private static func checked(_ report: SyncReport) -> String {
+        guard let others = report.otherDevices, others > 0 else { return "" }
+        return "; checked against \(others) other device\(others == 1 ? "" : "s")"
     }
 
     private static func frames(_ count: Int) -> String { count == 1 ? "1 frame" : "\(count) frames" }

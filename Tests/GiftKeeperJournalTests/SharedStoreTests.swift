@@ -1,0 +1,58 @@
+import Foundation
+import GiftKeeperCrypto
+import GiftKeeperJournal
+import GiftKeeperPostgres
+import Testing
+
+extension JournalTestSuite {
+    /// What a server's copy of a journal adds to a store (``SharedFrameStore``): the devices'
+    /// head board, and a read of everything the server holds now. The memory server and
+    /// PostgreSQL behave the same.
+    @Suite struct SharedStoreTests {
+        static var kinds: [StoreKind] { StoreKind.postgresURL == nil ? [.memory] : [.memory, .postgres] }
+
+        func server(_ kind: StoreKind) throws -> any RemoteLocation {
+            switch kind {
+            case .postgres:
+                return PostgresRemote(address: try PostgresAddress(url: try #require(StoreKind.postgresURL)))
+            default:
+                return MemoryRemote()
+            }
+        }
+
+        /// A new journal's header, as a device's first push sends it.
+        func newHeader() throws -> JournalHeader {
+            try MemoryFrameStore(path: "device").header
+        }
+
+        @Test("Each device's posted head replaces its previous one; every handle reads them all", arguments: kinds)
+        func boardKeepsOneHeadPerDevice(kind: StoreKind) throws {
+            let remote = try server(kind)
+            let header = try newHeader()
+            let first = try remote.create(header: header)
+            #expect(try first.deviceHeads().isEmpty)
+            let laptop = [UInt8](repeating: 1, count: 16)
+            let desktop = [UInt8](repeating: 2, count: 16)
+            try first.postDeviceHead(device: laptop, record: [1, 1])
+            try first.postDeviceHead(device: desktop, record: [2])
+            try first.postDeviceHead(device: laptop, record: [1, 2, 3])
+            let second = try #require(try remote.open(journalID: header.journalID))
+            #expect(try second.deviceHeads() == [laptop: [1, 2, 3], desktop: [2]])
+            // Another journal on the same server has a board of its own.
+            let other = try remote.create(header: try newHeader())
+            #expect(try other.deviceHeads().isEmpty)
+        }
+
+        @Test("fetch takes in what another device appended, without waiting to hear of it", arguments: kinds)
+        func fetchReadsEverythingNow(kind: StoreKind) throws {
+            let remote = try server(kind)
+            let header = try newHeader()
+            let first = try remote.create(header: header)
+            let second = try #require(try remote.open(journalID: header.journalID))
+            try appendBatch(first, [[1], [2], [3]])
+            try second.fetch()
+            #expect(second.head == first.head)
+            #expect(try readFrames(second).map(\.payload) == [[1], [2], [3]])
+        }
+    }
+}
