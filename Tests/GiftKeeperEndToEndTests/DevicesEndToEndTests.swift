@@ -88,6 +88,27 @@ struct DevicesEndToEndTests {
         #expect(try laptop.verifies() && desktop.verifies())
     }
 
+    @Test("a present removed on the laptop and edited on the desktop offline comes back, edited, and that is told")
+    func editBringsBackARemovedPresent() throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let copy = try sharedLaptop(laptop)
+        #expect(try desktop.run(["clone", copy, "--journal", desktop.journal]).status == 0)
+
+        let removed = try laptop.run(["remove", "p1", "--journal", laptop.journal], input: "secret-pw\n")
+        #expect(removed.status == 0, "\(removed)")
+        let edited = try desktop.run(
+            ["edit", "p1", "price=35", "--journal", desktop.journal, "--remote", nowhere], input: "secret-pw\n")
+        #expect(edited.status == 0, "\(edited)")
+
+        let merged = try desktop.run(["sync", "--journal", desktop.journal], input: "secret-pw\n")
+        #expect(merged.status == 0, "\(merged)")
+        #expect(merged.stdout.contains("⇄ p1 \"Lego set\" was removed on another device; your change brought it back"), "\(merged)")
+        let seen = try laptop.run(["list", "--json", "--journal", laptop.journal], input: "secret-pw\n")
+        #expect(seen.status == 0, "\(seen)")
+        #expect(seen.stdout.contains("\"Lego set\"") && seen.stdout.contains("\"35.00\""), "\(seen)")
+    }
+
     @Test("a dump of the server's database holds no name, title or note, in clear or in hex")
     func serverDumpHoldsOnlyCiphertext() throws {
         let laptop = try Sandbox()
