@@ -175,7 +175,9 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
         return encoded
     }
 
-    @Test("A lying server trips the device's check every time: exit 1, the position, nothing taken in, nothing sent", arguments: LyingServer.Lie.allCases.filter { $0 != .honest })
+    @Test(
+        "A lying server trips the device's check every time: exit 1, the position, nothing taken in, nothing sent",
+        arguments: LyingServer.Lie.allCases.filter { $0 != .honest })
     func everyLieIsCaught(lie: LyingServer.Lie) throws {
         let sandbox = try Sandbox()
         let server = LyingServer()
