@@ -159,11 +159,13 @@ extension GiftKeeperService {
             // Only this device moved: send its frames.
             var batch = server.makeBatch()
             try copyFrames(of: sealed.store, after: common, into: &batch)
-            if case .appended(let head) = try remoteCall(link, { () throws(JournalError) in try server.append(batch) }) {
-                report.sent += batch.count
-                try remember(link, shared: head)
-            }
-            return false
+            guard case .appended(let head) = try remoteCall(link, { () throws(JournalError) in try server.append(batch) })
+            else { return false }  // another device appended first: read again
+            report.sent += batch.count
+            // Appended right after the head the server showed: it holds this device's frames.
+            try remember(link, shared: head)
+            try postHead(link, server: server, head: head)
+            return true
         }
         if common == ours.count {
             // Only other devices moved: take their frames in.
@@ -175,12 +177,12 @@ extension GiftKeeperService {
             } catch {
                 throw ServiceError(.journal(error))
             }
-            if case .appended(let head) = outcome {
-                report.received += batch.count
-                try remember(link, shared: head)
-                if keyring != nil { try catchUp() }
-            }
-            return false
+            guard case .appended(let head) = outcome else { return false }  // another process appended: again
+            report.received += batch.count
+            try remember(link, shared: head)
+            if keyring != nil { try catchUp() }
+            try postHead(link, server: server, head: head)
+            return true
         }
         try merge(link, server: server, common: commonHead, pendingCount: ours.count - common, report: &report)
         return false

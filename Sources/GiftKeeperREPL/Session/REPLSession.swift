@@ -59,7 +59,10 @@ public final class REPLSession: Shell {
         if isInteractive {
             greet()
             progress.clear()
-            editor.setIdleCheck(everyMilliseconds: 200) { [weak self] in self?.changesWhileIdle() ?? [] }
+            // Every 25 ms: a change made elsewhere shows within 50 ms (SPEC §12: live). A look
+            // costs one fstat, and for a server a counter read (a query only when notified
+            // or once a second).
+            editor.setIdleCheck(everyMilliseconds: 25) { [weak self] in self?.changesWhileIdle() ?? [] }
         }
         while isRunning {
             switch editor.readLine(prompt: prompt) {
