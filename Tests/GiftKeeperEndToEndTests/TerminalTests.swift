@@ -5,10 +5,12 @@ import Testing
 /// A private tmux server (its own socket), for driving the REPL on a real terminal.
 final class Tmux {
     let executable: String
-    let socket = "gk-e2e-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let socket: String
     private let environment: [String: String]
 
-    init() throws {
+    /// A server on a socket of its own, named `prefix`-pid-random.
+    init(prefix: String = "gk-e2e") throws {
+        socket = "\(prefix)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         executable = try #require(
             findOnPath("tmux"),
             "tmux is not installed: the terminal tests need it ('make test' installs it; or apt-get install tmux)")

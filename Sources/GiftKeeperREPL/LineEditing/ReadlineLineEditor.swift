@@ -13,6 +13,9 @@ import Synchronization
 ///   self-pipe of ``SignalRouter``. On an interrupt it calls `rl_free_line_state`,
 ///   `rl_callback_sigcleanup`, `rl_echo_signal_char`, `rl_cleanup_after_signal` and
 ///   `rl_callback_handler_remove` (which restores the terminal) and prints a newline.
+/// - Ctrl-Z gives the terminal back (`rl_callback_sigcleanup`, `rl_cleanup_after_signal`)
+///   and stops the process; `fg` prepares the terminal again (`rl_reset_after_signal`),
+///   reads its size and redraws the prompt and the half-typed line, which Enter then runs.
 /// - Completion never falls back to file names.
 ///
 /// Readline is process-global state: create one editor per process and use it from one thread.
@@ -77,7 +80,12 @@ public final class ReadlineLineEditor: LineEditor {
                     cancelLine()
                     return .interrupted
                 }
-                if signals.resized { rl_resize_terminal() }
+                if signals.suspended { suspend() }
+                if signals.suspended || signals.continued {
+                    resume(afterStopping: signals.suspended)
+                } else if signals.resized {
+                    rl_resize_terminal()
+                }
             }
             if descriptors[0].revents != 0 {
                 rl_callback_read_char()
@@ -107,12 +115,40 @@ public final class ReadlineLineEditor: LineEditor {
     private func showAbovePrompt(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         rl_clear_visible_line()
+        giftkeeper_rl_flush_output()
         POSIXIO.writeAll(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
         rl_forced_update_display()
     }
 
     public func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) {
         ReadlineBridge.shared.withLock { $0.provider = UncheckedProvider(call: provider) }
+    }
+
+    /// Ctrl-Z at the prompt, as readline's own signal handling does it: the terminal as the
+    /// user's shell expects it, then the process stops until `fg`.
+    private func suspend() {
+        rl_callback_sigcleanup()
+        rl_echo_signal_char(SIGTSTP)
+        rl_cleanup_after_signal()
+        giftkeeper_rl_flush_output()
+        POSIXIO.writeAll(STDOUT_FILENO, "\n")
+        SignalRouter.stopProcess()
+    }
+
+    /// After `fg` (or any SIGCONT): readline's terminal settings again (the shell that had
+    /// the terminal meanwhile put its own), the size it may have changed to, and the prompt
+    /// with the half-typed line drawn anew on a line of its own.
+    private func resume(afterStopping: Bool) {
+        if afterStopping {
+            _ = SignalRouter.drainPromptPipe()  // the SIGCONT that `fg` sent: handled here
+        } else {
+            // Stopped by someone else (SIGSTOP): readline still thinks the terminal is its own.
+            rl_deprep_terminal()
+            POSIXIO.writeAll(STDOUT_FILENO, "\r")
+        }
+        rl_reset_after_signal()
+        rl_resize_terminal()
+        rl_forced_update_display()
     }
 
     /// Throws away the half-typed line and gives the terminal back, like readline's own
