@@ -50,6 +50,13 @@ static inline void giftkeeper_rl_set_word_syntax(void) {
     rl_completer_quote_characters = "\"'";
 }
 
+/// An answer to a prompt is one word from the start of the line: nothing breaks it, and
+/// quotes are ordinary characters in it.
+static inline void giftkeeper_rl_set_whole_line_word(void) {
+    rl_completer_word_break_characters = "";
+    rl_completer_quote_characters = "";
+}
+
 /// Writes out what readline buffered for the terminal (`fflush(rl_outstream)`), before the
 /// REPL writes to it directly.
 static inline void giftkeeper_rl_flush_output(void) {

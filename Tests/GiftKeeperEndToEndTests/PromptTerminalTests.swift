@@ -3,7 +3,8 @@ import Glibc
 import Testing
 
 /// The shell on a real terminal, in an interactive bash with job control (Ctrl-Z and `fg`
-/// need one): suspending and resuming.
+/// need one): the prompts that ask for missing arguments, suspending and resuming, and the
+/// sign-out after an idle time.
 @Suite("Prompts, Ctrl-Z and idle sign-out (tmux)")
 struct PromptTerminalTests {
     /// An interactive bash in the pane, its prompt `gk-shell$`, with the giftkeeper command
@@ -42,9 +43,7 @@ struct PromptTerminalTests {
         #expect(screen.contains("p1  Mum"), "\(screen)")
         try tmux.waitForLine("job")
         // Tab completes and Up recalls, nothing echoed raw.
-        try tmux.type("job", "ma")
-        try tmux.press("job", "Tab")
-        try tmux.waitForLine("job", "giftkeeper> mark")
+        try tmux.complete("job", "ma", to: "giftkeeper> mark")
         try tmux.press("job", "C-u")
         try tmux.waitForLine("job")
         try tmux.press("job", "Up")
@@ -81,6 +80,76 @@ struct PromptTerminalTests {
         // bash's own line editing is back as it was.
         try tmux.type("job", "echo typed-after")
         try tmux.waitForLine("job", "gk-shell$ echo typed-after")
+        #expect(try sandbox.verifies())
+    }
+
+    @Test("Prompts for missing arguments complete like the command line; the add wizard offers the optional fields; Ctrl-C cancels")
+    func argumentPrompts() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: [#"Mum Scarf --occasion "Christmas 2026""#, "Dad Pen"])
+        let tmux = try Tmux(prefix: "gk-cli")
+        try tmux.start(session: "ask", TerminalTests.launch(sandbox))
+        try tmux.waitFor("ask", text: "Password:")
+        try tmux.enter("ask", "secret-pw")
+        try tmux.waitForLine("ask")
+
+        // mark alone asks for the id, then the status; Tab completes each.
+        try tmux.enter("ask", "mark")
+        try tmux.waitForLine("ask", "Present id:")
+        try tmux.complete("ask", "", to: "Present id: p")
+        try tmux.type("ask", "2")
+        try tmux.press("ask", "Enter")
+        try tmux.waitForLine("ask", "Status (idea, bought, wrapped, given):")
+        try tmux.complete("ask", "wr", to: "Status (idea, bought, wrapped, given): wrapped")
+        try tmux.press("ask", "Enter")
+        try tmux.waitFor("ask", text: "Saved p2: marked wrapped.")
+        try tmux.waitForLine("ask")
+
+        // add alone: who (completed as typed, no quotes), what, then the optional fields.
+        try tmux.enter("ask", "add")
+        try tmux.waitForLine("ask", "Recipient:")
+        try tmux.complete("ask", "mu", to: "Recipient: Mum")
+        try tmux.press("ask", "Enter")
+        try tmux.waitForLine("ask", "Title:")
+        try tmux.enter("ask", "Blue hat")
+        try tmux.waitForLine("ask", "Price (Enter skips):")
+        // A wrong price is said, and asked again.
+        try tmux.enter("ask", "cheap")
+        try tmux.waitFor("ask", text: "giftkeeper: error:")
+        try tmux.waitForLine("ask", "Price (Enter skips):")
+        try tmux.enter("ask", "12.50")
+        try tmux.waitForLine("ask", "Occasion (Enter skips):")
+        try tmux.complete("ask", "chr", to: "Occasion (Enter skips): Christmas 2026")
+        try tmux.press("ask", "Enter")
+        for label in ["Notes (Enter skips):", "URL (Enter skips):", "Store (Enter skips):"] {
+            try tmux.waitForLine("ask", label)
+            try tmux.press("ask", "Enter")
+        }
+        try tmux.waitFor("ask", text: #"Saved p3: "Blue hat" for Mum."#)
+        try tmux.waitForLine("ask")
+        var screen = try tmux.waitForAnother("ask", text: "updated  ") { try tmux.enter("ask", "show p3") }
+        #expect(screen.contains("price      12.50"), "\(screen)")
+        #expect(screen.contains("occasion   Christmas 2026"), "\(screen)")
+        try tmux.waitForLine("ask")
+
+        // Ctrl-C at a prompt cancels the command: back at the main prompt, nothing added.
+        try tmux.enter("ask", "add")
+        try tmux.waitForLine("ask", "Recipient:")
+        try tmux.type("ask", "Zed")
+        try tmux.waitForAnother("ask", text: "Cancelled.") { try tmux.press("ask", "C-c") }
+        try tmux.waitForLine("ask")
+        screen = try tmux.waitForAnother("ask", text: "3 presents") { try tmux.enter("ask", "list") }
+        #expect(!screen.contains("Zed  "), "\(screen)")
+        try tmux.waitForLine("ask")
+        // The answers never entered the history: Up gives back the command lines only.
+        for line in ["list", "add", "show p3", "add", "mark"] {
+            try tmux.press("ask", "Up")
+            try tmux.waitForLine("ask", "giftkeeper> " + line)
+        }
+        try tmux.press("ask", "C-c")
+        try tmux.waitForLine("ask")
+        try tmux.enter("ask", "quit")
+        try tmux.waitFor("ask", text: "GK-EXIT=0")
         #expect(try sandbox.verifies())
     }
 }

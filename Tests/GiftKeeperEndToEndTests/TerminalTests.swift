@@ -98,6 +98,13 @@ final class Tmux {
         }
     }
 
+    /// Types `typed`, presses Tab and waits until the cursor's line is `completed`.
+    func complete(_ session: String, _ typed: String, to completed: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if !typed.isEmpty { try type(session, typed) }
+        try press(session, "Tab")
+        try waitForLine(session, completed, sourceLocation: sourceLocation)
+    }
+
     /// Runs `action`, then waits for one more `text` on the pane than there was before it: text
     /// already on screen from earlier (an earlier prompt, an earlier message) does not count.
     @discardableResult

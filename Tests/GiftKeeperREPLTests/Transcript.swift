@@ -41,6 +41,8 @@ final class Transcript {
         var errors: String { errorLines.map { $0 + "\n" }.joined() }
         /// Everything on standard error.
         let standardError: String
+        /// What Tab offered at each `.tab` step.
+        var completions: [[String]] = []
         var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
         var standardErrorLines: [String] {
             standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
@@ -70,6 +72,31 @@ final class Transcript {
     /// Runs one script-mode session over `lines` (each a line of standard input).
     func run(_ lines: [String]) throws -> Outcome {
         let input = TestPipe(lines.map { $0 + "\n" }.joined())
+        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
+        return try withExtendedLifetime(input) { try run(editor: editor, passwords: editor) }
+    }
+
+    /// What happens to a shell, one step at a time (``run(steps:)``).
+    enum Step {
+        /// A line typed (a command, an answer or a password).
+        case line(String)
+        /// Ctrl-C at the prompt.
+        case interrupt
+        /// Tab after typing `text` at the prompt (the line so far); the step after it is
+        /// the line as entered.
+        case tab(String)
+    }
+
+    /// Runs one session over `steps`, with what a terminal adds to a script's lines: Ctrl-C,
+    /// Tab. Still script mode: no prompt is shown, nothing optional asked.
+    func run(steps: [Step]) throws -> Outcome {
+        let editor = SteppedEditor(steps)
+        var outcome = try run(editor: editor, passwords: editor)
+        outcome.completions = editor.completions
+        return outcome
+    }
+
+    private func run(editor: any LineEditor, passwords: any PasswordSource) throws -> Outcome {
         let outputPath = directory + "/out-\(UUID().uuidString)"
         let errorPath = directory + "/err-\(UUID().uuidString)"
         let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -88,9 +115,8 @@ final class Transcript {
             environment.requestedRemote = remote.description
         }
         let service = GiftKeeperService(location: location, environment: environment)
-        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
         let session = REPLSession(
-            service: service, editor: editor, passwords: editor, isInteractive: false,
+            service: service, editor: editor, passwords: passwords, isInteractive: false,
             console: Console(output: output, error: errors))
         let status = session.run()
         return Outcome(
@@ -130,4 +156,49 @@ final class TickingClock: Sendable {
     func advance(days: Int64) {
         milliseconds.add(days * 86_400_000, ordering: .relaxed)
     }
+}
+
+/// A line editor and password source that plays ``Transcript/Step``s.
+final class SteppedEditor: LineEditor, PasswordSource {
+    private var steps: [Transcript.Step]
+    private var provider: ((CompletionRequest) -> [String])?
+    private(set) var completions: [[String]] = []
+
+    init(_ steps: [Transcript.Step]) {
+        self.steps = steps
+    }
+
+    func readLine(prompt: String) -> LineInput {
+        readLine(prompt: prompt, completing: .words)
+    }
+
+    func readLine(prompt: String, completing style: CompletionStyle) -> LineInput {
+        while !steps.isEmpty {
+            switch steps.removeFirst() {
+            case .line(let text):
+                return .line(text)
+            case .interrupt:
+                return .interrupted
+            case .tab(let typed):
+                let partial = CommandLineTokenizer.splitPartial(typed)
+                let request =
+                    style == .wholeLine
+                    ? CompletionRequest(line: typed, precedingWords: [], word: typed)
+                    : CompletionRequest(line: typed, precedingWords: partial.words, word: partial.current)
+                completions.append(
+                    (provider?(request) ?? []).filter { $0.lowercased().hasPrefix(request.word.lowercased()) })
+            }
+        }
+        return .endOfInput
+    }
+
+    func readPassword(prompt: String) throws -> SecureBytes {
+        guard case .line(let text)? = steps.first else { throw PasswordInputError(.endOfInput) }
+        steps.removeFirst()
+        return try Transcript.secret(text)
+    }
+
+    func addToHistory(_ line: String) {}
+    func clearHistory() {}
+    func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) { self.provider = provider }
 }

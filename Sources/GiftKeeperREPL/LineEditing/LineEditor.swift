@@ -6,6 +6,10 @@ public protocol LineEditor: AnyObject {
     /// Reads one line, without its line terminator. Never throws: bad input is data.
     func readLine(prompt: String) -> LineInput
 
+    /// Reads one line as ``readLine(prompt:)`` does, Tab completing it in `style`: a command
+    /// line's words, or an answer to a prompt typed whole (a title with spaces, unquoted).
+    func readLine(prompt: String, completing style: CompletionStyle) -> LineInput
+
     /// Adds `line` to the in-memory history (never written to disk). The REPL decides
     /// what goes in: password lines and other secrets are never passed here.
     func addToHistory(_ line: String)
@@ -26,7 +30,20 @@ public protocol LineEditor: AnyObject {
 }
 
 extension LineEditor {
+    public func readLine(prompt: String, completing style: CompletionStyle) -> LineInput {
+        readLine(prompt: prompt)
+    }
+
     public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String]) {}
+}
+
+/// How Tab completes the line being read.
+public enum CompletionStyle: Equatable, Sendable {
+    /// A command line: shell words, candidates quoted as the tokenizer reads them back.
+    case words
+    /// One answer typed whole (`Title: Blue scarf`): the line so far is the word, and a
+    /// candidate goes in as it is, unquoted, with no space after it.
+    case wholeLine
 }
 
 /// What one ``LineEditor/readLine(prompt:)`` produced.

@@ -39,6 +39,14 @@ public final class ReadlineLineEditor: LineEditor {
     }
 
     public func readLine(prompt: String) -> LineInput {
+        readLine(prompt: prompt, completing: .words)
+    }
+
+    public func readLine(prompt: String, completing style: CompletionStyle) -> LineInput {
+        ReadlineBridge.shared.withLock { $0.style = style }
+        // An answer is one word from the start of the line, whatever it holds (spaces, quotes).
+        if style == .wholeLine { giftkeeper_rl_set_whole_line_word() }
+        defer { if style == .wholeLine { giftkeeper_rl_set_word_syntax() } }
         let drained = SignalRouter.drainPromptPipe()
         if drained.resized && hasPrompted {
             rl_reset_screen_size()
@@ -172,6 +180,7 @@ private struct UncheckedProvider: @unchecked Sendable {
 /// The one registry readline's C callbacks reach (they cannot capture context).
 private struct ReadlineBridge {
     var provider: UncheckedProvider?
+    var style = CompletionStyle.words
     var result: LineInput?
     /// Matches handed to `rl_completion_matches`' generator, one at a time.
     var matches: [String] = []
@@ -205,9 +214,19 @@ private let readlineCompletionTrampoline:
         guard let text, let buffer = giftkeeper_rl_line_buffer() else { return nil }
         let upToCursor = UnsafeRawBufferPointer(start: buffer, count: Int(max(end, 0)))
         let line = String(decoding: upToCursor, as: UTF8.self)
+        let (found, style) = ReadlineBridge.shared.withLock { ($0.provider, $0.style) }
+        guard let provider = found else { return nil }
+        if style == .wholeLine {
+            // The answer so far is the word; a candidate goes in as it is, nothing after it.
+            giftkeeper_rl_set_completion_append_character(0)
+            let candidates = provider.call(CompletionRequest(line: line, precedingWords: [], word: line))
+                .filter { $0.lowercased().hasPrefix(line.lowercased()) }
+            guard !candidates.isEmpty else { return nil }
+            ReadlineBridge.shared.withLock { $0.matches = candidates }
+            return rl_completion_matches(text, readlineMatchGenerator)
+        }
         let partial = CommandLineTokenizer.splitPartial(line)
         let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
-        guard let provider = ReadlineBridge.shared.withLock({ $0.provider }) else { return nil }
 
         let quote = giftkeeper_rl_completion_quote_character()
         let insideQuotes = quote != 0

@@ -25,6 +25,9 @@ public final class REPLSession: Shell {
     private var exitCode: Int32 = 0
     /// Answer lines (prompted arguments, passwords) the running command has read so far.
     private var answersRead = ScriptAnswers()
+    /// The running command's prompt was cancelled (Ctrl-C, a sign-out while idle): someone
+    /// is at the keyboard, and the lines after it are commands, not answers to skip.
+    private var promptCancelled = false
     private var isRunning = true
     /// Changes made elsewhere, taken in and not yet said (SPEC §12), one sentence each.
     private var changesElsewhere: [String] = []
@@ -35,6 +38,9 @@ public final class REPLSession: Shell {
     private var hasRemote = false
     /// Whether this session said it is offline since it last reached the server.
     private var saidOffline = false
+    /// The argument being asked for at a prompt: completion there answers as the command
+    /// line does after these words.
+    private var promptWords: [String]?
 
     public init(
         service: GiftKeeperService, editor: any LineEditor, passwords: any PasswordSource,
@@ -101,6 +107,8 @@ public final class REPLSession: Shell {
         service.refusesRollback = true
         service.acceptsRollbackOnChange = false
         defer { progress.finish() }
+        // On a terminal, what the command asks for completes as in the shell.
+        editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
         guard preflight(words) else { return exitCode }
         if let failure = open(notifying: { console.note($0) }) { return failure }
         if service.phase == .noAccount {
@@ -259,6 +267,7 @@ public final class REPLSession: Shell {
         // the command fails before asking, so that an answer (a password above all) is never
         // run as a command, nor repeated in an error.
         answersRead = ScriptAnswers()
+        promptCancelled = false
         var expected = ScriptAnswers()
         defer { skipUnreadAnswers(expected) }
         let line: BoundLine
@@ -432,14 +441,55 @@ public final class REPLSession: Shell {
 
     // MARK: Asking
 
-    /// Asks for a missing argument: a prompt on a terminal, the next line in a script.
-    func ask(_ label: String) throws -> String {
-        let input = editor.readLine(prompt: isInteractive ? "\(label): " : "")
+    func completing(_ line: BoundLine) throws -> BoundLine {
+        guard let command = line.command else { return line }
+        var line = line
+        var asked = false
+        for prompt in command.prompts where !prompt.isOptional && prompt.isAsked(by: line) {
+            line.values[prompt.key] = try answer(prompt, on: line)
+            asked = true
+        }
+        // The wizard (`add` alone): the optional fields, on a terminal only.
+        guard asked, isInteractive else { return line }
+        for prompt in command.prompts where prompt.isOptional && prompt.isAsked(by: line) {
+            line.values[prompt.key] = try answer(prompt, on: line)
+        }
+        return line
+    }
+
+    /// Asks for `prompt`'s argument until an answer passes its check (a script's first
+    /// answer is taken as it is). Nil for an optional one skipped with Enter.
+    private func answer(_ prompt: ArgumentPrompt, on line: BoundLine) throws -> LineBinding.Given? {
+        while true {
+            let text = try ask(prompt.label, style: prompt.answer == .words ? .words : .wholeLine, after: line.words(before: prompt.key))
+            if prompt.isOptional, text.trimmedWhitespace().isEmpty { return nil }
+            if isInteractive, let check = prompt.check {
+                do {
+                    try check(text)
+                } catch {
+                    report(error)
+                    continue
+                }
+            }
+            switch prompt.answer {
+            case .whole: return .text(text)
+            case .words: return .texts(try CommandLineTokenizer.split(text))
+            }
+        }
+    }
+
+    /// Asks for a missing argument: on a terminal a prompt that Tab completes as the command
+    /// line does after `words`; the next line in a script. Answers never enter the history.
+    private func ask(_ label: String, style: CompletionStyle, after words: [String]) throws -> String {
+        promptWords = words
+        defer { promptWords = nil }
+        let input = editor.readLine(prompt: isInteractive ? "\(label): " : "", completing: style)
         switch input {
         case .line(let answer):
             answersRead.arguments += 1
             return answer
         case .interrupted:
+            promptCancelled = true
             throw ServiceError(.cancelled)
         case .endOfInput:
             throw REPLError(.noAnswer(label))
@@ -459,7 +509,7 @@ public final class REPLSession: Shell {
     /// (it failed first). Passwords go through guarded memory and are wiped; when another
     /// source gives them (not the script's own lines), no script line is theirs.
     private func skipUnreadAnswers(_ expected: ScriptAnswers) {
-        guard !isInteractive else { return }
+        guard !isInteractive, !promptCancelled else { return }
         for _ in answersRead.arguments..<max(expected.arguments, answersRead.arguments) {
             if case .endOfInput = editor.readLine(prompt: "") { return }
         }
@@ -526,6 +576,11 @@ public final class REPLSession: Shell {
     // MARK: Completion
 
     func completions(for request: CompletionRequest) -> [String] {
+        // At a prompt for an argument: what the command line completes at that argument.
+        if let words = promptWords, let name = words.first {
+            let asked = CompletionRequest(line: request.line, precedingWords: words + request.precedingWords, word: request.word)
+            return ShellCommands.named(name)?.completions(for: asked, in: self) ?? []
+        }
         guard let name = request.precedingWords.first else { return ShellCommands.names.sorted() }
         return ShellCommands.named(name)?.completions(for: request, in: self) ?? []
     }

@@ -1,0 +1,67 @@
+import Foundation
+import GiftKeeperService
+import Testing
+
+@testable import GiftKeeperREPL
+
+/// The prompts for missing arguments, in process (``Transcript``, steps: lines, Ctrl-C, Tab).
+@Suite struct PromptTranscriptTests {
+    static let signIn: [Transcript.Step] = [.line("login"), .line("correct horse")]
+
+    /// A transcript with Alice's journal holding Mum's scarf (p1) and a Christmas occasion.
+    static func journal() throws -> Transcript {
+        let transcript = try Transcript()
+        let setUp = try transcript.signedIn([#"add Mum Scarf --occasion "Christmas 2026""#, "add Dad Pen", "occasion add 'Easter 2027'"])
+        #expect(setUp.status == 0, "\(setUp)")
+        return transcript
+    }
+
+    @Test("Tab at an argument prompt completes what the command line completes at that argument")
+    func completionAtPrompts() throws {
+        let transcript = try Self.journal()
+        let outcome = try transcript.run(
+            steps: Self.signIn + [
+                .line("mark"), .tab("p"), .line("p1"), .tab("b"), .line("bought"),
+                .line("add"), .tab("m"), .line("Mum"), .tab("Blue"), .line("Blue hat"),
+                .line("occasion remove"), .tab("eas"), .line("Easter 2027"),
+                .line("edit p2"), .tab("price=3 no"), .line("price=3 notes=ink"),
+                .line("gifts"), .tab("D"), .line("Dad"),
+            ])
+        #expect(outcome.errors == "", "\(outcome)")
+        #expect(
+            outcome.completions == [
+                ["p1", "p2"], ["bought"],
+                ["Mum"], [],
+                ["Easter 2027"],
+                ["notes="],
+                ["Dad"],
+            ], "\(outcome)")
+        #expect(outcome.output.contains("Saved p1: marked bought."), "\(outcome)")
+        #expect(outcome.output.contains(#"Saved p3: "Blue hat" for Mum."#), "\(outcome)")
+        #expect(outcome.output.contains(#"Removed occasion "Easter 2027"."#), "\(outcome)")
+        #expect(outcome.output.contains("Saved p2: price, notes changed."), "\(outcome)")
+    }
+
+    @Test("Ctrl-C at an argument prompt cancels the command: nothing recorded, the session goes on")
+    func interruptAtAPrompt() throws {
+        let transcript = try Self.journal()
+        let before = transcript.frameCount
+        let outcome = try transcript.run(
+            steps: Self.signIn + [.line("add"), .line("Aunt May"), .interrupt, .line("mark p1"), .interrupt, .line("list")])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.errorLines == ["Cancelled.", "Cancelled."], "\(outcome)")
+        #expect(outcome.output.contains("2 presents"), "\(outcome)")
+        #expect(!outcome.output.contains("Aunt May"), "\(outcome)")
+        // Signed in and out, nothing else.
+        #expect(transcript.frameCount == before + 2)
+    }
+
+    @Test("In a script, 'add' alone reads the recipient and the title and nothing more; the next line is a command")
+    func addInAScript() throws {
+        let transcript = try Self.journal()
+        let outcome = try transcript.signedIn(["add", "Aunt May", "Tea", "list 'Aunt May'"])
+        #expect(outcome.errors == "", "\(outcome)")
+        #expect(outcome.output.contains(#"Saved p3: "Tea" for Aunt May."#), "\(outcome)")
+        #expect(outcome.output.contains("1 present"), "\(outcome)")
+    }
+}
