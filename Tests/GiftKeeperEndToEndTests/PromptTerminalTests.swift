@@ -152,4 +152,55 @@ struct PromptTerminalTests {
         try tmux.waitFor("ask", text: "GK-EXIT=0")
         #expect(try sandbox.verifies())
     }
+
+    @Test("--lock-after: the shell waiting at the prompt signs out by itself, the half-typed line dropped, and can sign in again")
+    func idleSignOut() throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat"])
+        let tmux = try Tmux(prefix: "gk-cli")
+        // 0.05 minutes: 3 s.
+        try tmux.start(session: "idle", TerminalTests.launch(sandbox) + " --lock-after 0.05")
+        try tmux.waitFor("idle", text: "Password:")
+        try tmux.enter("idle", "secret-pw")
+        try tmux.waitForLine("idle")
+        // Activity keeps it signed in: a command, then half a line typed and left.
+        try tmux.enter("idle", "list")
+        try tmux.waitFor("idle", text: "1 present")
+        try tmux.waitForLine("idle")
+        try tmux.type("idle", "list Mum")
+        var screen = try tmux.waitFor("idle", text: "🔒 Signed out (idle)", timeout: 20)
+        try tmux.waitForLine("idle", "giftkeeper (signed out)>")
+        #expect(!screen.contains("giftkeeper> list Mum"), "the half-typed line stayed:\n\(screen)")
+        #expect(!screen.contains("GK-EXIT="), "\(screen)")
+        // Signed out, nothing of the session comes back with Up.
+        try tmux.press("idle", "Up")
+        usleep(300_000)
+        #expect((try? tmux.currentLine("idle")) == "giftkeeper (signed out)>", "Up recalled a line after the idle sign-out")
+        try tmux.waitForAnother("idle", text: "Password:") { try tmux.enter("idle", "login") }
+        try tmux.enter("idle", "secret-pw")
+        try tmux.waitForAnother("idle", text: "🔓 Signed in as Alice") {}
+        try tmux.waitForLine("idle")
+        try tmux.enter("idle", "quit")
+        screen = try tmux.waitFor("idle", text: "GK-EXIT=")
+        #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+        // Recorded as a sign-out like any other: the setup session's, the idle one, the quit.
+        let audit = try sandbox.audits()
+        #expect(audit.status == 0, "\(audit)")
+        #expect(audit.stdoutLines.filter { $0.contains("signedOut") }.count >= 3, "\(audit)")
+    }
+
+    @Test("--lock-after that is not a number of minutes: one line, exit 2, nothing opened")
+    func badLockAfter() throws {
+        let sandbox = try Sandbox()
+        for (value, words) in [
+            ("abc", "takes a number of minutes"), ("-5", "cannot be negative"), ("1e3", "takes a number of minutes"),
+            ("", "takes a number of minutes"), ("999999999", "at most 525600"),
+        ] {
+            let outcome = try sandbox.run(["--journal", sandbox.journal, "--lock-after", value], input: "quit\n")
+            #expect(outcome.status == 2, "\(value): \(outcome)")
+            #expect(outcome.stderrLines.count == 1, "\(value): \(outcome)")
+            #expect(outcome.stderr.contains(words), "\(value): \(outcome)")
+            #expect(!FileManager.default.fileExists(atPath: sandbox.journal))
+        }
+    }
 }

@@ -4,7 +4,8 @@ import Testing
 
 @testable import GiftKeeperREPL
 
-/// The prompts for missing arguments, in process (``Transcript``, steps: lines, Ctrl-C, Tab).
+/// The prompts for missing arguments and the idle sign-out, in process (``Transcript``,
+/// steps: lines, Ctrl-C, waits of the injected clock, Tab).
 @Suite struct PromptTranscriptTests {
     static let signIn: [Transcript.Step] = [.line("login"), .line("correct horse")]
 
@@ -63,5 +64,34 @@ import Testing
         #expect(outcome.errors == "", "\(outcome)")
         #expect(outcome.output.contains(#"Saved p3: "Tea" for Aunt May."#), "\(outcome)")
         #expect(outcome.output.contains("1 present"), "\(outcome)")
+    }
+
+    @Test("After the idle time at the prompt the shell signs out by itself, recorded, said with (idle)")
+    func idleSignOut() throws {
+        let transcript = try Self.journal()
+        let before = transcript.frameCount
+        let outcome = try transcript.run(
+            steps: Self.signIn + [.wait(minutes: 9), .line("list"), .wait(minutes: 10), .line("list")],
+            lockAfterMinutes: 10)
+        // Nine minutes are not ten: the first list runs; then the shell signs out.
+        #expect(outcome.shown == ["🔒 Signed out (idle)"], "\(outcome)")
+        #expect(outcome.output.contains("2 presents"), "\(outcome)")
+        #expect(outcome.errorLines == ["giftkeeper: error: You are signed out. Type 'login' first."], "\(outcome)")
+        // Signed in, then out by itself (recorded as any sign-out), and nothing more at the end.
+        #expect(outcome.notifications == ["🔓 Signed in as Alice"], "\(outcome)")
+        #expect(transcript.frameCount == before + 2)
+    }
+
+    @Test("Signed out while idle at an argument prompt: the command is cancelled; 0 never signs out")
+    func idleAtAPromptAndNever() throws {
+        let transcript = try Self.journal()
+        let outcome = try transcript.run(steps: Self.signIn + [.line("show"), .wait(minutes: 11)], lockAfterMinutes: 10)
+        #expect(outcome.shown == ["🔒 Signed out (idle)"], "\(outcome)")
+        #expect(outcome.errorLines == ["Cancelled."], "\(outcome)")
+
+        let never = try transcript.run(steps: Self.signIn + [.wait(minutes: 600), .line("list")])
+        #expect(never.shown == [], "\(never)")
+        #expect(never.errors == "", "\(never)")
+        #expect(never.notifications == ["🔓 Signed in as Alice", "🔒 Signed out"], "\(never)")
     }
 }

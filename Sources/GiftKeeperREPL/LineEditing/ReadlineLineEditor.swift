@@ -21,7 +21,9 @@ import Synchronization
 /// Readline is process-global state: create one editor per process and use it from one thread.
 public final class ReadlineLineEditor: LineEditor {
     private var hasPrompted = false
-    private var idleCheck: (() -> [String])?
+    private var idleCheck: ((Bool) -> IdleReport)?
+    /// Whether a key was read since the idle check last ran.
+    private var keyPressed = false
     private var idleInterval = 250
 
     public init() {
@@ -73,7 +75,13 @@ public final class ReadlineLineEditor: LineEditor {
             ]
             let ready = poll(&descriptors, nfds_t(signalPipe >= 0 ? 2 : 1), Int32(idleCheck == nil ? -1 : idleInterval))
             if ready == 0 {
-                showAbovePrompt(idleCheck?() ?? [])
+                let report = idleCheck?(keyPressed) ?? IdleReport()
+                keyPressed = false
+                if report.endsLine {
+                    endLine(showing: report.lines)
+                    return .interrupted
+                }
+                showAbovePrompt(report.lines)
                 continue
             }
             if ready < 0 {
@@ -96,6 +104,7 @@ public final class ReadlineLineEditor: LineEditor {
                 }
             }
             if descriptors[0].revents != 0 {
+                keyPressed = true
                 rl_callback_read_char()
                 if let result = ReadlineBridge.shared.withLock({ $0.result }) {
                     return result
@@ -113,7 +122,7 @@ public final class ReadlineLineEditor: LineEditor {
         giftkeeper_clear_history_wiping()
     }
 
-    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String]) {
+    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping (_ keyPressed: Bool) -> IdleReport) {
         idleInterval = milliseconds
         idleCheck = check
     }
@@ -126,6 +135,17 @@ public final class ReadlineLineEditor: LineEditor {
         giftkeeper_rl_flush_output()
         POSIXIO.writeAll(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
         rl_forced_update_display()
+    }
+
+    /// Drops the half-typed line and shows `lines` where the prompt was; the terminal is
+    /// given back, as after Ctrl-C.
+    private func endLine(showing lines: [String]) {
+        rl_clear_visible_line()
+        giftkeeper_rl_flush_output()
+        POSIXIO.writeAll(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
+        rl_free_line_state()
+        rl_callback_sigcleanup()
+        rl_callback_handler_remove()
     }
 
     public func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) {

@@ -38,19 +38,28 @@ public final class REPLSession: Shell {
     private var hasRemote = false
     /// Whether this session said it is offline since it last reached the server.
     private var saidOffline = false
+    /// How long the prompt may wait, signed in, before the shell signs out by itself (SPEC
+    /// §1, `--lock-after`), in milliseconds of the service's clock; nil never.
+    private let lockAfter: Int64?
+    /// When a key was last pressed (a line or an answer read) or a command ended; read from
+    /// the service's clock only when ``lockAfter`` is set.
+    private var lastActivity: Timestamp?
     /// The argument being asked for at a prompt: completion there answers as the command
     /// line does after these words.
     private var promptWords: [String]?
 
+    /// - Parameter lockAfter: milliseconds the prompt may wait, signed in, before the shell
+    ///   signs out by itself (on a terminal); nil never.
     public init(
         service: GiftKeeperService, editor: any LineEditor, passwords: any PasswordSource,
-        isInteractive: Bool, console: Console = Console()
+        isInteractive: Bool, console: Console = Console(), lockAfter: Int64? = nil
     ) {
         self.service = service
         self.editor = editor
         self.passwords = passwords
         self.isInteractive = isInteractive
         self.console = console
+        self.lockAfter = lockAfter
     }
 
     /// Runs until `quit`, Ctrl-D or the end of the script; signs out and releases the journal.
@@ -65,10 +74,17 @@ public final class REPLSession: Shell {
         if isInteractive {
             greet()
             progress.clear()
-            editor.setIdleCheck(everyMilliseconds: 200) { [weak self] in self?.changesWhileIdle() ?? [] }
         }
+        // A script's editor waits for no person and never looks.
+        editor.setIdleCheck(everyMilliseconds: 200) { [weak self] keyPressed in
+            self?.whileIdle(keyPressed: keyPressed) ?? IdleReport()
+        }
+        noteActivity()
         while isRunning {
-            switch editor.readLine(prompt: prompt) {
+            let input = editor.readLine(prompt: prompt)
+            noteActivity()
+            defer { noteActivity() }
+            switch input {
             case .line(let line):
                 let trimmed = line.trimmedWhitespace()
                 guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
@@ -348,6 +364,46 @@ public final class REPLSession: Shell {
         changesElsewhere = []
     }
 
+    /// While the prompt waits: signs out after the idle time, else looks for changes made
+    /// elsewhere.
+    private func whileIdle(keyPressed: Bool) -> IdleReport {
+        if keyPressed { noteActivity() }
+        if let lines = signOutIfIdle() { return IdleReport(lines: lines, endsLine: true) }
+        return IdleReport(lines: changesWhileIdle())
+    }
+
+    /// Remembers that the person did something now (for the idle sign-out).
+    private func noteActivity() {
+        if lockAfter != nil { lastActivity = service.now }
+    }
+
+    /// Signs out, recorded and announced with "(idle)", when the prompt waited signed in
+    /// for ``lockAfter``; returns the lines to show in the prompt's place, or nil.
+    private func signOutIfIdle() -> [String]? {
+        guard let lockAfter, service.phase == .signedIn, let lastActivity,
+            service.now.millisecondsSinceEpoch - lastActivity.millisecondsSinceEpoch >= lockAfter
+        else { return nil }
+        let notify = service.onNotification
+        var lines: [String] = []
+        service.onNotification = { notification in
+            if case .signedOut = notification {
+                lines.append(notification.sentence + " (idle)")
+            } else {
+                lines.append(notification.sentence)
+            }
+        }
+        defer { service.onNotification = notify }
+        do {
+            try service.signOut()
+            // The locked prompt must not give back what was typed signed in.
+            editor.clearHistory()
+            if hasRemote, !saidOffline { _ = try? service.sync() }
+        } catch {
+            lines.append(error.sentence)
+        }
+        return lines.map { TerminalText.sanitized($0) }
+    }
+
     /// While the prompt waits: takes in what other processes changed and returns the lines
     /// to show above the prompt (the changes, a notification such as a sign-out forced by a
     /// password changed elsewhere, or why looking failed, said once).
@@ -484,6 +540,7 @@ public final class REPLSession: Shell {
         promptWords = words
         defer { promptWords = nil }
         let input = editor.readLine(prompt: isInteractive ? "\(label): " : "", completing: style)
+        noteActivity()
         switch input {
         case .line(let answer):
             answersRead.arguments += 1
