@@ -236,26 +236,24 @@ private let readlineCompletionTrampoline:
         let line = String(decoding: upToCursor, as: UTF8.self)
         let (found, style) = ReadlineBridge.shared.withLock { ($0.provider, $0.style) }
         guard let provider = found else { return nil }
+        let candidates: [String]
         if style == .wholeLine {
             // The answer so far is the word; a candidate goes in as it is, nothing after it.
             giftkeeper_rl_set_completion_append_character(0)
-            let candidates = provider.call(CompletionRequest(line: line, precedingWords: [], word: line))
+            candidates = provider.call(CompletionRequest(line: line, precedingWords: [], word: line))
                 .filter { $0.lowercased().hasPrefix(line.lowercased()) }
-            guard !candidates.isEmpty else { return nil }
-            ReadlineBridge.shared.withLock { $0.matches = candidates }
-            return rl_completion_matches(text, readlineMatchGenerator)
+        } else {
+            let partial = CommandLineTokenizer.splitPartial(line)
+            let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
+            let quote = giftkeeper_rl_completion_quote_character()
+            let insideQuotes = quote != 0
+            candidates = provider.call(request)
+                .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
+                // Inside '…' a candidate holding a ' cannot be written (readline would close the
+                // quote early): it is left out; typed unquoted, it completes as "O'Brien".
+                .filter { !insideQuotes || !$0.unicodeScalars.contains(Unicode.Scalar(UInt8(truncatingIfNeeded: quote))) }
+                .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
         }
-        let partial = CommandLineTokenizer.splitPartial(line)
-        let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
-
-        let quote = giftkeeper_rl_completion_quote_character()
-        let insideQuotes = quote != 0
-        let candidates = provider.call(request)
-            .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
-            // Inside '…' a candidate holding a ' cannot be written (readline would close the
-            // quote early): it is left out; typed unquoted, it completes as "O'Brien".
-            .filter { !insideQuotes || !$0.unicodeScalars.contains(Unicode.Scalar(UInt8(truncatingIfNeeded: quote))) }
-            .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
         guard !candidates.isEmpty else { return nil }
         ReadlineBridge.shared.withLock { $0.matches = candidates }
         return rl_completion_matches(text, readlineMatchGenerator)
