@@ -43,6 +43,21 @@ import Testing
         #expect(outcome.output.contains("Saved p2: price, notes changed."), "\(outcome)")
     }
 
+    @Test("What completes at setup's name prompt and after 'occasion rm'")
+    func completionOfNamesAndOptions() throws {
+        let transcript = try Self.journal()
+        let session = try transcript.session()
+        func complete(_ words: [String], _ word: String) -> [String] {
+            session.completions(for: CompletionRequest(line: "", precedingWords: words, word: word))
+                .filter { $0.lowercased().hasPrefix(word.lowercased()) }
+        }
+        #expect(complete(["setup"], "") == [])
+        #expect(complete(["setup"], "--") == ["--kdf", "--currency"])
+        #expect(complete(["setup", "Alice", "--kdf"], "") == ["interactive", "moderate", "sensitive"])
+        let outcome = try transcript.run(steps: Self.signIn + [.line("occasion rm"), .tab("eas"), .interrupt])
+        #expect(outcome.completions == [["Easter 2027"]], "\(outcome)")
+    }
+
     @Test("Ctrl-C at an argument prompt cancels the command: nothing recorded, the session goes on")
     func interruptAtAPrompt() throws {
         let transcript = try Self.journal()

@@ -37,8 +37,11 @@ struct SetupCommand: ShellCommand {
             + "(in a script, on the next lines), never typed on the command line."
     }
 
+    /// The costs after `--kdf`, the options where one is begun; nothing for the name (its
+    /// prompt offers no options).
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
-        ["--kdf", "--currency"] + KDFCost.allCases.map(\.rawValue)
+        if request.precedingWords.last == "--kdf" { return KDFCost.allCases.map(\.rawValue) }
+        return request.word.hasPrefix("-") ? ["--kdf", "--currency"] : []
     }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {

@@ -27,8 +27,9 @@ struct OccasionCommand: ShellCommand {
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.wordIndex == 1 { return actions }
-        if request.wordIndex == 2 && request.precedingWords.last == "remove" { return shell.occasionNames }
-        if request.wordIndex == 2 && request.precedingWords.last == "add" { return shell.occasionNames }
+        if request.wordIndex == 2, ["add", "remove", "rm"].contains(request.precedingWords.last?.lowercased()) {
+            return shell.occasionNames
+        }
         return request.precedingWords.last == "--date" ? [] : ["--date", "--yearly"]
     }
 
