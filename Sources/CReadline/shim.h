@@ -50,6 +50,19 @@ static inline void giftkeeper_rl_set_word_syntax(void) {
     rl_completer_quote_characters = "\"'";
 }
 
+/// An answer to a prompt is one word from the start of the line: nothing breaks it, and
+/// quotes are ordinary characters in it.
+static inline void giftkeeper_rl_set_whole_line_word(void) {
+    rl_completer_word_break_characters = "";
+    rl_completer_quote_characters = "";
+}
+
+/// Writes out what readline buffered for the terminal (`fflush(rl_outstream)`), before the
+/// REPL writes to it directly.
+static inline void giftkeeper_rl_flush_output(void) {
+    fflush(rl_outstream != NULL ? rl_outstream : stdout);
+}
+
 /// Whether the character at `index` is escaped by a backslash (an odd run of them), for
 /// `rl_char_is_quoted_p`: then `Uncle\ B` is one word to complete, as the REPL reads it.
 static int giftkeeper_char_is_backslash_quoted(char *text, int index) {

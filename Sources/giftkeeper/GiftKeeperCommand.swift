@@ -16,7 +16,7 @@ struct GiftKeeperCommand: ParsableCommand {
         commandName: "giftkeeper",
         abstract: "A private gift-list keeper: every change is an encrypted event in an append-only journal.",
         usage: """
-            giftkeeper [--journal <path>]      (the shell)
+            giftkeeper [--journal <path>] [--lock-after <minutes>]   (the shell)
             giftkeeper <subcommand> [--journal <path>] [<options>]
             """,
         discussion: """

@@ -11,6 +11,37 @@ struct REPL: ParsableCommand {
         commandName: "repl", abstract: "Start the GiftKeeper shell (the default).")
 
     @OptionGroup var journal: JournalOption
+    // Unconditional, so `--lock-after -5` reaches the check ("cannot be negative").
+    @Option(
+        name: .customLong("lock-after"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Sign out by itself after the prompt waited this long, signed in, on a terminal; 0 never (0.5 is 30 s).",
+            valueName: "minutes"))
+    var lockAfter = "10"
+
+    func validate() throws {
+        _ = try lockAfterMilliseconds()
+    }
+
+    /// `--lock-after` in milliseconds, nil for 0 (never). Minutes as a plain decimal
+    /// number, at most a year of them.
+    func lockAfterMilliseconds() throws -> Int64? {
+        let text = lockAfter
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let isDecimal =
+            !text.isEmpty && text != "." && parts.count <= 2 && parts.allSatisfy { $0.allSatisfy { ("0"..."9").contains($0) } }
+        guard isDecimal, let minutes = Double(text) else {
+            if text.hasPrefix("-"), Double(text) != nil {
+                throw ValidationError("--lock-after cannot be negative ('\(lockAfter)'); 0 means never")
+            }
+            throw ValidationError("--lock-after takes a number of minutes such as 10 or 0.5, 0 for never; '\(lockAfter)' is not one")
+        }
+        guard minutes <= 525_600 else {
+            throw ValidationError("--lock-after takes at most 525600 minutes (a year); 0 means never")
+        }
+        let milliseconds = Int64((minutes * 60_000).rounded())
+        return milliseconds == 0 ? nil : milliseconds
+    }
 
     func run() throws {
         let service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
@@ -21,7 +52,7 @@ struct REPL: ParsableCommand {
         let input = TerminalSession.makeREPLInput()
         let session = REPLSession(
             service: service, editor: input.editor, passwords: input.passwords,
-            isInteractive: TerminalSession.isStandardInputTerminal)
+            isInteractive: TerminalSession.isStandardInputTerminal, lockAfter: try lockAfterMilliseconds())
         let code = session.run()
         if code != 0 { throw ExitCode(code) }
     }

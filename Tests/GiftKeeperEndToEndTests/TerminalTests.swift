@@ -5,10 +5,12 @@ import Testing
 /// A private tmux server (its own socket), for driving the REPL on a real terminal.
 final class Tmux {
     let executable: String
-    let socket = "gk-e2e-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let socket: String
     private let environment: [String: String]
 
-    init() throws {
+    /// A server on a socket of its own, named `prefix`-pid-random.
+    init(prefix: String = "gk-e2e") throws {
+        socket = "\(prefix)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         executable = try #require(
             findOnPath("tmux"),
             "tmux is not installed: the terminal tests need it ('make test' installs it; or apt-get install tmux)")
@@ -94,6 +96,13 @@ final class Tmux {
         try waitFor(session, "the line '\(line)'", sourceLocation: sourceLocation) { _ in
             (try? self.currentLine(session)) == line
         }
+    }
+
+    /// Types `typed`, presses Tab and waits until the cursor's line is `completed`.
+    func complete(_ session: String, _ typed: String, to completed: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if !typed.isEmpty { try type(session, typed) }
+        try press(session, "Tab")
+        try waitForLine(session, completed, sourceLocation: sourceLocation)
     }
 
     /// Runs `action`, then waits for one more `text` on the pane than there was before it: text

@@ -41,6 +41,10 @@ final class Transcript {
         var errors: String { errorLines.map { $0 + "\n" }.joined() }
         /// Everything on standard error.
         let standardError: String
+        /// What the shell showed while its prompt waited (``run(steps:lockAfterMinutes:)``).
+        var shown: [String] = []
+        /// What Tab offered at each `.tab` step.
+        var completions: [[String]] = []
         var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
         var standardErrorLines: [String] {
             standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
@@ -70,6 +74,34 @@ final class Transcript {
     /// Runs one script-mode session over `lines` (each a line of standard input).
     func run(_ lines: [String]) throws -> Outcome {
         let input = TestPipe(lines.map { $0 + "\n" }.joined())
+        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
+        return try withExtendedLifetime(input) { try run(editor: editor, passwords: editor) }
+    }
+
+    /// What happens to a shell, one step at a time (``run(steps:lockAfterMinutes:)``).
+    enum Step {
+        /// A line typed (a command, an answer or a password).
+        case line(String)
+        /// Ctrl-C at the prompt.
+        case interrupt
+        /// The prompt waits `minutes` of the clock; the shell then looks, as it does while idle.
+        case wait(minutes: Int64)
+        /// Tab after typing `text` at the prompt (the line so far); the step after it is
+        /// the line as entered.
+        case tab(String)
+    }
+
+    /// Runs one session over `steps`, with what a terminal adds to a script's lines: Ctrl-C,
+    /// the waits at the prompt, Tab. Still script mode: no prompt is shown, nothing optional asked.
+    func run(steps: [Step], lockAfterMinutes: Int64? = nil) throws -> Outcome {
+        let editor = SteppedEditor(steps, clock: clock)
+        var outcome = try run(editor: editor, passwords: editor, lockAfter: lockAfterMinutes.map { $0 * 60_000 })
+        outcome.shown = editor.shown
+        outcome.completions = editor.completions
+        return outcome
+    }
+
+    private func run(editor: any LineEditor, passwords: any PasswordSource, lockAfter: Int64? = nil) throws -> Outcome {
         let outputPath = directory + "/out-\(UUID().uuidString)"
         let errorPath = directory + "/err-\(UUID().uuidString)"
         let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -88,10 +120,9 @@ final class Transcript {
             environment.requestedRemote = remote.description
         }
         let service = GiftKeeperService(location: location, environment: environment)
-        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
         let session = REPLSession(
-            service: service, editor: editor, passwords: editor, isInteractive: false,
-            console: Console(output: output, error: errors))
+            service: service, editor: editor, passwords: passwords, isInteractive: false,
+            console: Console(output: output, error: errors), lockAfter: lockAfter)
         let status = session.run()
         return Outcome(
             status: status,
@@ -130,4 +161,64 @@ final class TickingClock: Sendable {
     func advance(days: Int64) {
         milliseconds.add(days * 86_400_000, ordering: .relaxed)
     }
+
+    /// Moves the clock `minutes` minutes on (a wait at the prompt).
+    func advance(minutes: Int64) {
+        milliseconds.add(minutes * 60_000, ordering: .relaxed)
+    }
+}
+
+/// A line editor and password source that plays ``Transcript/Step``s.
+final class SteppedEditor: LineEditor, PasswordSource {
+    private var steps: [Transcript.Step]
+    private let clock: TickingClock
+    private var idleCheck: ((Bool) -> IdleReport)?
+    private var provider: ((CompletionRequest) -> [String])?
+    private(set) var shown: [String] = []
+    private(set) var completions: [[String]] = []
+
+    init(_ steps: [Transcript.Step], clock: TickingClock) {
+        self.steps = steps
+        self.clock = clock
+    }
+
+    func readLine(prompt: String) -> LineInput {
+        readLine(prompt: prompt, completing: .words)
+    }
+
+    func readLine(prompt: String, completing style: CompletionStyle) -> LineInput {
+        while !steps.isEmpty {
+            switch steps.removeFirst() {
+            case .line(let text):
+                return .line(text)
+            case .interrupt:
+                return .interrupted
+            case .wait(let minutes):
+                clock.advance(minutes: minutes)
+                let report = idleCheck?(false) ?? IdleReport()
+                shown += report.lines
+                if report.endsLine { return .interrupted }
+            case .tab(let typed):
+                let partial = CommandLineTokenizer.splitPartial(typed)
+                let request =
+                    style == .wholeLine
+                    ? CompletionRequest(line: typed, precedingWords: [], word: typed)
+                    : CompletionRequest(line: typed, precedingWords: partial.words, word: partial.current)
+                completions.append(
+                    (provider?(request) ?? []).filter { $0.lowercased().hasPrefix(request.word.lowercased()) })
+            }
+        }
+        return .endOfInput
+    }
+
+    func readPassword(prompt: String) throws -> SecureBytes {
+        guard case .line(let text)? = steps.first else { throw PasswordInputError(.endOfInput) }
+        steps.removeFirst()
+        return try Transcript.secret(text)
+    }
+
+    func addToHistory(_ line: String) {}
+    func clearHistory() {}
+    func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) { self.provider = provider }
+    func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping (Bool) -> IdleReport) { idleCheck = check }
 }

@@ -28,8 +28,8 @@ struct SetupCommand: ShellCommand {
     @Option(help: ArgumentHelp("The currency amounts are in, shown with them: EUR, USD, GBP…", valueName: "CODE"))
     var currency: String?
 
-    static let prompted = ScriptAnswers(arguments: 1, passwords: 2)
-    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("name"), passwords: 2) }
+    static let prompts = [ArgumentPrompt("name", "Your name")]
+    static let passwordsAsked = 2
 
     static func secretSafeUsage(positional: Int) -> String? {
         guard positional > 1 else { return nil }
@@ -37,8 +37,11 @@ struct SetupCommand: ShellCommand {
             + "(in a script, on the next lines), never typed on the command line."
     }
 
+    /// The costs after `--kdf`, the options where one is begun; nothing for the name (its
+    /// prompt offers no options).
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
-        ["--kdf", "--currency"] + KDFCost.allCases.map(\.rawValue)
+        if request.precedingWords.last == "--kdf" { return KDFCost.allCases.map(\.rawValue) }
+        return request.word.hasPrefix("-") ? ["--kdf", "--currency"] : []
     }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
@@ -47,7 +50,7 @@ struct SetupCommand: ShellCommand {
             if service.phase == .signedIn { throw REPLError(.setupWhileSignedIn) }
             throw ServiceError(.journalExists(path: service.journalPath))
         }
-        let name = try shell.value(line.text("name"), ask: "Your name")
+        let name = try shell.completing(line).text("name") ?? ""
         try service.checkSetup(name: name)
         let currency = try line.text("currency").map { try GiftList.currencyCode($0) }
         let first = try shell.readPassword("New password: ")
@@ -68,7 +71,7 @@ struct LoginCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "login", abstract: "Unlock the journal (asks for the password).", usage: "login")
 
-    static let prompted = ScriptAnswers(passwords: 1)
+    static let passwordsAsked = 1
 
     static func secretSafeUsage(positional: Int) -> String? {
         "'login' takes no arguments: the password is asked for after it "
@@ -113,7 +116,7 @@ struct PasswdCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd", abstract: "Change the password (current one, then the new one twice).", usage: "passwd")
 
-    static let prompted = ScriptAnswers(passwords: 3)
+    static let passwordsAsked = 3
 
     static func secretSafeUsage(positional: Int) -> String? {
         "'passwd' takes no arguments: the current password and the new one twice are asked for after it "

@@ -24,8 +24,15 @@ struct AddCommand: ShellCommand {
     @Option(parsing: .unconditional, help: "Where to find it online.") var url: String?
     @Option(parsing: .unconditional, help: "The shop.") var store: String?
 
-    static let prompted = ScriptAnswers(arguments: 2)
-    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("recipient") + line.missing("title")) }
+    /// `add` alone is a wizard: who and what, then (on a terminal) the optional fields.
+    static let prompts = [
+        ArgumentPrompt("recipient", "Recipient"), ArgumentPrompt("title", "Title"),
+        ArgumentPrompt("price", "Price (Enter skips)", isOptional: true, check: { _ = try Money.parsePrice($0) }),
+        ArgumentPrompt("occasion", "Occasion (Enter skips)", isOptional: true),
+        ArgumentPrompt("notes", "Notes (Enter skips)", isOptional: true),
+        ArgumentPrompt("url", "URL (Enter skips)", isOptional: true),
+        ArgumentPrompt("store", "Store (Enter skips)", isOptional: true),
+    ]
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.precedingWords.last == "--occasion" { return shell.occasionNames }
@@ -34,8 +41,9 @@ struct AddCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let recipient = try shell.value(line.text("recipient"), ask: "Recipient")
-        let title = try shell.value(line.text("title"), ask: "Title")
+        let line = try shell.completing(line)
+        let recipient = line.text("recipient") ?? ""
+        let title = line.text("title") ?? ""
         let price = try line.text("price").map { try Money.parsePrice($0) }
         // What the list says before the change, read in place: a copy of the list kept across
         // the change would make the service copy all of it when it applies the new event.

@@ -14,10 +14,8 @@ struct EditCommand: PresentIDCommand {
     @Argument(help: ArgumentHelp("Changes such as title=\"Red scarf\" price=30 (price= clears the price).", valueName: "field=value"))
     var changes: [String] = []
 
-    static let prompted = ScriptAnswers(arguments: 2)
-    static func answers(for line: BoundLine) -> ScriptAnswers {
-        ScriptAnswers(arguments: line.missing("id") + (line.texts("changes").isEmpty ? 1 : 0))
-    }
+    // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.
+    static let prompts = [idPrompt, ArgumentPrompt("changes", "Change (field=value)", answer: .words)]
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.wordIndex == 1 { return shell.presentIDs }
@@ -29,12 +27,9 @@ struct EditCommand: PresentIDCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try presentID(line, in: shell)
-        var assignments = line.texts("changes")
-        if assignments.isEmpty {
-            // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.
-            assignments = try CommandLineTokenizer.split(try shell.ask("Change (field=value)"))
-        }
+        let line = try shell.completing(line)
+        let id = try presentID(line)
+        let assignments = line.texts("changes")
         var changes: [PresentChange] = []
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "=") else {

@@ -12,12 +12,11 @@ struct ImportCommand: ShellCommand {
 
     @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
 
-    static let prompted = ScriptAnswers(arguments: 1)
-    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("file")) }
+    static let prompts = [ArgumentPrompt("file", "File to import")]
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let path = expandingTilde(try shell.value(line.text("file"), ask: "File to import"))
+        let path = expandingTilde(try shell.completing(line).text("file") ?? "")
         let bytes = try PrivateFile.read(path)
         let summary = try shell.service.importDocument(bytes)
         shell.console.print(summary.sentence)

@@ -56,7 +56,7 @@ enum LineBinding {
     /// argument-parser parse them.
     static func bind(_ type: any ShellCommand.Type, _ arguments: [String]) -> BoundLine? {
         guard let declarations = declarations(of: type), let given = match(arguments, declarations) else { return nil }
-        return BoundLine(values: given, declarations: declarations)
+        return BoundLine(values: given, declarations: declarations, command: type)
     }
 
     /// What argument-parser parsed, as a line: each declared property's value, read from
@@ -74,7 +74,7 @@ enum LineBinding {
             else { return nil }
             values[key] = Given(value)
         }
-        return BoundLine(values: values, declarations: declarations)
+        return BoundLine(values: values, declarations: declarations, command: type(of: parsed))
     }
 
     /// Assigns the words to the declarations; nil for anything but the plain case.
@@ -190,8 +190,17 @@ enum LineBinding {
 /// Reading a name the command does not declare is a programming error (it stops the
 /// program): every command's transcript tests read each of its names.
 struct BoundLine {
-    let values: [String: LineBinding.Given]
+    /// Given on the line, or answered at a prompt (``Shell/completing(_:)``).
+    var values: [String: LineBinding.Given]
     let declarations: [LineBinding.Declaration]
+    /// The command whose declarations these are (nil for a line made up in code).
+    var command: (any ShellCommand.Type)?
+
+    init(values: [String: LineBinding.Given], declarations: [LineBinding.Declaration], command: (any ShellCommand.Type)? = nil) {
+        self.values = values
+        self.declarations = declarations
+        self.command = command
+    }
 
     private func declared(_ key: String) -> LineBinding.Declaration {
         guard let declaration = declarations.first(where: { $0.key == key }) else {
@@ -227,6 +236,21 @@ struct BoundLine {
 
     /// 1 when an argument was left out, so the command will ask for it.
     func missing(_ key: String) -> Int {
-        text(key) == nil ? 1 : 0
+        if declared(key).isRepeating { return texts(key).isEmpty ? 1 : 0 }
+        return text(key) == nil ? 1 : 0
+    }
+
+    /// The words a command line would have before `key`'s value: the command's name, the
+    /// positional arguments declared before it (for an option, all of them) and, for an
+    /// option, its name. What completion at `key`'s prompt is asked with.
+    func words(before key: String) -> [String] {
+        let declaration = declared(key)
+        var words = [command?._commandName ?? ""]
+        for positional in declarations where positional.kind == .positional {
+            if positional.key == key { break }
+            words += positional.isRepeating ? texts(positional.key) : [text(positional.key) ?? ""]
+        }
+        if declaration.kind != .positional, let name = declaration.longName { words.append(name) }
+        return words
     }
 }

@@ -13,8 +13,9 @@ struct MarkCommand: PresentIDCommand {
     @Argument(help: "A present id such as p3.") var id: String?
     @Argument(help: "idea, bought, wrapped or given.") var status: String?
 
-    static let prompted = ScriptAnswers(arguments: 2)
-    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("id") + line.missing("status")) }
+    static let prompts = [
+        idPrompt, ArgumentPrompt("status", "Status (idea, bought, wrapped, given)", check: { _ = try PresentStatus(parsing: $0) }),
+    ]
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         switch request.wordIndex {
@@ -26,8 +27,9 @@ struct MarkCommand: PresentIDCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try presentID(line, in: shell)
-        let status = try PresentStatus(parsing: try shell.value(line.text("status"), ask: "Status (idea, bought, wrapped, given)"))
+        let line = try shell.completing(line)
+        let id = try presentID(line)
+        let status = try PresentStatus(parsing: line.text("status") ?? "")
         let events = try shell.service.perform(.markPresent(id: id, status: status))
         shell.console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")
     }

@@ -20,20 +20,22 @@ struct OccasionCommand: ShellCommand {
     @Flag(help: "It comes back every year.") var yearly = false
     @Flag(help: "occasion list: one JSON document (an array of occasions) instead of the table.") var json = false
 
-    static func answers(for line: BoundLine) -> ScriptAnswers {
-        let action = line.text("action")
-        return ScriptAnswers(arguments: action == "add" || action == "remove" ? line.missing("name") : 0)
-    }
+    /// The name, for the actions that take one.
+    static let prompts = [
+        ArgumentPrompt("name", "Occasion", neededWhen: { ["add", "remove", "rm"].contains($0.text("action")?.lowercased()) })
+    ]
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.wordIndex == 1 { return actions }
-        if request.wordIndex == 2 && request.precedingWords.last == "remove" { return shell.occasionNames }
-        if request.wordIndex == 2 && request.precedingWords.last == "add" { return shell.occasionNames }
+        if request.wordIndex == 2, ["add", "remove", "rm"].contains(request.precedingWords.last?.lowercased()) {
+            return shell.occasionNames
+        }
         return request.precedingWords.last == "--date" ? [] : ["--date", "--yearly"]
     }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
+        let line = try shell.completing(line)
         let action = line.text("action")?.lowercased() ?? "list"
         if line.flag("json"), action != "list", action != "ls" {
             throw REPLError(.unexpectedWords(command: "occasion \(action)", words: ["--json"]))
@@ -42,7 +44,7 @@ struct OccasionCommand: ShellCommand {
         case "list", "ls":
             list(shell, json: try StructuredOutput.format(line) == .json)
         case "add":
-            let name = try shell.value(line.text("name"), ask: "Occasion")
+            let name = line.text("name") ?? ""
             let date = try line.text("date").map { try CalendarDate(parsing: $0) }
             if line.flag("yearly") && date == nil { throw REPLError(.yearlyWithoutDate) }
             let existed = shell.service.state.occasions[TextFolding.key(name)] != nil
@@ -55,7 +57,7 @@ struct OccasionCommand: ShellCommand {
             shell.console.print(
                 "Saved occasion \"\(shell.service.state.occasions[occasion.key]?.name ?? occasion.name)\"\(when)\(existed ? " (changed)" : "").")
         case "remove", "rm":
-            let name = try shell.value(line.text("name"), ask: "Occasion")
+            let name = line.text("name") ?? ""
             let events = try shell.service.perform(.removeOccasion(name: name))
             if case .occasionRemoved(let removed) = events.first?.body {
                 shell.console.print("Removed occasion \"\(removed)\".")

@@ -12,7 +12,8 @@ struct RemoveCommand: PresentIDCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try presentID(line, in: shell)
+        let line = try shell.completing(line)
+        let id = try presentID(line)
         try shell.service.perform(.removePresent(id: id))
         shell.console.print("Saved \(id): removed (the history keeps it).")
     }

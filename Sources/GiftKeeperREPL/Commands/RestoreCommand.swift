@@ -16,7 +16,8 @@ struct RestoreCommand: PresentIDCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try presentID(line, in: shell)
+        let line = try shell.completing(line)
+        let id = try presentID(line)
         let before = shell.service.state.budgetStandings
         try shell.service.perform(.restorePresent(id: id))
         if let present = shell.service.state[id: id] {

@@ -12,13 +12,11 @@ import OrderedCollections
 /// and completion all read the same declarations. Adding a command is one new file and
 /// one line in ``ShellCommands/all``.
 protocol ShellCommand: ParsableCommand {
-    /// What the command asks for at most: the arguments it asks for when its line leaves
-    /// them out, and the passwords it always asks for.
-    static var prompted: ScriptAnswers { get }
+    /// The arguments it asks for when its line leaves them out, in the order it asks.
+    static var prompts: [ArgumentPrompt] { get }
 
-    /// The lines this command reads after `line`, in a script: each argument it will ask
-    /// for because the line left it out, then its passwords.
-    static func answers(for line: BoundLine) -> ScriptAnswers
+    /// How many passwords it always asks for (after its arguments).
+    static var passwordsAsked: Int { get }
 
     /// A usage message that repeats none of the words: for an account command given words
     /// it does not take, which may be a password typed on its line. Nil for the rest.
@@ -36,9 +34,21 @@ protocol ShellCommand: ParsableCommand {
 }
 
 extension ShellCommand {
-    static var prompted: ScriptAnswers { ScriptAnswers() }
+    static var prompts: [ArgumentPrompt] { [] }
 
-    static func answers(for line: BoundLine) -> ScriptAnswers { prompted }
+    static var passwordsAsked: Int { 0 }
+
+    /// What the command asks for at most in a script: the arguments it always asks for when
+    /// its line leaves them out, and its passwords.
+    static var prompted: ScriptAnswers {
+        ScriptAnswers(arguments: prompts.filter { !$0.isOptional && $0.neededWhen == nil }.count, passwords: passwordsAsked)
+    }
+
+    /// The lines this command reads after `line`, in a script: each argument it will ask
+    /// for because the line left it out, then its passwords.
+    static func answers(for line: BoundLine) -> ScriptAnswers {
+        ScriptAnswers(arguments: prompts.filter { !$0.isOptional && $0.isAsked(by: line) }.count, passwords: passwordsAsked)
+    }
 
     /// What the command would have asked for when its line did not parse, judged from
     /// `positional`, the words that look like arguments: so its answer lines (a password
@@ -67,17 +77,20 @@ extension ShellCommand {
 protocol PresentIDCommand: ShellCommand {}
 
 extension PresentIDCommand {
-    static var prompted: ScriptAnswers { ScriptAnswers(arguments: 1) }
+    static var prompts: [ArgumentPrompt] { [idPrompt] }
 
-    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("id")) }
+    /// "Present id", checked on a terminal as it is typed.
+    static var idPrompt: ArgumentPrompt {
+        ArgumentPrompt("id", "Present id", check: { _ = try PresentID.parse($0.trimmedWhitespace()) })
+    }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? shell.presentIDs : []
     }
 
-    /// The line's present id, or the answer to "Present id".
-    static func presentID(_ line: BoundLine, in shell: any Shell) throws -> PresentID {
-        try PresentID.parse(try shell.value(line.text("id"), ask: "Present id").trimmedWhitespace())
+    /// The present id of a line the shell completed (``Shell/completing(_:)``).
+    static func presentID(_ line: BoundLine) throws -> PresentID {
+        try PresentID.parse((line.text("id") ?? "").trimmedWhitespace())
     }
 }
 
@@ -170,8 +183,11 @@ protocol Shell: AnyObject {
     /// On a terminal (prompts, waits shown) rather than a script.
     var isInteractive: Bool { get }
 
-    /// Asks for a missing argument: a prompt on a terminal, the next line in a script.
-    func ask(_ label: String) throws -> String
+    /// `line` with the arguments it left out asked for (``ShellCommand/prompts``, in order):
+    /// on a terminal prompts that complete as the command line does there, a wrong answer
+    /// asked again where the prompt checks it, and, once one was asked, the optional ones
+    /// (Enter skips); in a script the next lines. Ctrl-C throws a cancellation.
+    func completing(_ line: BoundLine) throws -> BoundLine
     /// Reads a password (the terminal with echo off, a password file, or the script's next line).
     func readPassword(_ prompt: String) throws -> SecureBytes
     /// Runs a password check; on a terminal, keys typed meanwhile are hidden and dropped.
@@ -186,12 +202,6 @@ protocol Shell: AnyObject {
 }
 
 extension Shell {
-    /// `given`, or the answer to `label` when the line left it out.
-    func value(_ given: String?, ask label: String) throws -> String {
-        if let given { return given }
-        return try ask(label)
-    }
-
     /// Throws unless signed in: the signed-out prompt says `login`, a new journal `setup`.
     func requireSignedIn() throws {
         switch service.phase {

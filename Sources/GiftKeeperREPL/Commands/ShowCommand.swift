@@ -15,7 +15,8 @@ struct ShowCommand: PresentIDCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let id = try presentID(line, in: shell)
+        let line = try shell.completing(line)
+        let id = try presentID(line)
         let state = try shell.state(asOf: line.text("asOf"))
         guard let (present, isRemoved) = state.present(id) else {
             throw DomainError.unknownPresent(id)

@@ -76,8 +76,7 @@ struct GiftsCommand: ShellCommand {
     @Argument(help: "Who (case and accents ignored).") var recipient: String?
     @Flag(help: "One JSON document (the presents given, oldest first) instead of the text.") var json = false
 
-    static let prompted = ScriptAnswers(arguments: 1)
-    static func answers(for line: BoundLine) -> ScriptAnswers { ScriptAnswers(arguments: line.missing("recipient")) }
+    static let prompts = [ArgumentPrompt("recipient", "Recipient")]
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? shell.recipients : []
@@ -85,7 +84,7 @@ struct GiftsCommand: ShellCommand {
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let recipient = try shell.value(line.text("recipient"), ask: "Recipient")
+        let recipient = try shell.completing(line).text("recipient") ?? ""
         let state = shell.service.state
         let gifts = state.gifts(for: recipient)
         if try StructuredOutput.format(line) == .json {

@@ -6,6 +6,10 @@ public protocol LineEditor: AnyObject {
     /// Reads one line, without its line terminator. Never throws: bad input is data.
     func readLine(prompt: String) -> LineInput
 
+    /// Reads one line as ``readLine(prompt:)`` does, Tab completing it in `style`: a command
+    /// line's words, or an answer to a prompt typed whole (a title with spaces, unquoted).
+    func readLine(prompt: String, completing style: CompletionStyle) -> LineInput
+
     /// Adds `line` to the in-memory history (never written to disk). The REPL decides
     /// what goes in: password lines and other secrets are never passed here.
     func addToHistory(_ line: String)
@@ -19,14 +23,42 @@ public protocol LineEditor: AnyObject {
     func setCompletion(_ provider: @escaping (CompletionRequest) -> [String])
 
     /// Sets what to look at while waiting for a line: `check` runs about every
-    /// `milliseconds` while nothing is typed, and the lines it returns are shown above the
-    /// prompt, the half-typed line kept (SPEC §12: changes made elsewhere, live). Editors
-    /// that do not wait for a person ignore it.
-    func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String])
+    /// `milliseconds` while nothing is typed, told whether a key was pressed since it last
+    /// ran, and the lines it reports are shown above the prompt, the half-typed line kept
+    /// (SPEC §12: changes made elsewhere, live), or, when it ends the line (a sign-out after
+    /// an idle time), instead of the prompt. Editors that do not wait for a person ignore it.
+    func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping (_ keyPressed: Bool) -> IdleReport)
 }
 
 extension LineEditor {
-    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String]) {}
+    public func readLine(prompt: String, completing style: CompletionStyle) -> LineInput {
+        readLine(prompt: prompt)
+    }
+
+    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping (_ keyPressed: Bool) -> IdleReport) {}
+}
+
+/// How Tab completes the line being read.
+public enum CompletionStyle: Equatable, Sendable {
+    /// A command line: shell words, candidates quoted as the tokenizer reads them back.
+    case words
+    /// One answer typed whole (`Title: Blue scarf`): the line so far is the word, and a
+    /// candidate goes in as it is, unquoted, with no space after it.
+    case wholeLine
+}
+
+/// What one look while the prompt waits found.
+public struct IdleReport: Equatable, Sendable {
+    /// Lines to show above the prompt.
+    public var lines: [String]
+    /// Whether the line being typed is over: it is dropped, `lines` take the prompt's place
+    /// and the read returns ``LineInput/interrupted`` (the shell signed out while idle).
+    public var endsLine: Bool
+
+    public init(lines: [String] = [], endsLine: Bool = false) {
+        self.lines = lines
+        self.endsLine = endsLine
+    }
 }
 
 /// What one ``LineEditor/readLine(prompt:)`` produced.

@@ -13,12 +13,17 @@ import Synchronization
 ///   self-pipe of ``SignalRouter``. On an interrupt it calls `rl_free_line_state`,
 ///   `rl_callback_sigcleanup`, `rl_echo_signal_char`, `rl_cleanup_after_signal` and
 ///   `rl_callback_handler_remove` (which restores the terminal) and prints a newline.
+/// - Ctrl-Z gives the terminal back (`rl_callback_sigcleanup`, `rl_cleanup_after_signal`)
+///   and stops the process; `fg` prepares the terminal again (`rl_reset_after_signal`),
+///   reads its size and redraws the prompt and the half-typed line, which Enter then runs.
 /// - Completion never falls back to file names.
 ///
 /// Readline is process-global state: create one editor per process and use it from one thread.
 public final class ReadlineLineEditor: LineEditor {
     private var hasPrompted = false
-    private var idleCheck: (() -> [String])?
+    private var idleCheck: ((Bool) -> IdleReport)?
+    /// Whether a key was read since the idle check last ran.
+    private var keyPressed = false
     private var idleInterval = 250
 
     public init() {
@@ -36,6 +41,14 @@ public final class ReadlineLineEditor: LineEditor {
     }
 
     public func readLine(prompt: String) -> LineInput {
+        readLine(prompt: prompt, completing: .words)
+    }
+
+    public func readLine(prompt: String, completing style: CompletionStyle) -> LineInput {
+        ReadlineBridge.shared.withLock { $0.style = style }
+        // An answer is one word from the start of the line, whatever it holds (spaces, quotes).
+        if style == .wholeLine { giftkeeper_rl_set_whole_line_word() }
+        defer { if style == .wholeLine { giftkeeper_rl_set_word_syntax() } }
         let drained = SignalRouter.drainPromptPipe()
         if drained.resized && hasPrompted {
             rl_reset_screen_size()
@@ -62,7 +75,13 @@ public final class ReadlineLineEditor: LineEditor {
             ]
             let ready = poll(&descriptors, nfds_t(signalPipe >= 0 ? 2 : 1), Int32(idleCheck == nil ? -1 : idleInterval))
             if ready == 0 {
-                showAbovePrompt(idleCheck?() ?? [])
+                let report = idleCheck?(keyPressed) ?? IdleReport()
+                keyPressed = false
+                if report.endsLine {
+                    endLine(showing: report.lines)
+                    return .interrupted
+                }
+                showAbovePrompt(report.lines)
                 continue
             }
             if ready < 0 {
@@ -77,9 +96,15 @@ public final class ReadlineLineEditor: LineEditor {
                     cancelLine()
                     return .interrupted
                 }
-                if signals.resized { rl_resize_terminal() }
+                if signals.suspended { suspend() }
+                if signals.suspended || signals.continued {
+                    resume(afterStopping: signals.suspended)
+                } else if signals.resized {
+                    rl_resize_terminal()
+                }
             }
             if descriptors[0].revents != 0 {
+                keyPressed = true
                 rl_callback_read_char()
                 if let result = ReadlineBridge.shared.withLock({ $0.result }) {
                     return result
@@ -97,7 +122,7 @@ public final class ReadlineLineEditor: LineEditor {
         giftkeeper_clear_history_wiping()
     }
 
-    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping () -> [String]) {
+    public func setIdleCheck(everyMilliseconds milliseconds: Int, _ check: @escaping (_ keyPressed: Bool) -> IdleReport) {
         idleInterval = milliseconds
         idleCheck = check
     }
@@ -107,12 +132,51 @@ public final class ReadlineLineEditor: LineEditor {
     private func showAbovePrompt(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         rl_clear_visible_line()
+        giftkeeper_rl_flush_output()
         POSIXIO.writeAll(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
         rl_forced_update_display()
     }
 
+    /// Drops the half-typed line and shows `lines` where the prompt was; the terminal is
+    /// given back, as after Ctrl-C.
+    private func endLine(showing lines: [String]) {
+        rl_clear_visible_line()
+        giftkeeper_rl_flush_output()
+        POSIXIO.writeAll(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
+        rl_free_line_state()
+        rl_callback_sigcleanup()
+        rl_callback_handler_remove()
+    }
+
     public func setCompletion(_ provider: @escaping (CompletionRequest) -> [String]) {
         ReadlineBridge.shared.withLock { $0.provider = UncheckedProvider(call: provider) }
+    }
+
+    /// Ctrl-Z at the prompt, as readline's own signal handling does it: the terminal as the
+    /// user's shell expects it, then the process stops until `fg`.
+    private func suspend() {
+        rl_callback_sigcleanup()
+        rl_echo_signal_char(SIGTSTP)
+        rl_cleanup_after_signal()
+        giftkeeper_rl_flush_output()
+        POSIXIO.writeAll(STDOUT_FILENO, "\n")
+        SignalRouter.stopProcess()
+    }
+
+    /// After `fg` (or any SIGCONT): readline's terminal settings again (the shell that had
+    /// the terminal meanwhile put its own), the size it may have changed to, and the prompt
+    /// with the half-typed line drawn anew on a line of its own.
+    private func resume(afterStopping: Bool) {
+        if afterStopping {
+            _ = SignalRouter.drainPromptPipe()  // the SIGCONT that `fg` sent: handled here
+        } else {
+            // Stopped by someone else (SIGSTOP): readline still thinks the terminal is its own.
+            rl_deprep_terminal()
+            POSIXIO.writeAll(STDOUT_FILENO, "\r")
+        }
+        rl_reset_after_signal()
+        rl_resize_terminal()
+        rl_forced_update_display()
     }
 
     /// Throws away the half-typed line and gives the terminal back, like readline's own
@@ -136,6 +200,7 @@ private struct UncheckedProvider: @unchecked Sendable {
 /// The one registry readline's C callbacks reach (they cannot capture context).
 private struct ReadlineBridge {
     var provider: UncheckedProvider?
+    var style = CompletionStyle.words
     var result: LineInput?
     /// Matches handed to `rl_completion_matches`' generator, one at a time.
     var matches: [String] = []
@@ -169,18 +234,26 @@ private let readlineCompletionTrampoline:
         guard let text, let buffer = giftkeeper_rl_line_buffer() else { return nil }
         let upToCursor = UnsafeRawBufferPointer(start: buffer, count: Int(max(end, 0)))
         let line = String(decoding: upToCursor, as: UTF8.self)
-        let partial = CommandLineTokenizer.splitPartial(line)
-        let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
-        guard let provider = ReadlineBridge.shared.withLock({ $0.provider }) else { return nil }
-
-        let quote = giftkeeper_rl_completion_quote_character()
-        let insideQuotes = quote != 0
-        let candidates = provider.call(request)
-            .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
-            // Inside '…' a candidate holding a ' cannot be written (readline would close the
-            // quote early): it is left out; typed unquoted, it completes as "O'Brien".
-            .filter { !insideQuotes || !$0.unicodeScalars.contains(Unicode.Scalar(UInt8(truncatingIfNeeded: quote))) }
-            .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
+        let (found, style) = ReadlineBridge.shared.withLock { ($0.provider, $0.style) }
+        guard let provider = found else { return nil }
+        let candidates: [String]
+        if style == .wholeLine {
+            // The answer so far is the word; a candidate goes in as it is, nothing after it.
+            giftkeeper_rl_set_completion_append_character(0)
+            candidates = provider.call(CompletionRequest(line: line, precedingWords: [], word: line))
+                .filter { $0.lowercased().hasPrefix(line.lowercased()) }
+        } else {
+            let partial = CommandLineTokenizer.splitPartial(line)
+            let request = CompletionRequest(line: line, precedingWords: partial.words, word: partial.current)
+            let quote = giftkeeper_rl_completion_quote_character()
+            let insideQuotes = quote != 0
+            candidates = provider.call(request)
+                .filter { $0.lowercased().hasPrefix(request.word.lowercased()) }
+                // Inside '…' a candidate holding a ' cannot be written (readline would close the
+                // quote early): it is left out; typed unquoted, it completes as "O'Brien".
+                .filter { !insideQuotes || !$0.unicodeScalars.contains(Unicode.Scalar(UInt8(truncatingIfNeeded: quote))) }
+                .map { insideQuotes ? $0 : CommandLineTokenizer.quoted($0) }
+        }
         guard !candidates.isEmpty else { return nil }
         ReadlineBridge.shared.withLock { $0.matches = candidates }
         return rl_completion_matches(text, readlineMatchGenerator)

@@ -25,6 +25,9 @@ public final class REPLSession: Shell {
     private var exitCode: Int32 = 0
     /// Answer lines (prompted arguments, passwords) the running command has read so far.
     private var answersRead = ScriptAnswers()
+    /// The running command's prompt was cancelled (Ctrl-C, a sign-out while idle): someone
+    /// is at the keyboard, and the lines after it are commands, not answers to skip.
+    private var promptCancelled = false
     private var isRunning = true
     /// Changes made elsewhere, taken in and not yet said (SPEC §12), one sentence each.
     private var changesElsewhere: [String] = []
@@ -35,16 +38,28 @@ public final class REPLSession: Shell {
     private var hasRemote = false
     /// Whether this session said it is offline since it last reached the server.
     private var saidOffline = false
+    /// How long the prompt may wait, signed in, before the shell signs out by itself (SPEC
+    /// §1, `--lock-after`), in milliseconds of the service's clock; nil never.
+    private let lockAfter: Int64?
+    /// When a key was last pressed (a line or an answer read) or a command ended; read from
+    /// the service's clock only when ``lockAfter`` is set.
+    private var lastActivity: Timestamp?
+    /// The argument being asked for at a prompt: completion there answers as the command
+    /// line does after these words.
+    private var promptWords: [String]?
 
+    /// - Parameter lockAfter: milliseconds the prompt may wait, signed in, before the shell
+    ///   signs out by itself (on a terminal); nil never.
     public init(
         service: GiftKeeperService, editor: any LineEditor, passwords: any PasswordSource,
-        isInteractive: Bool, console: Console = Console()
+        isInteractive: Bool, console: Console = Console(), lockAfter: Int64? = nil
     ) {
         self.service = service
         self.editor = editor
         self.passwords = passwords
         self.isInteractive = isInteractive
         self.console = console
+        self.lockAfter = lockAfter
     }
 
     /// Runs until `quit`, Ctrl-D or the end of the script; signs out and releases the journal.
@@ -59,13 +74,19 @@ public final class REPLSession: Shell {
         if isInteractive {
             greet()
             progress.clear()
-            // Every 25 ms: a change made elsewhere shows within 50 ms (SPEC §12: live). A look
-            // costs one fstat, and for a server a counter read (a query only when notified
-            // or once a second).
-            editor.setIdleCheck(everyMilliseconds: 25) { [weak self] in self?.changesWhileIdle() ?? [] }
         }
+        // A script's editor waits for no person and never looks. Every 25 ms: a change made
+        // elsewhere shows within 50 ms (SPEC §12: live); a look costs one fstat, and for a
+        // server a counter read (a query only when notified, or once a second).
+        editor.setIdleCheck(everyMilliseconds: 25) { [weak self] keyPressed in
+            self?.whileIdle(keyPressed: keyPressed) ?? IdleReport()
+        }
+        noteActivity()
         while isRunning {
-            switch editor.readLine(prompt: prompt) {
+            let input = editor.readLine(prompt: prompt)
+            noteActivity()
+            defer { noteActivity() }
+            switch input {
             case .line(let line):
                 let trimmed = line.trimmedWhitespace()
                 guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
@@ -104,6 +125,8 @@ public final class REPLSession: Shell {
         service.refusesRollback = true
         service.acceptsRollbackOnChange = false
         defer { progress.finish() }
+        // On a terminal, what the command asks for completes as in the shell.
+        editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
         guard preflight(words) else { return exitCode }
         if let failure = open(notifying: { console.note($0) }) { return failure }
         if service.phase == .noAccount {
@@ -262,6 +285,7 @@ public final class REPLSession: Shell {
         // the command fails before asking, so that an answer (a password above all) is never
         // run as a command, nor repeated in an error.
         answersRead = ScriptAnswers()
+        promptCancelled = false
         var expected = ScriptAnswers()
         defer { skipUnreadAnswers(expected) }
         let line: BoundLine
@@ -340,6 +364,46 @@ public final class REPLSession: Shell {
             if isInteractive { console.print(sentence) } else { console.note(sentence) }
         }
         changesElsewhere = []
+    }
+
+    /// While the prompt waits: signs out after the idle time, else looks for changes made
+    /// elsewhere.
+    private func whileIdle(keyPressed: Bool) -> IdleReport {
+        if keyPressed { noteActivity() }
+        if let lines = signOutIfIdle() { return IdleReport(lines: lines, endsLine: true) }
+        return IdleReport(lines: changesWhileIdle())
+    }
+
+    /// Remembers that the person did something now (for the idle sign-out).
+    private func noteActivity() {
+        if lockAfter != nil { lastActivity = service.now }
+    }
+
+    /// Signs out, recorded and announced with "(idle)", when the prompt waited signed in
+    /// for ``lockAfter``; returns the lines to show in the prompt's place, or nil.
+    private func signOutIfIdle() -> [String]? {
+        guard let lockAfter, service.phase == .signedIn, let lastActivity,
+            service.now.millisecondsSinceEpoch - lastActivity.millisecondsSinceEpoch >= lockAfter
+        else { return nil }
+        let notify = service.onNotification
+        var lines: [String] = []
+        service.onNotification = { notification in
+            if case .signedOut = notification {
+                lines.append(notification.sentence + " (idle)")
+            } else {
+                lines.append(notification.sentence)
+            }
+        }
+        defer { service.onNotification = notify }
+        do {
+            try service.signOut()
+            // The locked prompt must not give back what was typed signed in.
+            editor.clearHistory()
+            if hasRemote, !saidOffline { _ = try? service.sync() }
+        } catch {
+            lines.append(error.sentence)
+        }
+        return lines.map { TerminalText.sanitized($0) }
     }
 
     /// While the prompt waits: takes in what other processes changed and returns the lines
@@ -435,14 +499,56 @@ public final class REPLSession: Shell {
 
     // MARK: Asking
 
-    /// Asks for a missing argument: a prompt on a terminal, the next line in a script.
-    func ask(_ label: String) throws -> String {
-        let input = editor.readLine(prompt: isInteractive ? "\(label): " : "")
+    func completing(_ line: BoundLine) throws -> BoundLine {
+        guard let command = line.command else { return line }
+        var line = line
+        var asked = false
+        for prompt in command.prompts where !prompt.isOptional && prompt.isAsked(by: line) {
+            line.values[prompt.key] = try answer(prompt, on: line)
+            asked = true
+        }
+        // The wizard (`add` alone): the optional fields, on a terminal only.
+        guard asked, isInteractive else { return line }
+        for prompt in command.prompts where prompt.isOptional && prompt.isAsked(by: line) {
+            line.values[prompt.key] = try answer(prompt, on: line)
+        }
+        return line
+    }
+
+    /// Asks for `prompt`'s argument until an answer passes its check (a script's first
+    /// answer is taken as it is). Nil for an optional one skipped with Enter.
+    private func answer(_ prompt: ArgumentPrompt, on line: BoundLine) throws -> LineBinding.Given? {
+        while true {
+            let text = try ask(prompt.label, style: prompt.answer == .words ? .words : .wholeLine, after: line.words(before: prompt.key))
+            if prompt.isOptional, text.trimmedWhitespace().isEmpty { return nil }
+            if isInteractive, let check = prompt.check {
+                do {
+                    try check(text)
+                } catch {
+                    report(error)
+                    continue
+                }
+            }
+            switch prompt.answer {
+            case .whole: return .text(text)
+            case .words: return .texts(try CommandLineTokenizer.split(text))
+            }
+        }
+    }
+
+    /// Asks for a missing argument: on a terminal a prompt that Tab completes as the command
+    /// line does after `words`; the next line in a script. Answers never enter the history.
+    private func ask(_ label: String, style: CompletionStyle, after words: [String]) throws -> String {
+        promptWords = words
+        defer { promptWords = nil }
+        let input = editor.readLine(prompt: isInteractive ? "\(label): " : "", completing: style)
+        noteActivity()
         switch input {
         case .line(let answer):
             answersRead.arguments += 1
             return answer
         case .interrupted:
+            promptCancelled = true
             throw ServiceError(.cancelled)
         case .endOfInput:
             throw REPLError(.noAnswer(label))
@@ -462,7 +568,7 @@ public final class REPLSession: Shell {
     /// (it failed first). Passwords go through guarded memory and are wiped; when another
     /// source gives them (not the script's own lines), no script line is theirs.
     private func skipUnreadAnswers(_ expected: ScriptAnswers) {
-        guard !isInteractive else { return }
+        guard !isInteractive, !promptCancelled else { return }
         for _ in answersRead.arguments..<max(expected.arguments, answersRead.arguments) {
             if case .endOfInput = editor.readLine(prompt: "") { return }
         }
@@ -529,6 +635,11 @@ public final class REPLSession: Shell {
     // MARK: Completion
 
     func completions(for request: CompletionRequest) -> [String] {
+        // At a prompt for an argument: what the command line completes at that argument.
+        if let words = promptWords, let name = words.first {
+            let asked = CompletionRequest(line: request.line, precedingWords: words + request.precedingWords, word: request.word)
+            return ShellCommands.named(name)?.completions(for: asked, in: self) ?? []
+        }
         guard let name = request.precedingWords.first else { return ShellCommands.names.sorted() }
         return ShellCommands.named(name)?.completions(for: request, in: self) ?? []
     }

@@ -2,13 +2,17 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The process's handling of SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGWINCH.
+/// The process's handling of SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGTSTP and SIGCONT.
 ///
 /// One `sigaction` handler does only async-signal-safe work: it restores a saved terminal
 /// state if one is registered (``TerminalRestoration``) and writes one byte to a self-pipe.
 ///
-/// - SIGINT while a readline prompt is active, and every SIGWINCH, go to the prompt's pipe;
-///   ``ReadlineLineEditor`` polls it and cancels the line (or resizes).
+/// - SIGINT, SIGTSTP and SIGCONT while a readline prompt is active, and every SIGWINCH, go
+///   to the prompt's pipe; ``ReadlineLineEditor`` polls it and cancels the line, gives the
+///   terminal back and stops (Ctrl-Z), prepares it again and redraws (`fg`), or resizes.
+/// - SIGTSTP anywhere else stops the process in the handler (``stopProcess()``), the
+///   terminal as it was before the program changed it (a password prompt's echo off), and
+///   puts the program's state back when continued.
 /// - SIGINT while a shell command runs (``CommandInterruption``) asks it to stop.
 /// - Anything else is fatal: the byte goes to a watcher thread, which runs
 ///   ``SecretWiping/wipeAll()`` on an ordinary thread (where locks and `sodium_memzero` are
@@ -19,6 +23,8 @@ enum SignalRouter {
     /// Bytes written to the prompt pipe.
     static let interruptByte: UInt8 = 1
     static let resizeByte: UInt8 = 2
+    static let suspendByte: UInt8 = 3
+    static let continueByte: UInt8 = 4
 
     // Read by the handler. Set once in `install()` before any handler exists.
     static let promptActive = Atomic<Bool>(false)
@@ -67,19 +73,26 @@ enum SignalRouter {
             action.__sigaction_handler.sa_handler = signalHandler
             sigfillset(&action.sa_mask)
             action.sa_flags = SA_RESTART
-            for signal in fatalSignals + [SIGWINCH] {
+            for signal in fatalSignals + [SIGWINCH, SIGTSTP, SIGCONT] {
                 _ = sigaction(signal, &action, nil)
             }
             _ = atexit { SecretWiping.wipeAll() }
         }
     }
 
-    /// Discards pending prompt bytes; returns whether an interrupt and a resize were seen.
-    static func drainPromptPipe() -> (interrupted: Bool, resized: Bool) {
-        let fd = promptPipeRead
-        guard fd >= 0 else { return (false, false) }
+    /// What the prompt's pipe held: which signals came since it was last drained.
+    struct PromptSignals {
         var interrupted = false
         var resized = false
+        var suspended = false
+        var continued = false
+    }
+
+    /// Discards pending prompt bytes; returns which signals they stood for.
+    static func drainPromptPipe() -> PromptSignals {
+        let fd = promptPipeRead
+        var signals = PromptSignals()
+        guard fd >= 0 else { return signals }
         var bytes = [UInt8](repeating: 0, count: 64)
         while true {
             let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -88,11 +101,34 @@ enum SignalRouter {
                 break
             }
             for byte in bytes[0..<count] {
-                if byte == interruptByte { interrupted = true }
-                if byte == resizeByte { resized = true }
+                switch byte {
+                case interruptByte: signals.interrupted = true
+                case resizeByte: signals.resized = true
+                case suspendByte: signals.suspended = true
+                case continueByte: signals.continued = true
+                default: break
+                }
             }
         }
-        return (interrupted, resized)
+        return signals
+    }
+
+    /// Stops the process as Ctrl-Z does (SIGTSTP with its default action) and returns once
+    /// it is continued (`fg`), with this router's handler in place again. Async-signal-safe:
+    /// the handler calls it too.
+    static func stopProcess() {
+        _ = signal(SIGTSTP, nil)  // SIG_DFL
+        var stop = sigset_t()
+        sigemptyset(&stop)
+        sigaddset(&stop, SIGTSTP)
+        // Inside the handler SIGTSTP is blocked: let the raised one through at once.
+        _ = sigprocmask(SIG_UNBLOCK, &stop, nil)
+        _ = raise(SIGTSTP)
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = signalHandler
+        sigfillset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        _ = sigaction(SIGTSTP, &action, nil)
     }
 
     private static func makePipe(nonBlockingRead: Bool) -> (read: Int32, write: Int32)? {
@@ -157,6 +193,13 @@ private let signalHandler: @convention(c) (Int32) -> Void = { signal in
     if signal == SIGWINCH {
         byte = SignalRouter.resizeByte
         target = SignalRouter.promptPipeWrite.load(ordering: .acquiring)
+    } else if signal == SIGTSTP || signal == SIGCONT {
+        guard SignalRouter.promptActive.load(ordering: .acquiring) else {
+            if signal == SIGTSTP { TerminalRestoration.stopFromSignalHandler() }
+            return
+        }
+        byte = signal == SIGTSTP ? SignalRouter.suspendByte : SignalRouter.continueByte
+        target = SignalRouter.promptPipeWrite.load(ordering: .acquiring)
     } else if signal == SIGINT && SignalRouter.promptActive.load(ordering: .acquiring) {
         byte = SignalRouter.interruptByte
         target = SignalRouter.promptPipeWrite.load(ordering: .acquiring)
@@ -211,6 +254,18 @@ enum TerminalRestoration {
         if depth == 0 {
             descriptor.store(-1, ordering: .sequentiallyConsistent)
         }
+    }
+
+    /// Ctrl-Z outside a readline prompt: the terminal goes back to the remembered state
+    /// while stopped (echo on again for the shell the user goes back to), and the program's
+    /// state (echo off for a password being checked) is put back when continued.
+    static func stopFromSignalHandler() {
+        let fd = descriptor.load(ordering: .sequentiallyConsistent)
+        var current = termios()
+        let changed = fd >= 0 && tcgetattr(fd, &current) == 0
+        if changed { _ = tcsetattr(fd, TCSANOW, saved) }
+        SignalRouter.stopProcess()
+        if changed { _ = tcsetattr(fd, TCSADRAIN, &current) }
     }
 
     static func restoreFromSignalHandler() {
