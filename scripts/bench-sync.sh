@@ -35,6 +35,8 @@ socket="gk-bench-sync-$$"
 started_server=false
 if [ -n "${GIFTKEEPER_BENCH_POSTGRES_URL:-}" ]; then
     url=$GIFTKEEPER_BENCH_POSTGRES_URL
+elif running=$(scripts/test-postgres.sh url 2>/dev/null) && psql -q "$running" -c 'SELECT 1' >/dev/null 2>&1; then
+    url=$running  # the test server someone started: used, and left running
 else
     url=$(scripts/test-postgres.sh start)
     started_server=true
@@ -50,8 +52,14 @@ password="bench-password-$$"
 printf '%s\n' "$password" >"$work/password"
 chmod 600 "$work/password"
 now() { date +%s%N; }
+min() { if [ -z "$1" ] || [ "$2" -lt "$1" ]; then echo "$2"; else echo "$1"; fi; }
+frames_of() { "$binary" verify --journal "$1" | sed -n 's/^OK: \([0-9]*\) frames.*/\1/p'; }
+
+only=${BENCH_ONLY:-append live clone devices}
+wants() { [[ " $only " == *" $1 "* ]]; }
 
 # --- 1. append -----------------------------------------------------------------------
+if wants append; then
 adds() {  # adds N → setup, N adds, quit
     printf 'setup Bench --kdf interactive\n%s\n%s\n' "$password" "$password"
     for ((i = 1; i <= $1; i++)); do
@@ -82,8 +90,8 @@ psql -q "$url" -c "CREATE TABLE IF NOT EXISTS bench_bound (journal_id bytea, seq
 frame_hex=$(python3 -c 'import os; print(os.urandom(300).hex())')
 inserts() {  # inserts N → N transactions of one 300-byte insert each
     for ((i = 1; i <= $1; i++)); do
-        printf "BEGIN; INSERT INTO bench_bound (journal_id, sequence, frame) VALUES ('\\\\x%s', %d, '\\\\x%s'); COMMIT;\n" \
-            "$RANDOM$RANDOM" "$i" "$frame_hex"
+        printf "BEGIN; INSERT INTO bench_bound (journal_id, sequence, frame) VALUES ('\\\\x%032x', %d, '\\\\x%s'); COMMIT;\n" \
+            "$RANDOM" "$i" "$frame_hex"
     done
 }
 inserts $((count + 1)) >"$work/inserts.sql"
@@ -97,7 +105,6 @@ psql_run() {
     echo $(((end - start) / 1000))
 }
 
-min() { if [ -z "$1" ] || [ "$2" -lt "$1" ]; then echo "$2"; else echo "$1"; fi; }
 best_remote=""; best_local=""; best_bound=""
 for ((run = 1; run <= runs; run++)); do
     remote=$(($(shell_run "$work/adds.txt" --remote "$url") - $(shell_run "$work/one.txt" --remote "$url")))
@@ -115,8 +122,10 @@ insert = bound / n
 print(f"append   add line with a server {remote / n:8.0f} µs, without {local / n:6.0f} µs: sending {sent:6.0f} µs"
       f" vs INSERT+COMMIT {insert:6.0f} µs = {sent / insert:4.2f}x (target <= 1.5x)")
 PY
+fi
 
 # --- 2. live ---------------------------------------------------------------------------
+if wants live; then
 mkdir -m 700 "$work/a" "$work/b"
 printf 'setup Bench --kdf interactive\n%s\n%s\nadd Dad "Lego set"\nquit\n' "$password" "$password" |
     XDG_STATE_HOME="$work/a/state" "$binary" --journal "$work/a/j.journal" --remote "$url" >/dev/null 2>"$work/a/shared"
@@ -165,8 +174,10 @@ printf 'quit\n' >&7
 exec 7>&-
 wait "$shell_a" || true
 tmux -L "$socket" kill-server 2>/dev/null || true
+fi
 
 # --- 3. clone --------------------------------------------------------------------------
+if wants clone; then
 document() {  # document N → an export v1 document of N presents with ordinary text
     python3 - "$1" <<'PY'
 import json, sys
@@ -195,7 +206,6 @@ pushed() {  # pushed NAME PRESENTS → the URL of a journal of that many present
 }
 big=$(pushed big "$clone_frames")
 small=$(pushed small 100)
-frames_of() { "$binary" verify --journal "$1" | sed -n 's/^OK: \([0-9]*\) frames.*/\1/p'; }
 clone_run() {
     local place="$work/clone-$RANDOM$RANDOM"
     mkdir -m 700 "$place"
@@ -221,8 +231,10 @@ rate = (big - small) / ((t_big - t_small) / 1e6)
 print(f"clone    {big} frames in {t_big / 1000:.0f} ms ({small} in {t_small / 1000:.0f} ms): "
       f"{rate:,.0f} frames/s (target >= 50,000)")
 PY
+fi
 
 # --- 4. devices ------------------------------------------------------------------------
+if wants devices; then
 device_adds() {  # the script each device runs: sign in, 10 adds, quit
     printf 'login\n%s\n' "$password"
     for ((i = 1; i <= 10; i++)); do printf 'add Kid "Device present %d"\n' "$i"; done
@@ -258,3 +270,4 @@ for ((d = 1; d <= devices; d++)); do
 done
 echo "devices  $devices devices, 10 adds each, at once on one server: $(((end - start) / 1000000)) ms;" \
     "$failed processes failed, $lost journals differ from the server (target: 0 and 0)"
+fi

@@ -128,6 +128,25 @@ public protocol SharedFrameStore: FrameStore {
     /// Takes in (verifying) every frame the server holds now, whatever was heard from it:
     /// frames read after the device heads include every frame those heads were posted for.
     func fetch() throws(JournalError)
+
+    /// ``FrameStore/append(_:)``; when it lands, `head` posted as
+    /// ``postDeviceHead(device:record:)`` does, and the other devices' heads read as
+    /// ``deviceHeads()`` does, as they stood for frames up to the batch's base (a server may
+    /// do all three in one request).
+    func append(_ batch: FrameBatch, posting head: (device: [UInt8], record: [UInt8])?) throws(JournalError)
+        -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
+}
+
+extension SharedFrameStore {
+    /// Reads the heads, appends, then posts this device's head when the append landed.
+    public func append(_ batch: FrameBatch, posting head: (device: [UInt8], record: [UInt8])?) throws(JournalError)
+        -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
+    {
+        let heads = try deviceHeads()
+        let outcome = try append(batch)
+        if case .appended = outcome, let head { try postDeviceHead(device: head.device, record: head.record) }
+        return (outcome, heads)
+    }
 }
 
 /// A server that holds copies of journals for a person's devices (SPEC §12): the shared

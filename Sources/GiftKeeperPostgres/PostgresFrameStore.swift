@@ -13,10 +13,11 @@ import Synchronization
 /// Two tables (``PostgresSchema``): `giftkeeper_journals` (id, clear header, head sequence
 /// and hash) and `giftkeeper_frames` (journal id, sequence, frame bytes, received time;
 /// primary key journal id + sequence). No global sequence: positions are per journal,
-/// gapless, given under the journal row's lock. An append is one transaction: lock the
-/// journal's row (`SELECT … FOR UPDATE`), compare its head with the batch's base (a
-/// conflict rolls back and returns the head that won), insert the frames, move the head,
-/// `pg_notify`, commit; it is acknowledged only once the commit returned.
+/// gapless, given under the journal row's lock. An append is one statement, so one
+/// transaction and one round trip: lock the journal's row if its head is still the batch's
+/// base (`SELECT … FOR UPDATE`; otherwise nothing is written and the head that won is
+/// returned), move the head, insert the frames, post the device's head, `pg_notify`; it is
+/// acknowledged only once the server answered, after its commit.
 ///
 /// The server is not trusted: it holds only ciphertext, and every frame it sends is
 /// verified against this handle's chain before it is taken in (``VerifiedFrames``, kept
@@ -159,48 +160,7 @@ public final class PostgresFrameStore: SharedFrameStore {
     // MARK: FrameStore
 
     public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
-        guard !isUnusable else { throw JournalError(.unusable, path: path) }
-        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
-        guard batch.base == head else { return .conflict(current: head) }
-        guard !batch.isEmpty else { return .appended(head) }
-        let id = ByteBuffer(bytes: journalID)
-        let outcome: AppendOutcome
-        do throws(JournalError) {
-            outcome = try server.transaction { () throws(JournalError) -> (AppendOutcome, commit: Bool) in
-                let rows = try server.run(
-                    "SELECT head_sequence, head_hash FROM giftkeeper_journals WHERE id = \(id) FOR UPDATE")
-                guard let row = rows.first else {
-                    throw JournalError(.unreachable(reason: "the server no longer has this journal"), path: path)
-                }
-                let (sequence, hash) = try server.decoded { try row.decode((Int64, ByteBuffer).self) }
-                let current = JournalHead(sequence: UInt64(max(0, sequence)), hash: Array(buffer: hash))
-                guard current == batch.base else { return (.conflict(current: current), false) }
-                var next = Int64(batch.base.sequence)
-                for frame in batch.encodedFrames {
-                    next += 1
-                    try server.run(
-                        "INSERT INTO giftkeeper_frames (journal_id, sequence, frame) VALUES (\(id), \(next), \(ByteBuffer(bytes: frame)))"
-                    )
-                }
-                try server.run(
-                    """
-                    UPDATE giftkeeper_journals SET head_sequence = \(Int64(batch.head.sequence)), head_hash = \(ByteBuffer(bytes: batch.head.hash))
-                    WHERE id = \(id)
-                    """)
-                try server.run("SELECT pg_notify(\(Self.channel(journalID)), '')")
-                return (.appended(batch.head), true)
-            }
-        } catch {
-            // A commit whose outcome is unknown (the connection dropped) is not acknowledged,
-            // and this handle cannot tell which head it is at: it writes nothing more.
-            isUnusable = true
-            throw error
-        }
-        switch outcome {
-        case .appended: frames.accept(batch)
-        case .conflict: mustPull = true  // the next wait reads what won, whatever the poll interval
-        }
-        return outcome
+        try append(batch, posting: nil).outcome
     }
 
     public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
@@ -297,6 +257,80 @@ public final class PostgresFrameStore: SharedFrameStore {
             heads[Array(buffer: device)] = Array(buffer: record)
         }
         return heads
+    }
+
+    /// One statement, so one round trip and its own transaction: the journal's row locked
+    /// only if its head is still the batch's base (`FOR UPDATE`, which under READ COMMITTED
+    /// looks at the row again once another append's lock is released), the head moved, the
+    /// frames inserted, the device's head posted and the channel notified, all or nothing.
+    /// Acknowledged once the server answered, after its commit. A conflict costs a second
+    /// request for the head that won.
+    public func append(_ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?) throws(JournalError)
+        -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
+    {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard batch.base == head else { return (.conflict(current: head), [:]) }
+        guard !batch.isEmpty else { return (.appended(head), try deviceHeads()) }
+        let id = ByteBuffer(bytes: journalID)
+        let frames = batch.encodedFrames.map { ByteBuffer(bytes: $0) }
+        let sequences = (1...Int64(frames.count)).map { Int64(batch.base.sequence) + $0 }
+        let device = deviceHead.map { ByteBuffer(bytes: $0.device) }
+        let record = deviceHead.map { ByteBuffer(bytes: $0.record) }
+        let moved: Bool
+        var heads: [[UInt8]: [UInt8]] = [:]
+        do throws(JournalError) {
+            let rows = try server.run(
+                """
+                WITH current AS (
+                    SELECT id FROM giftkeeper_journals
+                    WHERE id = \(id) AND head_sequence = \(Int64(batch.base.sequence)) AND head_hash = \(ByteBuffer(bytes: batch.base.hash))
+                    FOR UPDATE),
+                moved AS (
+                    UPDATE giftkeeper_journals SET head_sequence = \(Int64(batch.head.sequence)), head_hash = \(ByteBuffer(bytes: batch.head.hash))
+                    WHERE id IN (SELECT id FROM current) RETURNING id),
+                inserted AS (
+                    INSERT INTO giftkeeper_frames (journal_id, sequence, frame)
+                    SELECT moved.id, f.sequence, f.frame FROM moved, unnest(\(sequences)::bigint[], \(frames)::bytea[]) AS f(sequence, frame)
+                    RETURNING 1),
+                posted AS (
+                    INSERT INTO giftkeeper_device_heads (journal_id, device_id, record)
+                    SELECT moved.id, \(device)::bytea, \(record)::bytea FROM moved WHERE \(device)::bytea IS NOT NULL
+                    ON CONFLICT (journal_id, device_id) DO UPDATE SET record = EXCLUDED.record, posted_at = now()
+                    RETURNING 1)
+                SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM inserted),
+                    (SELECT count(*) FROM posted), (SELECT count(pg_notify(\(Self.channel(journalID)), '')) FROM moved),
+                    (SELECT array_agg(device_id ORDER BY device_id) FROM giftkeeper_device_heads WHERE journal_id = \(id)),
+                    (SELECT array_agg(record ORDER BY device_id) FROM giftkeeper_device_heads WHERE journal_id = \(id))
+                """)
+            guard let row = rows.first else {
+                throw JournalError(.unreachable(reason: "the server sent no answer to an append"), path: path)
+            }
+            let (updated, insertedCount, _, _, devices, records) = try server.decoded {
+                try row.decode((Int64, Int64, Int64, Int64, [ByteBuffer]?, [ByteBuffer]?).self)
+            }
+            guard updated == 0 || insertedCount == Int64(frames.count) else {
+                throw JournalError(.unreachable(reason: "the server stored \(insertedCount) of \(frames.count) frames"), path: path)
+            }
+            moved = updated == 1
+            for (device, record) in zip(devices ?? [], records ?? []) { heads[Array(buffer: device)] = Array(buffer: record) }
+        } catch {
+            // An answer that did not come (the connection dropped) leaves the outcome unknown:
+            // this handle cannot tell which head it is at, and writes nothing more.
+            isUnusable = true
+            throw error
+        }
+        guard moved else {
+            mustPull = true  // the next wait reads what won, whatever the poll interval
+            let rows = try server.run("SELECT head_sequence, head_hash FROM giftkeeper_journals WHERE id = \(id)")
+            guard let row = rows.first else {
+                throw JournalError(.unreachable(reason: "the server no longer has this journal"), path: path)
+            }
+            let (sequence, hash) = try server.decoded { try row.decode((Int64, ByteBuffer).self) }
+            return (.conflict(current: JournalHead(sequence: UInt64(max(0, sequence)), hash: Array(buffer: hash))), [:])
+        }
+        self.frames.accept(batch)
+        return (.appended(batch.head), heads)
     }
 
     public func fetch() throws(JournalError) {

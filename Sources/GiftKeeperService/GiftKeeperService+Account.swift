@@ -198,6 +198,7 @@ extension GiftKeeperService {
         }
         try decideAndAppend(.signOut)
         rememberHead()
+        try saveRemoteRecord()
     }
 
     /// The wait before `passwd` checks a current password, after wrong ones this session.

@@ -28,6 +28,11 @@ final class RemoteLink {
     var store: (any SharedFrameStore)?
     /// The head this device last posted there (``DeviceHead``).
     var postedHead: JournalHead?
+    /// Whether ``record`` moved since it was last written (a send-only sync keeps it in
+    /// memory until sign-out, closing, or the next full sync).
+    var recordIsUnsaved = false
+    /// The other devices' heads as last checked (a send-only sync checks only when they moved).
+    var checkedHeads: [[UInt8]: [UInt8]] = [:]
     /// When a connection last failed: while offline, the shell tries again only now and then.
     var lastFailure: ContinuousClock.Instant?
 
@@ -84,6 +89,7 @@ extension GiftKeeperService {
         let link = try requireRemote()
         var report = SyncReport(server: link.location.description)
         do {
+            if !restoringServer, try sendOnly(link, report: &report) { return report }
             for _ in 0..<Self.maximumCatchUps {
                 if try syncStep(link, restoringServer: restoringServer, report: &report) { return report }
             }
@@ -123,6 +129,53 @@ extension GiftKeeperService {
 
     /// How often a shell offline tries to reach the server again.
     static let offlineRetry = Duration.seconds(15)
+
+    /// The common case after a change: connected, level with the server at the last sync,
+    /// nothing heard from it since. This device's new frames are sent with its head in one
+    /// request, and nothing is read (a server that forks or hides frames is caught by the
+    /// next sync that reads, as every read checks the chain and the other devices' heads).
+    /// The shared head is remembered in memory, written at sign-out, on closing, or by the
+    /// next full sync: lost in a crash, the older one it leaves makes the next sync send
+    /// frames the server has already, nothing more. False when a full sync must decide.
+    private func sendOnly(_ link: RemoteLink, report: inout SyncReport) throws(ServiceError) -> Bool {
+        guard let server = link.store, server.head == link.record.shared else { return false }
+        try refresh()
+        let sealed = try requireJournal()
+        guard sealed.head.sequence > server.head.sequence else { return false }
+        let heard = try remoteCall(link) { () throws(JournalError) in
+            try server.waitForFrames(after: server.head.sequence, milliseconds: 0)
+        }
+        guard !heard else { return false }
+        var batch = server.makeBatch()
+        try copyFrames(of: sealed.store, after: Int(server.head.sequence), into: &batch)
+        guard batch.head == sealed.head else { return false }  // not built on what was shared
+        let posting = try headRecord(link, head: batch.head)
+        let (outcome, heads) = try remoteCall(link) { () throws(JournalError) in try server.append(batch, posting: posting) }
+        guard case .appended(let head) = outcome else { return false }
+        report.server = server.path
+        report.sent += batch.count
+        link.record.shared = head
+        link.recordIsUnsaved = true
+        if posting != nil { link.postedHead = head }
+        // The other devices' heads came with the append: checked against the chain the
+        // server now holds, this device's (read again only when one of them moved).
+        if keyring != nil, heads.filter({ $0.key != link.record.device }) != link.checkedHeads {
+            let theirs: [[UInt8]]
+            do {
+                theirs = try chainHashes(sealed.store)
+            } catch {
+                throw ServiceError(.journal(error))
+            }
+            try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: false, report: &report)
+        }
+        return true
+    }
+
+    /// Writes what this device remembers of its server, when a send-only sync moved it.
+    func saveRemoteRecord() throws(ServiceError) {
+        guard let link = remote, link.recordIsUnsaved else { return }
+        try remember(link, shared: link.record.shared)
+    }
 
     /// One pass: returns true once the journal and the server hold the same frames.
     private func syncStep(_ link: RemoteLink, restoringServer: Bool, report: inout SyncReport) throws(ServiceError) -> Bool {
@@ -253,7 +306,8 @@ extension GiftKeeperService {
         let server = link.location.description
         var checked = 0
         defer { report.otherDevices = checked }
-        for (device, record) in heads where device != link.record.device {
+        let others = heads.filter { $0.key != link.record.device }
+        for (device, record) in others {
             let reading = DeviceHead.read(record, device: device, journalID: sealed.header.journalID) { wrap in
                 keyring.epochs.first { $0.wrapSequence == wrap }?.dataKey
             }
@@ -281,23 +335,30 @@ extension GiftKeeperService {
                 throw ServiceError(.remoteForked(server: server, sequence: head.sequence))
             }
         }
+        link.checkedHeads = others
     }
 
     /// Posts the head this device verified on the server, for the other devices to check
     /// theirs against (once per head; needs the keys).
     private func postHead(_ link: RemoteLink, server: any SharedFrameStore, head: JournalHead) throws(ServiceError) {
-        guard let keyring, let epoch = keyring.newest, let sealed, link.postedHead != head else { return }
-        let record: [UInt8]
+        guard link.postedHead != head, let posting = try headRecord(link, head: head) else { return }
+        try remoteCall(link) { () throws(JournalError) in try server.postDeviceHead(device: posting.device, record: posting.record) }
+        link.postedHead = head
+    }
+
+    /// This device's head record for `head`, authenticated under the newest epoch's data
+    /// key; nil without the keys (signed out).
+    private func headRecord(_ link: RemoteLink, head: JournalHead) throws(ServiceError) -> (device: [UInt8], record: [UInt8])? {
+        guard let keyring, let epoch = keyring.newest, let sealed else { return nil }
         do {
-            record = try DeviceHead(
+            let record = try DeviceHead(
                 journalID: sealed.header.journalID, device: link.record.device, head: head,
                 epochWrapSequence: epoch.wrapSequence
             ).encoded(dataKey: epoch.dataKey)
+            return (link.record.device, record)
         } catch {
             throw ServiceError(.internalFailure("\(error)"))
         }
-        try remoteCall(link) { () throws(JournalError) in try server.postDeviceHead(device: link.record.device, record: record) }
-        link.postedHead = head
     }
 
     /// This device's frames after `common` decided again after the server's, the journal
@@ -426,6 +487,7 @@ extension GiftKeeperService {
     /// Remembers `shared` as the position this device last saw the server hold.
     private func remember(_ link: RemoteLink, shared: JournalHead) throws(ServiceError) {
         link.record.shared = shared
+        link.recordIsUnsaved = false
         guard let directory = environment.stateDirectory, let sealed else { return }
         try link.record.write(to: directory, journalID: sealed.header.journalID, journalPath: journalPath)
     }

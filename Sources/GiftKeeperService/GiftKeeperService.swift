@@ -182,6 +182,8 @@ public final class GiftKeeperService {
         }
         if keyring != nil {
             try signOut()
+        } else {
+            try saveRemoteRecord()
         }
     }
 

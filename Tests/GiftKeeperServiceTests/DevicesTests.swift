@@ -305,6 +305,24 @@ import Testing
         if case .remoteForgedDeviceHead = error.code {} else { Issue.record("expected remoteForgedDeviceHead, got \(error.code)") }
     }
 
+    @Test("A change sent on its own (nothing heard from the server) is remembered as shared once the session ends")
+    func sendOnlySyncIsRememberedAtSignOut() throws {
+        let home = try Household()
+        let laptop = try home.firstDevice()
+        let id = try #require(laptop.sealed?.header.journalID)
+        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
+        let report = try laptop.sync()
+        #expect(report.sent == 1 && report.received == 0)
+        let sent = try #require(laptop.sealed?.head)
+        let directory = home.sandbox.root + "/state-laptop"
+        let before = try #require(RemoteRecord.read(from: directory, journalID: id, journalPath: home.path("laptop")))
+        #expect(before.shared.sequence < sent.sequence)  // kept in memory meanwhile
+        try laptop.signOut()
+        let after = try #require(RemoteRecord.read(from: directory, journalID: id, journalPath: home.path("laptop")))
+        #expect(after.shared == sent)
+        #expect(after.device == before.device)
+    }
+
     @Test("The server holds no name, title or note in clear, and no password")
     func serverHoldsOnlyCiphertext() throws {
         let home = try Household()
