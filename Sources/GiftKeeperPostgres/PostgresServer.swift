@@ -71,7 +71,12 @@ final class PostgresServer {
 
     /// Listens on `channel`, calling `wake` (on a NIO thread) for each notification.
     func listen(on channel: String, _ wake: @escaping @Sendable () -> Void) throws(JournalError) {
-        connection.addListener(channel: channel) { _, _ in wake() }
+        // The connection hears its own appends' notifications too: those are not news.
+        let rows = try run("SELECT pg_backend_pid()")
+        let ownProcess = try rows.first.map { row throws(JournalError) in try decoded { try row.decode(Int32.self) } }
+        connection.addListener(channel: channel) { _, notification in
+            if notification.backendPID != ownProcess { wake() }
+        }
         try run(PostgresQuery(unsafeSQL: "LISTEN \"\(channel)\""))
     }
 
