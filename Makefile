@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint format build release install check-install deps fuzz bench bench-cli bench-compare bench-baseline demo clean
+.PHONY: run test lint format build release install check-install deps fuzz bench bench-cli bench-black-box bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -94,7 +94,7 @@ BENCH = fixtures=$$(mktemp -d /tmp/giftkeeper-bench.XXXXXX) && \
 	( cd Benchmarks && GIFTKEEPER_BENCH_FIXTURES=$$fixtures $(SWIFT) package --disable-sandbox
 BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
 
-bench: deps bench-cli
+bench: deps bench-cli bench-black-box
 	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
 
 ## bench-cli: black-box figures through the built binary, each against a bound measured in
@@ -102,6 +102,17 @@ bench: deps bench-cli
 bench-cli: deps
 	$(SWIFT) build -c release --product giftkeeper
 	scripts/bench-command-path.sh .build/release/giftkeeper 1000
+
+## bench-black-box: import, export, audit, peak memory and start-up through the built binary,
+## on journals built by `import` of ordinary documents, each against a bound measured in the
+## same run (scripts/bench-black-box.sh); the decrypted state measured by the Benchmarks
+## package's memcheck. BENCH_PRESENTS='10000 100000 1000000' adds the 1 M figures.
+BENCH_PRESENTS ?= 10000 100000
+bench-black-box: deps
+	$(SWIFT) build -c release --product giftkeeper
+	cd Benchmarks && $(SWIFT) build -c release --product memcheck
+	BENCH_PRESENTS='$(BENCH_PRESENTS)' BENCH_MEMCHECK=$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/memcheck \
+	  scripts/bench-black-box.sh .build/release/giftkeeper
 
 ## bench-compare: run the suite and compare it with the committed baseline 'main'
 bench-compare: deps

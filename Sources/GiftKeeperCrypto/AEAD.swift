@@ -1,5 +1,3 @@
-import CSodium
-
 /// XChaCha20-Poly1305 (IETF) authenticated encryption with additional data.
 ///
 /// Each seal draws a fresh random 24-byte nonce, which is safe at any volume with
@@ -7,11 +5,11 @@ import CSodium
 /// `crypto_aead_xchacha20poly1305_ietf_encrypt` and `…_decrypt`.
 public enum AEAD {
     /// Key length: 32 bytes.
-    public static let keyLength = Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES)
+    public static let keyLength = SodiumConstant.aeadKeyBytes
     /// Nonce length: 24 bytes.
-    public static let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    public static let nonceLength = SodiumConstant.aeadNonceBytes
     /// Authentication tag length: 16 bytes.
-    public static let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    public static let tagLength = SodiumConstant.aeadTagBytes
 
     /// A fresh random key in guarded memory.
     public static func generateKey() throws -> SecureBytes {
@@ -23,20 +21,16 @@ public enum AEAD {
     public static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, additionalData: [UInt8]
     ) throws -> [UInt8] {
-        try checkKey(key)
+        let sodium = try checkKey(key)
         let nonce = try randomBytes(count: nonceLength)
         var output = [UInt8](repeating: 0, count: nonceLength + plaintext.count + tagLength)
         let result = output.withUnsafeMutableBytes { out in
             out.copyBytes(from: nonce)
             return key.withUnsafeBytes { keyBytes in
                 additionalData.withUnsafeBytes { ad in
-                    crypto_aead_xchacha20poly1305_ietf_encrypt(
-                        out.uint8Pointer + nonceLength, nil,
-                        plaintext.uint8Pointer, UInt64(plaintext.count),
-                        ad.uint8Pointer, UInt64(ad.count),
-                        nil,
-                        out.uint8Pointer,
-                        keyBytes.uint8Pointer)
+                    sodium.aeadEncrypt(
+                        out.uint8Pointer + nonceLength, plaintext, additionalData: ad, nonce: out.uint8Pointer,
+                        key: keyBytes)
                 }
             }
         }
@@ -61,7 +55,7 @@ public enum AEAD {
         _ sealed: UnsafeRawBufferPointer, key: SecureBytes, additionalData: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) throws {
-        try checkKey(key)
+        let sodium = try checkKey(key)
         guard sealed.count >= nonceLength + tagLength else { throw CryptoError(.authenticationFailed) }
         let messageLength = sealed.count - nonceLength - tagLength
         guard output.count == messageLength else {
@@ -69,13 +63,9 @@ public enum AEAD {
         }
         let base = sealed.uint8Pointer
         let result = key.withUnsafeBytes { keyBytes in
-            crypto_aead_xchacha20poly1305_ietf_decrypt(
-                output.uint8Pointer, nil,
-                nil,
-                base + nonceLength, UInt64(sealed.count - nonceLength),
-                additionalData.uint8Pointer, UInt64(additionalData.count),
-                base,
-                keyBytes.uint8Pointer)
+            sodium.aeadDecrypt(
+                output, base + nonceLength, count: sealed.count - nonceLength, additionalData: additionalData,
+                nonce: base, key: keyBytes)
         }
         guard result == 0 else { throw CryptoError(.authenticationFailed) }
     }
@@ -111,10 +101,11 @@ public enum AEAD {
         return secret
     }
 
-    private static func checkKey(_ key: SecureBytes) throws {
-        try Sodium.ensureInitialized()
+    private static func checkKey(_ key: SecureBytes) throws -> LibSodium {
+        let sodium = try LibSodium.ready()
         guard key.count == keyLength else {
             throw CryptoError(.invalidLength(what: "AEAD key", expected: keyLength, actual: key.count))
         }
+        return sodium
     }
 }

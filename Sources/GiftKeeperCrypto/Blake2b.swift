@@ -1,5 +1,3 @@
-import CSodium
-
 /// BLAKE2b hashing (`crypto_generichash`), for the journal's hash chain and for
 /// authenticating the remembered journal head.
 public enum Blake2b {
@@ -25,12 +23,9 @@ public enum Blake2b {
         _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer?, into output: UnsafeMutableRawBufferPointer
     ) {
         precondition(output.count == digestLength, "BLAKE2b output buffer must be 32 bytes")
-        precondition((key?.count ?? 0) <= Int(crypto_generichash_KEYBYTES_MAX), "BLAKE2b key too long")
+        precondition((key?.count ?? 0) <= SodiumConstant.genericHashKeyBytesMax, "BLAKE2b key too long")
         // crypto_generichash only fails on out-of-range lengths, which the preconditions exclude.
-        _ = crypto_generichash(
-            output.uint8Pointer, output.count,
-            bytes.uint8Pointer, UInt64(bytes.count),
-            key?.count ?? 0 > 0 ? key?.uint8Pointer : nil, key?.count ?? 0)
+        _ = LibSodium.readyOrTrap.genericHash(output, bytes, key: key)
     }
 
     /// BLAKE2b-256 of an array, optionally keyed by public bytes.
@@ -45,8 +40,7 @@ public enum Blake2b {
 
     /// Keyed BLAKE2b-256 (a MAC) of `bytes` under a secret key (16 to 64 bytes).
     public static func mac(_ bytes: [UInt8], key: SecureBytes) throws -> [UInt8] {
-        try Sodium.ensureInitialized()
-        guard key.count >= Int(crypto_generichash_KEYBYTES_MIN), key.count <= Int(crypto_generichash_KEYBYTES_MAX) else {
+        guard key.count >= SodiumConstant.genericHashKeyBytesMin, key.count <= SodiumConstant.genericHashKeyBytesMax else {
             throw CryptoError(.invalidLength(what: "MAC key", expected: digestLength, actual: key.count))
         }
         return bytes.withUnsafeBytes { b in

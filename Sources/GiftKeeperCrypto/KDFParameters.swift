@@ -1,5 +1,3 @@
-import CSodium
-
 /// The cost of Argon2id password hashing, stored in the journal so each journal opens
 /// with the cost it was made with.
 ///
@@ -18,23 +16,23 @@ public struct KDFParameters: Equatable, Hashable, Sendable, CustomStringConverti
     /// Largest accepted opslimit: libsodium's SENSITIVE (4), the most `setup` ever writes.
     /// A journal whose stored cost was raised can then cost at most what `sensitive` costs
     /// (seconds), never minutes and gigabytes per login.
-    public static let maximumOpsLimit = UInt64(crypto_pwhash_OPSLIMIT_SENSITIVE)
+    public static let maximumOpsLimit = SodiumConstant.passwordOpsLimitSensitive
     /// Largest accepted memlimit: libsodium's SENSITIVE (1 GiB).
-    public static let maximumMemLimit = UInt64(crypto_pwhash_MEMLIMIT_SENSITIVE)
+    public static let maximumMemLimit = SodiumConstant.passwordMemLimitSensitive
 
     /// ~0.1 s here: libsodium's INTERACTIVE (2 passes, 64 MiB). The lowest production cost.
     public static let interactive = KDFParameters(
-        unchecked: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE))
+        unchecked: SodiumConstant.passwordOpsLimitInteractive, memLimit: SodiumConstant.passwordMemLimitInteractive)
     /// ~0.7 s here: libsodium's MODERATE (3 passes, 256 MiB). The default.
     public static let moderate = KDFParameters(
-        unchecked: UInt64(crypto_pwhash_OPSLIMIT_MODERATE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE))
+        unchecked: SodiumConstant.passwordOpsLimitModerate, memLimit: SodiumConstant.passwordMemLimitModerate)
     /// Several seconds: libsodium's SENSITIVE (4 passes, 1 GiB).
     public static let sensitive = KDFParameters(
-        unchecked: UInt64(crypto_pwhash_OPSLIMIT_SENSITIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_SENSITIVE))
+        unchecked: SodiumConstant.passwordOpsLimitSensitive, memLimit: SodiumConstant.passwordMemLimitSensitive)
     /// libsodium's minimum (1 pass, 8 KiB). **Tests only**: production code never writes
     /// it; the service accepts it only through its explicit test-only switch.
     public static let testMinimum = KDFParameters(
-        unchecked: UInt64(crypto_pwhash_OPSLIMIT_MIN), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MIN))
+        unchecked: SodiumConstant.passwordOpsLimitMin, memLimit: SodiumConstant.passwordMemLimitMin)
 
     private init(unchecked opsLimit: UInt64, memLimit: UInt64) {
         self.opsLimit = opsLimit
@@ -44,8 +42,8 @@ public struct KDFParameters: Equatable, Hashable, Sendable, CustomStringConverti
     /// Accepts stored parameters only within libsodium's minimum and this program's maximum.
     /// - Throws: ``CryptoError/Code/unsafeKDFParameters(opsLimit:memLimit:)`` otherwise.
     public init(validatingOpsLimit opsLimit: UInt64, memLimit: UInt64) throws {
-        guard opsLimit >= UInt64(crypto_pwhash_OPSLIMIT_MIN), opsLimit <= Self.maximumOpsLimit,
-            memLimit >= UInt64(crypto_pwhash_MEMLIMIT_MIN), memLimit <= Self.maximumMemLimit
+        guard opsLimit >= SodiumConstant.passwordOpsLimitMin, opsLimit <= Self.maximumOpsLimit,
+            memLimit >= SodiumConstant.passwordMemLimitMin, memLimit <= Self.maximumMemLimit
         else {
             throw CryptoError(.unsafeKDFParameters(opsLimit: opsLimit, memLimit: memLimit))
         }
@@ -79,7 +77,7 @@ public struct KDFParameters: Equatable, Hashable, Sendable, CustomStringConverti
 /// Argon2id password-based key derivation (`crypto_pwhash`).
 public enum PasswordKDF {
     /// Salt length: 16 bytes (`crypto_pwhash_SALTBYTES`).
-    public static let saltLength = Int(crypto_pwhash_SALTBYTES)
+    public static let saltLength = SodiumConstant.passwordSaltBytes
 
     /// A fresh random salt; one per account and per password change.
     public static func generateSalt() throws -> [UInt8] {
@@ -93,7 +91,7 @@ public enum PasswordKDF {
     public static func deriveKey(
         password: SecureBytes, salt: [UInt8], parameters: KDFParameters, keyLength: Int = AEAD.keyLength
     ) throws -> SecureBytes {
-        try Sodium.ensureInitialized()
+        let sodium = try LibSodium.ready()
         guard salt.count == saltLength else {
             throw CryptoError(.invalidLength(what: "salt", expected: saltLength, actual: salt.count))
         }
@@ -104,11 +102,9 @@ public enum PasswordKDF {
             password.withUnsafeBytes { pw in
                 salt.withUnsafeBytes { saltBytes in
                     UnsafeRawPointer(pw.uint8Pointer).withMemoryRebound(to: CChar.self, capacity: max(pw.count, 1)) { pwChars in
-                        crypto_pwhash(
-                            out.uint8Pointer, UInt64(out.count),
-                            pwChars, UInt64(pw.count),
-                            saltBytes.uint8Pointer,
-                            parameters.opsLimit, Int(parameters.memLimit), gk_pwhash_alg_argon2id13())
+                        sodium.passwordHash(
+                            out, password: pwChars, passwordCount: pw.count, salt: saltBytes,
+                            opsLimit: parameters.opsLimit, memLimit: Int(parameters.memLimit))
                     }
                 }
             }

@@ -1,11 +1,9 @@
-import CSodium
-
 /// An X25519 key pair for sealed boxes. The secret key lives in guarded memory.
 public struct BoxKeyPair: Sendable {
     /// Public key length: 32 bytes.
-    public static let publicKeyLength = Int(crypto_box_PUBLICKEYBYTES)
+    public static let publicKeyLength = SodiumConstant.boxPublicKeyBytes
     /// Secret key length: 32 bytes.
-    public static let secretKeyLength = Int(crypto_box_SECRETKEYBYTES)
+    public static let secretKeyLength = SodiumConstant.boxSecretKeyBytes
 
     public let publicKey: [UInt8]
     public let secretKey: SecureBytes
@@ -24,14 +22,12 @@ public struct BoxKeyPair: Sendable {
 
     /// A fresh key pair (`crypto_box_keypair`).
     public static func generate() throws -> BoxKeyPair {
-        try Sodium.ensureInitialized()
+        let sodium = try LibSodium.ready()
         var publicKey = [UInt8](repeating: 0, count: publicKeyLength)
         let secretKey = try SecureBytes(capacity: secretKeyLength)
         let result = publicKey.withUnsafeMutableBytes { pk in
             secretKey.withUnsafeMutableBytes { sk in
-                crypto_box_keypair(
-                    pk.uint8Pointer,
-                    sk.uint8Pointer)
+                sodium.boxKeyPair(publicKey: pk, secretKey: sk)
             }
         }
         guard result == 0 else { throw CryptoError(.operationFailed(function: "crypto_box_keypair")) }
@@ -43,11 +39,11 @@ public struct BoxKeyPair: Sendable {
 /// only the secret key can read. Used to record failed logins while locked.
 public enum SealedBox {
     /// Bytes a sealed box adds to its message: 48.
-    public static let overhead = Int(crypto_box_sealbytes())
+    public static let overhead = SodiumConstant.boxSealBytes
 
     /// Seals `message` to `publicKey`. The corresponding C function is `crypto_box_seal`.
     public static func seal(_ message: [UInt8], to publicKey: [UInt8]) throws -> [UInt8] {
-        try Sodium.ensureInitialized()
+        let sodium = try LibSodium.ready()
         guard publicKey.count == BoxKeyPair.publicKeyLength else {
             throw CryptoError(.invalidLength(what: "public key", expected: BoxKeyPair.publicKeyLength, actual: publicKey.count))
         }
@@ -55,10 +51,7 @@ public enum SealedBox {
         let result = output.withUnsafeMutableBytes { out in
             message.withUnsafeBytes { m in
                 publicKey.withUnsafeBytes { pk in
-                    crypto_box_seal(
-                        out.uint8Pointer,
-                        m.uint8Pointer, UInt64(m.count),
-                        pk.uint8Pointer)
+                    sodium.boxSeal(out, m, publicKey: pk)
                 }
             }
         }
@@ -69,7 +62,7 @@ public enum SealedBox {
     /// Opens a sealed box with the key pair it was sealed to (`crypto_box_seal_open`).
     /// - Throws: ``CryptoError/Code/authenticationFailed`` when it does not open.
     public static func open(_ sealed: UnsafeRawBufferPointer, with keyPair: BoxKeyPair) throws -> [UInt8] {
-        try Sodium.ensureInitialized()
+        let sodium = try LibSodium.ready()
         guard sealed.count >= overhead else {
             throw CryptoError(.authenticationFailed)
         }
@@ -77,9 +70,7 @@ public enum SealedBox {
         let result = output.withUnsafeMutableBytes { out in
             keyPair.publicKey.withUnsafeBytes { pk in
                 keyPair.secretKey.withUnsafeBytes { sk in
-                    crypto_box_seal_open(
-                        out.uint8Pointer, sealed.uint8Pointer, UInt64(sealed.count),
-                        pk.uint8Pointer, sk.uint8Pointer)
+                    sodium.boxSealOpen(out, sealed, publicKey: pk, secretKey: sk)
                 }
             }
         }
@@ -100,12 +91,13 @@ public enum SubkeyDerivation {
     public static func derive(
         from masterKey: SecureBytes, id: UInt64, context: StaticString, length: Int = 32
     ) throws -> SecureBytes {
-        try Sodium.ensureInitialized()
-        guard masterKey.count == Int(crypto_kdf_KEYBYTES) else {
-            throw CryptoError(.invalidLength(what: "master key", expected: Int(crypto_kdf_KEYBYTES), actual: masterKey.count))
+        let sodium = try LibSodium.ready()
+        guard masterKey.count == SodiumConstant.kdfKeyBytes else {
+            throw CryptoError(.invalidLength(what: "master key", expected: SodiumConstant.kdfKeyBytes, actual: masterKey.count))
         }
-        guard context.utf8CodeUnitCount == Int(crypto_kdf_CONTEXTBYTES) else {
-            throw CryptoError(.invalidLength(what: "KDF context", expected: Int(crypto_kdf_CONTEXTBYTES), actual: context.utf8CodeUnitCount))
+        guard context.utf8CodeUnitCount == SodiumConstant.kdfContextBytes else {
+            throw CryptoError(
+                .invalidLength(what: "KDF context", expected: SodiumConstant.kdfContextBytes, actual: context.utf8CodeUnitCount))
         }
         let subkey = try SecureBytes(capacity: length)
         let result = subkey.withUnsafeMutableBytes { out in
@@ -113,7 +105,7 @@ public enum SubkeyDerivation {
                 context.withUTF8Buffer { ctx in
                     UnsafeRawPointer(ctx.baseAddress ?? UnsafeRawBufferPointer(ctx).uint8Pointer)
                         .withMemoryRebound(to: CChar.self, capacity: ctx.count) { cctx in
-                            crypto_kdf_derive_from_key(out.uint8Pointer, out.count, id, cctx, master.uint8Pointer)
+                            sodium.deriveSubkey(out, id: id, context: cctx, masterKey: master)
                         }
                 }
             }

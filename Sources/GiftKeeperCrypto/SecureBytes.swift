@@ -1,4 +1,3 @@
-import CSodium
 import Glibc
 import Synchronization
 
@@ -22,14 +21,14 @@ public final class SecureBytes: @unchecked Sendable {
     /// (clamped to 0…`capacity`; all of them when `count` is nil).
     /// - Throws: ``CryptoError/Code/outOfSecureMemory(bytes:)`` when `sodium_malloc` fails.
     public init(capacity: Int, count: Int? = nil) throws {
-        try Sodium.ensureInitialized()
+        let sodium = try LibSodium.ready()
         precondition(capacity >= 0, "negative capacity")
         // sodium_malloc(0) is legal but returns a pointer we must not write; keep one byte.
         let allocation = max(capacity, 1)
-        guard let pointer = sodium_malloc(allocation) else {
+        guard let pointer = sodium.allocate(allocation) else {
             throw CryptoError(.outOfSecureMemory(bytes: allocation))
         }
-        sodium_memzero(pointer, allocation)
+        sodium.zero(pointer, count: allocation)
         LiveSecrets.insert(pointer, length: allocation)
         self.base = pointer
         self.capacity = capacity
@@ -42,7 +41,7 @@ public final class SecureBytes: @unchecked Sendable {
     public static func random(count: Int) throws -> SecureBytes {
         let bytes = try SecureBytes(capacity: count)
         if count > 0 {
-            randombytes_buf(bytes.base, count)
+            LibSodium.readyOrTrap.randomBytes(bytes.base, count: count)
         }
         return bytes
     }
@@ -58,7 +57,7 @@ public final class SecureBytes: @unchecked Sendable {
     deinit {
         LiveSecrets.remove(base)
         // sodium_free zeroes the buffer before releasing it.
-        sodium_free(base)
+        LibSodium.readyOrTrap.free(base)
     }
 
     /// Zeroes every live `SecureBytes` in the process. For the exit path of a fatal signal
@@ -104,7 +103,7 @@ public final class SecureBytes: @unchecked Sendable {
         let used = try body(UnsafeMutableRawBufferPointer(start: base, count: capacity))
         count = max(0, min(used, capacity))
         if count < capacity {
-            sodium_memzero(base + count, capacity - count)
+            LibSodium.readyOrTrap.zero(base + count, count: capacity - count)
         }
     }
 
@@ -126,7 +125,7 @@ public final class SecureBytes: @unchecked Sendable {
 
     /// Zeroes every allocated byte (`sodium_memzero`) and sets the count to zero.
     public func wipe() {
-        sodium_memzero(base, max(capacity, 1))
+        LibSodium.readyOrTrap.zero(base, count: max(capacity, 1))
         count = 0
     }
 
@@ -134,7 +133,7 @@ public final class SecureBytes: @unchecked Sendable {
     public func constantTimeEquals(_ other: SecureBytes) -> Bool {
         guard count == other.count else { return false }
         if count == 0 { return true }
-        return sodium_memcmp(base, other.base, count) == 0
+        return LibSodium.readyOrTrap.equal(base, other.base, count: count)
     }
 
     /// True when every byte in use is ASCII (so NFC normalisation is the identity).
@@ -177,7 +176,7 @@ private enum LiveSecrets {
         allocations.withLock { live in
             for (address, length) in live {
                 if let pointer = UnsafeMutableRawPointer(bitPattern: address) {
-                    sodium_memzero(pointer, length)
+                    LibSodium.readyOrTrap.zero(pointer, count: length)
                 }
             }
         }

@@ -59,21 +59,8 @@ extension GiftList {
                         url: url, store: store))
             ]
         case .importPresent(let present):
-            let recipient = try checked(present.recipient, .recipient, allowEmpty: false)
-            let title = try checked(present.title, .title, allowEmpty: false)
-            let notes = try checked(present.notes, .notes, allowEmpty: true, trim: false)
-            let occasion = try checked(present.occasion, .occasion, allowEmpty: true)
-            let url = try checked(present.url, .url, allowEmpty: true)
-            let store = try checked(present.store, .store, allowEmpty: true)
-            guard present.id.number <= PresentID.maximumImported else { throw .importedIDTooLarge(present.id) }
+            let imported = try checkedImport(present)
             guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
-            var imported = present
-            imported.recipient = recipient
-            imported.title = title
-            imported.notes = notes
-            imported.occasion = occasion
-            imported.url = url
-            imported.store = store
             return [event(.presentImported(imported))]
         case .editPresent(let id, let changes):
             let present = try current(id, in: state)
@@ -252,6 +239,32 @@ extension GiftList {
         throw .unknownPresent(id)
     }
 
+    /// The rules of ``Command/importPresent(_:)`` that need no state: its texts checked and
+    /// trimmed, its id within the imported range. What `decide` imports.
+    public static func checkedImport(_ present: Present) throws(DomainError) -> Present {
+        var imported = present
+        imported.recipient = try checked(present.recipient, .recipient, allowEmpty: false)
+        imported.title = try checked(present.title, .title, allowEmpty: false)
+        imported.notes = try checked(present.notes, .notes, allowEmpty: true, trim: false)
+        imported.occasion = try checked(present.occasion, .occasion, allowEmpty: true)
+        imported.url = try checked(present.url, .url, allowEmpty: true)
+        imported.store = try checked(present.store, .store, allowEmpty: true)
+        guard present.id.number <= PresentID.maximumImported else { throw .importedIDTooLarge(present.id) }
+        return imported
+    }
+
+    /// ``Command/importPresent(_:)`` of a present that ``checkedImport(_:)`` returned: only
+    /// the rules that need the state (an account, signed in, the id not used in it,
+    /// removed presents included), so a document of presents is checked once, not twice.
+    public static func decideImport(ofChecked present: Present, at: Timestamp, state: GiftList) throws(DomainError)
+        -> Event
+    {
+        guard state.hasAccount else { throw .noAccount }
+        guard state.isSignedIn else { throw .notSignedIn }
+        guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
+        return Event(at: at, .presentImported(present))
+    }
+
     private static func checked(_ change: PresentChange) throws(DomainError) -> PresentChange {
         switch change {
         case .title(let value): .title(try checked(value, .title, allowEmpty: false))
@@ -282,7 +295,10 @@ extension GiftList {
             throw .controlCharacter(field, scalar: scalar.value)
         }
         // Only invisible characters (zero-width spaces, joiners, fillers) is empty too.
-        if !allowEmpty && !value.unicodeScalars.contains(where: TextRules.isVisible) { throw .emptyValue(field) }
+        // Printable ASCII that is not all spaces puts ink on the screen: no Unicode lookup.
+        let visible =
+            printableASCII ? value.utf8.contains { $0 != 0x20 } : value.unicodeScalars.contains(where: TextRules.isVisible)
+        if !allowEmpty && !visible { throw .emptyValue(field) }
         // No more bytes than the limit: no more characters either.
         guard value.utf8.count > field.limit else { return value }
         // Counting stops just past the limit, so a huge paste costs no more than the limit.

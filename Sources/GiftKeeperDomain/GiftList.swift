@@ -23,6 +23,10 @@ public struct GiftList: Hashable, Sendable {
     public internal(set) var recipientSpellings: [String: String] = [:]
     /// The first spelling of each occasion ever named, by folded name.
     public internal(set) var occasionSpellings: [String: String] = [:]
+    /// The folded name of each first spelling above (recipients and occasions fold alike),
+    /// so that replaying a present named as first spelled (most are) looks its key up
+    /// instead of folding the name again (a new string, and Foundation for accents).
+    private var foldedFirstSpellings: [String: String] = [:]
     /// The ids of each recipient's presents, current and removed, by folded name: what
     /// gift memory reads on every `add`, instead of the whole list.
     public internal(set) var presentIDsByRecipient: [String: [PresentID]] = [:]
@@ -198,13 +202,19 @@ public struct GiftList: Hashable, Sendable {
     private mutating func rememberSpellings(recipient: String, occasion: String) -> String {
         var recipientKey = ""
         if !recipient.isEmpty {
-            let key = TextFolding.key(recipient)
-            if recipientSpellings[key] == nil { recipientSpellings[key] = recipient }
+            let key = foldedFirstSpellings[recipient] ?? TextFolding.key(recipient)
+            if recipientSpellings[key] == nil {
+                recipientSpellings[key] = recipient
+                foldedFirstSpellings[recipient] = key
+            }
             recipientKey = key
         }
         if !occasion.isEmpty {
-            let key = TextFolding.key(occasion)
-            if occasionSpellings[key] == nil { occasionSpellings[key] = occasion }
+            let key = foldedFirstSpellings[occasion] ?? TextFolding.key(occasion)
+            if occasionSpellings[key] == nil {
+                occasionSpellings[key] = occasion
+                foldedFirstSpellings[occasion] = key
+            }
         }
         return recipientKey
     }

@@ -41,9 +41,14 @@ public enum TextRules {
 extension StringProtocol {
     /// The string without leading and trailing whitespace and newlines (no Foundation).
     public func trimmedWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }),
+        // A printable ASCII byte other than a space starts a character that is not
+        // whitespace: no Unicode property look-up for the front of most text.
+        let head = utf8.first.map { $0 > 0x20 && $0 < 0x7F } ?? false
+        guard let first = head ? startIndex : firstIndex(where: { !$0.isWhitespace }),
             let last = lastIndex(where: { !$0.isWhitespace })
         else { return "" }
+        // Nothing to trim (most text): no copy of a String.
+        if first == startIndex && index(after: last) == endIndex { return String(self) }
         return String(self[first...last])
     }
 }

@@ -271,6 +271,7 @@ enum ImportDocument {
         static let known: Set = ["createdAt", "id", "notes", "occasion", "price", "recipient", "status", "title", "updatedAt"]
         /// The members a present gained in export v2.
         static let knownSinceV2: Set = ["givenAt", "store", "url"]
+        static let knownInV2 = known.union(knownSinceV2)
         var values: [String: Value] = [:]
         /// The members that held `true` or `false`.
         var flags: [String: Bool] = [:]
@@ -279,12 +280,9 @@ enum ImportDocument {
             let object = try decoder.container(keyedBy: Key.self)
             for key in object.allKeys {
                 let name = key.stringValue
-                if try object.decodeNil(forKey: key) {
-                    values[name] = .null
-                    continue
-                }
                 do {
-                    values[name] = .string(try object.decode(String.self, forKey: key))
+                    // One look-up: the key is there, so nil is null.
+                    values[name] = try object.decodeIfPresent(String.self, forKey: key).map(Value.string) ?? .null
                 } catch DecodingError.typeMismatch {
                     // Read through all the same, so that nothing in it escapes the checks.
                     values[name] = .other
@@ -298,16 +296,18 @@ enum ImportDocument {
         }
 
         /// Rejects the first member (A to Z) that is not in `known`.
-        func checkKnown(_ known: Set<String>, at: String) throws(Rejection) {
+        func checkKnown(_ known: Set<String>, at: @autoclosure () -> String) throws(Rejection) {
+            if values.keys.allSatisfy(known.contains) { return }
             if let name = values.keys.filter({ !known.contains($0) }).sorted().first {
-                throw Rejection(location: "\(at).\(name)", reason: "unknown field")
+                throw Rejection(location: "\(at()).\(name)", reason: "unknown field")
             }
         }
 
         /// The present these fields describe, or the rejection of the first bad one.
         func present(_ index: Int, isV2: Bool) throws(Rejection) -> Present {
-            let at = "presents[\(index)]"
-            try checkKnown(isV2 ? Self.known.union(Self.knownSinceV2) : Self.known, at: at)
+            // Words only for a rejection: a present that passes builds no string.
+            var at: String { "presents[\(index)]" }
+            try checkKnown(isV2 ? Self.knownInV2 : Self.known, at: at)
             let idText = try text("id", at)
             guard let id = PresentID(parsing: idText) else {
                 throw Rejection(location: "\(at).id", reason: "'\(idText)' is not a present id like p12")
@@ -345,23 +345,23 @@ enum ImportDocument {
         }
 
         /// A string member ("it is missing" / "it must be a string" otherwise).
-        func text(_ name: String, _ at: String, required: Bool = true) throws(Rejection) -> String {
+        func text(_ name: String, _ at: @autoclosure () -> String, required: Bool = true) throws(Rejection) -> String {
             switch values[name] {
             case nil:
-                if required { throw Rejection(location: "\(at).\(name)", reason: "it is missing") }
+                if required { throw Rejection(location: "\(at()).\(name)", reason: "it is missing") }
                 return ""
             case .null, .other:
-                throw Rejection(location: "\(at).\(name)", reason: "it must be a string")
+                throw Rejection(location: "\(at()).\(name)", reason: "it must be a string")
             case .string(let text):
                 return text
             }
         }
 
-        func time(_ name: String, _ at: String) throws(Rejection) -> Timestamp {
-            let text = try text(name, at)
+        func time(_ name: String, _ at: @autoclosure () -> String) throws(Rejection) -> Timestamp {
+            let text = try text(name, at())
             guard let time = Timestamp(iso8601: text) else {
                 throw Rejection(
-                    location: "\(at).\(name)", reason: "'\(text)' is not an ISO-8601 UTC time like 2026-11-22T14:03:07.123Z")
+                    location: "\(at()).\(name)", reason: "'\(text)' is not an ISO-8601 UTC time like 2026-11-22T14:03:07.123Z")
             }
             return time
         }
@@ -382,7 +382,8 @@ public struct ImportSummary: Sendable, Equatable {
 
 /// An export document (v1 or v2) read and checked as far as it can be without the journal's keys:
 /// JSON, the `format` tag, every field, unique ids, prices, statuses, lengths and empty
-/// texts. Only "an id already in the journal" is left, for ``GiftKeeperService/importDocument(_:)-(CheckedImportDocument)``.
+/// texts, its presents' texts trimmed as `decide` trims them (``GiftList/checkedImport(_:)``).
+/// Only "an id already in the journal" is left, for ``GiftKeeperService/importDocument(_:)-(CheckedImportDocument)``.
 public struct CheckedImportDocument: Sendable {
     let contents: ImportDocument.Document
 
@@ -423,9 +424,9 @@ extension GiftKeeperService {
     /// which checks everything but the ids already in a journal.
     /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` naming the bad field.
     public static func checkImport(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
-        let contents: ImportDocument.Document
+        let parsed: ImportDocument.Document
         do {
-            contents = try ImportDocument.parse(bytes)
+            parsed = try ImportDocument.parse(bytes)
         } catch {
             throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
@@ -439,9 +440,12 @@ extension GiftKeeperService {
             throw ServiceError(.internalFailure("an empty list to check the import against: \(error)"))
         }
         let at = Timestamp(millisecondsSinceEpoch: 0)
-        for (index, present) in contents.presents.enumerated() {
+        var contents = parsed
+        for index in contents.presents.indices {
             do {
-                _ = try GiftList.decide(.importPresent(present), at: at, state: blank)
+                // What `decide` of `importPresent` checks without the journal, kept: the
+                // import then decides each present once more only against the journal's ids.
+                contents.presents[index] = try GiftList.checkedImport(contents.presents[index])
             } catch {
                 throw rejection(error, at: index)
             }
@@ -478,9 +482,9 @@ extension GiftKeeperService {
         events.reserveCapacity(presents.count)
         for (index, present) in presents.enumerated() {
             do {
-                let produced = try GiftList.decide(.importPresent(present), at: now, state: planned)
-                for event in produced { planned.apply(event) }
-                events += produced
+                let event = try GiftList.decideImport(ofChecked: present, at: now, state: planned)
+                planned.apply(event)
+                events.append(event)
             } catch {
                 throw Self.rejection(error, at: index)
             }

@@ -358,4 +358,31 @@ import Testing
         let present = Present(id: pid(1), recipient: "Mum", title: "Hat", createdAt: at(1), updatedAt: at(1))
         #expect(throws: DomainError.notSignedIn) { try GiftList.decide(.importPresent(present), at: at(2), state: locked) }
     }
+
+    /// The import decides each present once: `checkedImport` (no state) and then
+    /// `decideImport(ofChecked:)` (the state's rules) give what `decide` gives, or its refusal.
+    @Test func checkingOnceThenAgainstTheStateIsDecide() throws {
+        let signedIn = try run([.createAccount(name: "Bob"), .addPresent(recipient: "Mum", title: "Hat")]).state
+        let locked = try run([.createAccount(name: "Bob"), .signOut]).state
+        let presents = [
+            Present(id: pid(7), recipient: " Mum ", title: "Blue scarf ", notes: " soft ", createdAt: at(1), updatedAt: at(2)),
+            Present(id: pid(1), recipient: "Mum", title: "Hat", createdAt: at(1), updatedAt: at(1)),
+            Present(id: pid(8), recipient: "Mum", title: " \u{200B}", createdAt: at(1), updatedAt: at(1)),
+            Present(id: pid(9), recipient: "Mum\u{7}", title: "Hat", createdAt: at(1), updatedAt: at(1)),
+            Present(id: pid(10), recipient: "Léa", title: "Café ", createdAt: at(1), updatedAt: at(1)),
+        ]
+        for state in [signedIn, locked, GiftList()] {
+            for present in presents {
+                let decided = Result { () throws(DomainError) in try GiftList.decide(.importPresent(present), at: at(5), state: state) }
+                let twoSteps = Result { () throws(DomainError) in
+                    [try GiftList.decideImport(ofChecked: try GiftList.checkedImport(present), at: at(5), state: state)]
+                }
+                switch (decided, twoSteps) {
+                case (.success(let a), .success(let b)): #expect(a == b)
+                case (.failure, .failure): break
+                default: Issue.record("\(present.id): decide gave \(decided), the two steps \(twoSteps)")
+                }
+            }
+        }
+    }
 }
