@@ -1,5 +1,3 @@
-import CSodium
-
 /// ISO/IEC 7816-4 padding to a block size (`sodium_pad`, `sodium_unpad`), so that the length
 /// of what is sealed tells only how many blocks it fills, not how long its text is.
 ///
@@ -7,16 +5,12 @@ import CSodium
 public enum Padding {
     /// `bytes` padded to the next multiple of `blockSize` (at least one byte more).
     public static func padded(_ bytes: [UInt8], blockSize: Int) throws -> [UInt8] {
-        try Sodium.ensureInitialized()
+        let library = try LibSodium.ready()
         precondition(blockSize > 0, "block size must be positive")
-        let unpadded = bytes.count
         var out = bytes
-        out.append(contentsOf: repeatElement(0, count: blockSize - unpadded % blockSize))
-        var paddedLength = 0
-        let result = out.withUnsafeMutableBytes { buffer in
-            sodium_pad(&paddedLength, buffer.uint8Pointer, unpadded, blockSize, buffer.count)
-        }
-        guard result == 0, paddedLength == out.count else { throw CryptoError(.operationFailed(function: "sodium_pad")) }
+        out.append(contentsOf: repeatElement(0, count: blockSize - bytes.count % blockSize))
+        let length = out.withUnsafeMutableBytes { library.pad($0, unpadded: bytes.count, blockSize: blockSize) }
+        guard length == out.count else { throw CryptoError(.operationFailed(function: "sodium_pad")) }
         return out
     }
 
@@ -24,9 +18,7 @@ public enum Padding {
     /// `blockSize` (a length that is not a multiple, or no `0x80` marker where one belongs).
     public static func unpaddedLength(_ padded: UnsafeRawBufferPointer, blockSize: Int) -> Int? {
         guard blockSize > 0, !padded.isEmpty, padded.count % blockSize == 0 else { return nil }
-        var length = 0
-        let result = sodium_unpad(&length, padded.uint8Pointer, padded.count, blockSize)
-        return result == 0 ? length : nil
+        return LibSodium.readyOrTrap.unpad(padded, blockSize: blockSize)
     }
 
     /// ``unpaddedLength(_:blockSize:)-(UnsafeRawBufferPointer,_)`` of an array.

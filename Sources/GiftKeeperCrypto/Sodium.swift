@@ -117,6 +117,19 @@ struct LibSodium: Sendable {
             output.uint8Pointer, UInt64(output.count), password, UInt64(passwordCount), salt.uint8Pointer,
             opsLimit, memLimit, gk_pwhash_alg_argon2id13())
     }
+
+    /// ISO/IEC 7816-4 padding of the first `unpadded` bytes of `buffer` to a multiple of
+    /// `blockSize`; the padded length, or nil when `buffer` is too small.
+    func pad(_ buffer: UnsafeMutableRawBufferPointer, unpadded: Int, blockSize: Int) -> Int? {
+        var padded = 0
+        return sodium_pad(&padded, buffer.uint8Pointer, unpadded, blockSize, buffer.count) == 0 ? padded : nil
+    }
+
+    /// The length before the padding of a padded `buffer`; nil when it is not padded.
+    func unpad(_ buffer: UnsafeRawBufferPointer, blockSize: Int) -> Int? {
+        var unpadded = 0
+        return sodium_unpad(&unpadded, buffer.uint8Pointer, buffer.count, blockSize) == 0 ? unpadded : nil
+    }
 }
 
 /// libsodium's sizes and limits: compile-time constants, which call nothing.

@@ -97,7 +97,7 @@ struct SodiumInitializationTests {
     /// An entry point of the module that a process can call first, before anything else.
     enum EntryPoint: String, CaseIterable, Codable, Sendable {
         case hashArray, hashKeyed, hashInto, randomBytes, constantTimeEqual, secureBytes, secureRandom
-        case aeadKey, boxKeyPair, sealedBoxSeal, salt, libraryVersion
+        case aeadKey, boxKeyPair, sealedBoxSeal, salt, libraryVersion, pad, unpad
 
         func call() {
             let message: [UInt8] = Array("first call".utf8)
@@ -118,6 +118,8 @@ struct SodiumInitializationTests {
             case .sealedBoxSeal: _ = try? SealedBox.seal(message, to: Array(1...32))
             case .salt: _ = try? PasswordKDF.generateSalt()
             case .libraryVersion: _ = Sodium.libraryVersion
+            case .pad: _ = try? Padding.padded(message, blockSize: 64)
+            case .unpad: _ = Padding.unpaddedLength([0x80] + [UInt8](repeating: 0, count: 63), blockSize: 64)
             }
         }
     }
