@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint format build release install check-install deps fuzz bench bench-cli bench-black-box bench-compare bench-baseline demo clean
+.PHONY: run test lint format build release install check-install deps fuzz bench bench-cli bench-black-box bench-sync bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -94,7 +94,7 @@ BENCH = fixtures=$$(mktemp -d /tmp/giftkeeper-bench.XXXXXX) && \
 	( cd Benchmarks && GIFTKEEPER_BENCH_FIXTURES=$$fixtures $(SWIFT) package --disable-sandbox
 BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
 
-bench: deps bench-cli bench-black-box
+bench: deps bench-cli bench-black-box bench-sync
 	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
 
 ## bench-cli: black-box figures through the built binary, each against a bound measured in
@@ -113,6 +113,14 @@ bench-black-box: deps
 	cd Benchmarks && $(SWIFT) build -c release --product memcheck
 	BENCH_PRESENTS='$(BENCH_PRESENTS)' BENCH_MEMCHECK=$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/memcheck \
 	  scripts/bench-black-box.sh .build/release/giftkeeper
+
+## bench-sync: devices through the built binary against a PostgreSQL server on loopback (the
+## test server, started and stopped here unless one runs): sending a change against a bare
+## INSERT+COMMIT, a change shown live on another device, clone speed, 50 devices at once
+## (scripts/bench-sync.sh)
+bench-sync: deps
+	$(SWIFT) build -c release --product giftkeeper
+	scripts/bench-sync.sh .build/release/giftkeeper
 
 ## bench-compare: run the suite and compare it with the committed baseline 'main'
 bench-compare: deps
