@@ -168,4 +168,46 @@ struct OneShotTests {
             #expect(top.stdoutLines.contains { $0.hasPrefix("  \(name) ") }, "--help lacks \(name)")
         }
     }
+
+    /// Every one-shot command, each way a password can come (SPEC §2, §11): from
+    /// `--password-file`, from standard input's first line, and refused, one line, exit 2,
+    /// nothing recorded, when there is neither.
+    static let everyOneShot: [[String]] = [
+        ["add", "Dad", "Book"], ["list"], ["show", "p1"], ["edit", "p1", "price=30"], ["mark", "p1", "bought"],
+        ["remove", "p1"], ["restore", "p1"], ["occasion", "list"], ["budget"], ["upcoming"], ["summary"], ["gifts", "Mum"],
+        ["history"],
+    ]
+
+    @Test("Every one-shot command runs with --password-file and with standard input, and is refused without a password", arguments: everyOneShot)
+    func everyCommandEachPasswordSource(words: [String]) throws {
+        let sandbox = try Sandbox()
+        try sandbox.createJournal(presents: ["Mum Hat --price 25"])
+        if words == ["restore", "p1"] {
+            #expect(try sandbox.run(["remove", "p1", "--journal", sandbox.journal], input: "secret-pw\n").status == 0)
+        }
+        let passwordFile = sandbox.home + "/password"
+        #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("secret-pw\n".utf8), attributes: [.posixPermissions: 0o600]))
+
+        let before = fileBytes(sandbox.journal)
+        let refused = try sandbox.run(words + ["--journal", sandbox.journal], input: "")
+        #expect(refused.status == 2, "\(words): \(refused)")
+        #expect(refused.errorLines.count == 1 && refused.stdout.isEmpty, "\(words): \(refused)")
+        #expect(fileBytes(sandbox.journal) == before, "\(words): nothing recorded without a password")
+
+        let fromFile = try sandbox.run(words + ["--journal", sandbox.journal, "--password-file", passwordFile], input: "")
+        #expect(fromFile.status == 0, "\(words): \(fromFile)")
+        #expect(!fromFile.stdout.contains("🔓") && !fromFile.stdout.contains("🔒"), "\(words): no notification on standard output")
+        #expect(fromFile.stderr.contains("Signed in") && fromFile.stderr.contains("Signed out"), "\(words): \(fromFile)")
+
+        // The same command on a journal in the same state, the password from standard input,
+        // prints the same (history and show hold the times, which differ).
+        let again = try Sandbox()
+        try again.createJournal(presents: ["Mum Hat --price 25"])
+        if words == ["restore", "p1"] {
+            #expect(try again.run(["remove", "p1", "--journal", again.journal], input: "secret-pw\n").status == 0)
+        }
+        let fromInput = try again.run(words + ["--journal", again.journal], input: "secret-pw\n")
+        #expect(fromInput.status == 0, "\(words): \(fromInput)")
+        #expect(fromInput.stdout == fromFile.stdout || words.first == "history" || words.first == "show", "\(words): \(fromInput)")
+    }
 }
