@@ -10,6 +10,7 @@
 # one write(2) of 300 bytes plus fsync(2) on a file in the same directory, N times. Each
 # figure is the minimum of 5 interleaved runs. Prints one line per figure and the ratio.
 set -euo pipefail
+. "$(dirname "$0")/bench/add-script.sh"
 binary=${1:-.build/release/giftkeeper}
 count=${2:-1000}
 runs=5
@@ -19,16 +20,8 @@ chmod 700 "$work"
 export XDG_STATE_HOME="$work/state"
 
 password="bench-password-$$"
-script() {  # script N → a script of setup and N adds
-    printf 'setup Bench --kdf interactive\n%s\n%s\n' "$password" "$password"
-    for ((i = 1; i <= $1; i++)); do
-        printf 'add "Recipient %d" "A present with a realistic title %d" --price %d.50 --notes "Wrapped in blue paper, bought at the market on a Saturday morning; keep the receipt in the kitchen drawer."\n' \
-            $((i % 12)) "$i" $((i % 90))
-    done
-    printf 'quit\n'
-}
-script $((count + 1)) >"$work/adds.txt"
-script 1 >"$work/none.txt"
+add_script $((count + 1)) "$password" >"$work/adds.txt"
+add_script 1 "$password" >"$work/none.txt"
 
 seconds() {  # seconds SCRIPT → wall time of one whole run on a fresh journal
     local journal="$work/j-$RANDOM$RANDOM.journal"

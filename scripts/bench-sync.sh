@@ -23,6 +23,7 @@
 #    `add` lines each, all on one server); then every device's journal and the server's
 #    copy are compared (frame counts, and `sync` finds nothing to do). Target: nothing lost.
 set -euo pipefail
+. "$(dirname "$0")/bench/add-script.sh"
 cd "$(dirname "$0")/.."
 binary=$(realpath "${1:-.build/release/giftkeeper}")
 count=${2:-200}
@@ -60,16 +61,8 @@ wants() { [[ " $only " == *" $1 "* ]]; }
 
 # --- 1. append -----------------------------------------------------------------------
 if wants append; then
-adds() {  # adds N → setup, N adds, quit
-    printf 'setup Bench --kdf interactive\n%s\n%s\n' "$password" "$password"
-    for ((i = 1; i <= $1; i++)); do
-        printf 'add "Recipient %d" "A present with a realistic title %d" --price %d.50 --notes "Wrapped in blue paper, bought at the market on a Saturday morning; keep the receipt in the kitchen drawer."\n' \
-            $((i % 12)) "$i" $((i % 90))
-    done
-    printf 'quit\n'
-}
-adds $((count + 1)) >"$work/adds.txt"
-adds 1 >"$work/one.txt"
+add_script $((count + 1)) "$password" >"$work/adds.txt"
+add_script 1 "$password" >"$work/one.txt"
 
 shell_run() {  # shell_run SCRIPT [--remote URL] → microseconds of one whole run, fresh journal and state
     local script=$1
