@@ -87,7 +87,7 @@ public final class MemoryFrameStore: RewritableFrameStore, SharedFrameStore, @un
 
     public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
-        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+        try requireReachable()
         let outcome: AppendOutcome = chain.state.withLock { state in
             guard batch.base == state.frames.head else { return .conflict(current: state.frames.head) }
             state.frames.accept(batch)
@@ -137,12 +137,12 @@ public final class MemoryFrameStore: RewritableFrameStore, SharedFrameStore, @un
     }
 
     public func postDeviceHead(device: [UInt8], record: [UInt8]) throws(JournalError) {
-        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+        try requireReachable()
         chain.board.heads.withLock { $0[device] = record }
     }
 
     public func deviceHeads() throws(JournalError) -> [[UInt8]: [UInt8]] {
-        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+        try requireReachable()
         return chain.board.heads.withLock { $0 }
     }
 
@@ -150,9 +150,14 @@ public final class MemoryFrameStore: RewritableFrameStore, SharedFrameStore, @un
         _ = try waitForFrames(after: .max, milliseconds: 0)
     }
 
+    /// Fails as an unreachable server does while a ``MemoryRemote`` is cut off.
+    private func requireReachable() throws(JournalError) {
+        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+    }
+
     /// Polls the shared chain every millisecond; takes in the head others appended.
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
-        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+        try requireReachable()
         var waited = 0
         while true {
             (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
@@ -230,13 +235,16 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
     /// the other (a fork), each consistent in itself, while every device posts its head.
     public func forked() throws -> MemoryRemote {
         let copy = MemoryRemote(description: description)
-        for (id, store) in journals {
-            let chain = MemoryFrameStore.Chain(header: store.header, path: name(id), board: store.chain.board)
-            let frames = store.chain.state.withLock { $0.frames.frames }
-            try chain.state.withLock { try $0.frames.takeIn(frames) }
-            copy.journals[id] = MemoryFrameStore(chain: chain)
-        }
+        for (id, store) in journals { copy.journals[id] = try self.copy(of: store, keeping: .max) }
         return copy
+    }
+
+    /// A new chain holding the first `count` frames of `store`'s, sharing its device heads.
+    private func copy(of store: MemoryFrameStore, keeping count: Int) throws -> MemoryFrameStore {
+        let chain = MemoryFrameStore.Chain(header: store.header, path: name(store.header.journalID), board: store.chain.board)
+        let frames = store.chain.state.withLock { Array($0.frames.frames.prefix(count)) }
+        try chain.state.withLock { try $0.frames.takeIn(frames) }
+        return MemoryFrameStore(chain: chain)
     }
 
     /// Changes the device heads posted for `journalID` as a server can: hides, replaces or
@@ -254,10 +262,7 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
     /// server restored from an older backup holds.
     public func restoreBackup(of journalID: [UInt8], keeping count: Int) throws {
         guard let store = journals[journalID] else { return }
-        let chain = MemoryFrameStore.Chain(header: store.header, path: name(journalID), board: store.chain.board)
-        let frames = store.chain.state.withLock { Array($0.frames.frames.prefix(count)) }
-        try chain.state.withLock { try $0.frames.takeIn(frames) }
-        journals[journalID] = MemoryFrameStore(chain: chain)
+        journals[journalID] = try copy(of: store, keeping: count)
     }
 
     /// A journal's copy as messages name it: the server and `#` its id's first digits.

@@ -92,9 +92,7 @@ extension GiftKeeperService {
             do {
                 outcome = try sealed.appendSealed(events, epoch: epoch)
             } catch {
-                guard case .journal(let failure) = error.code, case .changedWhileOpen(.replaced) = failure.code else {
-                    throw error
-                }
+                guard error.isJournalReplaced else { throw error }
                 // Nothing was acknowledged: another process put a merged journal in place
                 // (a sync). Open it, and decide again on what it holds.
                 try reopenReplacedJournal()
@@ -138,9 +136,7 @@ extension GiftKeeperService {
         do {
             try sealed.takeInOthers()
         } catch {
-            guard case .journal(let failure) = error.code, case .changedWhileOpen(.replaced) = failure.code else {
-                throw error
-            }
+            guard error.isJournalReplaced else { throw error }
             // Another process merged this device's changes with another device's (a sync)
             // and put the merged journal in place: open it and carry on from it.
             try reopenReplacedJournal()

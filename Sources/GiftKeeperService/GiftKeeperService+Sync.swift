@@ -370,9 +370,6 @@ extension GiftKeeperService {
         guard let keyring, let epoch = keyring.newest else {
             throw ServiceError(.mergeNeedsSignIn(pending: UInt64(pendingCount)))
         }
-        guard let local = sealed.store as? any RewritableFrameStore else {
-            throw ServiceError(.internalFailure("the journal's store cannot be merged into"))
-        }
         if let newest = sealed.wraps.last, newest.binding.sequence > common.sequence {
             throw ServiceError(.offlinePasswordChangeConflicts)
         }
@@ -399,20 +396,9 @@ extension GiftKeeperService {
         var batch = FrameBatch(after: common, path: sealed.path)
         try copyFrames(of: server, after: Int(common.sequence), into: &batch)
         let received = batch.count
-        let outcome: AppendOutcome
-        do {
-            outcome = try SecureBytes.whileKeysInUse { () throws -> AppendOutcome in
-                try sealed.seal(events, into: &batch, epoch: epoch)
-                return try local.rewrite(expecting: sealed.head, with: batch)
-            }
-        } catch let error as ServiceError {
-            throw error
-        } catch let error as JournalError {
-            throw ServiceError(.journal(error))
-        } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+        guard case .appended = try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) else {
+            return  // another process appended: again
         }
-        guard case .appended = outcome else { return }  // another process appended: again
         try reopenAfterRewrite(keyring: keyring)
         report.received += received
         report.resolutions += resolutions
@@ -478,7 +464,7 @@ extension GiftKeeperService {
         }
         let record =
             try remembered?.url == url
-            ? remembered! : RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
+            ? remembered!.withDeviceID() : RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
         let link = RemoteLink(location: location, record: record)
         remote = link
         return link

@@ -32,6 +32,12 @@ public struct RemoteRecord: Equatable, Sendable {
         RemoteRecord(url: url, shared: shared, device: try newDeviceID())
     }
 
+    /// This record, with a new device id if it has none (written before device heads).
+    func withDeviceID() throws(ServiceError) -> RemoteRecord {
+        guard device.count != 16 else { return self }
+        return RemoteRecord(url: url, shared: shared, device: try Self.newDeviceID())
+    }
+
     private static func newDeviceID() throws(ServiceError) -> [UInt8] {
         do {
             return try randomBytes(count: 16)
@@ -47,17 +53,8 @@ public struct RemoteRecord: Equatable, Sendable {
     }
 
     /// The record kept for the journal at `journalPath`, if any and well-formed.
+    /// A missing or malformed device id is read as empty (``withDeviceID()`` gives it one).
     static func read(from directory: String, journalID: [UInt8], journalPath: String) -> RemoteRecord? {
-        guard var record = readLines(from: directory, journalID: journalID, journalPath: journalPath) else { return nil }
-        if record.device.count != 16 {
-            guard let device = try? newDeviceID() else { return nil }
-            record.device = device
-        }
-        return record
-    }
-
-    /// The record as written; a missing or malformed device id is left empty.
-    private static func readLines(from directory: String, journalID: [UInt8], journalPath: String) -> RemoteRecord? {
         guard let bytes = PrivateFiles.readSmallFile(path(in: directory, journalID: journalID, journalPath: journalPath))
         else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -95,45 +95,49 @@ final class SealedJournal {
     /// them as one batch (one fsync). A conflict (another writer first) writes nothing.
     func appendSealed(_ events: [Event], epoch: Keyring.Epoch) throws(ServiceError) -> AppendOutcome {
         try append { batch in
-            for event in events {
-                let binding = self.binding(sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
-                try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: epoch.dataKey, binding: binding))
-            }
+            for event in events { try addSealed(event, dataKey: epoch.dataKey, to: &batch) }
         }
     }
 
-    /// Seals `events` at `batch`'s next positions, each as it was first recorded: a failed
-    /// sign-in to the newest public key (it carries nothing a key could give away), every
-    /// other event under `epoch`'s data key. For offline changes decided again (SPEC §12).
-    func seal(_ events: [Event], into batch: inout FrameBatch, epoch: Keyring.Epoch) throws(ServiceError) {
-        do {
+    /// Seals `event` under `dataKey` at `batch`'s next position.
+    private func addSealed(_ event: Event, dataKey: SecureBytes, to batch: inout FrameBatch) throws {
+        let binding = binding(sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
+        try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: dataKey, binding: binding))
+    }
+
+    /// Seals a failed login to `publicKey` at `batch`'s next position.
+    private func addSealedToPublicKey(_ event: Event, publicKey: [UInt8], to batch: inout FrameBatch) throws {
+        let binding = binding(sequence: batch.nextSequence, kind: .publicSealed, previousHash: batch.previousHash)
+        try batch.add(kind: .publicSealed, payload: EventSealing.sealedToPublicKey(event, publicKey: publicKey, binding: binding))
+    }
+
+    /// A merge (SPEC §12): `batch` (the server's frames after the position shared with it),
+    /// then `events` sealed after them, each as it was first recorded (a failed sign-in to
+    /// the newest public key, every other event under `epoch`'s data key), replace this
+    /// journal's frames after `batch`'s base at once, if its head is still this handle's.
+    func replaceTail(with batch: FrameBatch, sealing events: [Event], epoch: Keyring.Epoch) throws(ServiceError)
+        -> AppendOutcome
+    {
+        guard let local = store as? any RewritableFrameStore else {
+            throw ServiceError(.internalFailure("the journal's store cannot be merged into"))
+        }
+        return try sealing {
+            var batch = batch
             for event in events {
                 if case .loginFailed = event.body, let newest = wraps.last {
-                    let binding = binding(sequence: batch.nextSequence, kind: .publicSealed, previousHash: batch.previousHash)
-                    try batch.add(
-                        kind: .publicSealed,
-                        payload: EventSealing.sealedToPublicKey(event, publicKey: newest.payload.publicKey, binding: binding))
+                    try addSealedToPublicKey(event, publicKey: newest.payload.publicKey, to: &batch)
                 } else {
-                    let binding = binding(sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
-                    try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: epoch.dataKey, binding: binding))
+                    try addSealed(event, dataKey: epoch.dataKey, to: &batch)
                 }
             }
-        } catch let error as JournalError {
-            throw ServiceError(.journal(error))
-        } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+            return try local.rewrite(expecting: head, with: batch)
         }
     }
 
     /// Records a failed login without the password: sealed to the newest epoch's public key.
     func appendFailedLogin(_ event: Event) throws(ServiceError) -> AppendOutcome {
         guard let newest = wraps.last else { return .appended(head) }
-        return try append { batch in
-            let binding = self.binding(sequence: batch.nextSequence, kind: .publicSealed, previousHash: batch.previousHash)
-            try batch.add(
-                kind: .publicSealed,
-                payload: EventSealing.sealedToPublicKey(event, publicKey: newest.payload.publicKey, binding: binding))
-        }
+        return try append { batch in try addSealedToPublicKey(event, publicKey: newest.payload.publicKey, to: &batch) }
     }
 
     /// Appends a key-wrap frame starting a new epoch and `events` sealed under its data key,
@@ -151,11 +155,7 @@ final class SealedJournal {
                 boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, binding: binding)
             try batch.add(kind: .keyWrap, payload: payload)
             record = KeyWrapRecord(binding: binding, payload: try KeyWrapPayload(parsing: payload))
-            for event in events {
-                let eventBinding = self.binding(
-                    sequence: batch.nextSequence, kind: .dataSealed, previousHash: batch.previousHash)
-                try batch.add(kind: .dataSealed, payload: EventSealing.sealed(event, dataKey: dataKey, binding: eventBinding))
-            }
+            for event in events { try addSealed(event, dataKey: dataKey, to: &batch) }
         }
         guard case .appended = outcome else { return nil }
         guard let record else { throw ServiceError(.internalFailure("key wrap was not written")) }
@@ -167,12 +167,18 @@ final class SealedJournal {
     /// wipe waits for the batch (``SecureBytes/whileKeysInUse(_:)``), so no frame sealed
     /// under a zeroed key reaches the store.
     private func append(_ build: (inout FrameBatch) throws -> Void) throws(ServiceError) -> AppendOutcome {
+        try sealing {
+            var batch = store.makeBatch()
+            try build(&batch)
+            return try store.append(batch)
+        }
+    }
+
+    /// Runs `body`, which seals with keys and writes what it sealed, while a fatal signal's
+    /// key wipe waits; its failures as service errors.
+    private func sealing<T>(_ body: () throws -> T) throws(ServiceError) -> T {
         do {
-            return try SecureBytes.whileKeysInUse { () throws -> AppendOutcome in
-                var batch = store.makeBatch()
-                try build(&batch)
-                return try store.append(batch)
-            }
+            return try SecureBytes.whileKeysInUse(body)
         } catch let error as ServiceError {
             throw error
         } catch let error as JournalError {

@@ -91,6 +91,13 @@ public struct ServiceError: Error, Sendable {
         self.code = code
     }
 
+    /// Whether the journal file was replaced under this handle by another process (a sync
+    /// that merged): nothing was acknowledged, and the journal is to be opened again.
+    var isJournalReplaced: Bool {
+        guard case .journal(let failure) = code, case .changedWhileOpen(.replaced) = failure.code else { return false }
+        return true
+    }
+
     /// SPEC §2: 0 ok, 1 verification failed, 2 usage, 3 wrong password,
     /// 4 missing/locked/unreadable/unknown version, 5 I/O.
     public var exitCode: Int32 {
