@@ -82,6 +82,7 @@ extension Journal {
         frameCount += batch.count
         lastSequence = batch.head.sequence
         headHash = batch.head.hash
+        noteBoundary()
         return .appended(head)
     }
 

@@ -34,6 +34,11 @@ public final class Journal {
     let file: FileDescriptor
     /// Set after a failed write or fsync: every later call throws ``JournalError/Code/unusable``.
     var isUnusable = false
+    /// Where the frames after a recent head begin (noted on open, after each append and
+    /// each take-in; the newest ``rememberedBoundaries``), so that reading what followed a
+    /// recent head — a device sending its newest change — starts there, not at frame 1.
+    var boundaries: [FrameBoundary] = []
+    static let rememberedBoundaries = 32
 
     /// Whether an append can be tried: open for writing, and no earlier write failed.
     public var canAppend: Bool { access == .readWrite && !isUnusable }
@@ -53,6 +58,13 @@ public final class Journal {
         self.trimmedTail = trimmedTail
         self.frameIndex = frameIndex
         self.damage = damage
+        noteBoundary()
+    }
+
+    /// Remembers where the frames after the current head will begin.
+    func noteBoundary() {
+        if boundaries.count == Self.rememberedBoundaries { boundaries.removeFirst() }
+        boundaries.append(FrameBoundary(sequence: lastSequence, offset: size, hash: headHash))
     }
 
     deinit {
@@ -309,11 +321,21 @@ public final class Journal {
         chainCheck: ChainCheck = .recompute, progress: ((Int, Int) -> Void)? = nil,
         _ body: (FrameView) throws -> Void
     ) throws {
+        let start = FrameBoundary(sequence: 0, offset: JournalFormat.headerSize, hash: header.genesisHash)
+        try replay(from: start, chainCheck: chainCheck, progress: progress, body)
+    }
+
+    /// ``replay(chainCheck:progress:_:)`` of the frames after `start`, a boundary between
+    /// frames this handle verified: the frames from there must still end at this handle's head.
+    func replay(
+        from start: FrameBoundary, chainCheck: ChainCheck, progress: ((Int, Int) -> Void)?,
+        _ body: (FrameView) throws -> Void
+    ) throws {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         let summary = try withoutActuallyEscaping(body) { body in
             do {
                 return try JournalReader.scan(
-                    file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: size,
+                    file, genesisHash: start.hash, from: start.offset, to: size, nextSequence: start.sequence + 1,
                     chainCheck: chainCheck, progress: progress, body: body)
             } catch let error as SystemCallError {
                 throw JournalError(error, path: path)
@@ -331,7 +353,7 @@ public final class Journal {
                         reason: "the journal changed while it was open")),
                 path: path)
         }
-        if summary.frameCount != frameCount || summary.headHash != headHash {
+        if summary.lastSequence != lastSequence || summary.headHash != headHash {
             throw JournalError(
                 .corrupt(
                     JournalProblem(
@@ -340,6 +362,13 @@ public final class Journal {
                 path: path)
         }
     }
+}
+
+/// Where the frames after `sequence` begin in a journal file, and the hash they chain to.
+struct FrameBoundary {
+    let sequence: UInt64
+    let offset: Int
+    let hash: [UInt8]
 }
 
 /// Runs `body`, turning a ``SystemCallError`` into ``JournalError/Code/io(operation:errno:)``
@@ -370,6 +399,10 @@ extension Journal: FrameStore {
     /// together with its previous hash, so nothing goes unchecked.
     public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
         guard sequence < lastSequence else { return }
+        if let start = boundaries.last(where: { $0.sequence == sequence }) {
+            try replay(from: start, chainCheck: .trustVerifiedOnOpen, progress: progress, body)
+            return
+        }
         try replay(chainCheck: .trustVerifiedOnOpen, progress: progress) { frame in
             if frame.sequence > sequence { try body(frame) }
         }
@@ -442,6 +475,7 @@ extension Journal: FrameStore {
         lastSequence = summary.lastSequence
         headHash = summary.headHash
         size = summary.validEnd
+        noteBoundary()
         return summary.tornTail
     }
 }

@@ -16,7 +16,8 @@ import Synchronization
 /// gapless, given under the journal row's lock. An append is one statement, so one
 /// transaction and one round trip: lock the journal's row if its head is still the batch's
 /// base (`SELECT … FOR UPDATE`; otherwise nothing is written and the head that won is
-/// returned), move the head, insert the frames, post the device's head, `pg_notify`; it is
+/// returned), move the head, insert the frames, post the device's head, `pg_notify` — a
+/// server-side function, so that the server plans it once per connection; it is
 /// acknowledged only once the server answered, after its commit.
 ///
 /// The server is not trusted: it holds only ciphertext, and every frame it sends is
@@ -259,12 +260,12 @@ public final class PostgresFrameStore: SharedFrameStore {
         return heads
     }
 
-    /// One statement, so one round trip and its own transaction: the journal's row locked
-    /// only if its head is still the batch's base (`FOR UPDATE`, which under READ COMMITTED
-    /// looks at the row again once another append's lock is released), the head moved, the
-    /// frames inserted, the device's head posted and the channel notified, all or nothing.
-    /// Acknowledged once the server answered, after its commit. A conflict costs a second
-    /// request for the head that won.
+    /// One statement, so one round trip and its own transaction: `giftkeeper_append_v1`
+    /// (``PostgresSchema/appendFunctionDefinition``) locks the journal's row only if its head
+    /// is still the batch's base (`FOR UPDATE`, which under READ COMMITTED looks at the row
+    /// again once another append's lock is released), moves the head, inserts the frames,
+    /// posts the device's head and notifies the channel, all or nothing; on a conflict it
+    /// answers with the head that won. Acknowledged once the server answered, after its commit.
     public func append(_ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?) throws(JournalError)
         -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
     {
@@ -272,62 +273,42 @@ public final class PostgresFrameStore: SharedFrameStore {
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
         guard batch.base == head else { return (.conflict(current: head), [:]) }
         guard !batch.isEmpty else { return (.appended(head), try deviceHeads()) }
-        let id = ByteBuffer(bytes: journalID)
         let frames = batch.encodedFrames.map { ByteBuffer(bytes: $0) }
-        let sequences = (1...Int64(frames.count)).map { Int64(batch.base.sequence) + $0 }
         let device = deviceHead.map { ByteBuffer(bytes: $0.device) }
         let record = deviceHead.map { ByteBuffer(bytes: $0.record) }
-        let moved: Bool
-        var heads: [[UInt8]: [UInt8]] = [:]
+        let answer: (moved: Bool, inserted: Int64, head: JournalHead, devices: [ByteBuffer]?, records: [ByteBuffer]?)
         do throws(JournalError) {
             let rows = try server.run(
                 """
-                WITH current AS (
-                    SELECT id FROM giftkeeper_journals
-                    WHERE id = \(id) AND head_sequence = \(Int64(batch.base.sequence)) AND head_hash = \(ByteBuffer(bytes: batch.base.hash))
-                    FOR UPDATE),
-                moved AS (
-                    UPDATE giftkeeper_journals SET head_sequence = \(Int64(batch.head.sequence)), head_hash = \(ByteBuffer(bytes: batch.head.hash))
-                    WHERE id IN (SELECT id FROM current) RETURNING id),
-                inserted AS (
-                    INSERT INTO giftkeeper_frames (journal_id, sequence, frame)
-                    SELECT moved.id, f.sequence, f.frame FROM moved, unnest(\(sequences)::bigint[], \(frames)::bytea[]) AS f(sequence, frame)
-                    RETURNING 1),
-                posted AS (
-                    INSERT INTO giftkeeper_device_heads (journal_id, device_id, record)
-                    SELECT moved.id, \(device)::bytea, \(record)::bytea FROM moved WHERE \(device)::bytea IS NOT NULL
-                    ON CONFLICT (journal_id, device_id) DO UPDATE SET record = EXCLUDED.record, posted_at = now()
-                    RETURNING 1)
-                SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM inserted),
-                    (SELECT count(*) FROM posted), (SELECT count(pg_notify(\(Self.channel(journalID)), '')) FROM moved),
-                    (SELECT array_agg(device_id ORDER BY device_id) FROM giftkeeper_device_heads WHERE journal_id = \(id)),
-                    (SELECT array_agg(record ORDER BY device_id) FROM giftkeeper_device_heads WHERE journal_id = \(id))
+                SELECT * FROM giftkeeper_append_v1(\(ByteBuffer(bytes: journalID)), \(Int64(batch.base.sequence)),
+                    \(ByteBuffer(bytes: batch.base.hash)), \(Int64(batch.head.sequence)), \(ByteBuffer(bytes: batch.head.hash)),
+                    \(frames)::bytea[], \(device)::bytea, \(record)::bytea, \(Self.channel(journalID)))
                 """)
             guard let row = rows.first else {
-                throw JournalError(.unreachable(reason: "the server sent no answer to an append"), path: path)
+                throw JournalError(.unreachable(reason: "the server no longer has this journal"), path: path)
             }
-            let (updated, insertedCount, _, _, devices, records) = try server.decoded {
-                try row.decode((Int64, Int64, Int64, Int64, [ByteBuffer]?, [ByteBuffer]?).self)
+            let (moved, inserted, sequence, hash, devices, records) = try server.decoded {
+                try row.decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?).self)
             }
-            guard updated == 0 || insertedCount == Int64(frames.count) else {
-                throw JournalError(.unreachable(reason: "the server stored \(insertedCount) of \(frames.count) frames"), path: path)
-            }
-            moved = updated == 1
-            for (device, record) in zip(devices ?? [], records ?? []) { heads[Array(buffer: device)] = Array(buffer: record) }
+            answer = (moved, inserted, JournalHead(sequence: UInt64(max(0, sequence)), hash: Array(buffer: hash)), devices, records)
         } catch {
             // An answer that did not come (the connection dropped) leaves the outcome unknown:
             // this handle cannot tell which head it is at, and writes nothing more.
             isUnusable = true
             throw error
         }
-        guard moved else {
+        guard answer.moved else {
             mustPull = true  // the next wait reads what won, whatever the poll interval
-            let rows = try server.run("SELECT head_sequence, head_hash FROM giftkeeper_journals WHERE id = \(id)")
-            guard let row = rows.first else {
-                throw JournalError(.unreachable(reason: "the server no longer has this journal"), path: path)
-            }
-            let (sequence, hash) = try server.decoded { try row.decode((Int64, ByteBuffer).self) }
-            return (.conflict(current: JournalHead(sequence: UInt64(max(0, sequence)), hash: Array(buffer: hash))), [:])
+            return (.conflict(current: answer.head), [:])
+        }
+        guard answer.inserted == Int64(frames.count), answer.head == batch.head else {
+            isUnusable = true
+            throw JournalError(
+                .unreachable(reason: "the server stored \(answer.inserted) of \(frames.count) frames"), path: path)
+        }
+        var heads: [[UInt8]: [UInt8]] = [:]
+        for (device, record) in zip(answer.devices ?? [], answer.records ?? []) {
+            heads[Array(buffer: device)] = Array(buffer: record)
         }
         self.frames.accept(batch)
         return (.appended(batch.head), heads)

@@ -96,8 +96,11 @@ final class PostgresServer {
 /// devices' first connections do not race to make them). The newest table is the one
 /// looked for: a server made by an earlier version gets the tables it lacks.
 enum PostgresSchema {
+    /// The append function's signature: what the newest schema is looked for by.
+    static let appendFunction = "giftkeeper_append_v1(bytea,bigint,bytea,bigint,bytea,bytea[],bytea,bytea,text)"
+
     static func ensure(on server: PostgresServer) throws(JournalError) {
-        let exists = try server.run("SELECT to_regclass('giftkeeper_device_heads') IS NOT NULL")
+        let exists = try server.run("SELECT to_regprocedure(\(appendFunction)) IS NOT NULL")
         if let row = exists.first, (try? row.decode(Bool.self)) == true { return }
         _ = try server.transaction { () throws(JournalError) -> (Void, commit: Bool) in
             try server.run("SELECT pg_advisory_xact_lock(7142026)")
@@ -127,9 +130,51 @@ enum PostgresSchema {
                     posted_at timestamptz NOT NULL DEFAULT now(),
                     PRIMARY KEY (journal_id, device_id))
                 """)
+            try server.run(PostgresQuery(unsafeSQL: appendFunctionDefinition))
             return ((), true)
         }
     }
+
+    /// An append (``PostgresFrameStore/append(_:posting:)``) as a PL/pgSQL function, whose
+    /// statements are planned once per connection rather than once per change (planning the
+    /// same work as one ad-hoc statement cost more than the insert and its commit): when
+    /// the journal's head is still the batch's base, under the journal row's lock, the head
+    /// moves, the frames go in at the positions after it, the device's head is posted and
+    /// the channel notified; the answer says whether it moved, how many frames went in, the
+    /// journal's head (the one that won, on a conflict) and every device's posted head.
+    static let appendFunctionDefinition = """
+        CREATE OR REPLACE FUNCTION giftkeeper_append_v1(
+            p_journal bytea, p_base_sequence bigint, p_base_hash bytea, p_new_sequence bigint, p_new_hash bytea,
+            p_frames bytea[], p_device bytea, p_record bytea, p_channel text)
+        RETURNS TABLE (r_moved boolean, r_inserted bigint, r_head_sequence bigint, r_head_hash bytea,
+            r_devices bytea[], r_records bytea[])
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            stored bigint := 0;
+        BEGIN
+            PERFORM 1 FROM giftkeeper_journals j
+                WHERE j.id = p_journal AND j.head_sequence = p_base_sequence AND j.head_hash = p_base_hash FOR UPDATE;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT false, 0::bigint, j.head_sequence, j.head_hash, NULL::bytea[], NULL::bytea[]
+                    FROM giftkeeper_journals j WHERE j.id = p_journal;
+                RETURN;
+            END IF;
+            UPDATE giftkeeper_journals j SET head_sequence = p_new_sequence, head_hash = p_new_hash WHERE j.id = p_journal;
+            INSERT INTO giftkeeper_frames (journal_id, sequence, frame)
+                SELECT p_journal, p_base_sequence + f.n, f.frame
+                FROM unnest(p_frames) WITH ORDINALITY AS f(frame, n);
+            GET DIAGNOSTICS stored = ROW_COUNT;
+            IF p_device IS NOT NULL THEN
+                INSERT INTO giftkeeper_device_heads AS h (journal_id, device_id, record) VALUES (p_journal, p_device, p_record)
+                    ON CONFLICT (journal_id, device_id) DO UPDATE SET record = EXCLUDED.record, posted_at = now();
+            END IF;
+            PERFORM pg_notify(p_channel, '');
+            RETURN QUERY SELECT true, stored, p_new_sequence, p_new_hash,
+                    array_agg(h.device_id ORDER BY h.device_id), array_agg(h.record ORDER BY h.device_id)
+                FROM giftkeeper_device_heads h WHERE h.journal_id = p_journal;
+        END
+        $$
+        """
 }
 
 /// A PostgreSQL journal as a ``FrameStoreLocation``: the server's address and the journal's

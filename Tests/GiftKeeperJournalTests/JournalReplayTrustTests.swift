@@ -71,6 +71,50 @@ extension JournalTestSuite {
             #expect(trusted.elementsEqual(verified) { $0 == $1 })
         }
 
+        /// Reading what followed a head this handle saw (a device sending its newest change)
+        /// starts where those frames begin, and shows exactly what a whole pass shows for
+        /// them; a read after an older head than it remembers reads from frame 1. Either
+        /// way a frame rewritten behind the lock is reported, not passed on.
+        @Test func readingAfterARecentHeadShowsWhatAWholePassShows() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("resume.journal")
+            let bytes = try makeJournal(at: path, payloads: payloads(sizes: [10, 20, 30]))
+            let journal = try Journal.open(at: path, access: .readWrite)
+            for round in 0..<40 {
+                try journal.append { batch in
+                    try batch.add(kind: .dataSealed, payload: [UInt8(round)])
+                    if round % 3 == 0 { try batch.add(kind: .publicSealed, payload: [UInt8(round), 1]) }
+                }
+            }
+            func frames(after sequence: UInt64) throws -> [(UInt64, FrameKind, [UInt8], [UInt8], Int)] {
+                var seen: [(UInt64, FrameKind, [UInt8], [UInt8], Int)] = []
+                try journal.read(after: sequence, progress: nil) { frame in
+                    seen.append((frame.sequence, frame.kind, Array(frame.payload), Array(frame.previousHash), frame.offset))
+                }
+                return seen
+            }
+            let whole = try frames(after: 0)
+            #expect(whole.count == Int(journal.head.sequence))
+            for after in [UInt64(0), 1, 3, 20, journal.head.sequence - 2, journal.head.sequence - 1, journal.head.sequence] {
+                let read = try frames(after: after)
+                #expect(read.elementsEqual(whole.dropFirst(Int(after))) { $0 == $1 }, "after \(after)")
+            }
+
+            // The newest frame's sequence number rewritten: a read after the base of the last
+            // append (a remembered boundary) reports it.
+            let last = journal.head.sequence
+            let lastOffset = whole[Int(last) - 1].4
+            let original = try readBytes(path)
+            try patchByte(path, at: lastOffset + 4, to: original[lastOffset + 4] ^ 0x01)
+            let error = journalError { try journal.read(after: last - 2, progress: nil) { _ in } }
+            guard case .corrupt(let problem)? = error?.code else {
+                Issue.record("expected corruption, got \(String(describing: error))")
+                return
+            }
+            #expect(problem.reason == "the journal changed while it was open")
+            #expect(bytes.count < original.count)
+        }
+
         /// A frame changed after opening, under our lock (something that ignores flock):
         /// the trusting pass reports the change when the structure or the head no longer
         /// matches; a payload-only change is the service's AEAD's to catch (it binds the

@@ -9,9 +9,10 @@ extension JournalTestSuite {
     /// it is taken in, so frames it alters, drops or moves are refused with their position.
     @Suite(.enabled(if: StoreKind.postgresURL != nil, "needs the test server ('make test')"))
     struct PostgresStoreTests {
-        /// Runs `sql` on the test server with psql, as someone with the server's keys would.
-        func serverSide(_ sql: String) throws {
-            let url = try #require(StoreKind.postgresURL)
+        /// Runs `sql` on the test server (or the database at `url` there) with psql, as someone
+        /// with the server's keys would.
+        func serverSide(_ sql: String, at url: String? = nil) throws {
+            let url = try #require(url ?? StoreKind.postgresURL)
             let psql = try ChildProcess("/usr/bin/psql", [url, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
             _ = psql.readAllLines()
             let error = psql.readError()
@@ -83,6 +84,34 @@ extension JournalTestSuite {
                 return
             }
             #expect(problem.sequence == 2)
+        }
+
+        /// A server an earlier version made has the tables but not the append function: the
+        /// first device that connects adds it, and appends, conflicts and reads work there.
+        /// (Its own database, so that the other tests' server keeps its function meanwhile.)
+        @Test("A server made by an earlier version gets the append function on first use")
+        func serverFromAnEarlierVersion() throws {
+            let url = try #require(StoreKind.postgresURL)
+            let database = "giftkeeper_upgrade_\(UInt32.random(in: 0...UInt32.max))"
+            try serverSide("CREATE DATABASE \(database)")
+            defer { try? serverSide("DROP DATABASE \(database) WITH (FORCE)") }
+            let upgradeURL = String(url.prefix(upTo: try #require(url.lastIndex(of: "/")))) + "/" + database
+            let address = try PostgresAddress(url: upgradeURL)
+            _ = try PostgresStoreLocation(address: address).create()  // the tables, and the function
+            try serverSide(
+                """
+                DROP FUNCTION giftkeeper_append_v1(bytea, bigint, bytea, bigint, bytea, bytea[], bytea, bytea, text);
+                SELECT 1 / (count(*) = 0)::int FROM pg_proc WHERE proname = 'giftkeeper_append_v1';
+                """, at: upgradeURL)
+            let location = PostgresStoreLocation(address: address)
+            let store = try location.create()
+            _ = try appendBatch(store, [[1, 0xEE], [2, 0xEE]])
+            let other = try #require(try location.open(access: .readWrite, toleratingDamage: false, progress: nil))
+            #expect(other.head == store.head)
+            _ = try appendBatch(store, [[3, 0xEE]])
+            var late = other.makeBatch()
+            try late.add(kind: .dataSealed, payload: [9])
+            #expect(try other.append(late) == .conflict(current: store.head))
         }
 
         @Test("A password written into the address is refused: it belongs in ~/.pgpass")
