@@ -307,14 +307,70 @@ extension GiftList {
     }
 
     /// What gift memory compares a title by: its folded key, and its folded words of three
-    /// letters or more.
+    /// letters or more — each as a 64-bit FNV-1a hash of its bytes, sorted, so that two
+    /// titles are compared by one merge of two short arrays, without hashing or comparing
+    /// strings (`add` compares the new title with each of the person's presents). Two
+    /// different words with one hash would make one note too many; among a person's words
+    /// that is about as likely as never.
     public struct TitleTerms: Sendable {
         public let key: String
-        public let words: Set<String>
+        let wordHashes: [UInt64]
 
         public init(_ title: String) {
-            key = TextFolding.key(title)
-            words = TextFolding.words(title).filter { $0.count >= 3 }
+            var folded = TextFolding.key(title)
+            var hashes =
+                folded.withUTF8(Self.asciiWordHashes)
+                ?? TextFolding.words(title).filter { $0.count >= 3 }.map { $0.utf8.reduce(Self.emptyHash, Self.hash) }
+            hashes.sort()
+            var unique = 0
+            for index in hashes.indices where index == 0 || hashes[index] != hashes[unique - 1] {
+                hashes[unique] = hashes[index]
+                unique += 1
+            }
+            hashes.removeLast(hashes.count - unique)
+            key = folded
+            wordHashes = hashes
+        }
+
+        /// The hashes of an ASCII key's words of three letters or more, its runs of letters
+        /// and digits, hashed as they are read; nil when the key is not ASCII
+        /// (`TextFolding.words` finds those).
+        static func asciiWordHashes(_ key: UnsafeBufferPointer<UInt8>) -> [UInt64]? {
+            var hashes: [UInt64] = []
+            var (hash, length) = (emptyHash, 0)
+            for byte in key {
+                if byte >= 0x80 { return nil }
+                if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) {
+                    hash = Self.hash(hash, byte)
+                    length += 1
+                    continue
+                }
+                if length >= 3 { hashes.append(hash) }
+                (hash, length) = (emptyHash, 0)
+            }
+            if length >= 3 { hashes.append(hash) }
+            return hashes
+        }
+
+        /// FNV-1a, 64 bits: the hash of no bytes, and the hash of those bytes and one more.
+        static let emptyHash: UInt64 = 0xcbf2_9ce4_8422_2325
+        static func hash(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+
+        /// How many words the two titles share.
+        func sharedWords(with other: TitleTerms) -> Int {
+            var (mine, theirs, shared) = (0, 0, 0)
+            while mine < wordHashes.count, theirs < other.wordHashes.count {
+                if wordHashes[mine] == other.wordHashes[theirs] {
+                    shared += 1
+                    mine += 1
+                    theirs += 1
+                } else if wordHashes[mine] < other.wordHashes[theirs] {
+                    mine += 1
+                } else {
+                    theirs += 1
+                }
+            }
+            return shared
         }
     }
 
@@ -333,10 +389,10 @@ extension GiftList {
         /// How alike, as shared words per word of the shorter title (2 for the same title); nil when not.
         func likeness(_ other: TitleTerms) -> Double? {
             if other.key == terms.key { return 2 }
-            let (fewer, more) = terms.words.count <= other.words.count ? (terms.words, other.words) : (other.words, terms.words)
-            guard !fewer.isEmpty else { return nil }
-            let shared = fewer.reduce(0) { more.contains($1) ? $0 + 1 : $0 }
-            return shared > 0 && shared * 2 >= fewer.count ? Double(shared) / Double(fewer.count) : nil
+            let fewer = min(terms.wordHashes.count, other.wordHashes.count)
+            guard fewer > 0 else { return nil }
+            let shared = terms.sharedWords(with: other)
+            return shared > 0 && shared * 2 >= fewer ? Double(shared) / Double(fewer) : nil
         }
         // Only this recipient's presents (by folded name), through the index: not the whole
         // list on every add.

@@ -386,3 +386,33 @@ import Testing
         }
     }
 }
+
+/// Gift memory's likeness rules (SPEC §10), for ASCII titles and others alike.
+@Suite struct SimilarTitleTests {
+    @Test func similarTitlesAreFoundBySharedFoldedWordsMostAlikeFirst() throws {
+        let state = try run([
+            .createAccount(name: "Alice"),
+            .addPresent(recipient: "Mum", title: "Crème brûlée set"),  // p1: accents
+            .addPresent(recipient: "Mum", title: "Wool socks, grey"),  // p2
+            .addPresent(recipient: "mum", title: "SOCKS socks for hiking"),  // p3: a word twice
+            .addPresent(recipient: "Mum", title: "Tea"),  // p4: no word of three letters shared
+            .addPresent(recipient: "Dad", title: "Wool socks"),  // p5: another person
+            .addPresent(recipient: "Mum", title: "Brulee torch"),  // p6
+        ]).state
+        #expect(state.similarPresentIDs(to: "wool socks", for: "MUM") == [pid(2), pid(3)])
+        #expect(state.similarPresentIDs(to: "Creme Brulee", for: "Mum") == [pid(1), pid(6)])
+        #expect(state.similarPresentIDs(to: "crème BRÛLÉE SET", for: "Mum") == [pid(1), pid(6)])
+        #expect(state.similarPresentIDs(to: "tea", for: "Mum") == [pid(4)])  // the same title, however short
+        #expect(state.similarPresentIDs(to: "Kite", for: "Mum").isEmpty)
+        // "Wool socks" shares one of "Socks for hiking"'s three words: not half of either.
+        #expect(!state.similarPresentIDs(to: "Red hiking boots for winter", for: "Mum").contains(pid(2)))
+    }
+
+    @Test func aTitleComparesEqualToItsOwnTermsWhateverItsScript() {
+        for title in ["Blue scarf", "Zoë's blue scarf", "Écharpe bleue", "書籍 book", "a b c", ""] {
+            let terms = GiftList.TitleTerms(title)
+            #expect(terms.key == TextFolding.key(title))
+            #expect(GiftList.TitleTerms(title.uppercased()).key == terms.key)
+        }
+    }
+}

@@ -29,13 +29,10 @@ public enum CommandLineTokenizer {
     /// For the shell's own lines (completion); a command to paste into a POSIX shell is
     /// quoted by ``posixShellQuoted(_:)``.
     public static func quoted(_ word: String) -> String {
-        let special: Set<Unicode.Scalar> = [
-            "'", "\"", "\\", "#", "$", "`", "*", "?", "[", "]", "(", ")", "{", "}", ";", "&", "|", "<", ">", "~", "!",
-        ]
         let needsQuotes =
             word.isEmpty
             || word.unicodeScalars.contains {
-                isSeparator($0) || special.contains($0) || $0.value < 0x20 || $0.value == 0x7F
+                isSeparator($0) || specialScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F
             }
         guard needsQuotes else { return word }
         // By Unicode scalar, not by Character: `'` followed by a combining mark is one
@@ -48,6 +45,11 @@ public enum CommandLineTokenizer {
         }
         return escaped + "\""
     }
+
+    /// What a word holding any of these is quoted for.
+    private static let specialScalars: Set<Unicode.Scalar> = [
+        "'", "\"", "\\", "#", "$", "`", "*", "?", "[", "]", "(", ")", "{", "}", ";", "&", "|", "<", ">", "~", "!",
+    ]
 
     private struct Scan {
         var words: [String] = []
