@@ -284,7 +284,7 @@ extension GiftList {
         var value = trim ? text.trimmedWhitespace() : text
         // Printable ASCII (most text) holds no control character, no CR and is one
         // character a byte: the scalar and character walks below are for the rest.
-        let printableASCII = value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        let printableASCII = value.allUTF8Bytes { $0 >= 0x20 && $0 < 0x7F }
         // Notes written on Windows end their lines with CR LF: kept as LF.
         if allowsLineBreaks && !printableASCII && value.contains("\r\n") {
             value = String(value.map { $0 == "\r\n" ? "\n" : $0 })

@@ -9,16 +9,18 @@ public enum TextFolding {
     /// The comparison key of `text`: lower case, accents removed, surrounding whitespace
     /// trimmed and inner runs of whitespace made one space.
     public static func key(_ text: String) -> String {
-        // Most names are ASCII: lower-cased byte by byte, without Foundation.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        let outcome = foldASCII(text) { byte in
-            bytes.append(byte)
-            return true
+        // Most names are ASCII: lower-cased byte by byte into the new string, without Foundation.
+        var outcome = FoldOutcome.done
+        let ascii = String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
+            var count = 0
+            outcome = foldASCII(text) { byte in
+                buffer[count] = byte
+                count += 1
+                return true
+            }
+            return outcome == .notASCII ? 0 : count
         }
-        if outcome != .notASCII {
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        if outcome != .notASCII { return ascii }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         return folded.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
@@ -42,9 +44,14 @@ public enum TextFolding {
     /// byte above 0x7F (what was emitted then is to be thrown away).
     @inline(__always)
     private static func foldASCII(_ text: String, _ emit: (UInt8) -> Bool) -> FoldOutcome {
+        text.utf8.withContiguousStorageIfAvailable { foldASCII(bytes: $0, emit) } ?? foldASCII(bytes: text.utf8, emit)
+    }
+
+    @inline(__always)
+    private static func foldASCII(bytes: some Sequence<UInt8>, _ emit: (UInt8) -> Bool) -> FoldOutcome {
         var pendingSpace = false
         var started = false
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte >= 0x80 { return .notASCII }
             if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
                 pendingSpace = started
@@ -70,7 +77,7 @@ public enum TextFolding {
     public static func words(_ text: String) -> Set<String> {
         let folded = key(text)
         // An ASCII key splits on its bytes, without asking Unicode what a letter is.
-        if folded.utf8.allSatisfy({ $0 < 0x80 }) {
+        if folded.allUTF8Bytes({ $0 < 0x80 }) {
             return Set(
                 folded.utf8.split { byte in !((byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)) }
                     .map { String(decoding: $0, as: UTF8.self) })

@@ -52,3 +52,12 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension String {
+    /// Whether every UTF-8 byte of the string passes `test`: a loop over its contiguous
+    /// bytes (a native string's), not the UTF-8 view's iterator — the ASCII fast paths
+    /// that most text takes run it on every line, name and title.
+    @inlinable public func allUTF8Bytes(_ test: (UInt8) -> Bool) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? utf8.allSatisfy(test)
+    }
+}

@@ -5,7 +5,7 @@ import GiftKeeperDomain
 /// same name, title or recipient (SPEC §4).
 func normalized(_ text: String) -> String {
     // ASCII is already NFC: skip Foundation's normaliser (most of an import's text).
-    if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+    if text.allUTF8Bytes({ $0 < 0x80 }) { return text }
     // So is text of scalars below U+0300 (Latin-1 and Latin Extended: "Léa", "Tomás"): the
     // first scalars that NFC changes or composes (NFC_Quick_Check No or Maybe) are the
     // combining marks from U+0300 on.

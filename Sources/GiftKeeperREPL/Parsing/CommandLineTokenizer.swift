@@ -99,49 +99,53 @@ public enum CommandLineTokenizer {
         let single = UInt8(ascii: "'")
         let double = UInt8(ascii: "\"")
 
-        for byte in line.utf8 {
-            switch state {
-            case .unquoted:
-                if escaping {
-                    // Escapes the next scalar: its continuation bytes, never special, follow as they are.
-                    word.append(byte)
-                    escaping = false
-                } else if byte == backslash {
-                    escaping = true
-                    inWord = true
-                } else if byte == single {
-                    state = .single
-                    inWord = true
-                } else if byte == double {
-                    state = .double
-                    inWord = true
-                } else if isSeparator(byte) {
-                    if inWord {
-                        result.words.append(String(decoding: word, as: UTF8.self))
-                        word.removeAll(keepingCapacity: true)
-                        inWord = false
+        var line = line
+        // Over the line's contiguous bytes: the UTF-8 view's iterator costs more than the scan.
+        line.withUTF8 { bytes in
+            for byte in bytes {
+                switch state {
+                case .unquoted:
+                    if escaping {
+                        // Escapes the next scalar: its continuation bytes, never special, follow as they are.
+                        word.append(byte)
+                        escaping = false
+                    } else if byte == backslash {
+                        escaping = true
+                        inWord = true
+                    } else if byte == single {
+                        state = .single
+                        inWord = true
+                    } else if byte == double {
+                        state = .double
+                        inWord = true
+                    } else if isSeparator(byte) {
+                        if inWord {
+                            result.words.append(String(decoding: word, as: UTF8.self))
+                            word.removeAll(keepingCapacity: true)
+                            inWord = false
+                        }
+                    } else {
+                        word.append(byte)
+                        inWord = true
                     }
-                } else {
-                    word.append(byte)
-                    inWord = true
-                }
-            case .single:
-                if byte == single {
-                    state = .unquoted
-                } else {
-                    word.append(byte)
-                }
-            case .double:
-                if escaping {
-                    if byte != double && byte != backslash { word.append(backslash) }
-                    word.append(byte)
-                    escaping = false
-                } else if byte == backslash {
-                    escaping = true
-                } else if byte == double {
-                    state = .unquoted
-                } else {
-                    word.append(byte)
+                case .single:
+                    if byte == single {
+                        state = .unquoted
+                    } else {
+                        word.append(byte)
+                    }
+                case .double:
+                    if escaping {
+                        if byte != double && byte != backslash { word.append(backslash) }
+                        word.append(byte)
+                        escaping = false
+                    } else if byte == backslash {
+                        escaping = true
+                    } else if byte == double {
+                        state = .unquoted
+                    } else {
+                        word.append(byte)
+                    }
                 }
             }
         }

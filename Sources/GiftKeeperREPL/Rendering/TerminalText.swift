@@ -17,9 +17,7 @@ public enum TerminalText {
         let isUnsafe = { (scalar: Unicode.Scalar) in TextRules.isControl(scalar) && !kept.contains(scalar) }
         // Most output is printable ASCII: checked byte by byte, without decoding scalars.
         let isSafeASCII = { (byte: UInt8) in (byte >= 0x20 && byte < 0x7F) || (byte < 0x20 && kept.contains(Unicode.Scalar(byte))) }
-        if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isSafeASCII) }) ?? text.utf8.allSatisfy(isSafeASCII) {
-            return text
-        }
+        if text.allUTF8Bytes(isSafeASCII) { return text }
         guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
