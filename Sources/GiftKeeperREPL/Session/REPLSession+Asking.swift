@@ -1,0 +1,155 @@
+import ArgumentParser
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperService
+import Glibc
+import OrderedCollections
+
+/// Asking for what a line left out, passwords, and completing what is typed.
+extension REPLSession {
+    func completing(_ line: BoundLine) throws -> BoundLine {
+        guard let command = line.command else { return line }
+        var line = line
+        var asked = false
+        for prompt in command.prompts where !prompt.isOptional && prompt.isAsked(by: line) {
+            line.values[prompt.key] = try answer(prompt, on: line)
+            asked = true
+        }
+        // The wizard (`add` alone): the optional fields, on a terminal only.
+        guard asked, isInteractive else { return line }
+        for prompt in command.prompts where prompt.isOptional && prompt.isAsked(by: line) {
+            line.values[prompt.key] = try answer(prompt, on: line)
+        }
+        return line
+    }
+
+    /// Asks for `prompt`'s argument until an answer passes its check (a script's first
+    /// answer is taken as it is). Nil for an optional one skipped with Enter.
+    func answer(_ prompt: ArgumentPrompt, on line: BoundLine) throws -> LineBinding.Given? {
+        while true {
+            let text = try ask(prompt.label, style: prompt.answer == .words ? .words : .wholeLine, after: line.words(before: prompt.key))
+            if prompt.isOptional, text.trimmedWhitespace().isEmpty { return nil }
+            if isInteractive, let check = prompt.check {
+                do {
+                    try check(text)
+                } catch {
+                    report(error)
+                    continue
+                }
+            }
+            switch prompt.answer {
+            case .whole: return .text(text)
+            case .words: return .texts(try CommandLineTokenizer.split(text))
+            }
+        }
+    }
+
+    /// Asks for a missing argument: on a terminal a prompt that Tab completes as the command
+    /// line does after `words`; the next line in a script. Answers never enter the history.
+    func ask(_ label: String, style: CompletionStyle, after words: [String]) throws -> String {
+        promptWords = words
+        defer { promptWords = nil }
+        let input = editor.readLine(prompt: isInteractive ? "\(label): " : "", completing: style)
+        noteActivity()
+        switch input {
+        case .line(let answer):
+            answersRead.arguments += 1
+            return answer
+        case .interrupted:
+            promptCancelled = true
+            throw ServiceError(.cancelled)
+        case .endOfInput:
+            throw REPLError(.noAnswer(label))
+        case .invalid(let problem):
+            answersRead.arguments += 1
+            throw REPLError(.invalidAnswer(label, problem.reason))
+        }
+    }
+
+    func readPassword(_ prompt: String) throws -> SecureBytes {
+        answersRead.passwords += 1
+        let raw = try passwords.readPassword(prompt: prompt)
+        return try PasswordReader.normalized(raw)
+    }
+
+    /// In a script, reads and drops the answer lines `expected` that the command did not read
+    /// (it failed first). Passwords go through guarded memory and are wiped; when another
+    /// source gives them (not the script's own lines), no script line is theirs.
+    func skipUnreadAnswers(_ expected: ScriptAnswers) {
+        guard !isInteractive, !promptCancelled else { return }
+        for _ in answersRead.arguments..<max(expected.arguments, answersRead.arguments) {
+            if case .endOfInput = editor.readLine(prompt: "") { return }
+        }
+        guard (passwords as AnyObject) === (editor as AnyObject) else { return }
+        for _ in answersRead.passwords..<max(expected.passwords, answersRead.passwords) {
+            guard let skipped = try? passwords.readPassword(prompt: "") else { return }
+            skipped.wipe()
+        }
+    }
+
+    /// On a terminal the word is what the user just typed; in a script it may be a
+    /// misplaced answer (a password), so it is not repeated: the line number says where.
+    func unknownCommand(_ name: String) -> String {
+        guard !isInteractive else {
+            let suggestion = ShellCommands.closestName(to: name)
+            return "Unknown command '\(name)'."
+                + (suggestion.map { " Did you mean '\($0)'?" } ?? "") + " Type 'help' to see the commands."
+        }
+        let place = (editor as? ScriptLineEditor).map { "Line \($0.linesRead)" } ?? "A line"
+        return "\(place) is not a command (it is not repeated here: it may be a misplaced answer, such as a password). "
+            + "Type 'help' to see the commands."
+    }
+
+    /// A password check on a terminal: keys typed meanwhile are hidden and dropped.
+    func checking(_ body: () throws -> Void) throws {
+        if isInteractive {
+            try TypeAhead.discarded(body)
+        } else {
+            try body()
+        }
+    }
+
+    /// The interactive login at start-up: true to try again after a wrong password.
+    func login() -> Bool {
+        do {
+            try LoginCommand.run(BoundLine(values: [:], declarations: []), in: self)
+            return false
+        } catch let error as ServiceError {
+            if case .cancelled = error.code {
+                noteCancelled("Cancelled. Type 'login' to unlock, or 'quit'.")
+                return false
+            }
+            fail(error.sentence, code: error.exitCode)
+            if case .wrongPassword = error.code { return true }
+            return false
+        } catch let error as PasswordInputError {
+            // Ctrl-C or Ctrl-D at the start-up prompt: stay locked at the prompt.
+            switch error.code {
+            case .interrupted:
+                noteCancelled("Cancelled. Type 'login' to unlock, or 'quit'.")
+            case .endOfInput: break
+            default: fail(error.description, code: 2)
+            }
+            return false
+        } catch let error as REPLError {
+            fail(error.description, code: error.exitCode)
+            return false
+        } catch {
+            fail("\(error)", code: 5)
+            return false
+        }
+    }
+
+    // MARK: Completion
+
+    func completions(for request: CompletionRequest) -> [String] {
+        // At a prompt for an argument: what the command line completes at that argument.
+        if let words = promptWords, let name = words.first {
+            let asked = CompletionRequest(line: request.line, precedingWords: words + request.precedingWords, word: request.word)
+            return ShellCommands.named(name)?.completions(for: asked, in: self) ?? []
+        }
+        guard let name = request.precedingWords.first else { return ShellCommands.names.sorted() }
+        return ShellCommands.named(name)?.completions(for: request, in: self) ?? []
+    }
+}

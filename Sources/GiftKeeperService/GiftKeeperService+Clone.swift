@@ -1,0 +1,63 @@
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+
+/// What `clone` made.
+public struct CloneReport: Sendable, Equatable {
+    public let server: String
+    /// The journal's id in hex (the part after `#` that names it on a server holding several).
+    public let journalID: String
+    public let frames: Int
+}
+
+extension GiftKeeperService {
+    /// `giftkeeper clone URL --journal PATH`: makes this device's copy of a journal another
+    /// device pushed to the server at `url` (`postgres://…`, with `#<id>` — the first hex
+    /// digits of its id — when the server holds several). Every frame is verified against
+    /// the chain on the way; the copy pins the journal's id and first frame, which every
+    /// later sync compares the server with. No key is needed: sign in afterwards with the
+    /// journal's password.
+    /// - Throws: ``ServiceError/Code/journalExists(path:)`` when `path` exists;
+    ///   `.cloneNeedsJournal` when the URL names no journal the server holds, or several.
+    public static func clone(url: String, to path: String, environment: ServiceEnvironment) throws(ServiceError)
+        -> CloneReport
+    {
+        guard let open = environment.remoteLocation else { throw ServiceError(.noRemote) }
+        let parts = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let base = String(parts[0])
+        let wanted = parts.count > 1 ? parts[1].lowercased() : ""
+        let location: any RemoteLocation
+        let ids: [[UInt8]]
+        do {
+            location = try open(base)
+            ids = try location.journalIDs()
+        } catch {
+            throw ServiceError(.journal(error))
+        }
+        let matching = ids.filter { hexString($0).hasPrefix(wanted) }
+        guard matching.count == 1, let journalID = matching.first else {
+            throw ServiceError(
+                .cloneNeedsJournal(server: location.description, found: matching.map { base + "#" + hexString($0.prefix(4)) }))
+        }
+        let server: (any SharedFrameStore)?
+        do {
+            server = try location.open(journalID: journalID)
+        } catch {
+            throw ServiceError(.journal(error))
+        }
+        guard let server else { throw ServiceError(.cloneNeedsJournal(server: location.description, found: [])) }
+        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: server.header.genesisHash), path: path)
+        try copyFrames(of: server, after: 0, into: &batch)
+        let copy: Journal
+        do {
+            copy = try Journal.createCopy(at: path, header: server.header, frames: batch)
+        } catch {
+            if error.code == .alreadyExists { throw ServiceError(.journalExists(path: path)) }
+            throw ServiceError(.journal(error))
+        }
+        if let directory = environment.stateDirectory {
+            try RemoteRecord.new(url: base, shared: copy.head).write(to: directory, journalID: journalID, journalPath: path)
+        }
+        return CloneReport(server: location.description, journalID: hexString(journalID), frames: batch.count)
+    }
+}

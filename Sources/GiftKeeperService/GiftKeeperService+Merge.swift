@@ -1,0 +1,166 @@
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+
+/// Offline changes decided again after other devices' (SPEC §12), and what a sync does
+/// with the journal file and the server link.
+extension GiftKeeperService {
+    /// This device's frames after `common` decided again after the server's, the journal
+    /// file replaced by the shared frames plus them (at once), and the session rebuilt on it.
+    func merge(
+        _ link: RemoteLink, server: any FrameStore, common: JournalHead, pendingCount: Int, report: inout SyncReport
+    ) throws(ServiceError) {
+        let sealed = try requireJournal()
+        guard let keyring, let epoch = keyring.newest else {
+            throw ServiceError(.mergeNeedsSignIn(pending: UInt64(pendingCount)))
+        }
+        if let newest = sealed.wraps.last, newest.binding.sequence > common.sequence {
+            throw ServiceError(.offlinePasswordChangeConflicts)
+        }
+        let shared = try SealedJournal(store: server)
+        guard shared.wraps.count <= keyring.epochs.count else { throw ServiceError(.passwordChangedOnAnotherDevice) }
+
+        var pending: [Event] = []
+        try sealed.replay(after: common.sequence, keyring: keyring, progress: nil) { _, event in
+            if let event { pending.append(event) }
+        }
+        var merged = GiftList()
+        try sealed.replay(keyring: keyring, progress: nil) { frame, event in
+            if frame.sequence > common.sequence { throw ReplayStop() }
+            if let event { merged.apply(event) }
+        }
+        var changes: [HistoryEntry] = []
+        try shared.replay(after: common.sequence, keyring: keyring, progress: nil) { frame, event in
+            guard let event else { return }
+            changes.append(HistoryEntry(sequence: frame.sequence, event: event, isReported: frame.kind == .publicSealed, before: merged))
+            merged.apply(event)
+        }
+        let (events, resolutions) = GiftList.rebase(pending, onto: merged)
+
+        var batch = FrameBatch(after: common, path: sealed.path)
+        try copyFrames(of: server, after: Int(common.sequence), into: &batch)
+        let received = batch.count
+        guard case .appended = try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) else {
+            return  // another process appended: again
+        }
+        try reopenAfterRewrite(keyring: keyring)
+        report.received += received
+        report.resolutions += resolutions
+        if !changes.isEmpty { onChangesElsewhere?(changes) }
+    }
+
+    /// Opens the journal again after another process replaced it (``refresh()``): signed
+    /// in, the state is rebuilt from it; locked, only the store is opened again.
+    func reopenReplacedJournal() throws(ServiceError) {
+        if let keyring {
+            try reopenAfterRewrite(keyring: keyring)
+            return
+        }
+        let reopened = try SealedJournal(store: try openedAgain())
+        sealed = reopened
+        failuresSinceLastSuccess = reopened.trailingFailures
+    }
+
+    /// The journal's store, opened again (the file now at its path).
+    func openedAgain() throws(ServiceError) -> any FrameStore {
+        let store: (any FrameStore)?
+        do {
+            store = try location.open(access: .readWrite, toleratingDamage: false, progress: nil)
+        } catch {
+            throw ServiceError(.journal(error))
+        }
+        guard let store else { throw ServiceError(.noJournal(path: journalPath)) }
+        return store
+    }
+
+    /// Opens the journal file again after it was replaced, and rebuilds the state from it.
+    /// The rollback memory takes the new head (the old one is no longer in the file).
+    func reopenAfterRewrite(keyring: Keyring) throws(ServiceError) {
+        sealed?.store.endSession()
+        let store = try openedAgain()
+        let reopened = try SealedJournal(store: store)
+        _ = store.beginSession()
+        var rebuilt = GiftList()
+        rebuilt.reserveCapacity(store.frameCount)
+        try reopened.replay(keyring: keyring, progress: nil) { _, event in
+            if let event { rebuilt.apply(event) }
+        }
+        sealed = reopened
+        state = rebuilt
+        appliedSequence = reopened.head.sequence
+        undoable = []
+        rememberHead()
+    }
+
+    /// The link to the journal's server, made on first use.
+    func requireRemote() throws(ServiceError) -> RemoteLink {
+        if let remote { return remote }
+        let sealed = try requireJournal()
+        guard let url = remoteURL, let open = environment.remoteLocation else { throw ServiceError(.noRemote) }
+        let location: any RemoteLocation
+        do {
+            location = try open(url)
+        } catch {
+            throw ServiceError(.journal(error))
+        }
+        let remembered = environment.stateDirectory.flatMap {
+            RemoteRecord.read(from: $0, journalID: sealed.header.journalID, journalPath: journalPath)
+        }
+        let record =
+            try remembered?.url == url
+            ? remembered!.withDeviceID() : RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
+        let link = RemoteLink(location: location, record: record)
+        remote = link
+        return link
+    }
+
+    /// Remembers `shared` as the position this device last saw the server hold.
+    func remember(_ link: RemoteLink, shared: JournalHead) throws(ServiceError) {
+        link.record.shared = shared
+        link.recordIsUnsaved = false
+        guard let directory = environment.stateDirectory, let sealed else { return }
+        try link.record.write(to: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+    }
+
+    /// Runs a call to the server; a failure drops the connection (the next sync connects again).
+    func remoteCall<T>(_ link: RemoteLink, _ body: () throws(JournalError) -> T) throws(ServiceError) -> T {
+        do {
+            return try body()
+        } catch {
+            link.store = nil
+            if case .unreachable = error.code { link.lastFailure = .now }
+            throw ServiceError(.journal(error))
+        }
+    }
+}
+
+/// The hash of each frame of `store`, in order (index i holds frame i + 1's).
+func chainHashes(_ store: any FrameStore) throws(JournalError) -> [[UInt8]] {
+    var hashes: [[UInt8]] = []
+    hashes.reserveCapacity(store.frameCount)
+    do {
+        try store.read(after: 0, progress: nil) { frame in
+            if frame.sequence > 1 { hashes.append(Array(frame.previousHash)) }
+        }
+    } catch let error as JournalError {
+        throw error
+    } catch {
+        throw JournalError(.io(operation: "read", errno: 5), path: store.path)
+    }
+    if store.head.sequence > 0 { hashes.append(store.head.hash) }
+    return hashes
+}
+
+/// Adds `store`'s frames after `sequence` to `batch` as they are: the same kinds and
+/// payloads at the same positions after the same hashes make the same bytes.
+func copyFrames(of store: any FrameStore, after sequence: Int, into batch: inout FrameBatch) throws(ServiceError) {
+    do {
+        try store.read(after: UInt64(sequence), progress: nil) { frame in
+            try batch.add(kind: frame.kind, payload: Array(frame.payload))
+        }
+    } catch let error as JournalError {
+        throw ServiceError(.journal(error))
+    } catch {
+        throw ServiceError(.internalFailure("\(error)"))
+    }
+}
