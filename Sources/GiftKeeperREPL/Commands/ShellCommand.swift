@@ -143,8 +143,13 @@ enum ShellCommands {
 
     /// The command a line's first word names.
     static func named(_ name: String) -> (any ShellCommand.Type)? {
-        all.first { $0.names.contains(name) }
+        byName[name]
     }
+
+    /// Each name and alias with its command (made once: a command's names are read from its
+    /// configuration, which is not free, and every line looks its command up).
+    private static let byName: [String: any ShellCommand.Type] = Dictionary(
+        all.flatMap { command in command.names.map { ($0, command) } }, uniquingKeysWith: { first, _ in first })
 
     /// The words after the command name that are neither options nor an option's value.
     static func positionalWords(_ words: [String], of command: any ShellCommand.Type) -> [String] {
