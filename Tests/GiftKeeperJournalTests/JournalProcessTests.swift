@@ -5,7 +5,8 @@ import Testing
 
 extension JournalTestSuite {
     /// Two writers in two processes, a writer killed mid-append, a write that fails: SPEC §5.
-    @Suite struct JournalProcessTests {
+    /// One at a time: each starts its own writers and times the lock's wait.
+    @Suite(.serialized) struct JournalProcessTests {
         /// Writers hold the lock only while they append; one held far longer (a stopped
         /// process, or a program other than giftkeeper) is waited for, then called in use.
         @Test func aLockHeldTooLongIsInUseAfterAShortWait() async throws {

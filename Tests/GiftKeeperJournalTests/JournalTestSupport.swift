@@ -4,12 +4,12 @@ import GiftKeeperJournal
 import Glibc
 import Testing
 
-/// The parent of every journal test suite, run one test at a time.
+/// The parent of every journal test suite.
 ///
-/// Serialized because of `flock` and `posix_spawn`: between the spawn of a child process
-/// and its `exec` the child shares every open file description of the test process, so a
-/// journal another test just closed can still look locked (`.inUse`) for that moment.
-@Suite(.serialized) enum JournalTestSuite {}
+/// Its tests run in parallel: no test in a process that holds journal locks starts a program
+/// (`make test` runs the suites that do, `JournalProcessTests` and `PostgresStoreTests`
+/// among them, in a test process of their own), so no child can hold a lock of theirs.
+@Suite enum JournalTestSuite {}
 
 /// A fresh directory under /tmp, removed with everything in it on deinit.
 final class TemporaryDirectory {
