@@ -21,7 +21,8 @@ run: deps
 ## descriptor of its parent until it execs, journal locks included, so no test holding a
 ## lock may share a process with one that forks. That process is the test bundle run
 ## directly (`swift test` allows one at a time per .build), beside `swift test` running the
-## rest; its report follows the other's.
+## rest, where a test that starts a program fails (GIFTKEEPER_TESTS_START_NO_PROGRAMS);
+## its report follows the other's.
 PROCESS_TESTS := GiftKeeperEndToEndTests|JournalProcessTests|PostgresStoreTests|HintPastingProcessTests|SodiumInitializationTests
 test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
@@ -30,7 +31,8 @@ test: deps lint
 	bundle=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest; \
 	report=$$(mktemp /tmp/giftkeeper-process-tests.XXXXXX); \
 	"$$bundle" --testing-library swift-testing --filter '$(PROCESS_TESTS)' >"$$report" 2>&1 & processes=$$!; \
-	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build --skip '$(PROCESS_TESTS)'; inProcess=$$?; \
+	GIFTKEEPER_TESTS_START_NO_PROGRAMS=1 $(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build --skip '$(PROCESS_TESTS)'; \
+	inProcess=$$?; \
 	wait $$processes; processStatus=$$?; \
 	echo "--- the suites that start programs ($(PROCESS_TESTS)):"; cat "$$report"; rm -f "$$report"; \
 	scripts/test-postgres.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]

@@ -121,6 +121,8 @@ public func withProgram<Result: Sendable>(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(30),
     _ body: (RunningProgram) async throws -> Result
 ) async throws -> (Result, Outcome) {
+    // `make test` sets this in the test process that holds journal locks (see the Makefile).
+    if getenv("GIFTKEEPER_TESTS_START_NO_PROGRAMS") != nil { throw ProgramNotAllowedHere(executable: executable) }
     var options = PlatformOptions()
     options.processGroupID = 0
     let started = Mutex<Int32?>(nil)
@@ -169,6 +171,15 @@ public func withProgram<Result: Sendable>(
         (status, signal) = (timedOut ? -1 : 128 + code, code)
     }
     return (value, Outcome(status: status, signal: signal, stdoutBytes: output.stdout, stderrBytes: output.stderr, timedOut: timedOut))
+}
+
+/// A test started a program in the test process that runs beside no program: its suite
+/// belongs in the Makefile's PROCESS_TESTS.
+public struct ProgramNotAllowedHere: Error, CustomStringConvertible {
+    public let executable: String
+    public var description: String {
+        "'\(executable)' was started by a suite that runs beside tests holding journal locks; add the suite to PROCESS_TESTS in the Makefile"
+    }
 }
 
 /// Runs `executable` to completion with `input` on its standard input; see
