@@ -15,13 +15,27 @@ run: deps
 
 ## test: install dependencies, check the formatting, build, and run the whole test suite,
 ## the PostgreSQL store's tests against a throwaway server on loopback
-## (scripts/test-postgres.sh: started here, stopped when the tests end)
+## (scripts/test-postgres.sh: started here, stopped when the tests end).
+## The suites that start programs (PROCESS_TESTS: the built binary, tmux, sh, psql, the
+## journal probe, exit tests) run in a test process of their own: a forked child holds every
+## descriptor of its parent until it execs, journal locks included, so no test holding a
+## lock may share a process with one that forks. That process is the test bundle run
+## directly (`swift test` allows one at a time per .build), beside `swift test` running the
+## rest, where a test that starts a program fails (GIFTKEEPER_TESTS_START_NO_PROGRAMS);
+## its report follows the other's.
+PROCESS_TESTS := GiftKeeperEndToEndTests|JournalProcessTests|PostgresStoreTests|HintPastingProcessTests|SodiumInitializationTests
 test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
 	@scripts/test-postgres.sh start
-	@url=$$(scripts/test-postgres.sh url); \
-	GIFTKEEPER_TEST_POSTGRES_URL=$$url $(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build; status=$$?; \
-	scripts/test-postgres.sh stop; exit $$status
+	@export GIFTKEEPER_TEST_POSTGRES_URL=$$(scripts/test-postgres.sh url); \
+	bundle=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest; \
+	report=$$(mktemp /tmp/giftkeeper-process-tests.XXXXXX); \
+	"$$bundle" --testing-library swift-testing --filter '$(PROCESS_TESTS)' >"$$report" 2>&1 & processes=$$!; \
+	GIFTKEEPER_TESTS_START_NO_PROGRAMS=1 $(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build --skip '$(PROCESS_TESTS)'; \
+	inProcess=$$?; \
+	wait $$processes; processStatus=$$?; \
+	echo "--- the suites that start programs ($(PROCESS_TESTS)):"; cat "$$report"; rm -f "$$report"; \
+	scripts/test-postgres.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
 
 ## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);
 ## `make format` rewrites the files to match

@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         // Tests only: reads `list --csv` back as a spreadsheet program would.
         .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
+        // Tests only: runs the built binary and other programs from tests (TestProcesses).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
     ],
     targets: [
         // C libraries from Debian, bound as system-library targets.
@@ -133,7 +135,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GiftKeeperJournalTests",
-            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "journal-append-probe"],
+            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "journal-append-probe", "TestProcesses"],
             swiftSettings: strictSettings
         ),
         // Test support: appends frames in a loop, printing each acknowledged sequence
@@ -142,6 +144,15 @@ let package = Package(
             name: "journal-append-probe",
             dependencies: ["GiftKeeperJournal"],
             path: "Tests/Support/JournalAppendProbe",
+            swiftSettings: strictSettings
+        ),
+        // Test support, in no product: runs a program from a test (swift-subprocess) with
+        // a deadline, its output collected or read as it comes. Used by every test target
+        // that starts a process.
+        .target(
+            name: "TestProcesses",
+            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            path: "Tests/Support/TestProcesses",
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -164,7 +175,9 @@ let package = Package(
         ),
         .testTarget(
             name: "GiftKeeperREPLTests",
-            dependencies: ["GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal"],
+            dependencies: [
+                "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal", "TestProcesses",
+            ],
             swiftSettings: strictSettings
         ),
         // The fuzz harnesses' checks (Fuzz/Checks) run over their committed corpus
@@ -183,7 +196,7 @@ let package = Package(
         // End-to-end: runs the built giftkeeper binary in script mode and under tmux.
         .testTarget(
             name: "GiftKeeperEndToEndTests",
-            dependencies: ["giftkeeper", .product(name: "SwiftCSV", package: "SwiftCSV")],
+            dependencies: ["giftkeeper", "TestProcesses", .product(name: "SwiftCSV", package: "SwiftCSV")],
             swiftSettings: strictSettings
         ),
     ],

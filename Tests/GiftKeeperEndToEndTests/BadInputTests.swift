@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestProcesses
 import Testing
 
 /// One bad command line of SPEC §7, typed into a script session.
@@ -105,12 +106,12 @@ struct BadLine: Sendable, CustomTestStringConvertible {
 
 /// SPEC §7: every bad input gets one clear `giftkeeper: error:` line, the session goes on,
 /// nothing is lost, and the script's exit code says something failed.
-@Suite("Bad input")
+@Suite("Bad input", .programSlot)
 struct BadInputTests {
     @Test("a bad command line", arguments: BadLine.all)
-    func badLine(_ bad: BadLine) throws {
+    func badLine(_ bad: BadLine) async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Keep --price 5"])
+        try await sandbox.createJournal(presents: ["Mum Keep --price 5"])
         let newline: [UInt8] = [0x0A]
         let login = Array("login\nsecret-pw\n".utf8)
         var script = bad.signedIn ? login : []
@@ -118,7 +119,7 @@ struct BadInputTests {
         for answer in bad.answers { script += Array(answer.utf8) + newline }
         if !bad.signedIn { script += login }
         script += Array("add Dad After\nlist\nquit\n".utf8)
-        let outcome = try sandbox.run(["--journal", sandbox.journal], bytes: script)
+        let outcome = try await sandbox.run(["--journal", sandbox.journal], bytes: script)
 
         #expect(outcome.status == bad.exitCode, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
@@ -131,28 +132,28 @@ struct BadInputTests {
         #expect(outcome.stdout.contains(#"Saved p2: "After" for Dad."#), "\(outcome)")
         #expect(outcome.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") && $0.contains("5.00") })
         #expect(outcome.stdout.contains("2 presents, total 5.00"), "\(outcome)")
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     @Test("empty and whitespace-only names at setup", arguments: [#"setup "" --kdf interactive"#, #"setup "   " --kdf interactive"#])
-    func emptyName(_ line: String) throws {
+    func emptyName(_ line: String) async throws {
         let sandbox = try Sandbox()
         // The name is checked before any password is asked for; the script's password lines
         // for the failed setup are used up all the same, not run as commands.
-        let outcome = try sandbox.script(
+        let outcome = try await sandbox.script(
             [line, "Pw-Answer-1", "Pw-Answer-1", "setup Alice --kdf interactive", "secret-pw", "secret-pw", "add Mum Hat", "quit"])
         #expect(outcome.status == 2, "\(outcome)")
         #expect(
             outcome.stderrLines == ["giftkeeper: error: The name cannot be empty. Type a name with at least one visible character."], "\(outcome)")
         #expect(outcome.notifications.contains("🔓 Signed in as Alice"))
         #expect(outcome.stdout.contains(#"Saved p1: "Hat" for Mum."#))
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     @Test("A new password under 8 characters is refused at setup and passwd (one line, exit 2, nothing changed); old journals open as before")
-    func shortPassword() throws {
+    func shortPassword() async throws {
         let sandbox = try Sandbox()
-        let setup = try sandbox.script(["setup Alice --kdf interactive", "short", "short", "quit"])
+        let setup = try await sandbox.script(["setup Alice --kdf interactive", "short", "short", "quit"])
         #expect(setup.status == 2, "\(setup)")
         #expect(
             setup.errorLines == [
@@ -161,28 +162,28 @@ struct BadInputTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.journal), "no journal was created")
         #expect(!setup.stdout.contains("short") && !setup.stderr.contains("short\n"), "the password is not shown: \(setup)")
 
-        try sandbox.createJournal(presents: ["Mum Hat"])
-        let passwd = try sandbox.script(["login", "secret-pw", "passwd", "secret-pw", "1234567", "1234567", "quit"])
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        let passwd = try await sandbox.script(["login", "secret-pw", "passwd", "secret-pw", "1234567", "1234567", "quit"])
         #expect(passwd.status == 2, "\(passwd)")
         #expect(passwd.errorLines.count == 1 && passwd.errorLines[0].contains("too short"), "\(passwd)")
-        #expect(try sandbox.audits().status == 0, "the old password still opens it")
+        #expect(try await sandbox.audits().status == 0, "the old password still opens it")
         // Eight characters, counted as characters: four of them two bytes each.
-        let accented = try sandbox.script(["login", "secret-pw", "passwd", "secret-pw", "ééééèèèè", "ééééèèèè", "quit"])
+        let accented = try await sandbox.script(["login", "secret-pw", "passwd", "secret-pw", "ééééèèèè", "ééééèèèè", "quit"])
         #expect(accented.status == 0, "\(accented)")
-        #expect(try sandbox.audits(password: "ééééèèèè").status == 0)
+        #expect(try await sandbox.audits(password: "ééééèèèè").status == 0)
     }
 
     @Test("a wrong password: exit 3, recorded, and a retry works")
-    func wrongPassword() throws {
+    func wrongPassword() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Keep"])
-        let outcome = try sandbox.script(["login", "not-the-password", "login", "secret-pw", "list", "quit"])
+        try await sandbox.createJournal(presents: ["Mum Keep"])
+        let outcome = try await sandbox.script(["login", "not-the-password", "login", "secret-pw", "list", "quit"])
         #expect(outcome.status == 3, "\(outcome)")
         #expect(outcome.stderrLines == ["giftkeeper: error: Wrong password. The attempt was recorded; try again."], "\(outcome)")
         #expect(outcome.notifications.contains("⚠️  Failed sign-in recorded."), "the first three failures cost nothing")
         #expect(outcome.notifications.contains("🔓 Signed in as Alice (1 failed attempt reported since your last visit)"))
         #expect(outcome.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") })
-        let audit = try sandbox.audits()
+        let audit = try await sandbox.audits()
         #expect(audit.status == 0, "\(audit)")
         #expect(audit.stdout.contains("loginFailed"))
         #expect(
@@ -193,14 +194,14 @@ struct BadInputTests {
 
 /// SPEC §7's bad journals: the program refuses them with one line and the right exit code,
 /// and leaves the file exactly as it was.
-@Suite("Bad journals")
+@Suite("Bad journals", .programSlot)
 struct BadJournalTests {
     /// Runs a REPL on `journal` and checks a one-line refusal with `code`.
     private func expectRefusal(
         _ sandbox: Sandbox, journal: String, code: Int32, message: String, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
+    ) async throws {
         let before = fileBytes(journal)
-        let outcome = try sandbox.script(["login", "secret-pw", "list"], journal: journal)
+        let outcome = try await sandbox.script(["login", "secret-pw", "list"], journal: journal)
         #expect(outcome.status == code, "\(outcome)", sourceLocation: sourceLocation)
         #expect(outcome.stderrLines.count == 1, "\(outcome)", sourceLocation: sourceLocation)
         #expect(outcome.errorLines.first?.contains(message) == true, "\(outcome)", sourceLocation: sourceLocation)
@@ -209,94 +210,94 @@ struct BadJournalTests {
     }
 
     @Test("a journal path that is a directory: exit 4")
-    func directory() throws {
+    func directory() async throws {
         let sandbox = try Sandbox()
-        try expectRefusal(sandbox, journal: sandbox.home, code: 4, message: "is a directory")
+        try await expectRefusal(sandbox, journal: sandbox.home, code: 4, message: "is a directory")
     }
 
     @Test("an empty --journal is a usage error; a path through a file says to check the path")
-    func impossiblePaths() throws {
+    func impossiblePaths() async throws {
         let sandbox = try Sandbox()
-        let empty = try sandbox.run(["--journal", ""], input: "list\n")
+        let empty = try await sandbox.run(["--journal", ""], input: "list\n")
         #expect(empty.status == 2, "\(empty)")
         #expect(empty.errorLines.count == 1 && empty.errorLines.first?.contains("--journal needs a path") == true, "\(empty)")
 
         let file = sandbox.root + "/plain-file"
         try writeFile(file, Array("not a directory".utf8))
-        let through = try sandbox.script(["setup Alice --kdf interactive", "secret-pw", "secret-pw"], journal: file + "/gifts.journal")
+        let through = try await sandbox.script(["setup Alice --kdf interactive", "secret-pw", "secret-pw"], journal: file + "/gifts.journal")
         #expect(through.status == 5, "\(through)")
         #expect(through.errorLines.count == 1, "\(through)")
         #expect(through.errorLines.first?.contains("Check the path") == true, "\(through)")
         #expect(fileBytes(file) == Array("not a directory".utf8))
-        let verify = try sandbox.run(["verify", "--journal", file + "/gifts.journal"])
+        let verify = try await sandbox.run(["verify", "--journal", file + "/gifts.journal"])
         #expect(verify.status == 4, "\(verify)")
         #expect(verify.errorLines.first?.contains("No journal at") == true, "\(verify)")
     }
 
     @Test("a file that is not a GiftKeeper journal: exit 4")
-    func notAJournal() throws {
+    func notAJournal() async throws {
         let sandbox = try Sandbox()
         let path = sandbox.root + "/notes.txt"
         try writeFile(path, Array(String(repeating: "Dear diary, nothing to see here.\n", count: 8).utf8))
-        try expectRefusal(sandbox, journal: path, code: 4, message: "is not a GiftKeeper journal")
+        try await expectRefusal(sandbox, journal: path, code: 4, message: "is not a GiftKeeper journal")
         let empty = sandbox.root + "/empty.journal"
         try writeFile(empty, [])
-        try expectRefusal(sandbox, journal: empty, code: 4, message: "is not a GiftKeeper journal")
+        try await expectRefusal(sandbox, journal: empty, code: 4, message: "is not a GiftKeeper journal")
     }
 
     @Test("a journal of a newer format version: exit 4, upgrade")
-    func newerVersion() throws {
+    func newerVersion() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Keep"])
+        try await sandbox.createJournal(presents: ["Mum Keep"])
         let newer = sandbox.root + "/newer.journal"
         var bytes = try #require(fileBytes(sandbox.journal))
         bytes[8] = 3
         bytes[9] = 0
-        let hash = try blake2b256(Array(bytes[0..<28]))
+        let hash = try await blake2b256(Array(bytes[0..<28]))
         bytes.replaceSubrange(28..<60, with: hash)
         try writeFile(newer, bytes)
-        try expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 3. Upgrade giftkeeper")
-        let verify = try sandbox.run(["verify", "--journal", newer])
+        try await expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 3. Upgrade giftkeeper")
+        let verify = try await sandbox.run(["verify", "--journal", newer])
         #expect(verify.status == 4, "\(verify)")
         #expect(verify.errorLines.first?.contains("newer format version 3") == true, "\(verify)")
     }
 
     @Test("a group-readable journal: exit 4 and how to fix it")
-    func groupReadable() throws {
+    func groupReadable() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Keep"])
+        try await sandbox.createJournal(presents: ["Mum Keep"])
         chmod(sandbox.journal, 0o640)
-        try expectRefusal(sandbox, journal: sandbox.journal, code: 4, message: "To fix it, run: chmod 600 '\(sandbox.journal)'")
+        try await expectRefusal(sandbox, journal: sandbox.journal, code: 4, message: "To fix it, run: chmod 600 '\(sandbox.journal)'")
         chmod(sandbox.journal, 0o600)
-        let fixed = try sandbox.script(["login", "secret-pw", "list"])
+        let fixed = try await sandbox.script(["login", "secret-pw", "list"])
         #expect(fixed.status == 0, "\(fixed)")
         #expect(fixed.stdoutLines.contains { $0.hasPrefix("p1") && $0.contains("Keep") })
     }
 
     // SPEC §2: a journal that exists but cannot be read is "unreadable", exit 4.
     @Test("an unreadable journal (chmod 000): exit 4", .enabled(if: !runningAsRoot, "root reads a file whatever its mode"))
-    func unreadable() throws {
+    func unreadable() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Keep"])
+        try await sandbox.createJournal(presents: ["Mum Keep"])
         chmod(sandbox.journal, 0o000)
-        let outcome = try sandbox.script(["login", "secret-pw", "list"])
+        let outcome = try await sandbox.script(["login", "secret-pw", "list"])
         chmod(sandbox.journal, 0o600)
         #expect(outcome.status == 4, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("permission denied") == true, "\(outcome)")
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     @Test(
         "a new journal in a read-only directory: one line, the session goes on",
         .enabled(if: !runningAsRoot, "root writes a directory whatever its mode"))
-    func readOnlyDirectory() throws {
+    func readOnlyDirectory() async throws {
         let sandbox = try Sandbox()
         let directory = sandbox.root + "/readonly"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         chmod(directory, 0o500)
         defer { chmod(directory, 0o700) }
-        let outcome = try sandbox.script(
+        let outcome = try await sandbox.script(
             ["setup Alice --kdf interactive", "secret-pw", "secret-pw", "help quit"], journal: directory + "/gifts.journal")
         #expect(outcome.status == 5, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
@@ -306,9 +307,9 @@ struct BadJournalTests {
     }
 
     @Test("a new journal where nothing can be created, even by root (/proc): exit 5, the session goes on")
-    func uncreatable() throws {
+    func uncreatable() async throws {
         let sandbox = try Sandbox()
-        let outcome = try sandbox.script(
+        let outcome = try await sandbox.script(
             ["setup Alice --kdf interactive", "secret-pw", "secret-pw", "help quit"], journal: "/proc/giftkeeper-e2e/gifts.journal")
         #expect(outcome.status == 5, "\(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(outcome)")
@@ -319,13 +320,13 @@ struct BadJournalTests {
 }
 
 /// BLAKE2b-256 of `bytes`, by Python's hashlib (the tests do not link GiftKeeperCrypto).
-func blake2b256(_ bytes: [UInt8]) throws -> [UInt8] {
+func blake2b256(_ bytes: [UInt8]) async throws -> [UInt8] {
     let python = try #require(findOnPath("python3"), "python3 is needed to recompute a header hash")
-    let outcome = try runProgram(
+    let outcome = try await runProgram(
         python, ["-c", "import hashlib,sys; sys.stdout.write(hashlib.blake2b(sys.stdin.buffer.read(), digest_size=32).hexdigest())"],
         input: bytes, environment: ProcessInfo.processInfo.environment)
     #expect(outcome.status == 0, "\(outcome)")
     let hex = Array(outcome.stdout.utf8)
-    guard hex.count == 64 else { throw SpawnError(message: "python3 gave '\(outcome.stdout)'") }
+    guard hex.count == 64 else { throw HarnessError(message: "python3 gave '\(outcome.stdout)'") }
     return stride(from: 0, to: 64, by: 2).map { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16) ?? 0 }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
+import TestProcesses
 import Testing
 
 /// `giftkeeper import` checks the document before it opens the journal or asks for the
 /// password (SPEC §6: rejected whole "with nothing appended"): not even a sign-in is recorded.
-@Suite("Import rejections")
+@Suite("Import rejections", .programSlot)
 struct ImportRejectionTests {
     private static let valid =
         #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p1","notes":"","occasion":"","price":"25.00","recipient":"Mum","status":"idea","title":"Scarf","updatedAt":"2026-12-01T09:00:01.000Z"}"#
@@ -18,9 +19,9 @@ struct ImportRejectionTests {
     }
 
     /// A sandbox journal with one present, and a password file for it (mode 0600).
-    private func journalAndPasswordFile() throws -> (Sandbox, String) {
+    private func journalAndPasswordFile() async throws -> (Sandbox, String) {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Dad Book"])
+        try await sandbox.createJournal(presents: ["Dad Book"])
         let passwordFile = sandbox.root + "/password"
         try writeFile(passwordFile, Array("secret-pw\n".utf8))
         return (sandbox, passwordFile)
@@ -46,15 +47,15 @@ struct ImportRejectionTests {
             ("a duplicate id", document(valid + "," + valid), "at presents[1].id"),
             ("an empty title", document(present(#""Scarf""#, #""""#)), "at presents[0].title"),
         ])
-    func malformedDocument(label: String, text: String, location: String) throws {
-        let (sandbox, passwordFile) = try journalAndPasswordFile()
+    func malformedDocument(label: String, text: String, location: String) async throws {
+        let (sandbox, passwordFile) = try await journalAndPasswordFile()
         let bad = sandbox.root + "/bad.json"
         try writeFile(bad, Array(text.utf8))
         let journalBefore = try #require(fileBytes(sandbox.journal))
         let stateBefore = stateFiles(sandbox)
         #expect(!stateBefore.isEmpty)
 
-        let outcome = try sandbox.run(["import", "--journal", sandbox.journal, "--password-file", passwordFile, bad])
+        let outcome = try await sandbox.run(["import", "--journal", sandbox.journal, "--password-file", passwordFile, bad])
         #expect(outcome.status == 2, "\(label): \(outcome)")
         #expect(outcome.stderrLines.count == 1, "\(label): nothing but the error, no sign-in: \(outcome)")
         #expect(outcome.errorLines.count == 1, "\(label): \(outcome)")
@@ -65,13 +66,13 @@ struct ImportRejectionTests {
     }
 
     @Test("a malformed document is rejected before the password is asked for")
-    func rejectedBeforeThePassword() throws {
-        let (sandbox, _) = try journalAndPasswordFile()
+    func rejectedBeforeThePassword() async throws {
+        let (sandbox, _) = try await journalAndPasswordFile()
         let bad = sandbox.root + "/bad.json"
         try writeFile(bad, Array(Self.document(Self.present(#""25.00""#, #""abc""#)).utf8))
         let before = try #require(fileBytes(sandbox.journal))
         // No --password-file and nothing on standard input: a password read would fail.
-        let outcome = try sandbox.run(["import", "--journal", sandbox.journal, bad])
+        let outcome = try await sandbox.run(["import", "--journal", sandbox.journal, bad])
         #expect(outcome.status == 2, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("Import rejected at presents[0].price") == true, "\(outcome)")
@@ -80,15 +81,15 @@ struct ImportRejectionTests {
     }
 
     @Test("an id already in the journal is found after signing in: exit 2, no present added")
-    func idAlreadyInTheJournal() throws {
-        let (sandbox, passwordFile) = try journalAndPasswordFile()
+    func idAlreadyInTheJournal() async throws {
+        let (sandbox, passwordFile) = try await journalAndPasswordFile()
         let taken = sandbox.root + "/taken.json"
         try writeFile(taken, Array(Self.document(Self.valid).utf8))  // p1 is "Dad Book"
-        let outcome = try sandbox.run(["import", "--journal", sandbox.journal, "--password-file", passwordFile, taken])
+        let outcome = try await sandbox.run(["import", "--journal", sandbox.journal, "--password-file", passwordFile, taken])
         #expect(outcome.status == 2, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("Import rejected at presents[0].id") == true, "\(outcome)")
-        let list = try sandbox.script(["login", "secret-pw", "list"])
+        let list = try await sandbox.script(["login", "secret-pw", "list"])
         #expect(list.stdout.contains("Book") && !list.stdout.contains("Scarf"), "\(list)")
     }
 }

@@ -1,83 +1,85 @@
 import Foundation
 import Glibc
+import TestProcesses
 import Testing
 
 /// Issue 13, findings 2 and 3: a closed pipe (SIGPIPE) and a file-size limit (SIGXFSZ)
 /// once killed the process; now each is an error the program handles (signed out, keys
 /// wiped, one line, exit 5), and nothing acknowledged is lost.
-@Suite(.serialized) struct OutputFailureTests {
+@Suite(.serialized, .programSlot) struct OutputFailureTests {
     static let presents = (1...1500).map { #"Recipient\#($0 % 7) "A present with a longer title, number \#($0)" --price 12.50"# }
 
     /// Runs `command` under bash with the sandbox's environment; `BIN`, `J` and `P` are set.
-    func bash(_ sandbox: Sandbox, _ command: String, password: String = "secret-pw") throws -> Outcome {
+    func bash(_ sandbox: Sandbox, _ command: String, password: String = "secret-pw") async throws -> Outcome {
         let passwordFile = sandbox.root + "/password"
         try writeFile(passwordFile, Array((password + "\n").utf8))
         var environment = sandbox.environment
         environment["BIN"] = sandbox.binary
         environment["J"] = sandbox.journal
         environment["P"] = passwordFile
-        return try runProgram("/bin/bash", ["-c", command], environment: environment, timeout: 60)
+        return try await runProgram("/bin/bash", ["-c", command], environment: environment, timeout: .seconds(60))
     }
 
     /// The next sign-in says nothing of a session that ended without signing out.
-    func signsInCleanly(_ sandbox: Sandbox) throws {
-        let next = try sandbox.script(["login", "secret-pw"])
+    func signsInCleanly(_ sandbox: Sandbox) async throws {
+        let next = try await sandbox.script(["login", "secret-pw"])
         #expect(next.status == 0, "\(next)")
         #expect(!next.stdout.contains("ended without signing out") && !next.stderr.contains("ended without signing out"), "\(next)")
     }
 
     @Test("audit | head -1: exit 5 with one line, not death by SIGPIPE")
-    func auditIntoAClosedPipe() throws {
+    func auditIntoAClosedPipe() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: Self.presents)
-        let outcome = try bash(sandbox, #""$BIN" audit --journal "$J" --password-file "$P" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
+        try await sandbox.createJournal(presents: Self.presents)
+        let outcome = try await bash(
+            sandbox, #""$BIN" audit --journal "$J" --password-file "$P" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("standard output") == true, "\(outcome)")
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     @Test("export --output - | head -c 100: exit 5, signed out, the export not recorded")
-    func exportIntoAClosedPipe() throws {
+    func exportIntoAClosedPipe() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: Self.presents)
-        let outcome = try bash(
+        try await sandbox.createJournal(presents: Self.presents)
+        let outcome = try await bash(
             sandbox, #""$BIN" export --journal "$J" --password-file "$P" --output - | head -c 100 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
-        try signsInCleanly(sandbox)
-        let history = try sandbox.script(["login", "secret-pw", "history --last 5"])
+        try await signsInCleanly(sandbox)
+        let history = try await sandbox.script(["login", "secret-pw", "history --last 5"])
         #expect(!history.stdout.contains("stateExported"), "\(history)")
     }
 
     @Test("A script piped into head -1 stops at the closed pipe, signs out, runs nothing after it")
-    func scriptIntoAClosedPipe() throws {
+    func scriptIntoAClosedPipe() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: Self.presents)
+        try await sandbox.createJournal(presents: Self.presents)
         let script = sandbox.root + "/script.txt"
         try writeFile(script, Array("login\nsecret-pw\nlist\nadd Late \"After the pipe closed\"\nquit\n".utf8))
-        let outcome = try bash(sandbox, #""$BIN" --journal "$J" < "\#(script)" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
+        let outcome = try await bash(sandbox, #""$BIN" --journal "$J" < "\#(script)" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
-        try signsInCleanly(sandbox)
-        let list = try sandbox.script(["login", "secret-pw", "list Late"])
+        try await signsInCleanly(sandbox)
+        let list = try await sandbox.script(["login", "secret-pw", "list Late"])
         #expect(list.stdout.contains("No presents match."), "\(list)")
     }
 
     @Test("A file-size limit (ulimit -f) is like a full disk: one line, exit 5, every acknowledged add kept")
-    func fileSizeLimit() throws {
+    func fileSizeLimit() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal()
+        try await sandbox.createJournal()
         let before = fileBytes(sandbox.journal)?.count ?? 0
         let script = sandbox.root + "/adds.txt"
         let adds = (1...400).map { "add Someone \"Present number \($0) with a title long enough\" --price 5" }
         try writeFile(script, Array((["login", "secret-pw"] + adds + ["quit"]).joined(separator: "\n").utf8 + [10]))
         let limit = (before + 40_000) / 1024  // blocks of 1 KiB: room for about a hundred adds
-        let outcome = try bash(sandbox, #"ulimit -f \#(limit); "$BIN" --journal "$J" < "\#(script)""#)
+        let outcome = try await bash(sandbox, #"ulimit -f \#(limit); "$BIN" --journal "$J" < "\#(script)""#)
         #expect(outcome.status == 5, "\(outcome)")
         #expect(outcome.errorLines.first?.contains("file size limit") == true, "\(outcome)")
         let saved = outcome.stdoutLines.filter { $0.hasPrefix("Saved p") }.count
         #expect(saved > 10 && saved < 400, "\(saved) saved")
-        #expect(try sandbox.verifies())
-        let list = try sandbox.script(["login", "secret-pw", "list"])
+        #expect(try await sandbox.verifies())
+        let list = try await sandbox.script(["login", "secret-pw", "list"])
         #expect(list.stdout.contains("\(saved) present"), "every acknowledged add is there: \(list)")
     }
 }

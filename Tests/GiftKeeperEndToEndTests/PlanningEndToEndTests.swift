@@ -1,17 +1,18 @@
 import Foundation
+import TestProcesses
 import Testing
 
 /// Planning through the built binary, with its clock moved by `faketime` (SPEC §10): plan
 /// one Christmas, give the presents, move a year on and see the gift memory, the repeat
 /// note and the yearly occasions come back.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: Sandbox.faketime), "needs faketime (make deps installs it)"))
+@Suite(.programSlot, .enabled(if: FileManager.default.isExecutableFile(atPath: Sandbox.faketime), "needs faketime (make deps installs it)"))
 struct PlanningEndToEndTests {
     static let password = "correct horse"
 
     @Test("One Christmas planned, given, and a year later: gifts, the repeat note and upcoming recur")
-    func aYearOfPresents() throws {
+    func aYearOfPresents() async throws {
         let sandbox = try Sandbox()
-        let planning = try sandbox.script(
+        let planning = try await sandbox.script(
             at: "2026-11-24 09:00:00",
             [
                 "setup Alice --kdf interactive --currency EUR", Self.password, Self.password,
@@ -34,7 +35,7 @@ struct PlanningEndToEndTests {
         #expect(planning.stdoutLines.contains("  to wrap (1): p1 Blue scarf for Mum"), "\(planning)")
 
         // Christmas Eve: everything is given.
-        let given = try sandbox.script(
+        let given = try await sandbox.script(
             at: "2026-12-24 18:00:00",
             ["login", Self.password, "mark p1 given", "mark p2 given", "mark p3 given", "upcoming --days 0", "quit"])
         #expect(given.status == 0, "\(given)")
@@ -42,7 +43,7 @@ struct PlanningEndToEndTests {
 
         // A year on: what was given, the note when the same idea comes back, and the
         // yearly occasions with their next dates.
-        let nextYear = try sandbox.script(
+        let nextYear = try await sandbox.script(
             at: "2027-12-01 10:00:00",
             [
                 "login", Self.password, "gifts mum", #"add Mum "Scarf, blue" --occasion Christmas"#, "upcoming",
@@ -72,19 +73,19 @@ struct PlanningEndToEndTests {
         ] {
             #expect(nextYear.stdoutLines.contains(line), "history lacks \(line): \(nextYear)")
         }
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     /// How many frames `giftkeeper verify` counts in the sandbox's journal.
-    func frames(_ sandbox: Sandbox) throws -> Int {
-        let outcome = try sandbox.run(["verify", "--journal", sandbox.journal])
+    func frames(_ sandbox: Sandbox) async throws -> Int {
+        let outcome = try await sandbox.run(["verify", "--journal", sandbox.journal])
         return Int(outcome.stdout.split(separator: " ").dropFirst().first ?? "") ?? -1
     }
 
     @Test("Bad planning input through the binary: one line, exit 2, the journal unchanged")
-    func badInput() throws {
+    func badInput() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(password: Self.password, presents: ["Mum Scarf"])
+        try await sandbox.createJournal(password: Self.password, presents: ["Mum Scarf"])
         for (line, words) in [
             ("occasion remove Easter", "No occasion 'Easter'."),
             ("occasion add Easter --date 2026-13-01", "'2026-13-01' is not a date."),
@@ -93,24 +94,24 @@ struct PlanningEndToEndTests {
             ("undo", "Nothing to undo"),
             ("list --as-of 1999-01-01", "there is nothing before it"),
         ] {
-            let before = try frames(sandbox)
-            let outcome = try sandbox.script(["login", Self.password, line])
+            let before = try await frames(sandbox)
+            let outcome = try await sandbox.script(["login", Self.password, line])
             #expect(outcome.status == 2, "\(line): \(outcome)")
             #expect(outcome.errorLines.count == 1 && outcome.errorLines.first?.contains(words) == true, "\(line): \(outcome)")
             // The sign-in and the sign-out are all that was appended.
-            #expect(try frames(sandbox) == before + 2, "\(line) appended something")
+            #expect(try await frames(sandbox) == before + 2, "\(line) appended something")
         }
     }
 
     @Test("giftkeeper export --as-of: the document as the journal had it then; a bad date before the password")
-    func exportAsOf() throws {
+    func exportAsOf() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(password: Self.password, presents: [#"Mum "Blue scarf""#])
-        let now = try sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "9999-12-31"], input: Self.password + "\n")
+        try await sandbox.createJournal(password: Self.password, presents: [#"Mum "Blue scarf""#])
+        let now = try await sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "9999-12-31"], input: Self.password + "\n")
         #expect(now.status == 0 && now.stdout.contains(#""title" : "Blue scarf""#), "\(now)")
-        let before = try sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "1999-01-01"], input: Self.password + "\n")
+        let before = try await sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "1999-01-01"], input: Self.password + "\n")
         #expect(before.status == 2 && before.errorLines.first?.contains("there is nothing before it") == true, "\(before)")
-        let bad = try sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "tomorrow"])
+        let bad = try await sandbox.run(["export", "--journal", sandbox.journal, "--as-of", "tomorrow"])
         #expect(
             bad.status == 2
                 && bad.errorLines == [

@@ -1,15 +1,16 @@
 import Foundation
 import Glibc
+import TestProcesses
 import Testing
 
 /// Script mode (standard input not a terminal): every REPL command, one per line,
 /// answers on the following lines, against the real binary.
-@Suite("Script sessions")
+@Suite("Script sessions", .programSlot)
 struct ScriptSessionTests {
     @Test("setup, add with every option, list filters, show, edit, mark, remove, history")
-    func presentsThroughTheirLife() throws {
+    func presentsThroughTheirLife() async throws {
         let sandbox = try Sandbox()
-        let outcome = try sandbox.script([
+        let outcome = try await sandbox.script([
             "setup Alice --kdf interactive", "secret-pw", "secret-pw",
             #"add Mum "Blue scarf" --price 25 --notes "wool, not itchy" --occasion Christmas"#,
             "add Dad Book --price 12.50",
@@ -95,14 +96,14 @@ struct ScriptSessionTests {
         }
         // quit signs out; nothing after it ran.
         #expect(lines.filter { !$0.isEmpty }.last?.contains("Removed p2") == true, "\(outcome)")
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     @Test("a removed present: show marks it removed; edit, mark and remove refuse it; its id is never reused")
-    func removedPresent() throws {
+    func removedPresent() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Scarf", "Dad Book"])
-        let outcome = try sandbox.script([
+        try await sandbox.createJournal(presents: ["Mum Scarf", "Dad Book"])
+        let outcome = try await sandbox.script([
             "login", "secret-pw", "remove p2", "show p2", "edit p2 title=Hat", "mark p2 bought", "remove p2",
             "add Sis Hat", "list", "quit",
         ])
@@ -115,14 +116,14 @@ struct ScriptSessionTests {
         #expect(outcome.errorLines.allSatisfy { $0.contains("'p2' was removed") }, "\(outcome)")
         #expect(outcome.stdout.contains(#"Saved p3: "Hat" for Sis."#))
         #expect(outcome.stdout.contains("2 presents, total 0.00"))
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     @Test("signout, logout, login, passwd, and the new password opens the journal")
-    func accountCommands() throws {
+    func accountCommands() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Scarf"])
-        let outcome = try sandbox.script([
+        try await sandbox.createJournal(presents: ["Mum Scarf"])
+        let outcome = try await sandbox.script([
             "login", "secret-pw",
             "list",
             "signout",
@@ -144,18 +145,18 @@ struct ScriptSessionTests {
         #expect(lines.filter { $0.hasPrefix("p1") && $0.contains("Scarf") }.count == 2)
 
         // A new session: the old password no longer opens the journal, the new one does.
-        let later = try sandbox.run(["audit", "--journal", sandbox.journal], input: "n3w-Password\n")
+        let later = try await sandbox.run(["audit", "--journal", sandbox.journal], input: "n3w-Password\n")
         #expect(later.status == 0, "\(later)")
         #expect(later.stdout.contains("passwordChanged"))
         #expect(later.stdout.split(separator: "\n").last?.hasPrefix("OK: ") == true)
     }
 
     @Test("export to the screen and to a file (mode 0600), import into another journal")
-    func exportAndImport() throws {
+    func exportAndImport() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: [#"Mum "Blue scarf" --price 25 --notes wool --occasion Christmas"#, "Dad Book"])
+        try await sandbox.createJournal(presents: [#"Mum "Blue scarf" --price 25 --notes wool --occasion Christmas"#, "Dad Book"])
         let exportPath = sandbox.root + "/export.json"
-        let outcome = try sandbox.script(["login", "secret-pw", "mark p2 bought", "export", "export \(exportPath)", "quit"])
+        let outcome = try await sandbox.script(["login", "secret-pw", "mark p2 bought", "export", "export \(exportPath)", "quit"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdout.contains("\"format\" : \"giftkeeper.export.v2\""))
         #expect(outcome.stdout.contains("Exported 2 presents to \(exportPath) (mode 0600)."))
@@ -171,19 +172,19 @@ struct ScriptSessionTests {
 
         // Into a second journal with its own account.
         let second = sandbox.root + "/second/other.journal"
-        try sandbox.createJournal(name: "Bob", password: "other-password", journal: second)
-        let imported = try sandbox.script(["login", "other-password", "import \(exportPath)", "list", "quit"], journal: second)
+        try await sandbox.createJournal(name: "Bob", password: "other-password", journal: second)
+        let imported = try await sandbox.script(["login", "other-password", "import \(exportPath)", "list", "quit"], journal: second)
         #expect(imported.status == 0, "\(imported)")
         #expect(imported.stdout.contains("Imported 2 presents"))
         #expect(imported.stdoutLines.contains { $0.contains("Blue scarf") && $0.contains("25.00") && $0.hasSuffix("idea") })
         #expect(imported.stdoutLines.contains { $0.contains("Book") && $0.hasSuffix("bought") })
-        #expect(try sandbox.verifies(second))
+        #expect(try await sandbox.verifies(second))
     }
 
     @Test("imported notes of several lines: show prints each on its own row; control characters are refused")
-    func multiLineNotes() throws {
+    func multiLineNotes() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal()
+        try await sandbox.createJournal()
         let document = sandbox.root + "/notes.json"
         let present = { (id: String, title: String, notes: String) in
             #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"\#(id)","notes":"\#(notes)","occasion":"","price":null,"#
@@ -194,7 +195,7 @@ struct ScriptSessionTests {
             Array(
                 (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
                     + present("p1", "Scarf", #"first line\n\tindented"#) + "]}").utf8))
-        let outcome = try sandbox.script(["login", "secret-pw", "import \(document)", "show p1"])
+        let outcome = try await sandbox.script(["login", "secret-pw", "import \(document)", "show p1"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdoutLines.contains("notes      first line"), "\(outcome.stdout)")
         #expect(outcome.stdoutLines.contains("               indented"), "\(outcome.stdout)")
@@ -205,7 +206,7 @@ struct ScriptSessionTests {
             Array(
                 (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
                     + present("p2", #"Red\u001b[31m"#, "") + "]}").utf8))
-        let refused = try sandbox.script(["login", "secret-pw", "import \(escape)"])
+        let refused = try await sandbox.script(["login", "secret-pw", "import \(escape)"])
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.errorLines.first?.contains("presents[0].title") == true, "\(refused)")
         #expect(refused.errorLines.first?.contains("U+001B") == true, "\(refused)")
@@ -213,10 +214,10 @@ struct ScriptSessionTests {
     }
 
     @Test("small conveniences: edit's prompt takes several changes, ~ in paths, signout twice, status via mark, an empty password at once")
-    func conveniences() throws {
+    func conveniences() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal(presents: ["Mum Hat"])
-        let outcome = try sandbox.script([
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        let outcome = try await sandbox.script([
             "login", "secret-pw",
             "edit p1", #"price=5 notes="wool, red""#,
             "show p1",
@@ -233,7 +234,7 @@ struct ScriptSessionTests {
         #expect(outcome.errorLines.first?.contains("'mark p3 bought'") == true, "\(outcome)")
 
         let fresh = try Sandbox()
-        let setup = try fresh.script(["setup Alice --kdf interactive", "", "never-used", "help quit"])
+        let setup = try await fresh.script(["setup Alice --kdf interactive", "", "never-used", "help quit"])
         #expect(setup.status == 2, "\(setup)")
         #expect(setup.errorLines.count == 1 && setup.errorLines.first?.contains("empty") == true, "\(setup)")
         #expect(!setup.stderr.contains("never-used") && !setup.stdout.contains("never-used"), "\(setup)")
@@ -241,10 +242,10 @@ struct ScriptSessionTests {
     }
 
     @Test("help, help <command>, end of input signs out")
-    func helpAndEndOfInput() throws {
+    func helpAndEndOfInput() async throws {
         let sandbox = try Sandbox()
-        try sandbox.createJournal()
-        let outcome = try sandbox.script(["help", "help add", "help logout", "login", "secret-pw"])
+        try await sandbox.createJournal()
+        let outcome = try await sandbox.script(["help", "help add", "help logout", "login", "secret-pw"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stderrLines.isEmpty, "\(outcome)")
         let out = outcome.stdout
@@ -260,12 +261,12 @@ struct ScriptSessionTests {
         #expect(out.contains("OVERVIEW: Lock the journal and wipe every key from memory."))
         // The script ended without quit: the session signed out on its own.
         #expect(outcome.notifications == ["🔓 Signed in as Alice", "🔒 Signed out"], "\(outcome)")
-        let audit = try sandbox.audits()
+        let audit = try await sandbox.audits()
         #expect(audit.stdout.split(separator: "\n").dropLast().last?.contains("signedOut") == true, "\(audit)")
     }
 
     @Test("help <name> shows a usage line naming the command, aliases included")
-    func helpForEveryCommand() throws {
+    func helpForEveryCommand() async throws {
         let sandbox = try Sandbox()
         let names = [
             ("setup", "setup"), ("login", "login"), ("signout", "signout"), ("logout", "signout"), ("add", "add"),
@@ -274,7 +275,7 @@ struct ScriptSessionTests {
             ("help", "help"), ("quit", "quit"), ("exit", "quit"),
         ]
         for (name, canonical) in names {
-            let outcome = try sandbox.script(["help \(name)"])
+            let outcome = try await sandbox.script(["help \(name)"])
             #expect(outcome.status == 0, "\(name): \(outcome)")
             let usage = outcome.stdoutLines.filter { $0.hasPrefix("USAGE:") }
             #expect(usage.count == 1, "\(name): \(outcome.stdout)")
@@ -288,7 +289,7 @@ struct ScriptSessionTests {
         // `<name> --help` and `-h` are `help <name>`, and take no answer line (a script goes on).
         let lines = names.map { "\($0.0) --help" } + names.map { "\($0.0) -h" }
         // (`help --help` is help's own usage.)
-        let outcome = try sandbox.script(lines)
+        let outcome = try await sandbox.script(lines)
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdoutLines.filter { $0.hasPrefix("USAGE:") }.count == lines.count, "\(outcome.stdout)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestProcesses
 import Testing
 
 /// Distinctive secrets of one session: none may appear, as UTF-8 bytes, in any file
@@ -43,13 +44,13 @@ enum Secrets {
     }
 }
 
-@Suite("Secrets at rest")
+@Suite("Secrets at rest", .programSlot)
 struct SecretsTests {
     @Test("after a full session, no secret is in any file, and no history file exists")
-    func nothingInClear() throws {
+    func nothingInClear() async throws {
         let sandbox = try Sandbox()
         let export = sandbox.root + "/asked-for-export.json"
-        let outcome = try sandbox.script([
+        let outcome = try await sandbox.script([
             "setup \(Secrets.name) --kdf interactive", Secrets.password, Secrets.password,
             "add \(Secrets.recipient) \(Secrets.title) --price 99.99 --notes \(Secrets.notes) --occasion \(Secrets.occasion)",
             "add \(Secrets.recipient) Second --notes \(Secrets.notes)",
@@ -76,9 +77,9 @@ struct SecretsTests {
         // The export is the one file meant to hold them in clear.
         #expect(fileBytes(export).map { contains($0, Array(Secrets.title.utf8)) } == true)
         // The subcommands leave nothing either (a password file is the user's own secret).
-        let audit = try sandbox.run(["audit", "--journal", sandbox.journal], input: Secrets.newPassword + "\n")
+        let audit = try await sandbox.run(["audit", "--journal", sandbox.journal], input: Secrets.newPassword + "\n")
         #expect(audit.status == 0, "\(audit)")
-        let exported = try sandbox.run(["export", "--journal", sandbox.journal], input: Secrets.newPassword + "\n")
+        let exported = try await sandbox.run(["export", "--journal", sandbox.journal], input: Secrets.newPassword + "\n")
         #expect(exported.stdout.contains(Secrets.title))
 
         let files = sandbox.allFiles()

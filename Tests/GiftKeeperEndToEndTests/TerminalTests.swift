@@ -1,12 +1,16 @@
 import Foundation
 import Glibc
+import TestProcesses
 import Testing
 
-/// A private tmux server (its own socket), for driving the REPL on a real terminal.
+/// A private tmux server (its own socket), for driving the REPL on a real terminal. tmux
+/// itself runs through `runProgram` like every other program the tests start.
 final class Tmux {
     let executable: String
     let socket: String
     private let environment: [String: String]
+    /// The server's process, once a session started it; sent SIGTERM when the tests are done.
+    private var server: pid_t?
 
     /// A server on a socket of its own, named `prefix`-pid-random.
     init(prefix: String = "gk-e2e") throws {
@@ -21,49 +25,58 @@ final class Tmux {
     }
 
     deinit {
-        _ = try? command(["kill-server"])
+        // A signal, not `tmux kill-server`: a deinit cannot wait for a program.
+        if let server { kill(server, SIGTERM) }
     }
 
     @discardableResult
-    func command(_ arguments: [String]) throws -> Outcome {
-        try runProgram(executable, ["-u", "-L", socket, "-f", "/dev/null"] + arguments, environment: environment, timeout: 15)
+    func command(_ arguments: [String]) async throws -> Outcome {
+        try await runProgram(executable, ["-u", "-L", socket, "-f", "/dev/null"] + arguments, environment: environment, timeout: .seconds(15))
     }
 
     /// Starts `shellCommand` in a detached 120×40 session; the pane stays on screen 10 minutes
     /// after the command ends, printing its exit code as `GK-EXIT=<n>`.
-    func start(session: String, _ shellCommand: String) throws {
-        let outcome = try command([
+    func start(session: String, _ shellCommand: String) async throws {
+        let outcome = try await command([
             "new-session", "-d", "-s", session, "-x", "120", "-y", "40",
             "\(shellCommand); echo GK-EXIT=$?; sleep 600",
         ])
         try #require(outcome.status == 0, "tmux new-session failed: \(outcome)")
+        if server == nil {
+            let pid = try await command(["display-message", "-p", "#{pid}"])
+            server = pid_t(pid.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 
     /// Types `text` literally (no key names).
-    func type(_ session: String, _ text: String) throws {
-        try command(["send-keys", "-t", session, "-l", text])
+    func type(_ session: String, _ text: String) async throws {
+        try await command(["send-keys", "-t", session, "-l", text])
     }
 
     /// Types `text`, then Enter.
-    func enter(_ session: String, _ text: String) throws {
-        try type(session, text)
-        try press(session, "Enter")
+    func enter(_ session: String, _ text: String) async throws {
+        try await type(session, text)
+        try await press(session, "Enter")
     }
 
     /// Presses keys by tmux name: Enter, Tab, C-c, C-d.
-    func press(_ session: String, _ keys: String...) throws {
-        try command(["send-keys", "-t", session] + keys)
+    func press(_ session: String, _ keys: String...) async throws {
+        try await command(["send-keys", "-t", session] + keys)
     }
 
     /// The pane's whole text, scrollback included.
-    func screen(_ session: String) throws -> String {
-        try command(["capture-pane", "-p", "-J", "-S", "-", "-t", session]).stdout
+    func screen(_ session: String) async throws -> String {
+        try await command(["capture-pane", "-p", "-J", "-S", "-", "-t", session]).stdout
     }
 
     /// The last non-blank line of the pane (where the cursor's prompt is), without trailing blanks.
-    func currentLine(_ session: String) throws -> String {
-        guard let line = try screen(session).split(separator: "\n").last(where: { !$0.allSatisfy(\.isWhitespace) })
-        else { return "" }
+    func currentLine(_ session: String) async throws -> String {
+        Self.lastLine(of: try await screen(session))
+    }
+
+    /// The last non-blank line of `screen`, without trailing blanks.
+    static func lastLine(of screen: String) -> String {
+        guard let line = screen.split(separator: "\n").last(where: { !$0.allSatisfy(\.isWhitespace) }) else { return "" }
         return String(line.reversed().drop { $0.isWhitespace }.reversed())
     }
 
@@ -72,37 +85,37 @@ final class Tmux {
     func waitFor(
         _ session: String, _ what: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
         _ predicate: (String) -> Bool
-    ) throws -> String {
+    ) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var text = ""
         while Date() < deadline {
-            text = try screen(session)
+            text = try await screen(session)
             if predicate(text) { return text }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("timed out waiting for \(what); the screen was:\n\(text)", sourceLocation: sourceLocation)
-        throw SpawnError(message: "timed out waiting for \(what)")
+        throw HarnessError(message: "timed out waiting for \(what)")
     }
 
     @discardableResult
-    func waitFor(_ session: String, text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try waitFor(session, "'\(text)'", timeout: timeout, sourceLocation: sourceLocation) { $0.contains(text) }
+    func waitFor(_ session: String, text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> String
+    {
+        try await waitFor(session, "'\(text)'", timeout: timeout, sourceLocation: sourceLocation) { $0.contains(text) }
     }
 
     /// Waits until the cursor's line is exactly `line`: a bare prompt (wait for it before
     /// typing: keys typed before the program reads again would be echoed twice, by the
     /// terminal and by readline), or a prompt and what Tab completed there.
-    func waitForLine(_ session: String, _ line: String = "giftkeeper>", sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try waitFor(session, "the line '\(line)'", sourceLocation: sourceLocation) { _ in
-            (try? self.currentLine(session)) == line
-        }
+    func waitForLine(_ session: String, _ line: String = "giftkeeper>", sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await waitFor(session, "the line '\(line)'", sourceLocation: sourceLocation) { Self.lastLine(of: $0) == line }
     }
 
     /// Types `typed`, presses Tab and waits until the cursor's line is `completed`.
-    func complete(_ session: String, _ typed: String, to completed: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        if !typed.isEmpty { try type(session, typed) }
-        try press(session, "Tab")
-        try waitForLine(session, completed, sourceLocation: sourceLocation)
+    func complete(_ session: String, _ typed: String, to completed: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        if !typed.isEmpty { try await type(session, typed) }
+        try await press(session, "Tab")
+        try await waitForLine(session, completed, sourceLocation: sourceLocation)
     }
 
     /// Runs `action`, then waits for one more `text` on the pane than there was before it: text
@@ -110,11 +123,11 @@ final class Tmux {
     @discardableResult
     func waitForAnother(
         _ session: String, text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
-        after action: () throws -> Void
-    ) throws -> String {
-        let before = try screen(session).occurrences(of: text)
-        try action()
-        return try waitFor(session, "another '\(text)' (there were \(before))", timeout: timeout, sourceLocation: sourceLocation) {
+        after action: () async throws -> Void
+    ) async throws -> String {
+        let before = try await screen(session).occurrences(of: text)
+        try await action()
+        return try await waitFor(session, "another '\(text)' (there were \(before))", timeout: timeout, sourceLocation: sourceLocation) {
             $0.occurrences(of: text) > before
         }
     }
@@ -126,233 +139,233 @@ extension String {
     }
 }
 
-@Suite("Terminal (tmux)")
+@Suite("Terminal (tmux)", .programSlot)
 struct TerminalTests {
     @Test("setup without echo, tab completion, history (Up, Ctrl-R, no passwords), Ctrl-C, Ctrl-D, the password asked at start, echo restored")
-    func interactiveSession() throws {
+    func interactiveSession() async throws {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
         let journal = sandbox.journal
         let launch = Self.launch(sandbox)
 
         // A new journal: setup, the password typed twice and never shown.
-        try tmux.start(session: "first", launch)
-        try tmux.waitFor("first", text: "giftkeeper (new)> ")
-        try tmux.enter("first", "setup \(Secrets.name) --kdf interactive")
-        try tmux.waitFor("first", text: "New password:")
-        try tmux.enter("first", Secrets.password)
-        try tmux.waitFor("first", text: "Repeat the password:")
-        try tmux.enter("first", Secrets.password)
-        var screen = try tmux.waitFor("first", text: "🔓 Signed in as \(Secrets.name)")
-        try tmux.waitFor("first", text: "Journal created at \(journal)")
-        try tmux.waitForLine("first")
+        try await tmux.start(session: "first", launch)
+        try await tmux.waitFor("first", text: "giftkeeper (new)> ")
+        try await tmux.enter("first", "setup \(Secrets.name) --kdf interactive")
+        try await tmux.waitFor("first", text: "New password:")
+        try await tmux.enter("first", Secrets.password)
+        try await tmux.waitFor("first", text: "Repeat the password:")
+        try await tmux.enter("first", Secrets.password)
+        var screen = try await tmux.waitFor("first", text: "🔓 Signed in as \(Secrets.name)")
+        try await tmux.waitFor("first", text: "Journal created at \(journal)")
+        try await tmux.waitForLine("first")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
 
-        try tmux.enter("first", "add \(Secrets.recipient) \(Secrets.title)")
-        try tmux.waitFor("first", text: "Saved p1:")
-        try tmux.waitForLine("first")
+        try await tmux.enter("first", "add \(Secrets.recipient) \(Secrets.title)")
+        try await tmux.waitFor("first", text: "Saved p1:")
+        try await tmux.waitForLine("first")
 
         // Tab completion: a command name, then a present id.
-        try tmux.type("first", "ma")
-        try tmux.press("first", "Tab")
-        try tmux.waitForLine("first", "giftkeeper> mark")
-        try tmux.type("first", "p")
-        try tmux.press("first", "Tab")
-        try tmux.waitForLine("first", "giftkeeper> mark p1")
-        try tmux.enter("first", " bought")
-        try tmux.waitFor("first", text: "Saved p1: marked bought.")
-        try tmux.waitForLine("first")
+        try await tmux.type("first", "ma")
+        try await tmux.press("first", "Tab")
+        try await tmux.waitForLine("first", "giftkeeper> mark")
+        try await tmux.type("first", "p")
+        try await tmux.press("first", "Tab")
+        try await tmux.waitForLine("first", "giftkeeper> mark p1")
+        try await tmux.enter("first", " bought")
+        try await tmux.waitFor("first", text: "Saved p1: marked bought.")
+        try await tmux.waitForLine("first")
         // Recipients complete whatever the case typed.
-        try tmux.type("first", "list aunt")
-        try tmux.press("first", "Tab")
-        try tmux.waitForLine("first", "giftkeeper> list \(Secrets.recipient)")
-        try tmux.press("first", "C-c")
-        try tmux.waitForLine("first")
+        try await tmux.type("first", "list aunt")
+        try await tmux.press("first", "Tab")
+        try await tmux.waitForLine("first", "giftkeeper> list \(Secrets.recipient)")
+        try await tmux.press("first", "C-c")
+        try await tmux.waitForLine("first")
 
         // Ctrl-C drops a half-typed line; the session goes on.
-        try tmux.type("first", "add Dad Half-typed-line")
-        try tmux.waitFor("first", text: "Half-typed-line")
-        try tmux.press("first", "C-c")
-        try tmux.waitForLine("first", "giftkeeper>")
-        try tmux.enter("first", "list")
-        screen = try tmux.waitFor("first", text: "1 present, total 0.00")
+        try await tmux.type("first", "add Dad Half-typed-line")
+        try await tmux.waitFor("first", text: "Half-typed-line")
+        try await tmux.press("first", "C-c")
+        try await tmux.waitForLine("first", "giftkeeper>")
+        try await tmux.enter("first", "list")
+        screen = try await tmux.waitFor("first", text: "1 present, total 0.00")
         #expect(!screen.contains("Saved p2"), "the interrupted line was run:\n\(screen)")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
-        try tmux.waitForLine("first")
+        try await tmux.waitForLine("first")
 
         // Signing out forgets the session's history: Up at the locked prompt gives back
         // nothing typed while signed in. A word that is no command (a password typed at
         // the wrong prompt) never enters the history at all.
-        try tmux.enter("first", "signout")
-        try tmux.waitForLine("first", "giftkeeper (signed out)>")
-        try tmux.waitForAnother("first", text: "Type 'help' to see the commands.") {
-            try tmux.enter("first", "Typed-At-The-Wrong-Prompt")
+        try await tmux.enter("first", "signout")
+        try await tmux.waitForLine("first", "giftkeeper (signed out)>")
+        try await tmux.waitForAnother("first", text: "Type 'help' to see the commands.") {
+            try await tmux.enter("first", "Typed-At-The-Wrong-Prompt")
         }
-        try tmux.waitForLine("first", "giftkeeper (signed out)>")
-        try tmux.press("first", "Up")
-        usleep(300_000)
-        #expect((try? tmux.currentLine("first")) == "giftkeeper (signed out)>", "Up recalled a line after signout")
+        try await tmux.waitForLine("first", "giftkeeper (signed out)>")
+        try await tmux.press("first", "Up")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect((try? await tmux.currentLine("first")) == "giftkeeper (signed out)>", "Up recalled a line after signout")
 
         // Ctrl-D leaves.
-        try tmux.press("first", "C-d")
-        screen = try tmux.waitFor("first", text: "GK-EXIT=")
+        try await tmux.press("first", "C-d")
+        screen = try await tmux.waitFor("first", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
 
         // A later session on the same journal asks for the password at once.
-        try tmux.start(session: "second", launch)
-        try tmux.waitFor("second", text: "(signed out).")
-        try tmux.waitFor("second", text: "Password:")
-        try tmux.enter("second", Secrets.password)
-        screen = try tmux.waitFor("second", text: "🔓 Signed in as \(Secrets.name)")
+        try await tmux.start(session: "second", launch)
+        try await tmux.waitFor("second", text: "(signed out).")
+        try await tmux.waitFor("second", text: "Password:")
+        try await tmux.enter("second", Secrets.password)
+        screen = try await tmux.waitFor("second", text: "🔓 Signed in as \(Secrets.name)")
         #expect(!screen.contains(Secrets.password), "the password was echoed:\n\(screen)")
-        try tmux.waitForLine("second")
-        try tmux.enter("second", "list")
-        try tmux.waitFor("second", text: "1 present, total 0.00")
-        try tmux.waitForLine("second")
+        try await tmux.waitForLine("second")
+        try await tmux.enter("second", "list")
+        try await tmux.waitFor("second", text: "1 present, total 0.00")
+        try await tmux.waitForLine("second")
         // In-session history: Up recalls the last line; Ctrl-R finds one by a few letters.
-        try tmux.press("second", "Up")
-        try tmux.waitForLine("second", "giftkeeper> list")
-        try tmux.press("second", "C-c")
-        try tmux.waitForLine("second")
-        try tmux.press("second", "C-r")
-        try tmux.type("second", "lis")
-        try tmux.waitFor("second", "Ctrl-R finds 'list'") { _ in
-            (try? tmux.currentLine("second"))?.hasSuffix("`lis': list") == true
+        try await tmux.press("second", "Up")
+        try await tmux.waitForLine("second", "giftkeeper> list")
+        try await tmux.press("second", "C-c")
+        try await tmux.waitForLine("second")
+        try await tmux.press("second", "C-r")
+        try await tmux.type("second", "lis")
+        try await tmux.waitFor("second", "Ctrl-R finds 'list'") { screen in
+            Tmux.lastLine(of: screen).hasSuffix("`lis': list")
         }
-        try tmux.waitForAnother("second", text: "1 present, total 0.00") {
-            try tmux.press("second", "Enter")
+        try await tmux.waitForAnother("second", text: "1 present, total 0.00") {
+            try await tmux.press("second", "Enter")
         }
-        try tmux.waitForLine("second")
-        try tmux.enter("second", "quit")
-        screen = try tmux.waitFor("second", text: "GK-EXIT=")
+        try await tmux.waitForLine("second")
+        try await tmux.enter("second", "quit")
+        screen = try await tmux.waitFor("second", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
 
         // Ctrl-C at a password prompt cancels that prompt, not the program: at start-up it
         // leaves the session locked at its prompt; inside a session it cancels the command.
-        try tmux.start(session: "third", launch)
-        try tmux.waitFor("third", text: "Password:")
-        try tmux.type("third", "abc")
-        try tmux.press("third", "C-c")
-        screen = try tmux.waitFor("third", text: "giftkeeper (signed out)>")
-        try tmux.waitForLine("third", "giftkeeper (signed out)>")
+        try await tmux.start(session: "third", launch)
+        try await tmux.waitFor("third", text: "Password:")
+        try await tmux.type("third", "abc")
+        try await tmux.press("third", "C-c")
+        screen = try await tmux.waitFor("third", text: "giftkeeper (signed out)>")
+        try await tmux.waitForLine("third", "giftkeeper (signed out)>")
         #expect(screen.contains("Cancelled."), "\(screen)")
         #expect(!screen.contains("abc"), "the cancelled password was echoed:\n\(screen)")
         // The start-up "Password:" is still on screen: wait for the new prompt before typing;
         // keys typed ahead of a password prompt are shown by the terminal and then dropped.
-        try tmux.waitForAnother("third", text: "Password:") {
-            try tmux.enter("third", "login")
+        try await tmux.waitForAnother("third", text: "Password:") {
+            try await tmux.enter("third", "login")
         }
         // Backspace edits the hidden line: a typo fixed before Enter still signs in.
-        try tmux.type("third", Secrets.password + "x")
-        try tmux.press("third", "BSpace")
-        try tmux.press("third", "Enter")
-        try tmux.waitFor("third", text: "🔓 Signed in as \(Secrets.name)")
-        try tmux.waitForLine("third")
+        try await tmux.type("third", Secrets.password + "x")
+        try await tmux.press("third", "BSpace")
+        try await tmux.press("third", "Enter")
+        try await tmux.waitFor("third", text: "🔓 Signed in as \(Secrets.name)")
+        try await tmux.waitForLine("third")
         // Password lines never enter the history: the line Up recalls is 'login', not the
         // password typed after it.
-        try tmux.press("third", "Up")
-        try tmux.waitForLine("third", "giftkeeper> login")
-        try tmux.press("third", "C-c")
-        try tmux.waitForLine("third")
+        try await tmux.press("third", "Up")
+        try await tmux.waitForLine("third", "giftkeeper> login")
+        try await tmux.press("third", "C-c")
+        try await tmux.waitForLine("third")
         // passwd checks the current password before asking for a new one.
-        try tmux.enter("third", "passwd")
-        try tmux.waitFor("third", text: "Current password:")
-        try tmux.enter("third", "not-the-password")
-        screen = try tmux.waitFor("third", text: "Wrong password")
+        try await tmux.enter("third", "passwd")
+        try await tmux.waitFor("third", text: "Current password:")
+        try await tmux.enter("third", "not-the-password")
+        screen = try await tmux.waitFor("third", text: "Wrong password")
         #expect(!screen.contains("New password:"), "a new password was asked for first:\n\(screen)")
-        try tmux.waitForLine("third")
-        try tmux.waitForAnother("third", text: "Current password:") {
-            try tmux.enter("third", "passwd")
+        try await tmux.waitForLine("third")
+        try await tmux.waitForAnother("third", text: "Current password:") {
+            try await tmux.enter("third", "passwd")
         }
-        try tmux.waitForAnother("third", text: "Cancelled.") {
-            try tmux.press("third", "C-c")
+        try await tmux.waitForAnother("third", text: "Cancelled.") {
+            try await tmux.press("third", "C-c")
         }
-        try tmux.waitForLine("third")
-        try tmux.enter("third", "quit")
-        screen = try tmux.waitFor("third", text: "GK-EXIT=")
+        try await tmux.waitForLine("third")
+        try await tmux.enter("third", "quit")
+        screen = try await tmux.waitFor("third", text: "GK-EXIT=")
         #expect(screen.contains("🔒 Signed out"), "\(screen)")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
         // Echo is back on after the program left.
-        try tmux.type("third", "typed-after-exit")
-        try tmux.waitFor("third", text: "typed-after-exit")
+        try await tmux.type("third", "typed-after-exit")
+        try await tmux.waitFor("third", text: "typed-after-exit")
 
         // Readline kept its history in memory only.
         #expect(Secrets.historyFiles(in: sandbox) == [])
         #expect(Secrets.leaks(in: sandbox) == [])
-        #expect(try sandbox.verifies())
+        #expect(try await sandbox.verifies())
     }
 
     /// Ctrl-C while a command runs cancels it and the session goes on: here during the
     /// wait after failed logins, before the password is checked (nothing is recorded).
     @Test("Ctrl-C during the wait after failed logins cancels the login, not the session")
-    func interruptDuringTheWait() throws {
+    func interruptDuringTheWait() async throws {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
-        try sandbox.createJournal(presents: ["Mum Hat"])
+        try await sandbox.createJournal(presents: ["Mum Hat"])
         // Three failures cost nothing; after four the next try waits 2 s (SPEC §1).
-        let failures = try sandbox.script(["login", "wrong-1", "login", "wrong-2", "login", "wrong-3", "login", "wrong-4"])
+        let failures = try await sandbox.script(["login", "wrong-1", "login", "wrong-2", "login", "wrong-3", "login", "wrong-4"])
         #expect(failures.status == 3, "\(failures)")
 
-        try tmux.start(session: "wait", Self.launch(sandbox))
-        try tmux.waitFor("wait", text: "Password:")
-        try tmux.enter("wait", "wrong-5")
-        try tmux.waitFor("wait", text: "Waiting 2 s before checking the password (keys typed now are dropped)")
-        try tmux.press("wait", "C-c")
-        var screen = try tmux.waitFor("wait", text: "Cancelled.")
-        try tmux.waitForLine("wait", "giftkeeper (signed out)>")
+        try await tmux.start(session: "wait", Self.launch(sandbox))
+        try await tmux.waitFor("wait", text: "Password:")
+        try await tmux.enter("wait", "wrong-5")
+        try await tmux.waitFor("wait", text: "Waiting 2 s before checking the password (keys typed now are dropped)")
+        try await tmux.press("wait", "C-c")
+        var screen = try await tmux.waitFor("wait", text: "Cancelled.")
+        try await tmux.waitForLine("wait", "giftkeeper (signed out)>")
         #expect(!screen.contains("GK-EXIT="), "Ctrl-C ended the session:\n\(screen)")
-        try tmux.enter("wait", "quit")
-        screen = try tmux.waitFor("wait", text: "GK-EXIT=")
+        try await tmux.enter("wait", "quit")
+        screen = try await tmux.waitFor("wait", text: "GK-EXIT=")
         #expect(screen.contains("GK-EXIT=0"), "\(screen)")
 
         // The cancelled attempt was never checked, so it was not recorded.
-        let audit = try sandbox.audits()
+        let audit = try await sandbox.audits()
         #expect(audit.stdoutLines.filter { $0.contains("loginFailed") }.count == 4, "\(audit)")
 
         // Keys typed while the password is checked (a password typed again in impatience)
         // are not shown, and do not run as a command once signed in.
-        try tmux.start(session: "ahead", Self.launch(sandbox))
-        try tmux.waitFor("ahead", text: "Password:")
-        try tmux.enter("ahead", "secret-pw")
-        try tmux.waitFor("ahead", text: "Waiting 2 s before checking")
+        try await tmux.start(session: "ahead", Self.launch(sandbox))
+        try await tmux.waitFor("ahead", text: "Password:")
+        try await tmux.enter("ahead", "secret-pw")
+        try await tmux.waitFor("ahead", text: "Waiting 2 s before checking")
         // The wait counts down on its line (SPEC §1).
-        try tmux.waitFor("ahead", text: "Waiting 1 s before checking")
-        try tmux.enter("ahead", "typed-ahead-secret")
-        try tmux.waitFor("ahead", text: "🔓 Signed in as Alice")
-        try tmux.waitForLine("ahead")
-        try tmux.enter("ahead", "list")
-        screen = try tmux.waitFor("ahead", text: "1 present, total 0.00")
+        try await tmux.waitFor("ahead", text: "Waiting 1 s before checking")
+        try await tmux.enter("ahead", "typed-ahead-secret")
+        try await tmux.waitFor("ahead", text: "🔓 Signed in as Alice")
+        try await tmux.waitForLine("ahead")
+        try await tmux.enter("ahead", "list")
+        screen = try await tmux.waitFor("ahead", text: "1 present, total 0.00")
         #expect(!screen.contains("typed-ahead-secret"), "typed-ahead keys were shown or run:\n\(screen)")
         #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
-        try tmux.waitForLine("ahead")
-        try tmux.enter("ahead", "quit")
-        try tmux.waitFor("ahead", text: "GK-EXIT=0")
+        try await tmux.waitForLine("ahead")
+        try await tmux.enter("ahead", "quit")
+        try await tmux.waitFor("ahead", text: "GK-EXIT=0")
     }
 
     /// Completion writes recipients as the shell's quoting reads them back: a name with a
     /// space after a backslash-escaped start, a name with an apostrophe in double quotes.
     @Test("Tab completion of recipients with spaces and apostrophes gives lines that parse")
-    func completionQuoting() throws {
+    func completionQuoting() async throws {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
-        try sandbox.createJournal(presents: [#""Uncle Bob" Kite"#, #""O'Brien Family" Tea"#])
-        try tmux.start(session: "quote", Self.launch(sandbox))
-        try tmux.waitFor("quote", text: "Password:")
-        try tmux.enter("quote", "secret-pw")
-        try tmux.waitForLine("quote")
-        try tmux.type("quote", #"list Uncle\ B"#)
-        try tmux.press("quote", "Tab")
-        try tmux.waitForLine("quote", "giftkeeper> list 'Uncle Bob'")
-        try tmux.press("quote", "Enter")
-        try tmux.waitFor("quote", text: "1 present")
-        try tmux.waitForLine("quote")
-        try tmux.type("quote", "list o")
-        try tmux.press("quote", "Tab")
-        try tmux.waitForLine("quote", #"giftkeeper> list "O'Brien Family""#)
-        let screen = try tmux.waitForAnother("quote", text: "1 present") {
-            try tmux.press("quote", "Enter")
+        try await sandbox.createJournal(presents: [#""Uncle Bob" Kite"#, #""O'Brien Family" Tea"#])
+        try await tmux.start(session: "quote", Self.launch(sandbox))
+        try await tmux.waitFor("quote", text: "Password:")
+        try await tmux.enter("quote", "secret-pw")
+        try await tmux.waitForLine("quote")
+        try await tmux.type("quote", #"list Uncle\ B"#)
+        try await tmux.press("quote", "Tab")
+        try await tmux.waitForLine("quote", "giftkeeper> list 'Uncle Bob'")
+        try await tmux.press("quote", "Enter")
+        try await tmux.waitFor("quote", text: "1 present")
+        try await tmux.waitForLine("quote")
+        try await tmux.type("quote", "list o")
+        try await tmux.press("quote", "Tab")
+        try await tmux.waitForLine("quote", #"giftkeeper> list "O'Brien Family""#)
+        let screen = try await tmux.waitForAnother("quote", text: "1 present") {
+            try await tmux.press("quote", "Enter")
         }
         #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
     }
@@ -360,32 +373,32 @@ struct TerminalTests {
     /// Planning on a terminal: occasions complete after `--occasion` and `occasion remove`,
     /// and `summary` draws its chart in Unicode blocks on a UTF-8 terminal.
     @Test("Completion of occasions, and the summary's bar chart on a UTF-8 terminal")
-    func planningOnATerminal() throws {
+    func planningOnATerminal() async throws {
         let sandbox = try Sandbox()
         let tmux = try Tmux()
-        try sandbox.createJournal(presents: [#"Mum Scarf --price 30 --occasion "Christmas 2026""#, "Dad Pen --price 10"])
-        let occasions = try sandbox.script(["login", "secret-pw", #"occasion add "Christmas 2026" --date 2026-12-24"#, "mark p2 bought"])
+        try await sandbox.createJournal(presents: [#"Mum Scarf --price 30 --occasion "Christmas 2026""#, "Dad Pen --price 10"])
+        let occasions = try await sandbox.script(["login", "secret-pw", #"occasion add "Christmas 2026" --date 2026-12-24"#, "mark p2 bought"])
         #expect(occasions.status == 0, "\(occasions)")
-        try tmux.start(session: "plan", Self.launch(sandbox))
-        try tmux.waitFor("plan", text: "Password:")
-        try tmux.enter("plan", "secret-pw")
-        try tmux.waitForLine("plan")
-        try tmux.type("plan", "list --occasion Chr")
-        try tmux.press("plan", "Tab")
-        try tmux.waitForLine("plan", "giftkeeper> list --occasion 'Christmas 2026'")
-        try tmux.press("plan", "Enter")
-        try tmux.waitFor("plan", text: "1 present, total 30.00")
-        try tmux.waitForLine("plan")
-        let screen = try tmux.waitForAnother("plan", text: "2 presents for 2 people") {
-            try tmux.enter("plan", "summary")
+        try await tmux.start(session: "plan", Self.launch(sandbox))
+        try await tmux.waitFor("plan", text: "Password:")
+        try await tmux.enter("plan", "secret-pw")
+        try await tmux.waitForLine("plan")
+        try await tmux.type("plan", "list --occasion Chr")
+        try await tmux.press("plan", "Tab")
+        try await tmux.waitForLine("plan", "giftkeeper> list --occasion 'Christmas 2026'")
+        try await tmux.press("plan", "Enter")
+        try await tmux.waitFor("plan", text: "1 present, total 30.00")
+        try await tmux.waitForLine("plan")
+        let screen = try await tmux.waitForAnother("plan", text: "2 presents for 2 people") {
+            try await tmux.enter("plan", "summary")
         }
         #expect(screen.contains("Mum               1    30.00   0.00       -  ░░░░░░░░░░░░░░░░░░░░"), "\(screen)")
         #expect(screen.contains("Dad               1     0.00  10.00       -  ███████"), "\(screen)")
         #expect(!screen.contains("giftkeeper: error:"), "\(screen)")
         // A typo at the prompt names the command it most likely meant.
-        try tmux.waitForLine("plan")
-        try tmux.enter("plan", "lst")
-        _ = try tmux.waitFor("plan", text: "Unknown command 'lst'. Did you mean 'list'? Type 'help' to see the commands.")
+        try await tmux.waitForLine("plan")
+        try await tmux.enter("plan", "lst")
+        _ = try await tmux.waitFor("plan", text: "Unknown command 'lst'. Did you mean 'list'? Type 'help' to see the commands.")
     }
 
     /// The shell on the sandbox's journal, as a person starts it.

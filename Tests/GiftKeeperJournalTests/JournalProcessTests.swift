@@ -1,13 +1,15 @@
 import GiftKeeperJournal
 import Glibc
+import TestProcesses
 import Testing
 
 extension JournalTestSuite {
     /// Two writers in two processes, a writer killed mid-append, a write that fails: SPEC §5.
-    @Suite struct JournalProcessTests {
+    /// One at a time: each starts its own writers and times the lock's wait.
+    @Suite(.serialized) struct JournalProcessTests {
         /// Writers hold the lock only while they append; one held far longer (a stopped
         /// process, or a program other than giftkeeper) is waited for, then called in use.
-        @Test func aLockHeldTooLongIsInUseAfterAShortWait() throws {
+        @Test func aLockHeldTooLongIsInUseAfterAShortWait() async throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("held.journal")
             let bytes = try makeJournal(at: path, payloads: [[1], [2]])
@@ -17,13 +19,12 @@ extension JournalTestSuite {
             try #require(flock(holder, LOCK_EX) == 0)
             let clock = ContinuousClock()
             let start = clock.now
-            let probe = try ChildProcess(try probePath(), [path, "10"])
-            let output = probe.readAllLines()
-            let message = probe.readError()
-            #expect(probe.exitCode() == 4)
+            let probe = try await runProgram(try probePath(), [path, "10"])
+            let message = probe.stderr
+            #expect(probe.status == 4, "\(probe)")
             #expect(clock.now - start >= .seconds(1), "the lock was waited for")
             #expect(clock.now - start < .seconds(5))
-            #expect(output.isEmpty)
+            #expect(probe.stdout.isEmpty)
             #expect(message.contains("in use"), "\(message)")
             #expect(!message.dropLast().contains("\n"), "one line: \(message)")
             #expect(try readBytes(path) == bytes)
@@ -32,15 +33,19 @@ extension JournalTestSuite {
         /// SPEC §12: several processes append to one file at once. Each append takes the lock
         /// briefly, takes in what the others appended, and appends after it: every frame any
         /// of them acknowledged is in the chain exactly once, in one verified order.
-        @Test func processesAppendingAtOnceLoseNothing() throws {
+        @Test func processesAppendingAtOnceLoseNothing() async throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("shared.journal")
             try makeJournal(at: path, payloads: [])
-            let probes = try (0..<3).map { _ in try ChildProcess(try probePath(), [path, "150"]) }
+            let probe = try probePath()
+            let probes = try await withThrowingTaskGroup(of: Outcome.self) { group in
+                for _ in 0..<3 { group.addTask { try await runProgram(probe, [path, "150"], timeout: .seconds(120)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
             var acknowledged: [UInt64] = []
             for probe in probes {
-                let numbers = probe.readAllLines().compactMap(UInt64.init)
-                #expect(probe.exitCode() == 0, "\(probe.readError())")
+                let numbers = completeLines(probe.stdout).compactMap(UInt64.init)
+                #expect(probe.status == 0, "\(probe)")
                 #expect(numbers.count == 150)
                 #expect(numbers == numbers.sorted(), "each process's frames in its own order")
                 acknowledged += numbers
@@ -57,7 +62,7 @@ extension JournalTestSuite {
             #expect(try Journal.verify(at: path).isValid)
         }
 
-        @Test func everyAcknowledgedFrameSurvivesAKill() throws {
+        @Test func everyAcknowledgedFrameSurvivesAKill() async throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("killed.journal")
             let probe = try probePath()
@@ -66,15 +71,18 @@ extension JournalTestSuite {
             var generator = SystemRandomNumberGenerator()
 
             for round in 0..<10 {
-                let child = try ChildProcess(probe, [path, "100000"])
                 let wanted = Int.random(in: 1...60, using: &generator)
-                let early = child.readLines(atLeast: wanted)
-                #expect(early.count >= wanted, "round \(round): probe stopped early: \(child.readError())")
-                usleep(UInt32.random(in: 0...3000, using: &generator))
-                #expect(kill(child.pid, SIGKILL) == 0)
+                let pause = Duration.microseconds(Int.random(in: 0...3000, using: &generator))
+                let (early, child) = try await withProgram(probe, [path, "100000"], timeout: .seconds(60)) { child in
+                    let early = await child.lines(atLeast: wanted)
+                    try await Task.sleep(for: pause)
+                    child.kill(SIGKILL)
+                    return early
+                }
+                #expect(early.count >= wanted, "round \(round): probe stopped early: \(child)")
                 // Everything printed before the kill was acknowledged after its fsync.
-                let lines = child.readAllLines()
-                #expect(child.terminatingSignal() == SIGKILL, "round \(round): \(child.readError())")
+                let lines = completeLines(child.stdout)
+                #expect(child.signal == SIGKILL && !child.timedOut, "round \(round): \(child)")
                 let numbers = lines.compactMap { UInt64($0) }
                 #expect(numbers.count == lines.count)
                 #expect(numbers == Array(acknowledged + 1..<acknowledged + 1 + UInt64(numbers.count)), "round \(round)")
@@ -96,17 +104,17 @@ extension JournalTestSuite {
             print("kill test: \(acknowledged) frames after 10 kills, \(tornTails) torn tails trimmed")
         }
 
-        @Test func aFailedWriteAcknowledgesNothingAndLeavesNoPartialFrame() throws {
+        @Test func aFailedWriteAcknowledgesNothingAndLeavesNoPartialFrame() async throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("full.journal")
             try makeJournal(at: path, payloads: [[1, 2, 3]])
             let before = try readBytes(path).count
             // Room for a few probe frames (61 to 129 bytes each), then EFBIG mid-frame.
             let limit = before + 300
-            let child = try ChildProcess(try probePath(), [path, "100", "--max-file-size", String(limit)])
-            let lines = child.readAllLines()
-            let message = child.readError()
-            #expect(child.exitCode() == 5, "\(message)")
+            let child = try await runProgram(try probePath(), [path, "100", "--max-file-size", String(limit)])
+            let lines = completeLines(child.stdout)
+            let message = child.stderr
+            #expect(child.status == 5, "\(child)")
             #expect(!lines.isEmpty && lines.count < 100)
             #expect(message.contains("write"), "\(message)")
 
@@ -117,4 +125,9 @@ extension JournalTestSuite {
             #expect(journal.size <= limit)
         }
     }
+}
+
+/// The lines of `text` that its last newline ended (a line cut off by a kill is not one).
+private func completeLines(_ text: String) -> [String] {
+    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
 }

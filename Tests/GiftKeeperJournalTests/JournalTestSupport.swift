@@ -4,12 +4,12 @@ import GiftKeeperJournal
 import Glibc
 import Testing
 
-/// The parent of every journal test suite, run one test at a time.
+/// The parent of every journal test suite.
 ///
-/// Serialized because of `flock` and `posix_spawn`: between the spawn of a child process
-/// and its `exec` the child shares every open file description of the test process, so a
-/// journal another test just closed can still look locked (`.inUse`) for that moment.
-@Suite(.serialized) enum JournalTestSuite {}
+/// Its tests run in parallel: no test in a process that holds journal locks starts a program
+/// (`make test` runs the suites that do, `JournalProcessTests` and `PostgresStoreTests`
+/// among them, in a test process of their own), so no child can hold a lock of theirs.
+@Suite enum JournalTestSuite {}
 
 /// A fresh directory under /tmp, removed with everything in it on deinit.
 final class TemporaryDirectory {
@@ -166,116 +166,6 @@ func probePath() throws -> String {
     return probe
 }
 
-/// A child process run with posix_spawn, its stdout and stderr read through pipes.
-final class ChildProcess {
-    let pid: pid_t
-    private let stdoutFD: Int32
-    private let stderrFD: Int32
-    private var outputBuffer: [UInt8] = []
-    private var reapedStatus: Int32?
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        var outPipe: [Int32] = [0, 0]
-        var errPipe: [Int32] = [0, 0]
-        // pipe2(O_CLOEXEC) is not imported; the window before FD_CLOEXEC only risks another
-        // test's child holding a write end open a little longer.
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
-            throw POSIXError(.init(rawValue: errno)!)
-        }
-        for fd in outPipe + errPipe {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, nil, argv, environ)
-        close(outPipe[1])
-        close(errPipe[1])
-        guard result == 0 else {
-            close(outPipe[0])
-            close(errPipe[0])
-            throw POSIXError(.init(rawValue: result)!)
-        }
-        pid = child
-        stdoutFD = outPipe[0]
-        stderrFD = errPipe[0]
-    }
-
-    deinit {
-        if reapedStatus == nil {
-            kill(pid, SIGKILL)
-            _ = waitForExit()
-        }
-        close(stdoutFD)
-        close(stderrFD)
-    }
-
-    /// Reads stdout until it holds at least `count` complete lines, or EOF.
-    /// - Returns: the complete lines read so far.
-    func readLines(atLeast count: Int) -> [String] {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while outputBuffer.lazy.filter({ $0 == 10 }).count < count {
-            let read = chunk.withUnsafeMutableBytes { Glibc.read(stdoutFD, $0.baseAddress!, $0.count) }
-            if read < 0, errno == EINTR { continue }
-            if read <= 0 { break }
-            outputBuffer += chunk[0..<read]
-        }
-        return completeLines()
-    }
-
-    /// Reads stdout to EOF. - Returns: all complete lines.
-    func readAllLines() -> [String] {
-        readLines(atLeast: Int.max)
-    }
-
-    /// Reads stderr to EOF.
-    func readError() -> String {
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let read = chunk.withUnsafeMutableBytes { Glibc.read(stderrFD, $0.baseAddress!, $0.count) }
-            if read < 0, errno == EINTR { continue }
-            if read <= 0 { break }
-            data += chunk[0..<read]
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private func completeLines() -> [String] {
-        guard let lastNewline = outputBuffer.lastIndex(of: 10) else { return [] }
-        return String(decoding: outputBuffer[...lastNewline], as: UTF8.self)
-            .split(separator: "\n").map(String.init)
-    }
-
-    /// Waits for the child; returns its raw wait status.
-    @discardableResult
-    func waitForExit() -> Int32 {
-        if let reapedStatus { return reapedStatus }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        reapedStatus = status
-        return status
-    }
-
-    /// The exit code, or nil when a signal ended the child.
-    func exitCode() -> Int32? {
-        let status = waitForExit()
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : nil
-    }
-
-    /// The signal that ended the child, or nil when it exited.
-    func terminatingSignal() -> Int32? {
-        let status = waitForExit()
-        let signal = status & 0x7f
-        return signal != 0 && signal != 0x7f ? signal : nil
-    }
-}
-
 /// The names in a directory.
 func directoryEntries(_ path: String) throws -> [String] {
     guard let directory = opendir(path) else { throw POSIXError(.init(rawValue: errno)!) }
@@ -289,6 +179,3 @@ func directoryEntries(_ path: String) throws -> [String] {
     }
     return names
 }
-
-/// `Journal.open`, retrying for up to a second while the journal looks in use.
-///

@@ -1,3 +1,4 @@
+import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
 import Glibc
@@ -277,6 +278,24 @@ extension JournalTestSuite {
             #expect(readOnly?.code == .readOnlyAccess)
             #expect(readOnly?.exitCode == 5)
             #expect(try Journal.verify(at: path).frameCount == 4)
+        }
+
+        /// A program started while a journal is open does not keep it, nor its lock, once it
+        /// runs: the descriptor is close-on-exec. (Between fork and exec a child still holds
+        /// it, which is why `make test` keeps the suites that start programs apart.)
+        @Test func theJournalIsClosedOnExec() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("cloexec.journal")
+            try makeJournal(at: path, payloads: [[1]])
+            let journal = try Journal.open(at: path, access: .readWrite)
+            let descriptors = try directoryEntries("/proc/self/fd").compactMap(Int32.init).filter { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) == path
+            }
+            #expect(!descriptors.isEmpty, "the open journal has no descriptor on \(path)")
+            for fd in descriptors {
+                #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0, "descriptor \(fd) on the journal is inherited by programs")
+            }
+            withExtendedLifetime(journal) {}
         }
 
         /// A lock held longer than a writer ever holds it is waited for briefly, then the

@@ -2,6 +2,7 @@ import Foundation
 import GiftKeeperJournal
 import GiftKeeperPostgres
 import Glibc
+import TestProcesses
 import Testing
 
 extension JournalTestSuite {
@@ -11,12 +12,10 @@ extension JournalTestSuite {
     struct PostgresStoreTests {
         /// Runs `sql` on the test server (or the database at `url` there) with psql, as someone
         /// with the server's keys would.
-        func serverSide(_ sql: String, at url: String? = nil) throws {
+        func serverSide(_ sql: String, at url: String? = nil) async throws {
             let url = try #require(url ?? StoreKind.postgresURL)
-            let psql = try ChildProcess("/usr/bin/psql", [url, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
-            _ = psql.readAllLines()
-            let error = psql.readError()
-            #expect(psql.exitCode() == 0, "\(error)")
+            let psql = try await runProgram("/usr/bin/psql", [url, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            #expect(psql.status == 0, "\(psql)")
         }
 
         func journal(frames count: Int) throws -> (PostgresStoreLocation, [UInt8]) {
@@ -29,9 +28,9 @@ extension JournalTestSuite {
         func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
         @Test("A frame the server altered is refused with its position")
-        func alteredFrame() throws {
+        func alteredFrame() async throws {
             let (location, id) = try journal(frames: 3)
-            try serverSide(
+            try await serverSide(
                 "UPDATE giftkeeper_frames SET frame = set_byte(frame, 21, get_byte(frame, 21) # 1) WHERE journal_id = '\\x\(hex(id))' AND sequence = 2"
             )
             let error = journalError { _ = try location.open(access: .readOnly, toleratingDamage: false, progress: nil) }
@@ -44,9 +43,9 @@ extension JournalTestSuite {
         }
 
         @Test("A frame the server dropped, or frames it reordered, are refused with the position")
-        func droppedOrReorderedFrames() throws {
+        func droppedOrReorderedFrames() async throws {
             let (location, id) = try journal(frames: 3)
-            try serverSide("DELETE FROM giftkeeper_frames WHERE journal_id = '\\x\(hex(id))' AND sequence = 2")
+            try await serverSide("DELETE FROM giftkeeper_frames WHERE journal_id = '\\x\(hex(id))' AND sequence = 2")
             let dropped = journalError { _ = try location.open(access: .readOnly, toleratingDamage: false, progress: nil) }
             guard case .corrupt(let problem)? = dropped?.code else {
                 Issue.record("a gap was followed: \(String(describing: dropped))")
@@ -56,7 +55,7 @@ extension JournalTestSuite {
             #expect(problem.reason.contains("frame 3 where 2 belongs"), "\(problem.reason)")
 
             let (other, otherID) = try journal(frames: 3)
-            try serverSide(
+            try await serverSide(
                 """
                 UPDATE giftkeeper_frames SET sequence = -sequence WHERE journal_id = '\\x\(hex(otherID))' AND sequence IN (1, 2);
                 UPDATE giftkeeper_frames SET sequence = 3 - sequence WHERE journal_id = '\\x\(hex(otherID))' AND sequence < 0;
@@ -70,10 +69,10 @@ extension JournalTestSuite {
         }
 
         @Test("Another journal's frames served in place of this one's are refused")
-        func splicedFromAnotherJournal() throws {
+        func splicedFromAnotherJournal() async throws {
             let (location, id) = try journal(frames: 2)
             let (_, otherID) = try journal(frames: 2)
-            try serverSide(
+            try await serverSide(
                 """
                 UPDATE giftkeeper_frames AS mine SET frame = theirs.frame FROM giftkeeper_frames AS theirs
                 WHERE mine.journal_id = '\\x\(hex(id))' AND theirs.journal_id = '\\x\(hex(otherID))' AND mine.sequence = 2 AND theirs.sequence = 2
@@ -90,15 +89,14 @@ extension JournalTestSuite {
         /// first device that connects adds it, and appends, conflicts and reads work there.
         /// (Its own database, so that the other tests' server keeps its function meanwhile.)
         @Test("A server made by an earlier version gets the append function on first use")
-        func serverFromAnEarlierVersion() throws {
+        func serverFromAnEarlierVersion() async throws {
             let url = try #require(StoreKind.postgresURL)
             let database = "giftkeeper_upgrade_\(UInt32.random(in: 0...UInt32.max))"
-            try serverSide("CREATE DATABASE \(database)")
-            defer { try? serverSide("DROP DATABASE \(database) WITH (FORCE)") }
+            try await serverSide("CREATE DATABASE \(database)")
             let upgradeURL = String(url.prefix(upTo: try #require(url.lastIndex(of: "/")))) + "/" + database
             let address = try PostgresAddress(url: upgradeURL)
             _ = try PostgresStoreLocation(address: address).create()  // the tables, and the function
-            try serverSide(
+            try await serverSide(
                 """
                 DROP FUNCTION giftkeeper_append_v1(bytea, bigint, bytea, bigint, bytea, bytea[], bytea, bytea, text);
                 SELECT 1 / (count(*) = 0)::int FROM pg_proc WHERE proname = 'giftkeeper_append_v1';
@@ -112,6 +110,7 @@ extension JournalTestSuite {
             var late = other.makeBatch()
             try late.add(kind: .dataSealed, payload: [9])
             #expect(try other.append(late) == .conflict(current: store.head))
+            try await serverSide("DROP DATABASE \(database) WITH (FORCE)")
         }
 
         @Test("A password written into the address is refused: it belongs in ~/.pgpass")

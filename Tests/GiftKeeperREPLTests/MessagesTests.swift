@@ -91,29 +91,4 @@ import Testing
         #expect(!rejected.sentence.contains(".."), "\(rejected.sentence)")
         #expect(ServiceError(.rolledBack(.eventsMissing(count: 3))).sentence.contains("3 events are missing since your last session"))
     }
-
-    /// Issue 13, finding 4: a hint's command, pasted into a shell, runs exactly that command.
-    @Test("Paths in hints are quoted for a POSIX shell, apostrophes and combining marks included")
-    func hintsAreSafeToPaste() throws {
-        for path in ["/j/a;echo INJECTED;.journal", "/j/x'\u{301}; echo INJECTED; #'", "/j/$(echo INJECTED)`id`", "/j/plain"] {
-            let sentence = JournalError(.insecurePermissions(mode: 0o644), path: path).sentence
-            let command = String(try #require(sentence.components(separatedBy: "run: ").last))
-            // What sh makes of the pasted command: exactly chmod, 600 and the path.
-            let printed = try shellWords(command)
-            #expect(printed == ["chmod", "600", path], "\(command)")
-        }
-    }
-
-    /// The words `sh` splits `command` into (printed one per line by printf, nothing run).
-    func shellWords(_ command: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "set -- \(command); printf '%s\\0' \"$@\""]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
-    }
 }
