@@ -1,0 +1,94 @@
+import GiftKeeperFiles
+import Glibc
+
+/// The file store's half of ``FrameStore``: its head, reads after a position, waiting
+/// for other processes' appends and taking them in.
+extension Journal: FrameStore {
+    public var head: JournalHead { JournalHead(sequence: lastSequence, hash: headHash) }
+
+    /// Frames after `sequence`, from the chain that opening and each take-in verified under
+    /// the lock (``ChainCheck/trustVerifiedOnOpen``; frames before ``size`` are never
+    /// rewritten by a writer that takes it): every caller authenticates each payload
+    /// together with its previous hash, so nothing goes unchecked.
+    public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
+        guard sequence < lastSequence else { return }
+        if let start = boundaries.last(where: { $0.sequence == sequence }) {
+            try replay(from: start, chainCheck: .trustVerifiedOnOpen, progress: progress, body)
+            return
+        }
+        try replay(chainCheck: .trustVerifiedOnOpen, progress: progress) { frame in
+            if frame.sequence > sequence { try body(frame) }
+        }
+    }
+
+    /// A shared record lock on this byte (past any journal's end, never written) marks a
+    /// live session; record locks are independent of the `flock` appends take.
+    static let sessionMarkOffset: Int64 = 1 << 62
+
+    public func beginSession() -> Bool? {
+        guard file.setRecordLock(shared: true, at: Self.sessionMarkOffset) else { return nil }
+        return file.recordLockHeldElsewhere(at: Self.sessionMarkOffset)
+    }
+
+    public func endSession() {
+        file.setRecordLock(shared: false, at: Self.sessionMarkOffset)
+    }
+
+    /// Polls the file's size every 20 ms (no lock: `fstat`, and `lstat` of the path to
+    /// notice a journal put in its place, ``JournalChange/replaced``); when it grew, takes the
+    /// shared lock and takes in the whole frames that verify against this handle's head
+    /// (head, size and index move on). An unfinished frame is left for the next look (or
+    /// for the next appender, which trims it); one that does not verify is corruption.
+    public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        // Opened for audit past damage: what follows the damage is not taken in.
+        guard damage == nil else { return sequence < lastSequence }
+        var waited = 0
+        while true {
+            if sequence < lastSequence { return true }
+            let status = try mapIO(path) { () throws(SystemCallError) in try file.status() }
+            let fileSize = Int(status.st_size)
+            if fileSize == size, access == .readWrite, let replaced = errorUnlessPathNamesFile(status) {
+                // Another process put a new journal in its place (a sync deciding offline
+                // changes again): this handle's file will never grow again.
+                isUnusable = true
+                throw replaced
+            }
+            if fileSize > size {
+                try Self.lock(file, exclusive: false, path: path)
+                defer { file.unlock() }
+                let current = try mapIO(path) { () throws(SystemCallError) in Int(try file.status().st_size) }
+                _ = try takeInFrames(to: current)
+                if sequence < lastSequence { return true }
+            }
+            guard waited < milliseconds else { return false }
+            usleep(20_000)
+            waited += 20
+        }
+    }
+
+    /// Verifies the frames between ``size`` and `end` against the head and takes in the
+    /// whole ones; returns the unfinished frame after them, if any. Call with the lock held.
+    func takeInFrames(to end: Int) throws(JournalError) -> TornTail? {
+        var index = frameIndex
+        let summary = try mapIO(path) {
+            try JournalReader.scan(
+                file, genesisHash: headHash, from: size, to: end, nextSequence: lastSequence + 1,
+                body: { frame in
+                    index.note(
+                        sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
+                        previousHash: frame.previousHash, payload: frame.payload)
+                })
+        }
+        if let problem = summary.problem {
+            throw JournalError(.corrupt(problem), path: path)
+        }
+        frameIndex = index
+        frameCount += Int(summary.lastSequence - lastSequence)
+        lastSequence = summary.lastSequence
+        headHash = summary.headHash
+        size = summary.validEnd
+        noteBoundary()
+        return summary.tornTail
+    }
+}
