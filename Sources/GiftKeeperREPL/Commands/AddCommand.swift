@@ -45,11 +45,13 @@ struct AddCommand: ShellCommand {
         let recipient = line.text("recipient") ?? ""
         let title = line.text("title") ?? ""
         let price = try line.text("price").map { try Money.parsePrice($0) }
-        // What the list says before the change, read in place: a copy of the list kept across
-        // the change would make the service copy all of it when it applies the new event.
-        let budgets = shell.service.state.budgetStandings
-        let similar = shell.service.state.similarPresentIDs(to: title, for: recipient, termsOf: shell.titleWords.terms)
-        let notes = GiftMemory.notes(similar, for: shell.service.state.recipientSpelling(recipient), in: shell.service.state)
+        // What the list says before the change, read from one copy that is gone before the
+        // change: a copy kept across it would make the service copy all of the list when it
+        // applies the new event (each `shell.service.state` is a copy of its fields).
+        let (budgets, notes) = { (state: GiftList) in
+            let similar = state.similarPresentIDs(to: title, for: recipient, termsOf: shell.titleWords.terms)
+            return (state.budgetStandings, GiftMemory.notes(similar, for: state.recipientSpelling(recipient), in: state))
+        }(shell.service.state)
         let events = try shell.service.perform(
             .addPresent(
                 recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,
