@@ -61,6 +61,7 @@ struct REPL: ParsableCommand {
 /// `giftkeeper audit`: replay and authenticate the whole journal, read-only.
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "audit",
         abstract: "Replay and verify the whole journal with its password, one line per event (read-only).")
 
     @OptionGroup var journal: JournalOption
@@ -190,6 +191,7 @@ func withSignedInService(
 /// `giftkeeper export`: the decrypted state as JSON.
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write the decrypted list as giftkeeper.export.v2 JSON (to standard output, or --output FILE with mode 0600).")
 
     @OptionGroup var journal: JournalOption
@@ -234,6 +236,7 @@ struct Export: ParsableCommand {
 /// `giftkeeper import FILE`: append the events that recreate an export document.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract:
             "Restore the presents of a giftkeeper.export.v2 (or v1) document, ids and all, into a journal that has none of those ids (e.g. a new one), with its occasions, budgets and currency; checked whole first, nothing added if it is malformed."
     )
@@ -261,6 +264,7 @@ struct Import: ParsableCommand {
 /// `giftkeeper verify`: keyless check of structure and chain.
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Check the journal's structure and hash chain without the password (accidents, not forgery: use audit for that).")
 
     @OptionGroup var journal: JournalOption
