@@ -9,12 +9,16 @@ import Dispatch
 /// either lane wrote needs more synchronisation than the join gives. On a machine with one
 /// core the system simply runs them one after the other.
 public enum TwoLanes {
-    /// Runs `here` on the calling thread and `there` on a thread of the global queue, and
+    /// A queue of its own rather than a global one: it gets a thread even when every thread
+    /// of the global pool is busy or waiting (this one's callers wait for it).
+    private static let second = DispatchQueue(label: "giftkeeper.second-lane", attributes: .concurrent)
+
+    /// Runs `here` on the calling thread and `there` on another thread, and
     /// returns when both have finished. Neither may throw: each records what it found.
     public static func run(here: () -> Void, there: () -> Void) {
         withoutActuallyEscaping(there) { there in
             let handed = Handed(work: there)
-            DispatchQueue.global(qos: .userInitiated).async {
+            second.async {
                 handed.work?()
                 // Let go of the closure before the caller is released: it must not outlive the call.
                 handed.work = nil
