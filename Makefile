@@ -49,9 +49,13 @@ format:
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-## release: optimised build (.build/release/giftkeeper)
+## release: optimised build (.build/release/giftkeeper), the Swift runtime and Foundation linked
+## in statically: loading them as shared libraries was about half of the start-up
+## (docs/performance.md, "Start-up"). Every target that builds the release binary uses this
+## one command, so they never rebuild each other's modules with other flags.
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper
 release: deps
-	$(SWIFT) build -c release --product giftkeeper
+	$(RELEASE_BUILD)
 
 ## install: the release binary, bash/zsh/fish completions (paths complete where a path is
 ## expected) and a man page generated from the command declarations, under PREFIX
@@ -60,7 +64,7 @@ release: deps
 PREFIX ?= $(HOME)/.local
 MAN_DIR = .build/giftkeeper-man
 install: deps
-	$(SWIFT) build -c release --product giftkeeper
+	$(RELEASE_BUILD)
 	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
 	$(SWIFT) package --disable-sandbox generate-manual --output-directory $(MAN_DIR) >/dev/null
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
@@ -114,7 +118,7 @@ bench: deps bench-cli bench-black-box bench-sync
 ## bench-cli: black-box figures through the built binary, each against a bound measured in
 ## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines)
 bench-cli: deps
-	$(SWIFT) build -c release --product giftkeeper
+	$(RELEASE_BUILD)
 	scripts/bench-command-path.sh .build/release/giftkeeper 1000
 
 ## bench-black-box: import, export, audit, peak memory and start-up through the built binary,
@@ -123,7 +127,7 @@ bench-cli: deps
 ## package's memcheck. BENCH_PRESENTS='10000 100000 1000000' adds the 1 M figures.
 BENCH_PRESENTS ?= 10000 100000
 bench-black-box: deps
-	$(SWIFT) build -c release --product giftkeeper
+	$(RELEASE_BUILD)
 	cd Benchmarks && $(SWIFT) build -c release --product memcheck
 	BENCH_PRESENTS='$(BENCH_PRESENTS)' BENCH_MEMCHECK=$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/memcheck \
 	  scripts/bench-black-box.sh .build/release/giftkeeper
@@ -133,7 +137,7 @@ bench-black-box: deps
 ## INSERT+COMMIT, a change shown live on another device, clone speed, 50 devices at once
 ## (scripts/bench-sync.sh)
 bench-sync: deps
-	$(SWIFT) build -c release --product giftkeeper
+	$(RELEASE_BUILD)
 	scripts/bench-sync.sh .build/release/giftkeeper
 
 ## bench-compare: run the suite and compare it with the committed baseline 'main'

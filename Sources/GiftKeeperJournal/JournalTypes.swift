@@ -11,6 +11,19 @@ public struct FrameView {
     public let previousHash: UnsafeRawBufferPointer
     /// The frame's byte offset in the file.
     public let offset: Int
+
+    /// A view of a frame whose bytes are elsewhere (a batch of frames copied out of a
+    /// store's buffer to be opened on another thread).
+    public init(
+        sequence: UInt64, kind: FrameKind, payload: UnsafeRawBufferPointer, previousHash: UnsafeRawBufferPointer,
+        offset: Int
+    ) {
+        self.sequence = sequence
+        self.kind = kind
+        self.payload = payload
+        self.previousHash = previousHash
+        self.offset = offset
+    }
 }
 
 /// A frame that ``Journal/append(_:)`` wrote and made durable.

@@ -4,8 +4,14 @@ public import GiftKeeperJournal
 
 /// The result of replaying and verifying a whole journal with its password.
 public struct AuditReport: Sendable {
-    /// One record per frame that verified, in order.
+    /// One record per frame that verified, in order; empty when the audit handed each
+    /// record to its `onRecord` instead (nothing is kept then).
     public let records: [AuditRecord]
+    /// How many frames verified (the records made).
+    public let verifiedCount: Int
+    /// When each failed login recorded in the journal happened ("reported": anyone who can
+    /// write the file could forge one).
+    public let reportedFailedLogins: [Timestamp]
     /// The first problem, if any: nothing after it was read or shown.
     public let problem: ServiceError?
     /// A torn last frame found (not trimmed: auditing never changes the journal).
@@ -13,11 +19,6 @@ public struct AuditReport: Sendable {
     /// What comparing the journal with the head remembered on this machine found: events
     /// missing or another history (a rollback). Checked only when every frame verified.
     public let rollback: RollbackFinding?
-    /// The failed logins recorded in the journal ("reported": anyone who can write the
-    /// file could forge one).
-    public var reportedFailedLogins: [Timestamp] {
-        records.compactMap { $0.isReported && $0.type == EventType.loginFailed.name ? $0.at : nil }
-    }
     /// Why the journal failed verification: the first bad frame, else a rollback.
     public var failure: ServiceError? {
         problem ?? rollback.map { ServiceError(.rolledBack($0)) }
@@ -33,9 +34,13 @@ extension GiftKeeperService {
     /// throws; everything else that does not verify ends the report with its sequence
     /// number and reason. A journal that verifies whole is then compared with the head
     /// remembered on this machine (``AuditReport/rollback``).
+    ///
+    /// With `onRecord`, each record is handed to it as soon as its frame verifies and
+    /// nothing is kept (the report's `records` is empty): an audit then holds no more than
+    /// a replay. Without it, the report holds them all.
     public static func audit(
         journalPath: String, password: SecureBytes, environment: ServiceEnvironment,
-        progress: ((Int, Int) -> Void)? = nil
+        progress: ((Int, Int) -> Void)? = nil, onRecord: ((AuditRecord) -> Void)? = nil
     ) throws(ServiceError) -> AuditReport {
         let service = GiftKeeperService(journalPath: journalPath, environment: environment)
         service.onProgress = progress
@@ -58,13 +63,18 @@ extension GiftKeeperService {
         }
         defer { keyring.wipe() }
         var records: [AuditRecord] = []
-        records.reserveCapacity(store.frameCount)
+        if onRecord == nil { records.reserveCapacity(store.frameCount) }
+        var verifiedCount = 0
+        var failedLogins: [Timestamp] = []
         var problem: ServiceError?
         var check = RollbackCheck(service.rememberedHead(sealed, keyring: keyring))
         do {
             try sealed.replay(keyring: keyring, progress: progress) { frame, event in
                 check.observe(frame)
-                records.append(AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event))
+                let record = AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event)
+                verifiedCount += 1
+                if let event, record.isReported, event.type == .loginFailed { failedLogins.append(event.at) }
+                if let onRecord { onRecord(record) } else { records.append(record) }
             }
         } catch {
             problem = error
@@ -76,7 +86,9 @@ extension GiftKeeperService {
             ? check.finding(lastSequence: store.head.sequence, headHash: store.head.hash)
                 ?? (service.findingBeforeUnlocking == .journalReplaced ? .journalReplaced : nil)
             : nil
-        return AuditReport(records: records, problem: problem, tornTail: store.trimmedTail.map(IncompleteWrite.init), rollback: rollback)
+        return AuditReport(
+            records: records, verifiedCount: verifiedCount, reportedFailedLogins: failedLogins, problem: problem,
+            tornTail: store.trimmedTail.map(IncompleteWrite.init), rollback: rollback)
     }
 }
 

@@ -34,6 +34,9 @@ struct GiftKeeperCommand: ParsableCommand {
             4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
             """,
         version: "giftkeeper \(version) (journal format 1, libsodium \(Sodium.libraryVersion))",
+        // Each names itself (`commandName`): argument-parser would otherwise derive the name
+        // with `String(describing:)`, whose dynamic casts scan every conformance record of the
+        // process, at every start (docs/performance.md, "Start-up").
         subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self, Sync.self, Clone.self]
             + OneShotEntries.all,
         defaultSubcommand: REPL.self)

@@ -61,6 +61,7 @@ struct REPL: ParsableCommand {
 /// `giftkeeper audit`: replay and authenticate the whole journal, read-only.
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "audit",
         abstract: "Replay and verify the whole journal with its password, one line per event (read-only).")
 
     @OptionGroup var journal: JournalOption
@@ -70,6 +71,10 @@ struct Audit: ParsableCommand {
     func run() throws {
         let console = Console()
         let report: AuditReport
+        // Each line goes out as its frame verifies: nothing is kept (the audit holds no more
+        // than a replay), and the lines leave in chunks.
+        var lines = Console.Lines(console)
+        let sharesTerminal = isatty(STDOUT_FILENO) == 1
         do {
             let secret = try password.readPassword()
             defer { secret.wipe() }
@@ -79,8 +84,15 @@ struct Audit: ParsableCommand {
             progress.show("Checking the password…")
             report = try GiftKeeperService.audit(
                 journalPath: journal.path, password: secret, environment: journal.environment,
-                progress: { progress.update(completed: $0, total: $1) })
+                progress: { progress.update(completed: $0, total: $1) },
+                onRecord: { record in
+                    // The lines themselves show the progress on a shared screen.
+                    if sharesTerminal { progress.finish() }
+                    lines.print(line(record))
+                })
+            lines.flush()
         } catch {
+            lines.flush()
             // Damage found before any frame could be read (in the header, or before the key
             // wrap this password opens) still gets its verdict line.
             if let error = error as? ServiceError, error.exitCode == 1 {
@@ -88,41 +100,41 @@ struct Audit: ParsableCommand {
             }
             throw failure(error)
         }
-        for record in report.records {
-            if json {
-                console.print(
-                    JSONWriter.line([
-                        ("seq", .number(Int64(record.sequence))),
-                        ("time", record.at.map { .string($0.iso8601) } ?? .null),
-                        ("event", .string(record.type)),
-                        ("summary", .string(record.summary)),
-                        ("reported", .bool(record.isReported)),
-                    ]))
-            } else {
-                let time = record.at.map(\.iso8601) ?? "-"
-                let reported = record.isReported ? " (reported)" : ""
-                console.print("\(record.sequence)\t\(time)\t\(record.type)\t\(record.summary)\(reported)")
-            }
-        }
         let failed = report.reportedFailedLogins.count
         if let tail = report.tornTail {
             console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }
         if let problem = report.failure {
             // Every frame verified when only the rollback check failed.
-            printFailedVerdict(problem, verified: report.records.count, allVerified: report.problem == nil, console: console)
+            printFailedVerdict(problem, verified: report.verifiedCount, allVerified: report.problem == nil, console: console)
             console.error(problem.sentence)
             throw ExitCode(problem.exitCode)
         }
         if json {
             console.print(
                 JSONWriter.line([
-                    ("verdict", .string("ok")), ("events", .number(Int64(report.records.count))),
+                    ("verdict", .string("ok")), ("events", .number(Int64(report.verifiedCount))),
                     ("failedLoginsReported", .number(Int64(failed))),
                 ]))
         } else {
-            console.print("OK: \(counted(report.records.count, "frame")) verified; \(counted(failed, "failed login")) reported")
+            console.print("OK: \(counted(report.verifiedCount, "frame")) verified; \(counted(failed, "failed login")) reported")
         }
+    }
+
+    /// One record's line: tab-separated text, or a JSON object with `--json`.
+    private func line(_ record: AuditRecord) -> String {
+        if json {
+            return JSONWriter.line([
+                ("seq", .number(Int64(record.sequence))),
+                ("time", record.at.map { .string($0.iso8601) } ?? .null),
+                ("event", .string(record.type)),
+                ("summary", .string(record.summary)),
+                ("reported", .bool(record.isReported)),
+            ])
+        }
+        let time = record.at.map(\.iso8601) ?? "-"
+        let reported = record.isReported ? " (reported)" : ""
+        return "\(record.sequence)\t\(time)\t\(record.type)\t\(record.summary)\(reported)"
     }
 }
 
@@ -179,6 +191,7 @@ func withSignedInService(
 /// `giftkeeper export`: the decrypted state as JSON.
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write the decrypted list as giftkeeper.export.v2 JSON (to standard output, or --output FILE with mode 0600).")
 
     @OptionGroup var journal: JournalOption
@@ -223,6 +236,7 @@ struct Export: ParsableCommand {
 /// `giftkeeper import FILE`: append the events that recreate an export document.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract:
             "Restore the presents of a giftkeeper.export.v2 (or v1) document, ids and all, into a journal that has none of those ids (e.g. a new one), with its occasions, budgets and currency; checked whole first, nothing added if it is malformed."
     )
@@ -250,6 +264,7 @@ struct Import: ParsableCommand {
 /// `giftkeeper verify`: keyless check of structure and chain.
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Check the journal's structure and hash chain without the password (accidents, not forgery: use audit for that).")
 
     @OptionGroup var journal: JournalOption

@@ -8,6 +8,7 @@ import GiftKeeperService
 /// offline changes must be decided again after another device's does it sign in (and out).
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sync",
         abstract: "Send this device's changes to the journal's server and take in other devices' (the password only to merge).",
         discussion: """
             The server is --remote URL, else $GIFTKEEPER_REMOTE, else the one remembered for the journal; \
@@ -59,6 +60,7 @@ struct Sync: ParsableCommand {
 /// pushed to a server.
 struct Clone: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "clone",
         abstract: "Copy a journal from its server onto this device (then sign in with its password).",
         discussion: """
             URL is postgres://USER@HOST[:PORT]/DB (the database password from ~/.pgpass), with #ID — the first \

@@ -183,6 +183,30 @@ import Testing
         #expect(serviceError { try elsewhere.login(password: password("other password")) }?.wrongPasswordRecorded == true)
     }
 
+    /// Frames are opened in batches on a second thread while the fold takes the batch
+    /// before: wherever the altered frame lies (a batch's first or last frame, deep in a
+    /// later batch, the last frame), the replay stops there with every frame before it
+    /// shown, and a second alteration further on changes nothing.
+    @Test func aFlippedBitDeepInALongJournalIsTamperingAtItsFrame() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp(password: "correct horse")
+        for index in 0..<1_200 {
+            try service.perform(.addPresent(recipient: index % 2 == 0 ? "Mum" : "Dad", title: "Present \(index)"))
+        }
+        try service.close()
+        let original = try RawJournal(sandbox.journalBytes())
+        let last = UInt64(original.frames.count)
+        for sequence in [4, 512, 513, 600, 1_025, 1_100, last] {
+            var raw = original
+            raw[sequence: sequence].payload[30] ^= 0x10
+            try sandbox.writeJournal(raw.encoded())
+            try expectTampered(sandbox, at: sequence)
+            raw[sequence: last].payload[30] ^= sequence == last ? 0 : 0x10
+            try sandbox.writeJournal(raw.encoded())
+            try expectTampered(sandbox, at: sequence)
+        }
+    }
+
     @Test func reorderedDroppedAndDuplicatedFramesAreTampering() throws {
         let sandbox = try Sandbox()
         try journalWithPresents(sandbox)

@@ -17,8 +17,43 @@ public struct Console: Sendable, ExportWriting {
     /// newlines and tabs are shown as `�`: stored text (a title, a name, an old journal's
     /// data) can never send a terminal an escape sequence.
     public func print(_ text: String) {
-        let failure = write(Array((TerminalText.sanitized(text, keeping: ["\n", "\t"]) + "\n").utf8), to: outputDescriptor)
+        writeOutput(Array(Self.outputLine(text).utf8))
+    }
+
+    /// A line of output as ``print(_:)`` writes it: sanitised, newline added.
+    static func outputLine(_ text: String) -> String {
+        TerminalText.sanitized(text, keeping: ["\n", "\t"]) + "\n"
+    }
+
+    /// Writes to standard output, remembering the first failure for ``takeOutputFailure()``.
+    private func writeOutput(_ bytes: [UInt8]) {
+        let failure = write(bytes, to: outputDescriptor)
         if let failure { _ = Self.outputFailure.compareExchange(expected: 0, desired: failure, ordering: .relaxed) }
+    }
+
+    /// Lines for standard output gathered and written about 64 KiB at a time: the bytes
+    /// ``print(_:)`` writes line by line, in far fewer system calls (an audit's line per
+    /// frame). ``flush()`` before anything else is written, and at the end.
+    public struct Lines {
+        private let console: Console
+        private var bytes: [UInt8] = []
+        private static let chunk = 64 << 10
+
+        public init(_ console: Console) {
+            self.console = console
+            bytes.reserveCapacity(Self.chunk + 4096)
+        }
+
+        public mutating func print(_ text: String) {
+            bytes.append(contentsOf: Console.outputLine(text).utf8)
+            if bytes.count >= Self.chunk { flush() }
+        }
+
+        public mutating func flush() {
+            guard !bytes.isEmpty else { return }
+            console.writeOutput(bytes)
+            bytes.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The errno of the first failed write to standard output since the last call (a full
