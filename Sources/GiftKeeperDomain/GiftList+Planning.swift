@@ -317,6 +317,16 @@ extension GiftList {
         to title: String, for recipient: String,
         termsOf: (PresentID, String) -> TitleTerms = { TitleTerms($1) }
     ) -> [PresentID] {
+        similarPresents(to: title, for: recipient, keeping: .max, termsOf: termsOf).mostAlike
+    }
+
+    /// ``similarPresentIDs(to:for:termsOf:)``'s first `keeping`, and how many there are in
+    /// all: for `add`, which names the few most alike and counts the rest, without sorting
+    /// every match.
+    public func similarPresents(
+        to title: String, for recipient: String, keeping: Int,
+        termsOf: (PresentID, String) -> TitleTerms = { TitleTerms($1) }
+    ) -> (mostAlike: [PresentID], count: Int) {
         let terms = TitleTerms(title)
         /// How alike, as shared words per word of the shorter title (2 for the same title); nil when not.
         func likeness(_ other: TitleTerms) -> Double? {
@@ -326,9 +336,15 @@ extension GiftList {
             let shared = terms.sharedWords(with: other)
             return shared > 0 && shared * 2 >= fewer ? Double(shared) / Double(fewer) : nil
         }
+        typealias Match = (id: PresentID, likeness: Double)
+        /// Most alike first, then the older present.
+        func precedes(_ one: Match, _ other: Match) -> Bool {
+            (other.likeness, one.id.number) < (one.likeness, other.id.number)
+        }
         // Only this recipient's presents (by folded name), through the index: not the whole
         // list on every add.
-        var found: [(id: PresentID, likeness: Double)] = []
+        var kept: [Match] = []
+        var count = 0
         for id in presentIDsByRecipient[TextFolding.key(recipient)] ?? [] {
             let otherTitle: String
             if let index = presents.index(forKey: id) {
@@ -338,9 +354,17 @@ extension GiftList {
             } else {
                 continue
             }
-            if let likeness = likeness(termsOf(id, otherTitle)) { found.append((id, likeness)) }
+            guard let likeness = likeness(termsOf(id, otherTitle)) else { continue }
+            count += 1
+            let match = (id: id, likeness: likeness)
+            if keeping == .max {
+                kept.append(match)
+            } else if kept.count < keeping || kept.last.map({ precedes(match, $0) }) == true {
+                kept.insert(match, at: kept.firstIndex { precedes(match, $0) } ?? kept.count)
+                if kept.count > keeping { kept.removeLast() }
+            }
         }
-        found.sort { ($1.likeness, $0.id.number) < ($0.likeness, $1.id.number) }
-        return found.map(\.id)
+        if keeping == .max { kept.sort(by: precedes) }
+        return (kept.map(\.id), count)
     }
 }

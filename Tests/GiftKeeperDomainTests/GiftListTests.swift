@@ -408,6 +408,24 @@ import Testing
         #expect(!state.similarPresentIDs(to: "Red hiking boots for winter", for: "Mum").contains(pid(2)))
     }
 
+    /// What `add` asks for: the few most alike, in the same order as the whole list, and how many in all.
+    @Test func theFewMostAlikeAreTheFirstOfAllOfThem() throws {
+        var commands: [Command] = [.createAccount(name: "Alice")]
+        for number in 1...40 {
+            let words = ["wool", "socks", "grey", "warm", "hiking", "striped"].shuffled().prefix(Int.random(in: 1...4))
+            commands.append(.addPresent(recipient: number % 3 == 0 ? "Dad" : "Mum", title: words.joined(separator: " ")))
+        }
+        let state = try run(commands).state
+        for title in ["wool socks", "warm grey socks", "striped", "hiking boots", "tea"] {
+            let all = state.similarPresentIDs(to: title, for: "Mum")
+            for keeping in [0, 1, 3, 100] {
+                let few = state.similarPresents(to: title, for: "Mum", keeping: keeping)
+                #expect(few.mostAlike == Array(all.prefix(keeping)), "\(title), \(keeping)")
+                #expect(few.count == all.count)
+            }
+        }
+    }
+
     @Test func aTitleComparesEqualToItsOwnTermsWhateverItsScript() {
         for title in ["Blue scarf", "Zoë's blue scarf", "Écharpe bleue", "書籍 book", "a b c", ""] {
             let terms = GiftList.TitleTerms(title)

@@ -49,8 +49,12 @@ struct AddCommand: ShellCommand {
         // change: a copy kept across it would make the service copy all of the list when it
         // applies the new event (each `shell.service.state` is a copy of its fields).
         let (budgets, notes) = { (state: GiftList) in
-            let similar = state.similarPresentIDs(to: title, for: recipient, termsOf: shell.titleWords.terms)
-            return (state.budgetStandings, GiftMemory.notes(similar, for: state.recipientSpelling(recipient), in: state))
+            let similar = state.similarPresents(
+                to: title, for: recipient, keeping: GiftMemory.shown, termsOf: shell.titleWords.terms)
+            return (
+                state.budgetStandings,
+                GiftMemory.notes(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
+            )
         }(shell.service.state)
         let events = try shell.service.perform(
             .addPresent(
@@ -83,11 +87,12 @@ enum GiftMemory {
     /// How many similar presents `add` names; the rest are counted in one more line.
     static let shown = 3
 
-    /// The notes for `similar` (most alike first): the first few, then how many more.
-    static func notes(_ similar: [PresentID], for recipient: String, in state: GiftList) -> [String] {
-        let named = similar.prefix(shown).compactMap { state.present($0).map { note($0.present, in: state) } }
-        guard similar.count > shown else { return named }
-        let more = similar.count - shown
+    /// The notes for the `count` similar presents, `mostAlike` first: the first few, then
+    /// how many more.
+    static func notes(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: GiftList) -> [String] {
+        let named = mostAlike.prefix(shown).compactMap { state.present($0).map { note($0.present, in: state) } }
+        guard count > shown else { return named }
+        let more = count - shown
         return named + [
             "Note: \(more) more of \(recipient)'s present\(more == 1 ? " has" : "s have") a similar title ('gifts \(CommandLineTokenizer.quoted(recipient))' lists what was given)."
         ]
