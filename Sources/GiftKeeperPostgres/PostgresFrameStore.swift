@@ -14,11 +14,11 @@ import Synchronization
 /// and hash) and `giftkeeper_frames` (journal id, sequence, frame bytes, received time;
 /// primary key journal id + sequence). No global sequence: positions are per journal,
 /// gapless, given under the journal row's lock. An append is one statement, so one
-/// transaction and one round trip: lock the journal's row if its head is still the batch's
-/// base (`SELECT … FOR UPDATE`; otherwise nothing is written and the head that won is
-/// returned), move the head, insert the frames, post the device's head, `pg_notify` — a
-/// server-side function, so that the server plans it once per connection; it is
-/// acknowledged only once the server answered, after its commit.
+/// transaction and one round trip: move the journal's head if it is still the batch's base
+/// (an `UPDATE … WHERE` the head is the base, which locks the row; otherwise nothing is
+/// written and the head that won is returned), insert the frames, post the device's head,
+/// `pg_notify` — a server-side function, so that the server plans it once per connection;
+/// it is acknowledged only once the server answered, after its commit.
 ///
 /// The server is not trusted: it holds only ciphertext, and every frame it sends is
 /// verified against this handle's chain before it is taken in (``VerifiedFrames``, kept
@@ -261,9 +261,9 @@ public final class PostgresFrameStore: SharedFrameStore {
     }
 
     /// One statement, so one round trip and its own transaction: `giftkeeper_append_v1`
-    /// (``PostgresSchema/appendFunctionDefinition``) locks the journal's row only if its head
-    /// is still the batch's base (`FOR UPDATE`, which under READ COMMITTED looks at the row
-    /// again once another append's lock is released), moves the head, inserts the frames,
+    /// (``PostgresSchema/appendFunctionDefinition``) moves the journal's head only if it is
+    /// still the batch's base (an `UPDATE` that locks the row and, under READ COMMITTED,
+    /// looks at it again once another append's lock is released), inserts the frames,
     /// posts the device's head and notifies the channel, all or nothing; on a conflict it
     /// answers with the head that won. Acknowledged once the server answered, after its commit.
     public func append(_ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?) throws(JournalError)

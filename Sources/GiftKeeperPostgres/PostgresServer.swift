@@ -138,8 +138,8 @@ enum PostgresSchema {
     /// An append (``PostgresFrameStore/append(_:posting:)``) as a PL/pgSQL function, whose
     /// statements are planned once per connection rather than once per change (planning the
     /// same work as one ad-hoc statement cost more than the insert and its commit): when
-    /// the journal's head is still the batch's base, under the journal row's lock, the head
-    /// moves, the frames go in at the positions after it, the device's head is posted and
+    /// the journal's head is still the batch's base, the head moves (the update holding the
+    /// journal row's lock to the commit), the frames go in at the positions after it, the device's head is posted and
     /// the channel notified; the answer says whether it moved, how many frames went in, the
     /// journal's head (the one that won, on a conflict) and every device's posted head.
     static let appendFunctionDefinition = """
@@ -152,14 +152,15 @@ enum PostgresSchema {
         DECLARE
             stored bigint := 0;
         BEGIN
-            PERFORM 1 FROM giftkeeper_journals j
-                WHERE j.id = p_journal AND j.head_sequence = p_base_sequence AND j.head_hash = p_base_hash FOR UPDATE;
+            -- Moves the head only if it is still the batch's base: the update locks the row,
+            -- and one that waited for another append's lock looks at the row again after it.
+            UPDATE giftkeeper_journals j SET head_sequence = p_new_sequence, head_hash = p_new_hash
+                WHERE j.id = p_journal AND j.head_sequence = p_base_sequence AND j.head_hash = p_base_hash;
             IF NOT FOUND THEN
                 RETURN QUERY SELECT false, 0::bigint, j.head_sequence, j.head_hash, NULL::bytea[], NULL::bytea[]
                     FROM giftkeeper_journals j WHERE j.id = p_journal;
                 RETURN;
             END IF;
-            UPDATE giftkeeper_journals j SET head_sequence = p_new_sequence, head_hash = p_new_hash WHERE j.id = p_journal;
             INSERT INTO giftkeeper_frames (journal_id, sequence, frame)
                 SELECT p_journal, p_base_sequence + f.n, f.frame
                 FROM unnest(p_frames) WITH ORDINALITY AS f(frame, n);
