@@ -116,10 +116,12 @@ bench: deps bench-cli bench-black-box bench-sync
 	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
 
 ## bench-cli: black-box figures through the built binary, each against a bound measured in
-## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines)
+## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines, with titles
+## like a person's and with the worst case for gift memory, scripts/bench/add-script.sh)
 bench-cli: deps
 	$(RELEASE_BUILD)
-	scripts/bench-command-path.sh .build/release/giftkeeper 1000
+	BENCH_TITLES=person scripts/bench-command-path.sh .build/release/giftkeeper 1000
+	BENCH_TITLES=same scripts/bench-command-path.sh .build/release/giftkeeper 1000
 
 ## bench-black-box: import, export, audit, peak memory and start-up through the built binary,
 ## on journals built by `import` of ordinary documents, each against a bound measured in the

@@ -3,6 +3,7 @@
 # whole process, against a bare fsync'd 300-byte append measured in the same run.
 #
 #   scripts/bench-command-path.sh [BINARY] [N]      (defaults: .build/release/giftkeeper, 1000)
+#   BENCH_TITLES=person|same chooses the titles (scripts/bench/add-script.sh; default same)
 #
 # Per add line = (time of setup + 1 + N adds) - (time of setup + 1 add), divided by N; the
 # fixed costs (start-up, key derivation at the 'interactive' cost, the first line of a
@@ -59,6 +60,6 @@ for ((r = 0; r < runs; r++)); do
 done
 per_line=$(((best_adds - best_none) / count))
 per_append=$((best_bound / count))
-echo "add line, through the command line: ${per_line} us per line (${count} lines; fixed costs ${best_none} us subtracted)"
+echo "add line, through the command line, titles '${BENCH_TITLES:-same}': ${per_line} us per line (${count} lines; fixed costs ${best_none} us subtracted)"
 echo "bound, a bare fsync'd 300-byte append: ${per_append} us"
 python3 -c "print(f'ratio: {${per_line}/${per_append}:.2f} x (target: at most 1.5 x)')"
