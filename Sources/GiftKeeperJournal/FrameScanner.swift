@@ -91,12 +91,7 @@ final class FrameScanner {
             return nextTrusted(in: bytes, remaining: remaining, length: length, sequence: sequence, kindByte: kindByte)
         }
 
-        Blake2b.hash(
-            UnsafeRawBufferPointer(rebasing: bytes[0..<JournalFormat.frameCheckedSize]),
-            key: UnsafeRawBufferPointer(previousHash), into: computed)
-        let checkMatches = Self.equal(
-            UnsafeRawBufferPointer(rebasing: computed[0..<JournalFormat.headerCheckSize]),
-            UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameCheckedSize..<JournalFormat.frameHeaderSize]))
+        let checkMatches = Self.headerVerifies(bytes, key: UnsafeRawBufferPointer(previousHash), computed: computed)
         let kind = FrameKind(rawValue: kindByte)
 
         // The precise reasons come first; the header check catches what they cannot name.
@@ -117,10 +112,11 @@ final class FrameScanner {
         let size = JournalFormat.frameOverhead + length
         if let short = Self.shortfall(size: size, remaining: remaining, buffered: bytes.count) { return short }
         let hashed = JournalFormat.frameHeaderSize + length
-        Blake2b.hash(
-            UnsafeRawBufferPointer(rebasing: bytes[0..<hashed]),
-            key: UnsafeRawBufferPointer(previousHash), into: computed)
-        guard Self.equal(UnsafeRawBufferPointer(computed), UnsafeRawBufferPointer(rebasing: bytes[hashed..<size])) else {
+        guard
+            Self.hashVerifies(
+                UnsafeRawBufferPointer(rebasing: bytes[0..<size]), key: UnsafeRawBufferPointer(previousHash),
+                computed: computed)
+        else {
             return .corrupt(reason: "frame hash does not match (payload altered, or chain broken)")
         }
         return .frame(
@@ -209,25 +205,37 @@ final class FrameScanner {
         in bytes: UnsafeRawBufferPointer, offsets: [Int], _ frames: Range<Int>, firstKey: UnsafeRawBufferPointer
     ) -> Int? {
         withUnsafeTemporaryAllocation(byteCount: JournalFormat.hashSize, alignment: 8) { computed in
-            let hash = UnsafeRawBufferPointer(computed)
             for frame in frames {
                 let start = offsets[frame]
-                let end = offsets[frame + 1]
+                let whole = UnsafeRawBufferPointer(rebasing: bytes[start..<offsets[frame + 1]])
                 let key =
                     frame == 0 ? firstKey : UnsafeRawBufferPointer(rebasing: bytes[start - JournalFormat.hashSize..<start])
-                let checked = start + JournalFormat.frameCheckedSize
-                Blake2b.hash(UnsafeRawBufferPointer(rebasing: bytes[start..<checked]), key: key, into: computed)
-                guard
-                    equal(
-                        UnsafeRawBufferPointer(rebasing: hash[0..<JournalFormat.headerCheckSize]),
-                        UnsafeRawBufferPointer(rebasing: bytes[checked..<start + JournalFormat.frameHeaderSize]))
+                guard headerVerifies(whole, key: key, computed: computed), hashVerifies(whole, key: key, computed: computed)
                 else { return frame }
-                let hashed = end - JournalFormat.hashSize
-                Blake2b.hash(UnsafeRawBufferPointer(rebasing: bytes[start..<hashed]), key: key, into: computed)
-                guard equal(hash, UnsafeRawBufferPointer(rebasing: bytes[hashed..<end])) else { return frame }
             }
             return nil
         }
+    }
+
+    /// Whether the header check stored in the frame at the start of `frame` matches the one
+    /// computed under `key` (the previous frame's hash) into `computed`.
+    private static func headerVerifies(
+        _ frame: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, computed: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        Blake2b.hash(UnsafeRawBufferPointer(rebasing: frame[0..<JournalFormat.frameCheckedSize]), key: key, into: computed)
+        return equal(
+            UnsafeRawBufferPointer(rebasing: computed[0..<JournalFormat.headerCheckSize]),
+            UnsafeRawBufferPointer(rebasing: frame[JournalFormat.frameCheckedSize..<JournalFormat.frameHeaderSize]))
+    }
+
+    /// Whether the hash stored at the end of `frame` (exactly one whole frame) matches the one
+    /// computed under `key` into `computed`, where it stays (the next frame's key once accepted).
+    private static func hashVerifies(
+        _ frame: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, computed: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        let hashed = frame.count - JournalFormat.hashSize
+        Blake2b.hash(UnsafeRawBufferPointer(rebasing: frame[0..<hashed]), key: key, into: computed)
+        return equal(UnsafeRawBufferPointer(computed), UnsafeRawBufferPointer(rebasing: frame[hashed...]))
     }
 
     /// Byte equality of two equally long buffers (public hashes: no need for constant time).
