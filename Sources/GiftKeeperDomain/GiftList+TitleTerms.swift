@@ -13,7 +13,7 @@ extension GiftList {
             var folded = TextFolding.key(title)
             var hashes =
                 folded.withUTF8(Self.asciiWordHashes)
-                ?? TextFolding.words(title).filter { $0.count >= 3 }.map { $0.utf8.reduce(Self.emptyHash, Self.hash) }
+                ?? TextFolding.words(ofKey: folded).filter { $0.count >= 3 }.map { $0.utf8.reduce(Self.emptyHash, Self.hash) }
             hashes.sort()
             var unique = 0
             for index in hashes.indices where index == 0 || hashes[index] != hashes[unique - 1] {
@@ -27,13 +27,13 @@ extension GiftList {
 
         /// The hashes of an ASCII key's words of three letters or more, its runs of letters
         /// and digits, hashed as they are read; nil when the key is not ASCII
-        /// (`TextFolding.words` finds those).
+        /// (``TextFolding/words(ofKey:)`` finds those).
         static func asciiWordHashes(_ key: UnsafeBufferPointer<UInt8>) -> [UInt64]? {
             var hashes: [UInt64] = []
             var (hash, length) = (emptyHash, 0)
             for byte in key {
                 if byte >= 0x80 { return nil }
-                if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) {
+                if TextFolding.isASCIIWordByte(byte) {
                     hash = Self.hash(hash, byte)
                     length += 1
                     continue

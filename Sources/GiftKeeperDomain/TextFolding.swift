@@ -75,13 +75,21 @@ public enum TextFolding {
 
     /// The words of `text`, folded: runs of letters and digits (`Blue scarf!` → `blue`, `scarf`).
     public static func words(_ text: String) -> Set<String> {
-        let folded = key(text)
+        words(ofKey: key(text))
+    }
+
+    /// The words of a folded key (``key(_:)``), without folding it again.
+    public static func words(ofKey folded: String) -> Set<String> {
         // An ASCII key splits on its bytes, without asking Unicode what a letter is.
         if folded.allUTF8Bytes({ $0 < 0x80 }) {
-            return Set(
-                folded.utf8.split { byte in !((byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)) }
-                    .map { String(decoding: $0, as: UTF8.self) })
+            return Set(folded.utf8.split { !isASCIIWordByte($0) }.map { String(decoding: $0, as: UTF8.self) })
         }
         return Set(folded.split { !($0.isLetter || $0.isNumber) }.map(String.init))
+    }
+
+    /// Whether a byte of an ASCII key belongs to a word: a lower-case letter or a digit.
+    @inline(__always)
+    public static func isASCIIWordByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
     }
 }
