@@ -311,21 +311,16 @@ extension GiftList {
     /// title's words, words of three letters or more). Removed presents count only when
     /// given. Most alike first: the same title, then the larger share of words, then the
     /// older present. Found without copying a present: `add` runs it every time.
-    /// `termsOf` gives the ``TitleTerms`` of a present's (id, title); a caller may
-    /// remember them (the shell does).
-    public func similarPresentIDs(
-        to title: String, for recipient: String,
-        termsOf: (PresentID, String) -> TitleTerms = { TitleTerms($1) }
-    ) -> [PresentID] {
-        similarPresents(to: title, for: recipient, keeping: .max, termsOf: termsOf).mostAlike
+    public func similarPresentIDs(to title: String, for recipient: String) -> [PresentID] {
+        similarPresents(to: title, for: recipient, keeping: .max).mostAlike
     }
 
-    /// ``similarPresentIDs(to:for:termsOf:)``'s first `keeping`, and how many there are in
+    /// ``similarPresentIDs(to:for:)``'s first `keeping`, and how many there are in
     /// all: for `add`, which names the few most alike and counts the rest, without sorting
-    /// every match.
+    /// every match. `memory` keeps the presents' ``TitleTerms`` from one call to the next
+    /// (the shell's, for every `add`).
     public func similarPresents(
-        to title: String, for recipient: String, keeping: Int,
-        termsOf: (PresentID, String) -> TitleTerms = { TitleTerms($1) }
+        to title: String, for recipient: String, keeping: Int, remembering memory: TitleTermsMemory? = nil
     ) -> (mostAlike: [PresentID], count: Int) {
         let terms = TitleTerms(title)
         /// How alike, as shared words per word of the shorter title (2 for the same title); nil when not.
@@ -343,9 +338,12 @@ extension GiftList {
         }
         // Only this recipient's presents (by folded name), through the index: not the whole
         // list on every add.
+        let recipientKey = TextFolding.key(recipient)
+        var remembered = memory?.take(recipientKey) ?? TitleTermsMemory.Terms()
+        defer { memory?.keep(remembered, for: recipientKey) }
         var kept: [Match] = []
         var count = 0
-        for id in presentIDsByRecipient[TextFolding.key(recipient)] ?? [] {
+        for (position, id) in (presentIDsByRecipient[recipientKey] ?? []).enumerated() {
             let otherTitle: String
             if let index = presents.index(forKey: id) {
                 otherTitle = presents.values[index].title
@@ -354,7 +352,7 @@ extension GiftList {
             } else {
                 continue
             }
-            guard let likeness = likeness(termsOf(id, otherTitle)) else { continue }
+            guard let likeness = likeness(remembered.terms(at: position, of: otherTitle)) else { continue }
             count += 1
             let match = (id: id, likeness: likeness)
             if keeping == .max {

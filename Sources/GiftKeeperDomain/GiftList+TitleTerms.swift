@@ -67,3 +67,39 @@ extension GiftList {
         }
     }
 }
+
+/// The ``GiftList/TitleTerms`` of each person's presents, kept from one gift-memory scan to
+/// the next (``GiftList/similarPresents(to:for:keeping:remembering:)``): `add` compares a new
+/// title with all of a person's presents every time, and their terms change only when a
+/// title does. Kept in the order of the person's presents in the list's index, so a scan
+/// finds a present's terms by its place, without hashing; a title that is not the one
+/// remembered at its place (another present, an edited title) gets new terms there.
+public final class TitleTermsMemory {
+    /// One person's presents' terms, by place in the index.
+    struct Terms {
+        private var entries: [(title: String, terms: GiftList.TitleTerms)?] = []
+
+        /// The terms of `title`, the title of the present at `position`.
+        mutating func terms(at position: Int, of title: String) -> GiftList.TitleTerms {
+            if position < entries.count, let entry = entries[position], entry.title == title {
+                return entry.terms
+            }
+            let terms = GiftList.TitleTerms(title)
+            if position >= entries.count {
+                entries.append(contentsOf: repeatElement(nil, count: position + 1 - entries.count))
+            }
+            entries[position] = (title, terms)
+            return terms
+        }
+    }
+
+    private var byRecipient: [String: Terms] = [:]
+
+    public init() {}
+
+    /// The terms remembered for a person (folded name), taken out so a scan updates them
+    /// in place; ``keep(_:for:)`` puts them back.
+    func take(_ recipientKey: String) -> Terms { byRecipient.removeValue(forKey: recipientKey) ?? Terms() }
+
+    func keep(_ terms: Terms, for recipientKey: String) { byRecipient[recipientKey] = terms }
+}

@@ -426,6 +426,36 @@ import Testing
         }
     }
 
+    /// The shell keeps one ``TitleTermsMemory`` for every `add`: whatever happened to the
+    /// list in between (titles edited, presents moved to another person, removed, given,
+    /// restored), a scan with it finds what a scan without it finds.
+    @Test func rememberedTermsFindWhatFreshOnesFind() throws {
+        let memory = TitleTermsMemory()
+        let words = ["wool", "socks", "grey", "warm", "hiking", "crème", "brûlée"]
+        let people = ["Mum", "mum ", "Dad", "Zoë"]
+        var state = try run([.createAccount(name: "Alice")]).state
+        for step in 0..<400 {
+            let title = words.shuffled().prefix(Int.random(in: 1...3)).joined(separator: " ")
+            let person = people.randomElement()!
+            let ids = Array(state.presents.keys) + Array(state.removedPresents.keys)
+            let command: Command
+            switch (ids.randomElement(), Int.random(in: 0..<7)) {
+            case (let id?, 0): command = .editPresent(id: id, changes: [.title(title)])
+            case (let id?, 1): command = .editPresent(id: id, changes: [.recipient(person)])
+            case (let id?, 2): command = .removePresent(id: id)
+            case (let id?, 3): command = .markPresent(id: id, status: .given)
+            case (let id?, 4): command = .restorePresent(id: id)
+            default: command = .addPresent(recipient: person, title: title)
+            }
+            // Commands the rules refuse (a removed present edited …) change nothing.
+            state = (try? run([command], from: state).state) ?? state
+            let remembered = state.similarPresents(to: title, for: person, keeping: 3, remembering: memory)
+            let fresh = state.similarPresents(to: title, for: person, keeping: 3)
+            #expect(remembered.mostAlike == fresh.mostAlike, "step \(step): \(command)")
+            #expect(remembered.count == fresh.count, "step \(step): \(command)")
+        }
+    }
+
     @Test func aTitleComparesEqualToItsOwnTermsWhateverItsScript() {
         for title in ["Blue scarf", "Zoë's blue scarf", "Écharpe bleue", "書籍 book", "a b c", ""] {
             let terms = GiftList.TitleTerms(title)

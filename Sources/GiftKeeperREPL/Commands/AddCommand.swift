@@ -50,7 +50,7 @@ struct AddCommand: ShellCommand {
         // applies the new event (each `shell.service.state` is a copy of its fields).
         let (budgets, notes) = { (state: GiftList) in
             let similar = state.similarPresents(
-                to: title, for: recipient, keeping: GiftMemory.shown, termsOf: shell.titleWords.terms)
+                to: title, for: recipient, keeping: GiftMemory.shown, remembering: shell.titleTerms)
             return (
                 state.budgetStandings,
                 GiftMemory.notes(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
@@ -66,19 +66,6 @@ struct AddCommand: ShellCommand {
             shell.console.print((["Saved \(id): \"\(title)\" for \(recipient)."] + notes).joined(separator: "\n"))
         }
         shell.warnOverBudget(since: budgets)
-    }
-}
-
-/// What gift memory compares each present's title by, remembered while the title stays
-/// the same: a new title is compared with all of a person's presents on every `add`.
-final class TitleWords {
-    private var remembered: [PresentID: (title: String, terms: GiftList.TitleTerms)] = [:]
-
-    func terms(_ id: PresentID, _ title: String) -> GiftList.TitleTerms {
-        if let entry = remembered[id], entry.title == title { return entry.terms }
-        let terms = GiftList.TitleTerms(title)
-        remembered[id] = (title, terms)
-        return terms
     }
 }
 
@@ -98,14 +85,33 @@ enum GiftMemory {
         ]
     }
 
-    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned.
+    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned. Written
+    /// by appending to one string of the right size: string interpolation of the id and
+    /// status grew the string several times per note, and `add` writes up to three.
     static func note(_ present: Present, in state: GiftList) -> String {
-        let occasion = present.occasion.isEmpty ? "" : " for \(present.occasion)"
-        if present.status == .given {
-            let when = present.givenAt.map { " on \(LocalTime.date($0))" } ?? ""
-            return "Note: \(present.recipient) got \"\(present.title)\"\(occasion)\(when) (\(present.id))."
+        let given = present.status == .given
+        let when = given ? present.givenAt.map { " on \(LocalTime.date($0))" } ?? "" : ""
+        let removed = !given && state.presents[present.id] == nil
+        var note = ""
+        note.reserveCapacity(64 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count)
+        note += "Note: "
+        note += present.recipient
+        note += given ? " got \"" : " already has \""
+        note += present.title
+        note += "\""
+        if !present.occasion.isEmpty {
+            note += " for "
+            note += present.occasion
         }
-        let removed = state.presents[present.id] == nil ? ", removed" : ""
-        return "Note: \(present.recipient) already has \"\(present.title)\"\(occasion) planned (\(present.id), \(present.status)\(removed))."
+        note += given ? when + " (" : " planned ("
+        note += "p"
+        note += String(present.id.number)
+        if !given {
+            note += ", "
+            note += present.status.rawValue
+            if removed { note += ", removed" }
+        }
+        note += ")."
+        return note
     }
 }
