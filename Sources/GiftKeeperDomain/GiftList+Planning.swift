@@ -325,7 +325,7 @@ extension GiftList {
         let terms = TitleTerms(title)
         /// How alike, as shared words per word of the shorter title (2 for the same title); nil when not.
         func likeness(_ other: TitleTerms) -> Double? {
-            if other.key == terms.key { return 2 }
+            if other.hasKey(of: terms) { return 2 }
             let fewer = min(terms.wordHashes.count, other.wordHashes.count)
             guard fewer > 0 else { return nil }
             let shared = terms.sharedWords(with: other)
@@ -339,28 +339,34 @@ extension GiftList {
         // Only this recipient's presents (by folded name), through the index: not the whole
         // list on every add.
         let recipientKey = TextFolding.key(recipient)
-        var remembered = memory?.take(recipientKey) ?? TitleTermsMemory.Terms()
-        defer { memory?.keep(remembered, for: recipientKey) }
         var kept: [Match] = []
         var count = 0
-        for (position, id) in (presentIDsByRecipient[recipientKey] ?? []).enumerated() {
-            let otherTitle: String
-            if let index = presents.index(forKey: id) {
-                otherTitle = presents.values[index].title
-            } else if let index = removedPresents.index(forKey: id), removedPresents.values[index].status == .given {
-                otherTitle = removedPresents.values[index].title
-            } else {
-                continue
+        func scan(remembering remembered: inout TitleTermsMemory.Terms) {
+            for (position, id) in (presentIDsByRecipient[recipientKey] ?? []).enumerated() {
+                let otherTitle: String
+                if let index = presents.index(forKey: id) {
+                    otherTitle = presents.values[index].title
+                } else if let index = removedPresents.index(forKey: id), removedPresents.values[index].status == .given {
+                    otherTitle = removedPresents.values[index].title
+                } else {
+                    continue
+                }
+                guard let likeness = likeness(remembered.terms(at: position, of: otherTitle)) else { continue }
+                count += 1
+                let match = (id: id, likeness: likeness)
+                if keeping == .max {
+                    kept.append(match)
+                } else if kept.count < keeping || kept.last.map({ precedes(match, $0) }) == true {
+                    kept.insert(match, at: kept.firstIndex { precedes(match, $0) } ?? kept.count)
+                    if kept.count > keeping { kept.removeLast() }
+                }
             }
-            guard let likeness = likeness(remembered.terms(at: position, of: otherTitle)) else { continue }
-            count += 1
-            let match = (id: id, likeness: likeness)
-            if keeping == .max {
-                kept.append(match)
-            } else if kept.count < keeping || kept.last.map({ precedes(match, $0) }) == true {
-                kept.insert(match, at: kept.firstIndex { precedes(match, $0) } ?? kept.count)
-                if kept.count > keeping { kept.removeLast() }
-            }
+        }
+        if let memory {
+            memory.update(recipientKey, scan)
+        } else {
+            var fresh = TitleTermsMemory.Terms()
+            scan(remembering: &fresh)
         }
         if keeping == .max { kept.sort(by: precedes) }
         return (kept.map(\.id), count)

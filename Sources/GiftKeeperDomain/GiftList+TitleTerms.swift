@@ -7,6 +7,9 @@ extension GiftList {
     /// that is about as likely as never.
     public struct TitleTerms: Sendable {
         public let key: String
+        /// The key's hash, compared before the key itself: most titles a new one is
+        /// compared with differ from it.
+        let keyHash: UInt64
         let wordHashes: [UInt64]
 
         public init(_ title: String) {
@@ -22,6 +25,7 @@ extension GiftList {
             }
             hashes.removeLast(hashes.count - unique)
             key = folded
+            keyHash = folded.withUTF8 { $0.reduce(Self.emptyHash, Self.hash) }
             wordHashes = hashes
         }
 
@@ -48,6 +52,9 @@ extension GiftList {
         /// FNV-1a, 64 bits: the hash of no bytes, and the hash of those bytes and one more.
         static let emptyHash: UInt64 = 0xcbf2_9ce4_8422_2325
         static func hash(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+
+        /// Whether the two titles are the same when folded.
+        func hasKey(of other: TitleTerms) -> Bool { keyHash == other.keyHash && key == other.key }
 
         /// How many words the two titles share.
         func sharedWords(with other: TitleTerms) -> Int {
@@ -97,9 +104,8 @@ public final class TitleTermsMemory {
 
     public init() {}
 
-    /// The terms remembered for a person (folded name), taken out so a scan updates them
-    /// in place; ``keep(_:for:)`` puts them back.
-    func take(_ recipientKey: String) -> Terms { byRecipient.removeValue(forKey: recipientKey) ?? Terms() }
-
-    func keep(_ terms: Terms, for recipientKey: String) { byRecipient[recipientKey] = terms }
+    /// Lets `body` read and update the terms remembered for a person (folded name), in place.
+    func update(_ recipientKey: String, _ body: (inout Terms) -> Void) {
+        body(&byRecipient[recipientKey, default: Terms()])
+    }
 }

@@ -77,7 +77,9 @@ enum GiftMemory {
     /// The notes for the `count` similar presents, `mostAlike` first: the first few, then
     /// how many more.
     static func notes(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: GiftList) -> [String] {
-        let named = mostAlike.prefix(shown).compactMap { state.present($0).map { note($0.present, in: state) } }
+        let named = mostAlike.prefix(shown).compactMap { id in
+            state.present(id).map { note($0.present, isRemoved: $0.isRemoved) }
+        }
         guard count > shown else { return named }
         let more = count - shown
         return named + [
@@ -85,33 +87,37 @@ enum GiftMemory {
         ]
     }
 
-    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned. Written
-    /// by appending to one string of the right size: string interpolation of the id and
-    /// status grew the string several times per note, and `add` writes up to three.
-    static func note(_ present: Present, in state: GiftList) -> String {
+    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned. Its
+    /// bytes are gathered in one buffer of the right size: string interpolation and string
+    /// appends each grew and re-checked the string, several times a note, and `add` writes
+    /// up to three.
+    static func note(_ present: Present, isRemoved: Bool) -> String {
         let given = present.status == .given
-        let when = given ? present.givenAt.map { " on \(LocalTime.date($0))" } ?? "" : ""
-        let removed = !given && state.presents[present.id] == nil
-        var note = ""
-        note.reserveCapacity(64 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count)
-        note += "Note: "
-        note += present.recipient
-        note += given ? " got \"" : " already has \""
-        note += present.title
-        note += "\""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(96 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count)
+        bytes += "Note: ".utf8
+        bytes += present.recipient.utf8
+        bytes += given ? #" got ""#.utf8 : #" already has ""#.utf8
+        bytes += present.title.utf8
+        bytes += #"""#.utf8
         if !present.occasion.isEmpty {
-            note += " for "
-            note += present.occasion
+            bytes += " for ".utf8
+            bytes += present.occasion.utf8
         }
-        note += given ? when + " (" : " planned ("
-        note += "p"
-        note += String(present.id.number)
+        if given {
+            if let givenAt = present.givenAt { bytes += " on \(LocalTime.date(givenAt))".utf8 }
+            bytes += " (".utf8
+        } else {
+            bytes += " planned (".utf8
+        }
+        bytes += "p".utf8
+        bytes += String(present.id.number).utf8
         if !given {
-            note += ", "
-            note += present.status.rawValue
-            if removed { note += ", removed" }
+            bytes += ", ".utf8
+            bytes += present.status.rawValue.utf8
+            if isRemoved { bytes += ", removed".utf8 }
         }
-        note += ")."
-        return note
+        bytes += ").".utf8
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

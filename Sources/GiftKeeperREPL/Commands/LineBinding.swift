@@ -56,14 +56,14 @@ enum LineBinding {
     /// argument-parser parse them.
     static func bind(_ type: any ShellCommand.Type, _ arguments: [String]) -> BoundLine? {
         guard let declarations = declarations(of: type), let given = match(arguments, declarations) else { return nil }
-        return BoundLine(values: given, declarations: declarations, command: type)
+        return BoundLine(given: given, declarations: declarations, command: type)
     }
 
     /// What argument-parser parsed, as a line: each declared property's value, read from
     /// its wrapper (`_parsedValue`, case `value`).
     static func bound(from parsed: any ShellCommand) -> BoundLine? {
         guard let declarations = declarations(of: type(of: parsed)) else { return nil }
-        var values: [String: Given] = [:]
+        var line = BoundLine(declarations: declarations, command: type(of: parsed))
         for child in Mirror(reflecting: parsed).children {
             guard let label = child.label else { continue }
             let key = String(label.dropFirst())
@@ -72,45 +72,47 @@ enum LineBinding {
                     Mirror(reflecting: storage.value).children.first { $0.label == "value" }?.value
                 })
             else { return nil }
-            values[key] = Given(value)
+            line[key] = Given(value)
         }
-        return BoundLine(values: values, declarations: declarations, command: type(of: parsed))
+        return line
     }
 
-    /// Assigns the words to the declarations; nil for anything but the plain case.
-    static func match(_ words: [String], _ declarations: [Declaration]) -> [String: Given]? {
+    /// Assigns the words to the declarations: what each was given, in their order; nil for
+    /// anything but the plain case.
+    static func match(_ words: [String], _ declarations: [Declaration]) -> [Given?]? {
         // `--` ends the options for argument-parser, wherever it stands.
         guard !words.contains("--") else { return nil }
-        var given: [String: Given] = [:]
-        var positional = declarations.filter { $0.kind == .positional }[...]
+        var given = [Given?](repeating: nil, count: declarations.count)
+        var positional = declarations.firstIndex { $0.kind == .positional }
         var index = words.startIndex
         while index < words.endIndex {
             let word = words[index]
             index += 1
             if word.hasPrefix("-") {
-                guard let declaration = declarations.first(where: { $0.kind != .positional && $0.longName == word }),
-                    given[declaration.key] == nil
+                guard let option = declarations.firstIndex(where: { $0.kind != .positional && $0.longName == word }),
+                    given[option] == nil
                 else { return nil }
+                let declaration = declarations[option]
                 if declaration.kind == .flag {
-                    given[declaration.key] = .flag
+                    given[option] = .flag
                     continue
                 }
                 guard declaration.isText, index < words.endIndex,
                     declaration.takesAnyValue || !words[index].hasPrefix("-")
                 else { return nil }
-                given[declaration.key] = .text(words[index])
+                given[option] = .text(words[index])
                 index += 1
             } else {
-                guard let declaration = positional.first, declaration.isText else { return nil }
-                if declaration.isRepeating {
-                    if case .texts(let earlier) = given[declaration.key] {
-                        given[declaration.key] = .texts(earlier + [word])
+                guard let argument = positional, declarations[argument].isText else { return nil }
+                if declarations[argument].isRepeating {
+                    if case .texts(let earlier) = given[argument] {
+                        given[argument] = .texts(earlier + [word])
                     } else {
-                        given[declaration.key] = .texts([word])
+                        given[argument] = .texts([word])
                     }
                 } else {
-                    given[declaration.key] = .text(word)
-                    positional = positional.dropFirst()
+                    given[argument] = .text(word)
+                    positional = declarations[(argument + 1)...].firstIndex { $0.kind == .positional }
                 }
             }
         }
@@ -190,36 +192,45 @@ enum LineBinding {
 /// Reading a name the command does not declare is a programming error (it stops the
 /// program): every command's transcript tests read each of its names.
 struct BoundLine {
-    /// Given on the line, or answered at a prompt (``Shell/completing(_:)``).
-    var values: [String: LineBinding.Given]
     let declarations: [LineBinding.Declaration]
+    /// What each declaration was given on the line, or answered at a prompt
+    /// (``Shell/completing(_:)``), in the declarations' order: found by a declaration's
+    /// place, without hashing its name, on every line of a script.
+    private var given: [LineBinding.Given?]
     /// The command whose declarations these are (nil for a line made up in code).
     var command: (any ShellCommand.Type)?
 
-    init(values: [String: LineBinding.Given], declarations: [LineBinding.Declaration], command: (any ShellCommand.Type)? = nil) {
-        self.values = values
+    init(given: [LineBinding.Given?]? = nil, declarations: [LineBinding.Declaration], command: (any ShellCommand.Type)? = nil) {
+        self.given = given ?? Array(repeating: nil, count: declarations.count)
         self.declarations = declarations
         self.command = command
     }
 
-    private func declared(_ key: String) -> LineBinding.Declaration {
-        guard let declaration = declarations.first(where: { $0.key == key }) else {
+    private func place(_ key: String) -> Int {
+        guard let place = declarations.firstIndex(where: { $0.key == key }) else {
             preconditionFailure("'\(key)' is not declared by this command")
         }
-        return declaration
+        return place
+    }
+
+    private func declared(_ key: String) -> LineBinding.Declaration { declarations[place(key)] }
+
+    /// What `key`'s declaration was given (nil: nothing).
+    subscript(key: String) -> LineBinding.Given? {
+        get { given[place(key)] }
+        set { given[place(key)] = newValue }
     }
 
     /// An argument's or option's word, or its declared default; nil when neither.
     func text(_ key: String) -> String? {
-        let declaration = declared(key)
-        if case .text(let text) = values[key] { return text }
-        return declaration.defaultValue
+        let place = place(key)
+        if case .text(let text) = given[place] { return text }
+        return declarations[place].defaultValue
     }
 
     /// A repeating argument's words (empty when none).
     func texts(_ key: String) -> [String] {
-        _ = declared(key)
-        if case .texts(let texts) = values[key] { return texts }
+        if case .texts(let texts) = self[key] { return texts }
         return []
     }
 
@@ -230,8 +241,7 @@ struct BoundLine {
     }
 
     func flag(_ key: String) -> Bool {
-        _ = declared(key)
-        return values[key] == .flag
+        self[key] == .flag
     }
 
     /// 1 when an argument was left out, so the command will ask for it.

@@ -13,13 +13,13 @@ extension REPLSession {
         var line = line
         var asked = false
         for prompt in command.prompts where !prompt.isOptional && prompt.isAsked(by: line) {
-            line.values[prompt.key] = try answer(prompt, on: line)
+            line[prompt.key] = try answer(prompt, on: line)
             asked = true
         }
         // The wizard (`add` alone): the optional fields, on a terminal only.
         guard asked, isInteractive else { return line }
         for prompt in command.prompts where prompt.isOptional && prompt.isAsked(by: line) {
-            line.values[prompt.key] = try answer(prompt, on: line)
+            line[prompt.key] = try answer(prompt, on: line)
         }
         return line
     }
@@ -113,7 +113,7 @@ extension REPLSession {
     /// The interactive login at start-up: true to try again after a wrong password.
     func login() -> Bool {
         do {
-            try LoginCommand.run(BoundLine(values: [:], declarations: []), in: self)
+            try LoginCommand.run(BoundLine(declarations: []), in: self)
             return false
         } catch let error as ServiceError {
             if case .cancelled = error.code {

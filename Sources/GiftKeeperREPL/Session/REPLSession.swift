@@ -134,7 +134,7 @@ public final class REPLSession: Shell {
             fail(error.sentence, code: error.exitCode)
         } else {
             do {
-                try LoginCommand.run(BoundLine(values: [:], declarations: []), in: self)
+                try LoginCommand.run(BoundLine(declarations: []), in: self)
             } catch {
                 report(error)
             }
