@@ -63,7 +63,7 @@ struct AddCommand: ShellCommand {
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
             // One write for the line and its notes.
-            shell.console.print((["Saved \(id): \"\(title)\" for \(recipient)."] + notes).joined(separator: "\n"))
+            shell.console.print(lines: ["Saved \(id): \"\(title)\" for \(recipient)."] + notes)
         }
         shell.warnOverBudget(since: budgets)
     }

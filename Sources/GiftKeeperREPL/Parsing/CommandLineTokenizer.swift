@@ -1,3 +1,5 @@
+import GiftKeeperDomain
+
 /// Splits a REPL line into words the way a POSIX shell does, without expansions.
 ///
 /// - Unquoted ASCII whitespace (space, tab, CR, LF, VT, FF) separates words.
@@ -29,12 +31,8 @@ public enum CommandLineTokenizer {
     /// For the shell's own lines (completion); a command to paste into a POSIX shell is
     /// quoted by ``posixShellQuoted(_:)``.
     public static func quoted(_ word: String) -> String {
-        let needsQuotes =
-            word.isEmpty
-            || word.unicodeScalars.contains {
-                isSeparator($0) || specialScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F
-            }
-        guard needsQuotes else { return word }
+        // By byte: every scalar that needs quotes is ASCII, and no byte of a longer one is.
+        guard word.isEmpty || !word.allUTF8Bytes({ !needsQuotes($0) }) else { return word }
         // By Unicode scalar, not by Character: `'` followed by a combining mark is one
         // Character that is not "'", yet its `'` would still close the quotes.
         if !word.unicodeScalars.contains("'") { return "'" + word + "'" }
@@ -46,10 +44,20 @@ public enum CommandLineTokenizer {
         return escaped + "\""
     }
 
-    /// What a word holding any of these is quoted for.
-    private static let specialScalars: Set<Unicode.Scalar> = [
-        "'", "\"", "\\", "#", "$", "`", "*", "?", "[", "]", "(", ")", "{", "}", ";", "&", "|", "<", ">", "~", "!",
-    ]
+    /// Whether a word holding this byte is quoted: a separator, a control character, or a
+    /// character a shell would read as syntax.
+    private static func needsQuotes(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x00..<0x20, 0x7F, 0x20: return true
+        case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+            UInt8(ascii: "`"), UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "["), UInt8(ascii: "]"),
+            UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: ";"),
+            UInt8(ascii: "&"), UInt8(ascii: "|"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "~"),
+            UInt8(ascii: "!"):
+            return true
+        default: return false
+        }
+    }
 
     private struct Scan {
         var words: [String] = []
@@ -102,7 +110,21 @@ public enum CommandLineTokenizer {
         var line = line
         // Over the line's contiguous bytes: the UTF-8 view's iterator costs more than the scan.
         line.withUTF8 { bytes in
-            for byte in bytes {
+            var index = 0
+            while index < bytes.count {
+                // A run of bytes that mean nothing where they stand (most of a line) is copied
+                // at once; the byte after it is taken one at a time below.
+                if !escaping {
+                    let end = ordinaryRunEnd(bytes, from: index, in: state)
+                    if end > index {
+                        word.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                        inWord = true
+                        index = end
+                        continue
+                    }
+                }
+                let byte = bytes[index]
+                index += 1
                 switch state {
                 case .unquoted:
                     if escaping {
@@ -160,6 +182,25 @@ public enum CommandLineTokenizer {
         }
         if inWord { result.current = String(decoding: word, as: UTF8.self) }
         return result
+    }
+
+    /// Where the run of bytes from `start` that are just text in `state` ends: no separator,
+    /// quote or backslash outside quotes; no `'` in single quotes; no `"` or backslash in
+    /// double quotes.
+    @inline(__always)
+    private static func ordinaryRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, in state: State) -> Int {
+        var end = start
+        switch state {
+        case .unquoted:
+            while end < bytes.count, !isSeparator(bytes[end]), bytes[end] != 0x5C, bytes[end] != 0x27, bytes[end] != 0x22 {
+                end += 1
+            }
+        case .single:
+            while end < bytes.count, bytes[end] != 0x27 { end += 1 }
+        case .double:
+            while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C { end += 1 }
+        }
+        return end
     }
 
     private static func isSeparator(_ byte: UInt8) -> Bool {

@@ -1,3 +1,4 @@
+import GiftKeeperDomain
 public import GiftKeeperService
 import Glibc
 import Synchronization
@@ -17,12 +18,32 @@ public struct Console: Sendable, ExportWriting {
     /// newlines and tabs are shown as `�`: stored text (a title, a name, an old journal's
     /// data) can never send a terminal an escape sequence.
     public func print(_ text: String) {
-        writeOutput(Array(Self.outputLine(text).utf8))
+        print(lines: [text])
+    }
+
+    /// Writes `lines`, each as ``print(_:)`` would, in one write (a command's result and
+    /// the notes that go with it).
+    public func print(lines: [String]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
+        for line in lines { Self.appendOutputLine(line, to: &bytes) }
+        writeOutput(bytes)
     }
 
     /// A line of output as ``print(_:)`` writes it: sanitised, newline added.
     static func outputLine(_ text: String) -> String {
         TerminalText.sanitized(text, keeping: ["\n", "\t"]) + "\n"
+    }
+
+    /// Appends ``outputLine(_:)`` of `text` to `bytes`; printable ASCII, most output, is
+    /// copied as it is, without making the sanitised string.
+    static func appendOutputLine(_ text: String, to bytes: inout [UInt8]) {
+        if text.allUTF8Bytes({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 }) {
+            bytes += text.utf8
+            bytes.append(0x0A)
+        } else {
+            bytes += outputLine(text).utf8
+        }
     }
 
     /// Writes to standard output, remembering the first failure for ``takeOutputFailure()``.
