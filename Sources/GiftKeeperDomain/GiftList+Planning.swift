@@ -344,7 +344,7 @@ extension GiftList {
         func scan(remembering remembered: inout TitleTermsMemory.Terms) {
             for (position, id) in (presentIDsByRecipient[recipientKey] ?? []).enumerated() {
                 let otherTitle: String
-                if let index = presents.index(forKey: id) {
+                if let index = remembered.index(at: position, of: id, in: presents) {
                     otherTitle = presents.values[index].title
                 } else if let index = removedPresents.index(forKey: id), removedPresents.values[index].status == .given {
                     otherTitle = removedPresents.values[index].title

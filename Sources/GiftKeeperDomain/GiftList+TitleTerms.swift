@@ -1,3 +1,5 @@
+import OrderedCollections
+
 extension GiftList {
     /// What gift memory compares a title by: its folded key, and its folded words of three
     /// letters or more — each as a 64-bit FNV-1a hash of its bytes, sorted, so that two
@@ -79,23 +81,44 @@ extension GiftList {
 /// the next (``GiftList/similarPresents(to:for:keeping:remembering:)``): `add` compares a new
 /// title with all of a person's presents every time, and their terms change only when a
 /// title does. Kept in the order of the person's presents in the list's index, so a scan
-/// finds a present's terms by its place, without hashing; a title that is not the one
-/// remembered at its place (another present, an edited title) gets new terms there.
+/// finds what it remembers of a present by its place, without hashing; a title that is
+/// not the one remembered at its place (another present, an edited title) gets new terms
+/// there.
 public final class TitleTermsMemory {
-    /// One person's presents' terms, by place in the index.
+    /// What is remembered of one person's presents, by place in the index.
     struct Terms {
-        private var entries: [(title: String, terms: GiftList.TitleTerms)?] = []
+        /// Where each present was last found among the list's presents (-1: not there): a
+        /// removal moves the presents after it, so a place is used only when the present
+        /// found there has the id expected.
+        private var presentIndices: [Int] = []
+        private var titled: [(title: String, terms: GiftList.TitleTerms)?] = []
+
+        /// The index among `presents` of `id`, the present at `position`; nil when it is
+        /// not there (removed).
+        mutating func index(
+            at position: Int, of id: PresentID, in presents: OrderedDictionary<PresentID, Present>
+        ) -> Int? {
+            if position < presentIndices.count {
+                let known = presentIndices[position]
+                if known >= 0, known < presents.count, presents.keys[known] == id { return known }
+            } else {
+                presentIndices.append(contentsOf: repeatElement(-1, count: position + 1 - presentIndices.count))
+            }
+            let found = presents.index(forKey: id)
+            presentIndices[position] = found ?? -1
+            return found
+        }
 
         /// The terms of `title`, the title of the present at `position`.
         mutating func terms(at position: Int, of title: String) -> GiftList.TitleTerms {
-            if position < entries.count, let entry = entries[position], entry.title == title {
+            if position < titled.count, let entry = titled[position], entry.title == title {
                 return entry.terms
             }
             let terms = GiftList.TitleTerms(title)
-            if position >= entries.count {
-                entries.append(contentsOf: repeatElement(nil, count: position + 1 - entries.count))
+            if position >= titled.count {
+                titled.append(contentsOf: repeatElement(nil, count: position + 1 - titled.count))
             }
-            entries[position] = (title, terms)
+            titled[position] = (title, terms)
             return terms
         }
     }
