@@ -19,7 +19,8 @@ extension REPLSession {
             saidOffline = false
             if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
             changesElsewhere += report.resolutions.map(SyncWords.resolution)
-        } catch let error as ServiceError {
+        } catch {
+            // `sync` throws only ServiceError (typed throws).
             if let line = offlineLine(error) {
                 if !line.isEmpty { changesElsewhere.append(line) }
             } else if case .mergeNeedsSignIn = error.code {
@@ -27,8 +28,6 @@ extension REPLSession {
             } else {
                 self.report(error)
             }
-        } catch {
-            self.report(error)
         }
     }
 
