@@ -130,8 +130,13 @@ import Testing
             let console = Console(output: fd, error: fd)
             console.print("a\u{1B}[31mb\tc\nd\r\u{202E}e")
             console.error("bad \u{1B}]0;title\u{7} line\nbreak")
+            // Lines written together: printable ASCII as it is, the others sanitised.
+            console.print(lines: ["Saved p1: \"Kite\" for Sam.", "Note: Zoë\u{1B}[2J got it.", "\u{7F}"])
         }
-        #expect(text == "a\u{FFFD}[31mb\tc\nd\u{FFFD}\u{FFFD}e\ngiftkeeper: error: bad \u{FFFD}]0;title\u{FFFD} line break\n")
+        #expect(
+            text
+                == "a\u{FFFD}[31mb\tc\nd\u{FFFD}\u{FFFD}e\ngiftkeeper: error: bad \u{FFFD}]0;title\u{FFFD} line break\n"
+                + "Saved p1: \"Kite\" for Sam.\nNote: Zoë\u{FFFD}[2J got it.\n\u{FFFD}\n")
     }
 
     /// A write to standard output that fails (a full disk) is remembered for the caller to
