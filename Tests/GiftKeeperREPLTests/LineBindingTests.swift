@@ -40,11 +40,13 @@ import Testing
         return values
     }
 
-    @Test("Every line it binds, for every command, gives what argument-parser parses from it (3,000 random lines)")
-    func agreesWithArgumentParser() {
+    /// In four parts of 750 lines that run side by side: argument-parser's own parse of
+    /// each bound line, in a debug build, is what this test spends its time on.
+    @Test("Every line it binds, for every command, gives what argument-parser parses from it (3,000 random lines)", arguments: 0..<4)
+    func agreesWithArgumentParser(part: Int) {
         var generator = SystemRandomNumberGenerator()
         var boundCount = 0
-        for _ in 0..<3_000 {
+        for _ in 0..<750 {
             let length = Int.random(in: 0...5, using: &generator)
             let words = (0..<length).map { _ in Self.vocabulary.randomElement(using: &generator) ?? "" }
             for type in ShellCommands.all {
@@ -52,7 +54,7 @@ import Testing
                 if check(type) == true { boundCount += 1 }
             }
         }
-        #expect(boundCount > 600, "the plain case should be common: \(boundCount)")
+        #expect(boundCount > 150, "the plain case should be common: \(boundCount) in part \(part)")
     }
 
     @Test("The plain lines a person types are bound directly, defaults included")
