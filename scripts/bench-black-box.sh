@@ -8,7 +8,8 @@
 # Environment: BENCH_PRESENTS (default "10000 100000"; add 1000000 for the 1 M figures),
 # BENCH_RUNS (default 5), BENCH_MEMCHECK (the Benchmarks package's memcheck binary: when
 # set, the decrypted state is measured in process with it; otherwise peak memory is shown
-# against the decrypted plaintext only).
+# against the decrypted plaintext only), BENCH_ONLY=import (only the import figures: no
+# export, audit, bound, memory or start-up runs; default: every figure).
 #
 # Fixtures (in a temporary directory under /tmp, removed at the end): an account made with
 # `setup --kdf interactive` (the binary has no cheaper cost), then `giftkeeper import` of a
@@ -28,6 +29,11 @@ binary=$(realpath "${1:-.build/release/giftkeeper}")
 sizes=${BENCH_PRESENTS:-10000 100000}
 runs=${BENCH_RUNS:-5}
 memcheck=${BENCH_MEMCHECK:-}
+only=${BENCH_ONLY:-}
+if [[ -n $only && $only != import ]]; then
+    echo "BENCH_ONLY: only 'import' is known, not '$only'" >&2
+    exit 2
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-bench-bb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 chmod 700 "$work"
@@ -82,6 +88,29 @@ for ((r = 0; r < runs; r++)); do
     done
 done
 
+rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / (float(sys.argv[2]) / 1e6):,.0f}')" "$2" "$1"; }
+ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}' if b else '-')" "$1" "$2"; }
+import_line() {  # import_line N → the table's import row for N presents
+    local wall cpu
+    wall=$(rate $(($(min_us "$work/import-$1") - $(min_us "$work/import-1"))) $(($1 - 1)))
+    cpu=$(rate $(($(min_cpu "$work/import-$1") - $(min_cpu "$work/import-1"))) $(($1 - 1)))
+    echo "| import, presents per second | $1 | $wall | target ≥ 50,000 | $(ratio "${wall//,/}" 50000)× the target | $cpu | | $(ratio "${cpu//,/}" 50000)× the target |"
+}
+if [[ $only == import ]]; then
+    echo
+    echo "Import figures: $(date -u +%Y-%m-%dT%H:%MZ), nproc $(nproc), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "binary $binary; minimum of $runs runs; fixed costs subtracted with a one-present journal"
+    echo "wall = elapsed time of the whole process; CPU = its user + system time"
+    echo
+    echo "| figure | presents | measured, wall | bound, wall | ratio, wall | measured, CPU | bound, CPU | ratio, CPU |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    for n in $sizes; do
+        import_line "$n"
+        echo "| peak memory, import | $n | $(($(min_kb "$work/import-$n") / 1024)) MB (one present: $(($(min_kb "$work/import-1") / 1024)) MB) | | | | | |"
+    done
+    exit 0
+fi
+
 # Export, audit and the bound, interleaved.
 for ((r = 0; r < runs; r++)); do
     for n in $counts; do
@@ -103,7 +132,6 @@ done
 field() {  # field NAME FILE → the smallest value after NAME over the bound's lines
     tr ' ' '\n' <"$2" | grep -A1 -x "$1" | grep -v -x -e "$1" -e -- | sort -n | head -1
 }
-ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}' if b else '-')" "$1" "$2"; }
 per() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 # per_item COMMAND N ITEMS COLUMN-FUNCTION → (COMMAND on N - COMMAND on 1) / ITEMS
 per_item() { per $(($($4 "$work/$1-$2") - $($4 "$work/$1-1"))) "$3"; }
@@ -128,10 +156,7 @@ for n in $sizes; do
         cpu=$(per_item "$command" "$n" "$items" min_cpu)
         echo "| $command, $unit | $n | $wall | $bound | **$(ratio "$wall" "$bound")×** | $cpu | $bound_cpu | **$(ratio "$cpu" "$bound_cpu")×** |"
     done
-    rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / (float(sys.argv[2]) / 1e6):,.0f}')" $((n - 1)) "$1"; }
-    wall=$(rate $(($(min_us "$work/import-$n") - $(min_us "$work/import-1"))))
-    cpu=$(rate $(($(min_cpu "$work/import-$n") - $(min_cpu "$work/import-1"))))
-    echo "| import, presents per second | $n | $wall | target ≥ 50,000 | $(ratio "${wall//,/}" 50000)× the target | $cpu | | $(ratio "${cpu//,/}" 50000)× the target |"
+    import_line "$n"
     plain=$(field plaintext_bytes "$work/bound-$n.out")
     for command in audit export; do
         kb=$(min_kb "$work/$command-$n")

@@ -1,5 +1,6 @@
 import Foundation
 public import GiftKeeperDomain
+import OrderedCollections
 
 /// What an import did.
 public struct ImportSummary: Sendable, Equatable {
@@ -57,9 +58,10 @@ extension GiftKeeperService {
     /// which checks everything but the ids already in a journal.
     /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` naming the bad field.
     public static func checkImport(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
-        let parsed: ImportDocument.Document
+        // One variable from the parse on: the presents are checked in place, not copied.
+        var contents: ImportDocument.Document
         do {
-            parsed = try ImportDocument.parse(bytes)
+            contents = try ImportDocument.parse(bytes)
         } catch {
             throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
@@ -73,7 +75,6 @@ extension GiftKeeperService {
             throw ServiceError(.internalFailure("an empty list to check the import against: \(error)"))
         }
         let at = Timestamp(millisecondsSinceEpoch: 0)
-        var contents = parsed
         for index in contents.presents.indices {
             do {
                 // What `decide` of `importPresent` checks without the journal, kept: the
@@ -111,6 +112,7 @@ extension GiftKeeperService {
         let presents = document.contents.presents
         let now = environment.now()
         var planned = state
+        planned.reserveCapacity(state.presents.count + presents.count)
         var events: [Event] = []
         events.reserveCapacity(presents.count)
         for (index, present) in presents.enumerated() {
@@ -135,15 +137,23 @@ extension GiftKeeperService {
             }
         }
         var batches = 0
-        var start = 0
-        while start < events.count {
-            let end = min(start + Self.importBatchSize, events.count)
-            let batch = Array(events[start..<end])
-            try appendSealed(batch)
-            for event in batch { state.apply(event) }
-            batches += 1
-            start = end
+        var appended = 0
+        do {
+            while appended < events.count {
+                let end = min(appended + Self.importBatchSize, events.count)
+                try appendSealed(Array(events[appended..<end]))
+                batches += 1
+                appended = end
+            }
+        } catch {
+            // The batches before the one that failed are in the journal: the state holds
+            // exactly those.
+            for event in events[..<appended] { state.apply(event) }
+            throw error
         }
+        // Every event is in the journal now, and the planned state is their fold (the fold
+        // is deterministic): it becomes the state, instead of folding them all again.
+        state = planned
         if !events.isEmpty { acceptRollbackAfterChange() }
         return ImportSummary(presentsImported: presents.count, batches: batches)
     }
