@@ -1,6 +1,6 @@
 public import GiftKeeperCrypto
 public import GiftKeeperDomain
-public import GiftKeeperJournal
+import GiftKeeperJournal
 
 /// The result of replaying and verifying a whole journal with its password.
 public struct AuditReport: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-public import GiftKeeperDomain
+import GiftKeeperDomain
 import OrderedCollections
 
 /// What an import did.

@@ -34,7 +34,7 @@ struct Sync: ParsableCommand {
             var report: SyncReport
             do {
                 report = try service.sync(restoringServer: restoreServer)
-            } catch let error as ServiceError {
+            } catch {
                 guard case .mergeNeedsSignIn = error.code else { throw error }
                 // Both moved: this device's changes are decided again, which needs the keys.
                 console.note(error.sentence)

@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func theCommittedV2JournalStillOpensToTheSameState() throws {
-        let (sandbox, golden) = try Golden.sandbox(with: Self.journalName)
+        let (sandbox, _) = try Golden.sandbox(with: Self.journalName)
         let report = try GiftKeeperService.audit(
             journalPath: sandbox.journalPath, password: password("golden"), environment: sandbox.environment())
         #expect(report.isValid, "\(String(describing: report.problem))")

@@ -1,7 +1,7 @@
 import ArgumentParser
 import GiftKeeperCrypto
 import GiftKeeperDomain
-public import GiftKeeperService
+import GiftKeeperService
 import OrderedCollections
 
 /// One shell command: its syntax (the argument-parser declarations), the answers it may
