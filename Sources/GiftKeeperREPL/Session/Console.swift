@@ -22,8 +22,12 @@ public struct Console: Sendable, ExportWriting {
 
     /// A line of output as ``print(_:)`` writes it: sanitised, newline added.
     static func outputLine(_ text: String) -> String {
-        TerminalText.sanitized(text, keeping: ["\n", "\t"]) + "\n"
+        TerminalText.sanitized(text, keeping: keptInLines) + "\n"
     }
+
+    /// The control characters a line of output keeps (made once: a set literal at each call
+    /// was an allocation per line, a million for an audit of a million events).
+    static let keptInLines: Set<Unicode.Scalar> = ["\n", "\t"]
 
     /// Writes to standard output, remembering the first failure for ``takeOutputFailure()``.
     private func writeOutput(_ bytes: [UInt8]) {
@@ -45,7 +49,25 @@ public struct Console: Sendable, ExportWriting {
         }
 
         public mutating func print(_ text: String) {
-            bytes.append(contentsOf: Console.outputLine(text).utf8)
+            // The bytes of ``Console/outputLine(_:)``, without a string made to add the newline.
+            bytes.append(contentsOf: TerminalText.sanitized(text, keeping: Console.keptInLines).utf8)
+            bytes.append(UInt8(ascii: "\n"))
+            if bytes.count >= Self.chunk { flush() }
+        }
+
+        /// Appends the line `write` puts straight into the buffer (no string is made for
+        /// it), then a newline: the bytes ``print(_:)`` would append for that text.
+        public mutating func print(writing write: (inout [UInt8]) -> Void) {
+            let start = bytes.count
+            write(&bytes)
+            // Printable ASCII, tabs and newlines (nearly every line) are what sanitising keeps.
+            let isSafe = { (byte: UInt8) in (byte >= 0x20 && byte < 0x7F) || byte == 0x09 || byte == 0x0A }
+            if !bytes[start...].allSatisfy(isSafe) {
+                let text = String(decoding: bytes[start...], as: UTF8.self)
+                bytes.removeSubrange(start...)
+                bytes.append(contentsOf: TerminalText.sanitized(text, keeping: Console.keptInLines).utf8)
+            }
+            bytes.append(UInt8(ascii: "\n"))
             if bytes.count >= Self.chunk { flush() }
         }
 
