@@ -8,8 +8,9 @@
 # Environment: BENCH_PRESENTS (default "10000 100000"; add 1000000 for the 1 M figures),
 # BENCH_RUNS (default 5), BENCH_MEMCHECK (the Benchmarks package's memcheck binary: when
 # set, the decrypted state is measured in process with it; otherwise peak memory is shown
-# against the decrypted plaintext only), BENCH_ONLY=import (only the import figures: no
-# export, audit, bound, memory or start-up runs; default: every figure).
+# against the decrypted plaintext only), BENCH_ONLY (default "import,export,audit,startup":
+# the figures to measure, comma-separated; without import each journal is imported once,
+# untimed).
 #
 # Fixtures (in a temporary directory under /tmp, removed at the end): an account made with
 # `setup --kdf interactive` (the binary has no cheaper cost), then `giftkeeper import` of a
@@ -29,11 +30,8 @@ binary=$(realpath "${1:-.build/release/giftkeeper}")
 sizes=${BENCH_PRESENTS:-10000 100000}
 runs=${BENCH_RUNS:-5}
 memcheck=${BENCH_MEMCHECK:-}
-only=${BENCH_ONLY:-}
-if [[ -n $only && $only != import ]]; then
-    echo "BENCH_ONLY: only 'import' is known, not '$only'" >&2
-    exit 2
-fi
+only=",${BENCH_ONLY:-import,export,audit,startup},"
+measures() { [[ $only == *",$1,"* ]]; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-bench-bb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 chmod 700 "$work"
@@ -80,7 +78,9 @@ for n in $counts; do
 done
 
 # Import: a fresh account each run; the last run's journal is the fixture for the rest.
-for ((r = 0; r < runs; r++)); do
+import_runs=$runs
+measures import || import_runs=1
+for ((r = 0; r < import_runs; r++)); do
     for n in $counts; do
         new_journal "$work/j-$n.journal"
         timed "$work/import-$n" "$binary" import --journal "$work/j-$n.journal" --password-file "$work/password" \
@@ -88,34 +88,15 @@ for ((r = 0; r < runs; r++)); do
     done
 done
 
-rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / (float(sys.argv[2]) / 1e6):,.0f}')" "$2" "$1"; }
-ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}' if b else '-')" "$1" "$2"; }
-import_line() {  # import_line N → the table's import row for N presents
-    local wall cpu
-    wall=$(rate $(($(min_us "$work/import-$1") - $(min_us "$work/import-1"))) $(($1 - 1)))
-    cpu=$(rate $(($(min_cpu "$work/import-$1") - $(min_cpu "$work/import-1"))) $(($1 - 1)))
-    echo "| import, presents per second | $1 | $wall | target ≥ 50,000 | $(ratio "${wall//,/}" 50000)× the target | $cpu | | $(ratio "${cpu//,/}" 50000)× the target |"
-}
-if [[ $only == import ]]; then
-    echo
-    echo "Import figures: $(date -u +%Y-%m-%dT%H:%MZ), nproc $(nproc), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "binary $binary; minimum of $runs runs; fixed costs subtracted with a one-present journal"
-    echo "wall = elapsed time of the whole process; CPU = its user + system time"
-    echo
-    echo "| figure | presents | measured, wall | bound, wall | ratio, wall | measured, CPU | bound, CPU | ratio, CPU |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-    for n in $sizes; do
-        import_line "$n"
-        echo "| peak memory, import | $n | $(($(min_kb "$work/import-$n") / 1024)) MB (one present: $(($(min_kb "$work/import-1") / 1024)) MB) | | | | | |"
-    done
-    exit 0
-fi
-
 # Export, audit and the bound, interleaved.
 for ((r = 0; r < runs; r++)); do
     for n in $counts; do
-        timed "$work/export-$n" "$binary" export --journal "$work/j-$n.journal" --password-file "$work/password"
-        timed "$work/audit-$n" "$binary" audit --journal "$work/j-$n.journal" --password-file "$work/password"
+        if measures export; then
+            timed "$work/export-$n" "$binary" export --journal "$work/j-$n.journal" --password-file "$work/password"
+        fi
+        if measures audit; then
+            timed "$work/audit-$n" "$binary" audit --journal "$work/j-$n.journal" --password-file "$work/password"
+        fi
         "$work/crypto-bound" "$work/j-$n.journal" "$work/password" 1 >>"$work/bound-$n.out"
     done
 done
@@ -124,6 +105,7 @@ printf 'quit\n' >"$work/quit"
 # Start-up to the first prompt (the shell on a new journal, told to quit) against a Swift
 # program that prints one line with Foundation loaded; many short runs.
 for ((r = 0; r < runs * 4; r++)); do
+    measures startup || break
     rm -f "$work/new.journal"
     timed "$work/startup" "$binary" --journal "$work/new.journal" <"$work/quit"
     timed "$work/hello" "$work/hello" <"$work/quit"
@@ -132,6 +114,7 @@ done
 field() {  # field NAME FILE → the smallest value after NAME over the bound's lines
     tr ' ' '\n' <"$2" | grep -A1 -x "$1" | grep -v -x -e "$1" -e -- | sort -n | head -1
 }
+ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}' if b else '-')" "$1" "$2"; }
 per() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 # per_item COMMAND N ITEMS COLUMN-FUNCTION → (COMMAND on N - COMMAND on 1) / ITEMS
 per_item() { per $(($($4 "$work/$1-$2") - $($4 "$work/$1-1"))) "$3"; }
@@ -150,15 +133,23 @@ for n in $sizes; do
     bound=$(per "$(field us "$work/bound-$n.out")" "$frames")
     bound_cpu=$(per "$(field cpu_us "$work/bound-$n.out")" "$frames")
     for command in export audit; do
+        measures "$command" || continue
         items=$((n - 1)) unit="µs per present"
         [[ $command == audit ]] && items=$added unit="µs per event"
         wall=$(per_item "$command" "$n" "$items" min_us)
         cpu=$(per_item "$command" "$n" "$items" min_cpu)
         echo "| $command, $unit | $n | $wall | $bound | **$(ratio "$wall" "$bound")×** | $cpu | $bound_cpu | **$(ratio "$cpu" "$bound_cpu")×** |"
     done
-    import_line "$n"
+    if measures import; then
+        rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / (float(sys.argv[2]) / 1e6):,.0f}')" $((n - 1)) "$1"; }
+        wall=$(rate $(($(min_us "$work/import-$n") - $(min_us "$work/import-1"))))
+        cpu=$(rate $(($(min_cpu "$work/import-$n") - $(min_cpu "$work/import-1"))))
+        echo "| import, presents per second | $n | $wall | target ≥ 50,000 | $(ratio "${wall//,/}" 50000)× the target | $cpu | | $(ratio "${cpu//,/}" 50000)× the target |"
+        echo "| peak memory, import | $n | $(($(min_kb "$work/import-$n") / 1024)) MB (one present: $(($(min_kb "$work/import-1") / 1024)) MB) | | | | | |"
+    fi
     plain=$(field plaintext_bytes "$work/bound-$n.out")
     for command in audit export; do
+        measures "$command" || continue
         kb=$(min_kb "$work/$command-$n")
         if [[ -n $memcheck ]]; then
             state=$("$memcheck" "$work/j-$n.journal" replay | sed -n 's/^state (resident growth over open + login) bytes \([0-9]*\).*/\1/p')
@@ -169,6 +160,7 @@ for n in $sizes; do
     done
     echo "| (the journal) | $n | $frames frames, $(($(stat -c %s "$work/j-$n.journal") / frames)) bytes per frame | | | | | |"
 done
+measures startup || exit 0
 startup=$(min_us "$work/startup")
 hello=$(min_us "$work/hello")
 startup_cpu=$(min_cpu "$work/startup")

@@ -147,6 +147,9 @@ public enum EventBody: Hashable, Sendable {
 
     /// User text for a one-line summary: control characters become spaces and long text is cut.
     static func short(_ text: String, limit: Int = 60) -> String {
+        // Printable ASCII within the limit (most text) is itself: one character per byte, none
+        // a control character, nothing cut.
+        if text.utf8.count <= limit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var out = ""
         var count = 0
         for character in text {

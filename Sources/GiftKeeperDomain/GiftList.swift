@@ -116,7 +116,7 @@ public struct GiftList: Hashable, Sendable {
             // An unclean end is recorded only when no other session was live: it ends them all.
             openSessions = clean ? max(0, openSessions - 1) : 0
         case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion, let url, let store):
-            guard presents[id] == nil, removedPresents[id] == nil else { return }
+            guard !isUsed(id) else { return }
             presents[id] = Present(
                 id: id, recipient: recipient, title: title, notes: notes, price: price,
                 occasion: occasion, url: url, store: store, status: .idea, createdAt: event.at, updatedAt: event.at)
@@ -125,7 +125,7 @@ public struct GiftList: Hashable, Sendable {
                 nextPresentNumber = id.number == .max ? .max : id.number + 1
             }
         case .presentImported(var present):
-            guard presents[present.id] == nil, removedPresents[present.id] == nil else { return }
+            guard !isUsed(present.id) else { return }
             // Only a given present has a given time; one without is given when last changed.
             present.givenAt = present.status == .given ? present.givenAt ?? present.updatedAt : nil
             presents[present.id] = present
@@ -176,7 +176,7 @@ public struct GiftList: Hashable, Sendable {
         case .budgetCleared(let scope):
             budgets.removeValue(forKey: scope.key)
         case .presentRestored(let id):
-            guard presents[id] == nil, var present = removedPresents.removeValue(forKey: id) else { return }
+            guard presents.index(forKey: id) == nil, var present = removedPresents.removeValue(forKey: id) else { return }
             present.updatedAt = event.at
             // Back in id order, where it was.
             let index = presents.keys.firstIndex { $0.number > id.number } ?? presents.count
@@ -184,6 +184,13 @@ public struct GiftList: Hashable, Sendable {
         case .currencySet(let code):
             currency = code.isEmpty ? nil : code
         }
+    }
+
+    /// Whether a present, current or removed, has `id`. Looks the key up only: `presents[id]`
+    /// would copy the whole present out (its strings retained and released) to be compared
+    /// with nil, once per present replayed.
+    private func isUsed(_ id: PresentID) -> Bool {
+        presents.index(forKey: id) != nil || removedPresents.index(forKey: id) != nil
     }
 
     /// Files `id` under its new recipient in ``presentIDsByRecipient`` (when the folded name changed).

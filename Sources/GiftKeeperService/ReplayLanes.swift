@@ -163,7 +163,11 @@ final class ReplayLanes {
     private func deliver(_ batch: Batch) throws {
         do {
             try batch.forEachFrame { index, frame in
-                switch batch.outcomes[index] {
+                // Moved out of the batch, not copied: a copy would retain each of the event's
+                // strings (made on the other lane's core) once more, and release them after.
+                var outcome = Outcome.frame(nil)
+                swap(&outcome, &batch.outcomes[index])
+                switch outcome {
                 case .frame(let event): try body(frame, event)
                 case .problem(let problem): throw problem
                 }

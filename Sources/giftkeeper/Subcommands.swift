@@ -88,7 +88,7 @@ struct Audit: ParsableCommand {
                 onRecord: { record in
                     // The lines themselves show the progress on a shared screen.
                     if sharesTerminal { progress.finish() }
-                    lines.print(line(record))
+                    if json { lines.print(jsonLine(record)) } else { lines.print { write(record, into: &$0) } }
                 })
             lines.flush()
         } catch {
@@ -121,20 +121,28 @@ struct Audit: ParsableCommand {
         }
     }
 
-    /// One record's line: tab-separated text, or a JSON object with `--json`.
-    private func line(_ record: AuditRecord) -> String {
-        if json {
-            return JSONWriter.line([
-                ("seq", .number(Int64(record.sequence))),
-                ("time", record.at.map { .string($0.iso8601) } ?? .null),
-                ("event", .string(record.type)),
-                ("summary", .string(record.summary)),
-                ("reported", .bool(record.isReported)),
-            ])
-        }
-        let time = record.at.map(\.iso8601) ?? "-"
-        let reported = record.isReported ? " (reported)" : ""
-        return "\(record.sequence)\t\(time)\t\(record.type)\t\(record.summary)\(reported)"
+    /// One record's line with `--json`: a JSON object.
+    private func jsonLine(_ record: AuditRecord) -> String {
+        JSONWriter.line([
+            ("seq", .number(Int64(record.sequence))),
+            ("time", record.at.map { .string($0.iso8601) } ?? .null),
+            ("event", .string(record.type)),
+            ("summary", .string(record.summary)),
+            ("reported", .bool(record.isReported)),
+        ])
+    }
+
+    /// One record's text line, tab-separated (sequence, time, event, summary), appended to
+    /// `bytes` without a string made for it or for its time: a line per frame.
+    private func write(_ record: AuditRecord, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: String(record.sequence).utf8)
+        bytes.append(UInt8(ascii: "\t"))
+        if let time = record.at { time.writeISO8601(into: &bytes) } else { bytes.append(UInt8(ascii: "-")) }
+        bytes.append(UInt8(ascii: "\t"))
+        bytes.append(contentsOf: record.type.utf8)
+        bytes.append(UInt8(ascii: "\t"))
+        bytes.append(contentsOf: record.summary.utf8)
+        if record.isReported { bytes.append(contentsOf: " (reported)".utf8) }
     }
 }
 

@@ -318,6 +318,19 @@ import Testing
             id: pid(1), recipient: "M\num", title: String(repeating: "x", count: 100), notes: "", price: nil, occasion: "")
         #expect(long.summary == "added p1 \"\(String(repeating: "x", count: 60))…\" for M um")
     }
+
+    /// A summary's texts are cut at 60 characters and show control characters as spaces,
+    /// whether the text is plain ASCII (taken as it is) or not.
+    @Test(arguments: [
+        (String(repeating: "x", count: 60), String(repeating: "x", count: 60)),
+        (String(repeating: "x", count: 61), String(repeating: "x", count: 60) + "…"),
+        (String(repeating: "é", count: 61), String(repeating: "é", count: 60) + "…"),
+        ("a\r\nb", "a b"), ("tab\tend\u{7F}", "tab end "), ("Zoë \u{85}", "Zoë  "), ("", ""), ("~ !", "~ !"),
+    ])
+    func summaryTextIsCutAndCleaned(title: String, shown: String) {
+        let added = EventBody.presentAdded(id: pid(1), recipient: "Mum", title: title, notes: "", price: nil, occasion: "")
+        #expect(added.summary == "added p1 \"\(shown)\" for Mum")
+    }
 }
 
 @Suite struct ImportTests {

@@ -139,6 +139,33 @@ import Testing
                 + "Saved p1: \"Kite\" for Sam.\nNote: Zoë\u{FFFD}[2J got it.\n\u{FFFD}\n")
     }
 
+    /// Lines gathered for one write (audit's) are the bytes `print` writes line by line:
+    /// sanitised the same way, tabs and newlines kept, one newline added.
+    @Test func gatheredLinesAreTheBytesOfPrint() throws {
+        let lines = [
+            "1\t2026-11-25T20:55:00.000Z\tpresentImported\timported p1 \"Scarf\" for Mum (idea, 25.00)", "",
+            "a\u{1B}[31mb\tc\nd\r\u{202E}e", "Zoë\u{7F} café 👩‍👩‍👧", "\u{85}next line",
+        ]
+        let printed = written { fd in
+            let console = Console(output: fd, error: fd)
+            for line in lines { console.print(line) }
+        }
+        let gathered = written { fd in
+            var gathering = Console.Lines(Console(output: fd, error: fd))
+            for line in lines { gathering.print(line) }
+            gathering.flush()
+        }
+        // Written straight into the buffer, as audit writes its text lines.
+        let writtenInPlace = written { fd in
+            var gathering = Console.Lines(Console(output: fd, error: fd))
+            for line in lines { gathering.print { $0.append(contentsOf: line.utf8) } }
+            gathering.flush()
+        }
+        #expect(gathered == printed)
+        #expect(writtenInPlace == printed)
+        #expect(printed.hasPrefix("1\t2026-11-25T20:55:00.000Z\tpresentImported\t"))
+    }
+
     /// A write to standard output that fails (a full disk) is remembered for the caller to
     /// report once, then forgotten.
     @Test func aFailedWriteToStandardOutputIsReported() throws {

@@ -32,19 +32,27 @@ public struct Console: Sendable, ExportWriting {
 
     /// A line of output as ``print(_:)`` writes it: sanitised, newline added.
     static func outputLine(_ text: String) -> String {
-        TerminalText.sanitized(text, keeping: ["\n", "\t"]) + "\n"
+        TerminalText.sanitized(text, keeping: keptInLines) + "\n"
     }
 
     /// Appends ``outputLine(_:)`` of `text` to `bytes`; printable ASCII, most output, is
     /// copied as it is, without making the sanitised string.
     static func appendOutputLine(_ text: String, to bytes: inout [UInt8]) {
-        if text.allUTF8Bytes({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 }) {
+        if text.allUTF8Bytes(isKeptAsIs) {
             bytes += text.utf8
             bytes.append(0x0A)
         } else {
             bytes += outputLine(text).utf8
         }
     }
+
+    /// Whether sanitising keeps this byte as it is, whatever surrounds it: printable ASCII,
+    /// tabs and newlines (nearly every byte of output).
+    static func isKeptAsIs(_ byte: UInt8) -> Bool { (byte >= 0x20 && byte < 0x7F) || byte == 0x09 || byte == 0x0A }
+
+    /// The control characters a line of output keeps (made once: a set literal at each call
+    /// was an allocation per line, a million for an audit of a million events).
+    static let keptInLines: Set<Unicode.Scalar> = ["\n", "\t"]
 
     /// Writes to standard output, remembering the first failure for ``takeOutputFailure()``.
     private func writeOutput(_ bytes: [UInt8]) {
@@ -66,7 +74,21 @@ public struct Console: Sendable, ExportWriting {
         }
 
         public mutating func print(_ text: String) {
-            bytes.append(contentsOf: Console.outputLine(text).utf8)
+            Console.appendOutputLine(text, to: &bytes)
+            if bytes.count >= Self.chunk { flush() }
+        }
+
+        /// Appends the line `write` puts straight into the buffer (no string is made for
+        /// it), then a newline: the bytes ``print(_:)`` would append for that text.
+        public mutating func print(writing write: (inout [UInt8]) -> Void) {
+            let start = bytes.count
+            write(&bytes)
+            if !bytes[start...].allSatisfy(Console.isKeptAsIs) {
+                let text = String(decoding: bytes[start...], as: UTF8.self)
+                bytes.removeSubrange(start...)
+                bytes.append(contentsOf: TerminalText.sanitized(text, keeping: Console.keptInLines).utf8)
+            }
+            bytes.append(UInt8(ascii: "\n"))
             if bytes.count >= Self.chunk { flush() }
         }
 
