@@ -1,5 +1,5 @@
 import GiftKeeperCrypto
-public import GiftKeeperDomain
+import GiftKeeperDomain
 import GiftKeeperJournal
 
 /// A frame store seen through the journal's keys: the layer between the store and the
