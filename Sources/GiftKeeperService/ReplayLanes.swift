@@ -1,10 +1,14 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import Synchronization
 
 /// The replay's two lanes: frames are authenticated and decoded in batches on a second
 /// thread while the events of the batch before are handed, in order, to the replay's body
-/// (the fold) on the caller's thread.
+/// (the fold) on the caller's thread; once the fold is done with its batch, the caller's
+/// thread opens frames of the next one too, the two lanes taking a few frames at a time
+/// until none is left (opening costs more than folding, so a second lane opening alone
+/// kept the fold waiting for it).
 ///
 /// Each frame's AEAD is independent of the others (its additional data binds its own
 /// sequence number, kind and the stored hash before it), so opening batch k+1 while batch
@@ -38,7 +42,10 @@ final class ReplayLanes {
 
         var bytes: [UInt8] = []
         var entries: [Entry] = []
+        /// One per entry once the batch is opened.
         var outcomes: [Outcome] = []
+        /// The next entry no lane has taken to open.
+        let nextToOpen = Atomic<Int>(0)
         /// Set on the frame that stops the replay before any key is used (a key wrap out of
         /// place, an event before any key wrap): nothing is added after it.
         var stop: ServiceError?
@@ -58,23 +65,26 @@ final class ReplayLanes {
             bytes.removeAll(keepingCapacity: true)
             entries.removeAll(keepingCapacity: true)
             outcomes.removeAll(keepingCapacity: true)
+            nextToOpen.store(0, ordering: .relaxed)
             stop = nil
         }
 
         /// Calls `body` with each frame's view, valid only inside it.
         func forEachFrame(_ body: (Int, FrameView) throws -> Void) rethrows {
             try bytes.withUnsafeBytes { bytes in
-                for (index, entry) in entries.enumerated() {
-                    let payloadStart = entry.start + Blake2b.digestLength
-                    try body(
-                        index,
-                        FrameView(
-                            sequence: entry.sequence, kind: entry.kind,
-                            payload: UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + entry.payloadCount]),
-                            previousHash: UnsafeRawBufferPointer(rebasing: bytes[entry.start..<payloadStart]),
-                            offset: entry.offset))
-                }
+                for index in entries.indices { try body(index, frame(index, in: bytes)) }
             }
+        }
+
+        /// Entry `index`'s frame, a view of `bytes` (the batch's).
+        func frame(_ index: Int, in bytes: UnsafeRawBufferPointer) -> FrameView {
+            let entry = entries[index]
+            let payloadStart = entry.start + Blake2b.digestLength
+            return FrameView(
+                sequence: entry.sequence, kind: entry.kind,
+                payload: UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + entry.payloadCount]),
+                previousHash: UnsafeRawBufferPointer(rebasing: bytes[entry.start..<payloadStart]),
+                offset: entry.offset)
         }
     }
 
@@ -84,8 +94,16 @@ final class ReplayLanes {
     /// A batch is opened once it holds this many frames or bytes.
     static let batchFrames = 512
     static let batchBytes = 256 << 10
+    /// How many frames a lane takes to open at a time.
+    static let framesTaken = 16
 
-    private let open: (FrameView, Int) throws(EventSealing.OpenFailure) -> Event
+    /// Which lane opens a frame: each has its own opener (its buffers).
+    enum Lane: Int {
+        case caller = 0
+        case second = 1
+    }
+
+    private let open: (FrameView, Int, Lane) throws(EventSealing.OpenFailure) -> Event
     private let body: (FrameView, Event?) throws -> Void
     /// Frames still arriving.
     private var filling = Batch()
@@ -96,10 +114,10 @@ final class ReplayLanes {
 
     /// - Parameters:
     ///   - open: authenticates and decodes a frame under the epoch given by its index; runs
-    ///     on the second lane, one frame at a time.
+    ///     on the lane it is given, one frame at a time on each, both lanes at once.
     ///   - body: the replay's body, on the caller's thread, in order.
     init(
-        open: @escaping (FrameView, Int) throws(EventSealing.OpenFailure) -> Event,
+        open: @escaping (FrameView, Int, Lane) throws(EventSealing.OpenFailure) -> Event,
         body: @escaping (FrameView, Event?) throws -> Void
     ) {
         self.open = open
@@ -126,35 +144,51 @@ final class ReplayLanes {
         try deliver(opened)
     }
 
-    /// Opens the filling batch on the second lane while the opened one goes to the body.
+    /// Opens the filling batch on the second lane while the opened one goes to the body, and
+    /// on this lane too once the body is done with it.
     private func advance() throws {
         var delivered: Result<Void, any Error> = .success(())
         let toOpen = filling
         let toDeliver = opened
-        TwoLanes.run(
-            here: { delivered = Result { try deliver(toDeliver) } },
-            there: { openAll(toOpen) })
+        toOpen.outcomes = Array(repeating: .frame(nil), count: toOpen.entries.count)
+        toOpen.bytes.withUnsafeBytes { bytes in
+            toOpen.outcomes.withUnsafeMutableBufferPointer { outcomes in
+                TwoLanes.run(
+                    here: {
+                        delivered = Result { try deliver(toDeliver) }
+                        if case .success = delivered { openShare(of: toOpen, bytes, into: outcomes, on: .caller) }
+                    },
+                    there: { openShare(of: toOpen, bytes, into: outcomes, on: .second) })
+            }
+        }
         try delivered.get()
         toDeliver.clear()
         opened = toOpen
         filling = toDeliver
     }
 
-    /// Opens every frame of `batch` up to the first that stops the replay.
-    private func openAll(_ batch: Batch) {
-        batch.outcomes.reserveCapacity(batch.entries.count)
-        batch.forEachFrame { index, frame in
-            if case .problem = batch.outcomes.last { return }
-            if let epoch = batch.entries[index].epoch {
-                do throws(EventSealing.OpenFailure) {
-                    batch.outcomes.append(.frame(try open(frame, epoch)))
-                } catch {
-                    batch.outcomes.append(.problem(SealedJournal.problem(error, sequence: frame.sequence)))
+    /// Opens frames of `batch` a few at a time, taking those no lane has taken, until none
+    /// is left: each frame's outcome at its index. Every frame is opened, those after one
+    /// that stops the replay too (the body never sees them: it stops at the first problem).
+    private func openShare(
+        of batch: Batch, _ bytes: UnsafeRawBufferPointer, into outcomes: UnsafeMutableBufferPointer<Outcome>,
+        on lane: Lane
+    ) {
+        let count = batch.entries.count
+        while true {
+            let first = batch.nextToOpen.wrappingAdd(Self.framesTaken, ordering: .relaxed).oldValue
+            guard first < count else { return }
+            for index in first..<min(first + Self.framesTaken, count) {
+                let frame = batch.frame(index, in: bytes)
+                if let epoch = batch.entries[index].epoch {
+                    do throws(EventSealing.OpenFailure) {
+                        outcomes[index] = .frame(try open(frame, epoch, lane))
+                    } catch {
+                        outcomes[index] = .problem(SealedJournal.problem(error, sequence: frame.sequence))
+                    }
+                } else if let stop = batch.stop, index == count - 1 {
+                    outcomes[index] = .problem(stop)
                 }
-            } else if let stop = batch.stop, index == batch.entries.count - 1 {
-                batch.outcomes.append(.problem(stop))
-            } else {
-                batch.outcomes.append(.frame(nil))
             }
         }
     }

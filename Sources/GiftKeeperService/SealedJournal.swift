@@ -203,8 +203,11 @@ final class SealedJournal {
         after sequence: UInt64 = 0, keyring: Keyring, progress: ((Int, Int) -> Void)?,
         _ body: (FrameView, Event?) throws -> Void
     ) throws(ServiceError) {
-        let opener = EventOpener(formatVersion: header.formatVersion, journalID: header.journalID) { [unowned self] in
-            self.binding(sequence: $0, kind: $1, previousHash: $2)
+        // One opener per lane: each has buffers of its own.
+        let openers = (0..<2).map { _ in
+            EventOpener(formatVersion: header.formatVersion, journalID: header.journalID) { [unowned self] in
+                self.binding(sequence: $0, kind: $1, previousHash: $2)
+            }
         }
         let epochs = keyring.epochs
         // The epoch in force after `sequence`: the newest whose wrap is at or before it.
@@ -212,9 +215,9 @@ final class SealedJournal {
         do {
             try withoutActuallyEscaping(body) { body in
                 let lanes = ReplayLanes(
-                    open: { [unowned self] frame, epoch throws(EventSealing.OpenFailure) in
+                    open: { [unowned self] frame, epoch, lane throws(EventSealing.OpenFailure) in
                         if frame.kind == .dataSealed {
-                            return try opener.open(frame, dataKey: epochs[epoch].dataKey)
+                            return try openers[lane.rawValue].open(frame, dataKey: epochs[epoch].dataKey)
                         }
                         let binding = binding(
                             sequence: frame.sequence, kind: frame.kind, previousHash: Array(frame.previousHash))

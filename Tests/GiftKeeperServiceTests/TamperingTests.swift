@@ -207,6 +207,30 @@ import Testing
         }
     }
 
+    /// Both lanes open frames of a batch at once (each a few at a time, with an opener of
+    /// its own): a journal of several batches replays to the state its changes made, and
+    /// audit lists every frame once, in order.
+    @Test func aJournalOfSeveralBatchesReplaysToTheStateItsChangesMade() throws {
+        let sandbox = try Sandbox()
+        let service = try sandbox.setUp(password: "correct horse")
+        for index in 0..<1_600 {
+            try service.perform(
+                .addPresent(recipient: ["Mum", "Dad", "Zoë"][index % 3], title: "Present \(index)", notes: String(repeating: "n", count: index % 97)))
+            if index % 7 == 0 { try service.perform(.markPresent(id: PresentID(number: UInt64(index + 1))!, status: .bought)) }
+        }
+        let made = service.state
+        try service.close()
+        let reopened = try sandbox.signIn(password: "correct horse")
+        #expect(reopened.state.presents == made.presents)
+        #expect(reopened.state.presentIDsByRecipient == made.presentIDsByRecipient)
+        try reopened.close()
+        let report = try GiftKeeperService.audit(
+            journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
+        #expect(report.isValid)
+        #expect(report.records.map(\.sequence) == Array(1...UInt64(report.records.count)))
+        #expect(report.records.count > 3 * 512)
+    }
+
     @Test func reorderedDroppedAndDuplicatedFramesAreTampering() throws {
         let sandbox = try Sandbox()
         try journalWithPresents(sandbox)
