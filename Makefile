@@ -35,6 +35,7 @@ test: deps lint
 	inProcess=$$?; \
 	wait $$processes; processStatus=$$?; \
 	echo "--- the suites that start programs ($(PROCESS_TESTS)):"; cat "$$report"; rm -f "$$report"; \
+	[ $$processStatus = 0 ] || echo "--- that test process ended with status $$processStatus (128 + N: signal N)"; \
 	scripts/test-postgres.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
 
 ## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);

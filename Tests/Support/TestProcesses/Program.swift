@@ -117,12 +117,19 @@ public final class RunningProgram: Sendable {
 /// and waits for it to exit and its output to end. At `timeout` the whole group is killed
 /// (SIGKILL) and the outcome says so. The child gets default signal dispositions and none
 /// of this process's descriptors but its three pipes (swift-subprocess).
+/// SIGPIPE ignored in the test process, once: input written to a program that has already
+/// exited (a bad journal refused at once) is then an EPIPE the writer drops, not a signal
+/// that ends the whole test process without a word. The programs started get the default
+/// back (swift-subprocess resets every signal in the child).
+private let closedPipesAreErrors: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
 public func withProgram<Result: Sendable>(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(30),
     _ body: (RunningProgram) async throws -> Result
 ) async throws -> (Result, Outcome) {
     // `make test` sets this in the test process that holds journal locks (see the Makefile).
     if getenv("GIFTKEEPER_TESTS_START_NO_PROGRAMS") != nil { throw ProgramNotAllowedHere(executable: executable) }
+    _ = closedPipesAreErrors
     var options = PlatformOptions()
     options.processGroupID = 0
     let started = Mutex<Int32?>(nil)
