@@ -94,6 +94,11 @@ public enum CommandLineTokenizer {
         return String(quoted)
     }
 
+    /// The bytes that mean something to ``scan(_:)`` besides the separators.
+    private static let backslash = UInt8(ascii: "\\")
+    private static let single = UInt8(ascii: "'")
+    private static let double = UInt8(ascii: "\"")
+
     /// Splits by UTF-8 byte: every character that means something here (separators, `\\`,
     /// quotes) is ASCII, and no byte of a multi-byte scalar is, so the words are whole scalars.
     private static func scan(_ line: String) -> Scan {
@@ -103,9 +108,6 @@ public enum CommandLineTokenizer {
         var inWord = false
         var state = State.unquoted
         var escaping = false
-        let backslash = UInt8(ascii: "\\")
-        let single = UInt8(ascii: "'")
-        let double = UInt8(ascii: "\"")
 
         var line = line
         // Over the line's contiguous bytes: the UTF-8 view's iterator costs more than the scan.
@@ -113,7 +115,7 @@ public enum CommandLineTokenizer {
             var index = 0
             while index < bytes.count {
                 // A run of bytes that mean nothing where they stand (most of a line) is copied
-                // at once; the byte after it is taken one at a time below.
+                // at once; the byte after it, escaped or one that means something, is taken below.
                 if !escaping {
                     let end = ordinaryRunEnd(bytes, from: index, in: state)
                     if end > index {
@@ -140,22 +142,15 @@ public enum CommandLineTokenizer {
                     } else if byte == double {
                         state = .double
                         inWord = true
-                    } else if isSeparator(byte) {
-                        if inWord {
-                            result.words.append(String(decoding: word, as: UTF8.self))
-                            word.removeAll(keepingCapacity: true)
-                            inWord = false
-                        }
-                    } else {
-                        word.append(byte)
-                        inWord = true
+                    } else if inWord {
+                        // A separator: it ends the word.
+                        result.words.append(String(decoding: word, as: UTF8.self))
+                        word.removeAll(keepingCapacity: true)
+                        inWord = false
                     }
                 case .single:
-                    if byte == single {
-                        state = .unquoted
-                    } else {
-                        word.append(byte)
-                    }
+                    // The closing quote: the run before it took every other byte.
+                    state = .unquoted
                 case .double:
                     if escaping {
                         if byte != double && byte != backslash { word.append(backslash) }
@@ -163,10 +158,9 @@ public enum CommandLineTokenizer {
                         escaping = false
                     } else if byte == backslash {
                         escaping = true
-                    } else if byte == double {
-                        state = .unquoted
                     } else {
-                        word.append(byte)
+                        // The closing quote.
+                        state = .unquoted
                     }
                 }
             }
@@ -192,13 +186,15 @@ public enum CommandLineTokenizer {
         var end = start
         switch state {
         case .unquoted:
-            while end < bytes.count, !isSeparator(bytes[end]), bytes[end] != 0x5C, bytes[end] != 0x27, bytes[end] != 0x22 {
+            while end < bytes.count, !isSeparator(bytes[end]), bytes[end] != backslash, bytes[end] != single,
+                bytes[end] != double
+            {
                 end += 1
             }
         case .single:
-            while end < bytes.count, bytes[end] != 0x27 { end += 1 }
+            while end < bytes.count, bytes[end] != single { end += 1 }
         case .double:
-            while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C { end += 1 }
+            while end < bytes.count, bytes[end] != double, bytes[end] != backslash { end += 1 }
         }
         return end
     }
