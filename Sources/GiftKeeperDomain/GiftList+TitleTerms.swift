@@ -87,38 +87,47 @@ extension GiftList {
 public final class TitleTermsMemory {
     /// What is remembered of one person's presents, by place in the index.
     struct Terms {
-        /// Where each present was last found among the list's presents (-1: not there): a
-        /// removal moves the presents after it, so a place is used only when the present
-        /// found there has the id expected.
-        private var presentIndices: [Int] = []
-        private var titled: [(title: String, terms: GiftList.TitleTerms)?] = []
+        /// What is remembered of the present at one place.
+        private struct Entry {
+            /// Where it was last found among the list's presents (-1: not there): a removal
+            /// moves the presents after it, so the place is used only when the present found
+            /// there has the id expected.
+            var presentIndex = -1
+            var titled: (title: String, terms: GiftList.TitleTerms)?
+        }
+
+        private var entries: [Entry] = []
+
+        /// Entries up to `position`, the new ones knowing nothing yet.
+        private mutating func makeRoom(for position: Int) {
+            if position >= entries.count {
+                entries.append(contentsOf: repeatElement(Entry(), count: position + 1 - entries.count))
+            }
+        }
 
         /// The index among `presents` of `id`, the present at `position`; nil when it is
         /// not there (removed).
         mutating func index(
             at position: Int, of id: PresentID, in presents: OrderedDictionary<PresentID, Present>
         ) -> Int? {
-            if position < presentIndices.count {
-                let known = presentIndices[position]
+            if position < entries.count {
+                let known = entries[position].presentIndex
                 if known >= 0, known < presents.count, presents.keys[known] == id { return known }
-            } else {
-                presentIndices.append(contentsOf: repeatElement(-1, count: position + 1 - presentIndices.count))
             }
+            makeRoom(for: position)
             let found = presents.index(forKey: id)
-            presentIndices[position] = found ?? -1
+            entries[position].presentIndex = found ?? -1
             return found
         }
 
         /// The terms of `title`, the title of the present at `position`.
         mutating func terms(at position: Int, of title: String) -> GiftList.TitleTerms {
-            if position < titled.count, let entry = titled[position], entry.title == title {
+            if position < entries.count, let entry = entries[position].titled, entry.title == title {
                 return entry.terms
             }
             let terms = GiftList.TitleTerms(title)
-            if position >= titled.count {
-                titled.append(contentsOf: repeatElement(nil, count: position + 1 - titled.count))
-            }
-            titled[position] = (title, terms)
+            makeRoom(for: position)
+            entries[position].titled = (title, terms)
             return terms
         }
     }
