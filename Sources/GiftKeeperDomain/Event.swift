@@ -149,7 +149,7 @@ public enum EventBody: Hashable, Sendable {
     static func short(_ text: String, limit: Int = 60) -> String {
         // Printable ASCII within the limit (most text) is itself: one character per byte, none
         // a control character, nothing cut.
-        if text.utf8.count <= limit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        if text.utf8.count <= limit, text.allUTF8Bytes({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var out = ""
         var count = 0
         for character in text {

@@ -83,12 +83,13 @@ public struct Console: Sendable, ExportWriting {
         public mutating func print(writing write: (inout [UInt8]) -> Void) {
             let start = bytes.count
             write(&bytes)
-            if !bytes[start...].allSatisfy(Console.isKeptAsIs) {
+            if bytes[start...].allSatisfy(Console.isKeptAsIs) {
+                bytes.append(UInt8(ascii: "\n"))
+            } else {
                 let text = String(decoding: bytes[start...], as: UTF8.self)
                 bytes.removeSubrange(start...)
-                bytes.append(contentsOf: TerminalText.sanitized(text, keeping: Console.keptInLines).utf8)
+                bytes.append(contentsOf: Console.outputLine(text).utf8)
             }
-            bytes.append(UInt8(ascii: "\n"))
             if bytes.count >= Self.chunk { flush() }
         }
 
