@@ -324,7 +324,7 @@ extension GiftList {
     ) -> (mostAlike: [PresentID], count: Int) {
         let terms = TitleTerms(title)
         /// How alike, as shared words per word of the shorter title (2 for the same title); nil when not.
-        func likeness(_ other: TitleTerms) -> Double? {
+        func likeness(_ other: borrowing TitleTerms) -> Double? {
             if other.hasKey(of: terms) { return 2 }
             let fewer = min(terms.wordHashes.count, other.wordHashes.count)
             guard fewer > 0 else { return nil }
@@ -343,15 +343,15 @@ extension GiftList {
         var count = 0
         func scan(remembering remembered: inout TitleTermsMemory.Terms) {
             for (position, id) in (presentIDsByRecipient[recipientKey] ?? []).enumerated() {
-                let otherTitle: String
+                let found: Double?
                 if let index = remembered.index(at: position, of: id, in: presents) {
-                    otherTitle = presents.values[index].title
+                    found = remembered.withTerms(at: position, of: presents.values[index].title, likeness)
                 } else if let index = removedPresents.index(forKey: id), removedPresents.values[index].status == .given {
-                    otherTitle = removedPresents.values[index].title
+                    found = remembered.withTerms(at: position, of: removedPresents.values[index].title, likeness)
                 } else {
                     continue
                 }
-                guard let likeness = likeness(remembered.terms(at: position, of: otherTitle)) else { continue }
+                guard let likeness = found else { continue }
                 count += 1
                 let match = (id: id, likeness: likeness)
                 if keeping == .max {
@@ -363,7 +363,10 @@ extension GiftList {
             }
         }
         if let memory {
-            memory.update(recipientKey, scan)
+            memory.update(recipientKey) { remembered in
+                scan(remembering: &remembered)
+                remembered.lastSought = (title, terms)
+            }
         } else {
             var fresh = TitleTermsMemory.Terms()
             scan(remembering: &fresh)

@@ -14,6 +14,9 @@ extension GiftList {
         let keyHash: UInt64
         let wordHashes: [UInt64]
 
+        /// The terms of no title: a placeholder where none is known yet.
+        static let none = TitleTerms("")
+
         public init(_ title: String) {
             var folded = TextFolding.key(title)
             var hashes =
@@ -93,16 +96,19 @@ public final class TitleTermsMemory {
             /// moves the presents after it, so the place is used only when the present found
             /// there has the id expected.
             var presentIndex = -1
-            var titled: (title: String, terms: GiftList.TitleTerms)?
+            /// The title ``terms`` are of; nil until a title is seen at this place.
+            var title: String?
+            var terms = GiftList.TitleTerms.none
         }
 
         private var entries: [Entry] = []
+        /// The terms of the title a scan was last made for: most likely the title of the
+        /// next present found at a place with nothing remembered (the one `add` then added).
+        var lastSought: (title: String, terms: GiftList.TitleTerms)?
 
         /// Entries up to `position`, the new ones knowing nothing yet.
         private mutating func makeRoom(for position: Int) {
-            if position >= entries.count {
-                entries.append(contentsOf: repeatElement(Entry(), count: position + 1 - entries.count))
-            }
+            while position >= entries.count { entries.append(Entry()) }
         }
 
         /// The index among `presents` of `id`, the present at `position`; nil when it is
@@ -120,15 +126,26 @@ public final class TitleTermsMemory {
             return found
         }
 
-        /// The terms of `title`, the title of the present at `position`.
-        mutating func terms(at position: Int, of title: String) -> GiftList.TitleTerms {
-            if position < entries.count, let entry = entries[position].titled, entry.title == title {
-                return entry.terms
-            }
-            let terms = GiftList.TitleTerms(title)
+        /// What `body` makes of the terms of `title`, the title of the present at
+        /// `position`: read where they are kept, not copied out (a scan reads every one of
+        /// a person's presents' terms, every `add`).
+        @inline(__always)
+        mutating func withTerms<Result>(
+            at position: Int, of title: String, _ body: (borrowing GiftList.TitleTerms) -> Result
+        ) -> Result {
+            if position >= entries.count || entries[position].title != title { learn(title, at: position) }
+            return body(entries[position].terms)
+        }
+
+        /// Remembers the terms of `title` at `position`.
+        private mutating func learn(_ title: String, at position: Int) {
             makeRoom(for: position)
-            entries[position].titled = (title, terms)
-            return terms
+            if let sought = lastSought, sought.title == title {
+                entries[position].terms = sought.terms
+            } else {
+                entries[position].terms = GiftList.TitleTerms(title)
+            }
+            entries[position].title = title
         }
     }
 
