@@ -166,6 +166,26 @@ import Testing
         #expect(printed.hasPrefix("1\t2026-11-25T20:55:00.000Z\tpresentImported\t"))
     }
 
+    /// The eight-at-a-time check of output bytes agrees with the byte-by-byte rule at every
+    /// length and alignment, whichever byte of a word is the odd one: the edges of
+    /// printable ASCII (0x1F, 0x20, 0x7E, 0x7F), tabs, newlines, UTF-8 and 0xFF.
+    @Test func theWordAtATimeCheckAgreesWithTheByteRule() {
+        let edges: [UInt8] = [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            var bytes = (0..<count).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+            for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
+                bytes[Int.random(in: 0..<count, using: &generator)] = edges.randomElement(using: &generator)!
+            }
+            let offset = Int.random(in: 0...min(7, count), using: &generator)
+            bytes.withUnsafeBufferPointer { all in
+                let part = UnsafeBufferPointer(rebasing: all[offset...])
+                #expect(Console.allKeptAsIs(part) == part.allSatisfy(Console.isKeptAsIs), "\(Array(part))")
+            }
+        }
+    }
+
     /// A write to standard output that fails (a full disk) is remembered for the caller to
     /// report once, then forgotten.
     @Test func aFailedWriteToStandardOutputIsReported() throws {

@@ -95,29 +95,29 @@ enum GiftMemory {
         let given = present.status == .given
         var bytes: [UInt8] = []
         bytes.reserveCapacity(96 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count)
-        bytes += "Note: ".utf8
-        bytes += present.recipient.utf8
-        bytes += given ? #" got ""#.utf8 : #" already has ""#.utf8
-        bytes += present.title.utf8
-        bytes += #"""#.utf8
+        bytes.appendUTF8("Note: ")
+        bytes.appendUTF8(present.recipient)
+        bytes.appendUTF8(given ? #" got ""# : #" already has ""#)
+        bytes.appendUTF8(present.title)
+        bytes.appendUTF8(#"""#)
         if !present.occasion.isEmpty {
-            bytes += " for ".utf8
-            bytes += present.occasion.utf8
+            bytes.appendUTF8(" for ")
+            bytes.appendUTF8(present.occasion)
         }
         if given {
-            if let givenAt = present.givenAt { bytes += " on \(LocalTime.date(givenAt))".utf8 }
-            bytes += " (".utf8
+            if let givenAt = present.givenAt { bytes.appendUTF8(" on \(LocalTime.date(givenAt))") }
+            bytes.appendUTF8(" (")
         } else {
-            bytes += " planned (".utf8
+            bytes.appendUTF8(" planned (")
         }
-        bytes += "p".utf8
-        bytes += String(present.id.number).utf8
+        bytes.appendUTF8("p")
+        bytes.appendUTF8(String(present.id.number))
         if !given {
-            bytes += ", ".utf8
-            bytes += present.status.rawValue.utf8
-            if isRemoved { bytes += ", removed".utf8 }
+            bytes.appendUTF8(", ")
+            bytes.appendUTF8(present.status.rawValue)
+            if isRemoved { bytes.appendUTF8(", removed") }
         }
-        bytes += ").".utf8
+        bytes.appendUTF8(").")
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -38,17 +38,46 @@ public struct Console: Sendable, ExportWriting {
     /// Appends ``outputLine(_:)`` of `text` to `bytes`; printable ASCII, most output, is
     /// copied as it is, without making the sanitised string.
     static func appendOutputLine(_ text: String, to bytes: inout [UInt8]) {
-        if text.allUTF8Bytes(isKeptAsIs) {
-            bytes += text.utf8
+        var text = text
+        let keptAsIs = text.withUTF8 { text in
+            guard allKeptAsIs(text) else { return false }
+            bytes.append(contentsOf: text)
+            return true
+        }
+        if keptAsIs {
             bytes.append(0x0A)
         } else {
-            bytes += outputLine(text).utf8
+            bytes.appendUTF8(outputLine(text))
         }
     }
 
     /// Whether sanitising keeps this byte as it is, whatever surrounds it: printable ASCII,
     /// tabs and newlines (nearly every byte of output).
     static func isKeptAsIs(_ byte: UInt8) -> Bool { (byte >= 0x20 && byte < 0x7F) || byte == 0x09 || byte == 0x0A }
+
+    /// Whether every byte is ``isKeptAsIs(_:)``, eight at a time: a word with no byte below
+    /// 0x20 and none at 0x7F or above is printable ASCII as a whole, and only a word that
+    /// has one (a tab, a newline, or a byte to sanitise) is looked at byte by byte. Every
+    /// line of output goes through here.
+    static func allKeptAsIs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highBits: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // A byte below 0x20 borrows into its own high bit (and is below 0x80); a byte
+                // at 0x7F or above has its high bit set, or gets it by adding one. Either
+                // test may also flag a byte above a flagged one, never a word with neither.
+                let below = (word &- 0x20 &* ones) & ~word & highBits
+                let above = (word | (word &+ ones)) & highBits
+                if below | above != 0, !bytes[index..<index + 8].allSatisfy(isKeptAsIs) { return false }
+                index += 8
+            }
+        }
+        return bytes[index...].allSatisfy(isKeptAsIs)
+    }
 
     /// The control characters a line of output keeps (made once: a set literal at each call
     /// was an allocation per line, a million for an audit of a million events).
@@ -83,7 +112,7 @@ public struct Console: Sendable, ExportWriting {
         public mutating func print(writing write: (inout [UInt8]) -> Void) {
             let start = bytes.count
             write(&bytes)
-            if bytes[start...].allSatisfy(Console.isKeptAsIs) {
+            if bytes.withUnsafeBufferPointer({ Console.allKeptAsIs(UnsafeBufferPointer(rebasing: $0[start...])) }) {
                 bytes.append(UInt8(ascii: "\n"))
             } else {
                 let text = String(decoding: bytes[start...], as: UTF8.self)
@@ -157,5 +186,15 @@ public struct Console: Sendable, ExportWriting {
     private func write(_ buffer: UnsafeRawBufferPointer, descriptor: Int32) -> Int32? {
         let failure = POSIXIO.writeAll(descriptor, buffer)
         return failure == 0 ? nil : failure
+    }
+}
+
+extension [UInt8] {
+    /// Appends the UTF-8 bytes of `text`, copied at once (`withUTF8`, small strings
+    /// included: the UTF-8 view as a sequence costs a hundred or more instructions an
+    /// append, and output lines are made of many).
+    mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
     }
 }
