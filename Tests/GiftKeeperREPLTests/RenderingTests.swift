@@ -186,6 +186,20 @@ import Testing
         }
     }
 
+    /// Lines made of pieces copied into one string are the pieces joined: empty pieces,
+    /// small and large strings, accents and emoji, substrings made into strings.
+    @Test func aConcatenatedStringIsItsPiecesJoined() {
+        let long = String(repeating: "Wooden board game ", count: 9)
+        let cases: [[String]] = [
+            [], [""], ["", "", ""], ["Saved ", "p12", ": \"", "Kite", "\" for ", "Zoë", "."],
+            [long, "", "👩‍👩‍👧 café", String("Grandma Rose".dropFirst(8))], ["Note: ", String(17), " more"],
+        ]
+        for parts in cases {
+            #expect(String(concatenating: parts) == parts.joined(), "\(parts)")
+        }
+        #expect(String(concatenating: "a", "", "bc") == "abc")
+    }
+
     /// A write to standard output that fails (a full disk) is remembered for the caller to
     /// report once, then forgotten.
     @Test func aFailedWriteToStandardOutputIsReported() throws {

@@ -63,7 +63,8 @@ struct AddCommand: ShellCommand {
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
             // One write for the line and its notes.
-            shell.console.print(lines: ["Saved \(id): \"\(title)\" for \(recipient)."] + notes)
+            shell.console.print(
+                lines: [String(concatenating: "Saved ", id.description, ": \"", title, "\" for ", recipient, ".")] + notes)
         }
         shell.warnOverBudget(since: budgets)
     }
@@ -83,41 +84,28 @@ enum GiftMemory {
         guard count > shown else { return named }
         let more = count - shown
         return named + [
-            "Note: \(more) more of \(recipient)'s present\(more == 1 ? " has" : "s have") a similar title ('gifts \(CommandLineTokenizer.quoted(recipient))' lists what was given)."
+            String(
+                concatenating: "Note: ", String(more), " more of ", recipient, "'s present", more == 1 ? " has" : "s have",
+                " a similar title ('gifts ", CommandLineTokenizer.quoted(recipient), "' lists what was given).")
         ]
     }
 
-    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned. Its
-    /// bytes are gathered in one buffer of the right size: string interpolation and string
-    /// appends each grew and re-checked the string, several times a note, and `add` writes
-    /// up to three.
+    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned: its
+    /// pieces copied once into a string of the right size (``String/init(concatenating:)-([String])``),
+    /// up to three times an `add`.
     static func note(_ present: Present, isRemoved: Bool) -> String {
         let given = present.status == .given
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(96 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count)
-        bytes.appendUTF8("Note: ")
-        bytes.appendUTF8(present.recipient)
-        bytes.appendUTF8(given ? #" got ""# : #" already has ""#)
-        bytes.appendUTF8(present.title)
-        bytes.appendUTF8(#"""#)
-        if !present.occasion.isEmpty {
-            bytes.appendUTF8(" for ")
-            bytes.appendUTF8(present.occasion)
-        }
+        var parts = ["Note: ", present.recipient, given ? #" got ""# : #" already has ""#, present.title, #"""#]
+        parts.reserveCapacity(16)
+        if !present.occasion.isEmpty { parts += [" for ", present.occasion] }
         if given {
-            if let givenAt = present.givenAt { bytes.appendUTF8(" on \(LocalTime.date(givenAt))") }
-            bytes.appendUTF8(" (")
+            if let givenAt = present.givenAt { parts += [" on ", "\(LocalTime.date(givenAt))"] }
+            parts += [" (p", String(present.id.number)]
         } else {
-            bytes.appendUTF8(" planned (")
+            parts += [" planned (p", String(present.id.number), ", ", present.status.rawValue]
+            if isRemoved { parts.append(", removed") }
         }
-        bytes.appendUTF8("p")
-        bytes.appendUTF8(String(present.id.number))
-        if !given {
-            bytes.appendUTF8(", ")
-            bytes.appendUTF8(present.status.rawValue)
-            if isRemoved { bytes.appendUTF8(", removed") }
-        }
-        bytes.appendUTF8(").")
-        return String(decoding: bytes, as: UTF8.self)
+        parts.append(").")
+        return String(concatenating: parts)
     }
 }

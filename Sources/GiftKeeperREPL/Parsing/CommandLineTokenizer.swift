@@ -103,6 +103,8 @@ public enum CommandLineTokenizer {
     /// quotes) is ASCII, and no byte of a multi-byte scalar is, so the words are whole scalars.
     private static func scan(_ line: String) -> Scan {
         var result = Scan()
+        // Room for a usual line's words (`add` with a few options), grown once at most.
+        result.words.reserveCapacity(12)
         var word: [UInt8] = []
         word.reserveCapacity(64)
         var inWord = false

@@ -47,7 +47,7 @@ public struct Console: Sendable, ExportWriting {
         if keptAsIs {
             bytes.append(0x0A)
         } else {
-            bytes.appendUTF8(outputLine(text))
+            bytes += outputLine(text).utf8
         }
     }
 
@@ -189,12 +189,31 @@ public struct Console: Sendable, ExportWriting {
     }
 }
 
-extension [UInt8] {
-    /// Appends the UTF-8 bytes of `text`, copied at once (`withUTF8`, small strings
-    /// included: the UTF-8 view as a sequence costs a hundred or more instructions an
-    /// append, and output lines are made of many).
-    mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { append(contentsOf: $0) }
+extension String {
+    /// `parts` one after the other, copied into one string of the right size: interpolation
+    /// grows and re-checks the string at each piece, and `add` writes a line of seven
+    /// pieces and notes of a dozen, every time.
+    init(concatenating parts: String...) {
+        self.init(concatenating: parts)
+    }
+
+    /// ``init(concatenating:)-(String...)`` for a list made piece by piece.
+    init(concatenating parts: [String]) {
+        var count = 0
+        for part in parts { count += part.utf8.count }
+        self.init(unsafeUninitializedCapacity: count) { buffer in
+            var written = 0
+            for part in parts {
+                // A copy of the piece, not of the list: `withUTF8` on an element of a list
+                // shared with the caller would copy the whole list first.
+                var part = part
+                part.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                    (buffer.baseAddress! + written).update(from: base, count: bytes.count)
+                    written += bytes.count
+                }
+            }
+            return written
+        }
     }
 }
