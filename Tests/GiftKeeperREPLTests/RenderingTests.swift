@@ -186,8 +186,8 @@ import Testing
         }
     }
 
-    /// Lines made of pieces copied into one string are the pieces joined: empty pieces,
-    /// small and large strings, accents and emoji, substrings made into strings.
+    /// Lines made of pieces copied into one string (``PieceWriter``) are the pieces joined:
+    /// empty pieces, small and large strings, accents and emoji, substrings made strings.
     @Test func aConcatenatedStringIsItsPiecesJoined() {
         let long = String(repeating: "Wooden board game ", count: 9)
         let cases: [[String]] = [
@@ -195,9 +195,16 @@ import Testing
             [long, "", "👩‍👩‍👧 café", String("Grandma Rose".dropFirst(8))], ["Note: ", String(17), " more"],
         ]
         for parts in cases {
-            #expect(String(concatenating: parts) == parts.joined(), "\(parts)")
+            let room = parts.reduce(0) { $0 + $1.utf8.count }
+            let written = String(unsafeUninitializedCapacity: room + 3) { buffer in
+                var writer = PieceWriter(buffer)
+                for part in parts { writer.put(part) }
+                return writer.count
+            }
+            #expect(written == parts.joined(), "\(parts)")
         }
         #expect(String(concatenating: "a", "", "bc") == "abc")
+        #expect(String(concatenating: "Saved ", "p12", ": \"", long, "\" for ", "Zoë", ".") == "Saved p12: \"\(long)\" for Zoë.")
     }
 
     /// A write to standard output that fails (a full disk) is remembered for the caller to

@@ -91,21 +91,43 @@ enum GiftMemory {
     }
 
     /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned: its
-    /// pieces copied once into a string of the right size (``String/init(concatenating:)-([String])``),
-    /// up to three times an `add`.
+    /// pieces copied once into a string with room for them (``PieceWriter``), up to three
+    /// times an `add`.
     static func note(_ present: Present, isRemoved: Bool) -> String {
         let given = present.status == .given
-        var parts = ["Note: ", present.recipient, given ? #" got ""# : #" already has ""#, present.title, #"""#]
-        parts.reserveCapacity(16)
-        if !present.occasion.isEmpty { parts += [" for ", present.occasion] }
-        if given {
-            if let givenAt = present.givenAt { parts += [" on ", "\(LocalTime.date(givenAt))"] }
-            parts += [" (p", String(present.id.number)]
-        } else {
-            parts += [" planned (p", String(present.id.number), ", ", present.status.rawValue]
-            if isRemoved { parts.append(", removed") }
+        let number = String(present.id.number)
+        let date = given ? present.givenAt.map { "\(LocalTime.date($0))" } : nil
+        // The fixed words take at most 64 bytes together.
+        let room =
+            64 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count
+            + number.utf8.count + (date?.utf8.count ?? 0) + present.status.rawValue.utf8.count
+        return String(unsafeUninitializedCapacity: room) { buffer in
+            var note = PieceWriter(buffer)
+            note.put("Note: ")
+            note.put(present.recipient)
+            note.put(given ? #" got ""# : #" already has ""#)
+            note.put(present.title)
+            note.put(#"""#)
+            if !present.occasion.isEmpty {
+                note.put(" for ")
+                note.put(present.occasion)
+            }
+            if given {
+                if let date {
+                    note.put(" on ")
+                    note.put(date)
+                }
+                note.put(" (p")
+                note.put(number)
+            } else {
+                note.put(" planned (p")
+                note.put(number)
+                note.put(", ")
+                note.put(present.status.rawValue)
+                if isRemoved { note.put(", removed") }
+            }
+            note.put(").")
+            return note.count
         }
-        parts.append(").")
-        return String(concatenating: parts)
     }
 }

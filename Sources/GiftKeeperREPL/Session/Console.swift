@@ -194,26 +194,34 @@ extension String {
     /// grows and re-checks the string at each piece, and `add` writes a line of seven
     /// pieces and notes of a dozen, every time.
     init(concatenating parts: String...) {
-        self.init(concatenating: parts)
-    }
-
-    /// ``init(concatenating:)-(String...)`` for a list made piece by piece.
-    init(concatenating parts: [String]) {
         var count = 0
         for part in parts { count += part.utf8.count }
         self.init(unsafeUninitializedCapacity: count) { buffer in
-            var written = 0
-            for part in parts {
-                // A copy of the piece, not of the list: `withUTF8` on an element of a list
-                // shared with the caller would copy the whole list first.
-                var part = part
-                part.withUTF8 { bytes in
-                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-                    (buffer.baseAddress! + written).update(from: base, count: bytes.count)
-                    written += bytes.count
-                }
-            }
-            return written
+            var writer = PieceWriter(buffer)
+            for part in parts { writer.put(part) }
+            return writer.count
+        }
+    }
+}
+
+/// Pieces of text copied one after the other into a string's storage
+/// (`String(unsafeUninitializedCapacity:initializingUTF8With:)`), each at once.
+struct PieceWriter {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    /// Copies `piece` after what is written; the storage must have room for it.
+    mutating func put(_ piece: String) {
+        var piece = piece
+        piece.withUTF8 { bytes in
+            guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+            precondition(count + bytes.count <= buffer.count, "a piece of text past the room made for it")
+            (target + count).update(from: source, count: bytes.count)
+            count += bytes.count
         }
     }
 }
