@@ -204,6 +204,8 @@ import Testing
             #expect(written == parts.joined(), "\(parts)")
         }
         #expect(String(concatenating: "a", "", "bc") == "abc")
+        #expect(String(concatenating: "").isEmpty)
+        #expect(String(concatenating: "", "").isEmpty)
         #expect(String(concatenating: "Saved ", "p12", ": \"", long, "\" for ", "Zoë", ".") == "Saved p12: \"\(long)\" for Zoë.")
     }
 

@@ -220,7 +220,7 @@ struct PieceWriter {
         piece.withUTF8 { bytes in
             guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
             precondition(count + bytes.count <= buffer.count, "a piece of text past the room made for it")
-            (target + count).update(from: source, count: bytes.count)
+            (target + count).initialize(from: source, count: bytes.count)
             count += bytes.count
         }
     }
