@@ -128,7 +128,8 @@ public final class TitleTermsMemory {
 
         /// What `body` makes of the terms of `title`, the title of the present at
         /// `position`: read where they are kept, not copied out (a scan reads every one of
-        /// a person's presents' terms, every `add`).
+        /// a person's presents' terms, every `add`). Inlined into the scan: called, it
+        /// copied the terms at the call (the scan took 21,500 instructions an `add`, 13,200 inlined).
         @inline(__always)
         mutating func withTerms<Result>(
             at position: Int, of title: String, _ body: (borrowing GiftList.TitleTerms) -> Result
