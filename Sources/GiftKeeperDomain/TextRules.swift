@@ -54,6 +54,17 @@ extension StringProtocol {
 }
 
 extension String {
+    /// ``StringProtocol/trimmedWhitespace()`` for a string, without a Unicode property
+    /// look-up when it starts and ends with printable ASCII other than a space (most text,
+    /// a script's every line among it): such a byte at the end ends a character that is not
+    /// whitespace, as no grapheme cluster that starts with whitespace takes it in.
+    public func trimmedWhitespace() -> String {
+        if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x7F, last > 0x20, last < 0x7F {
+            return self
+        }
+        return self[...].trimmedWhitespace()
+    }
+
     /// Whether every UTF-8 byte of the string passes `test`: a loop over its contiguous
     /// bytes (a native string's), not the UTF-8 view's iterator — the ASCII fast paths
     /// that most text takes run it on every line, name and title.

@@ -150,6 +150,27 @@ import Testing
         }
     }
 
+    /// A string's trimming (a fast path when it starts and ends with printable ASCII) is
+    /// what trimming its Characters gives: whitespace of every kind at either end, a
+    /// combining mark after a space or after a letter, `\r\n`, non-breaking spaces.
+    @Test func trimmingAStringIsTrimmingItsCharacters() {
+        let pieces = [
+            "a", "Z", "~", "!", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{A0}", "\u{2003}", "\u{3000}", "é", "e\u{301}",
+            " \u{301}", "\u{301}", "👩‍👩‍👧", "\u{7F}", "\u{200B}",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                .joined()
+            let characters = Array(text)
+            let first = characters.firstIndex { !$0.isWhitespace }
+            let last = characters.lastIndex { !$0.isWhitespace }
+            let expected = first.map { String(characters[$0...last!]) } ?? ""
+            #expect(text.trimmedWhitespace() == expected, "\(Array(text.unicodeScalars))")
+            #expect(text[...].trimmedWhitespace() == expected, "\(Array(text.unicodeScalars))")
+        }
+    }
+
     @Test func eventTypeNamesAndTagsAreStable() {
         let expected: [(String, UInt8)] = [
             ("accountCreated", 1), ("loginSucceeded", 2), ("loginFailed", 3), ("signedOut", 4), ("presentAdded", 5),

@@ -205,6 +205,16 @@ import Testing
         }
         #expect(String(concatenating: "a", "", "bc") == "abc")
         #expect(String(concatenating: "").isEmpty)
+        for number: UInt64 in [0, 7, 9, 10, 99, 100, 12_345, 1_000_000, .max] {
+            let written = String(unsafeUninitializedCapacity: 24) { buffer in
+                var writer = PieceWriter(buffer)
+                writer.put("p")
+                writer.put(decimal: number)
+                writer.put(".")
+                return writer.count
+            }
+            #expect(written == "p\(number).")
+        }
         #expect(String(concatenating: "", "").isEmpty)
         #expect(String(concatenating: "Saved ", "p12", ": \"", long, "\" for ", "Zoë", ".") == "Saved p12: \"\(long)\" for Zoë.")
     }

@@ -63,8 +63,7 @@ struct AddCommand: ShellCommand {
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
             // One write for the line and its notes.
-            shell.console.print(
-                lines: [String(concatenating: "Saved ", id.description, ": \"", title, "\" for ", recipient, ".")] + notes)
+            shell.console.print(lines: [GiftMemory.saved(id, title: title, for: recipient)] + notes)
         }
         shell.warnOverBudget(since: budgets)
     }
@@ -74,6 +73,21 @@ struct AddCommand: ShellCommand {
 enum GiftMemory {
     /// How many similar presents `add` names; the rest are counted in one more line.
     static let shown = 3
+
+    /// `Saved p12: "Kite" for Sam.`, written once into a string with room for it.
+    static func saved(_ id: PresentID, title: String, for recipient: String) -> String {
+        String(unsafeUninitializedCapacity: 40 + title.utf8.count + recipient.utf8.count) { buffer in
+            var line = PieceWriter(buffer)
+            line.put("Saved p")
+            line.put(decimal: id.number)
+            line.put(": \"")
+            line.put(title)
+            line.put("\" for ")
+            line.put(recipient)
+            line.put(".")
+            return line.count
+        }
+    }
 
     /// The notes for the `count` similar presents, `mostAlike` first: the first few, then
     /// how many more.
@@ -95,12 +109,11 @@ enum GiftMemory {
     /// times an `add`.
     static func note(_ present: Present, isRemoved: Bool) -> String {
         let given = present.status == .given
-        let number = String(present.id.number)
         let date = given ? present.givenAt.map { "\(LocalTime.date($0))" } : nil
-        // The fixed words take at most 64 bytes together.
+        // The fixed words take at most 64 bytes together, the number at most 20.
         let room =
-            64 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count
-            + number.utf8.count + (date?.utf8.count ?? 0) + present.status.rawValue.utf8.count
+            84 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count
+            + (date?.utf8.count ?? 0) + present.status.rawValue.utf8.count
         return String(unsafeUninitializedCapacity: room) { buffer in
             var note = PieceWriter(buffer)
             note.put("Note: ")
@@ -118,10 +131,10 @@ enum GiftMemory {
                     note.put(date)
                 }
                 note.put(" (p")
-                note.put(number)
+                note.put(decimal: present.id.number)
             } else {
                 note.put(" planned (p")
-                note.put(number)
+                note.put(decimal: present.id.number)
                 note.put(", ")
                 note.put(present.status.rawValue)
                 if isRemoved { note.put(", removed") }

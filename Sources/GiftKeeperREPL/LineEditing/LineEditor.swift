@@ -134,6 +134,8 @@ extension LineInput {
         guard bytes.count <= LineLimits.maximumLineBytes else {
             return .invalid(.lineTooLong(limit: LineLimits.maximumLineBytes))
         }
+        // ASCII (most lines) is valid UTF-8 as it is: decoded without the generic validation.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return .line(String(decoding: bytes, as: UTF8.self)) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .invalid(.invalidUTF8)
         }

@@ -214,6 +214,25 @@ struct PieceWriter {
         self.buffer = buffer
     }
 
+    /// Writes `number` in decimal digits after what is written (at most 20); the storage
+    /// must have room for them. Ids and counts in a line, without making a string of each.
+    mutating func put(decimal number: UInt64) {
+        var length = 1
+        var rest = number
+        while rest >= 10 {
+            rest /= 10
+            length += 1
+        }
+        guard let target = buffer.baseAddress else { return }
+        precondition(count + length <= buffer.count, "digits past the room made for them")
+        rest = number
+        for place in (count..<count + length).reversed() {
+            (target + place).initialize(to: UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        }
+        count += length
+    }
+
     /// Copies `piece` after what is written; the storage must have room for it.
     mutating func put(_ piece: String) {
         var piece = piece
