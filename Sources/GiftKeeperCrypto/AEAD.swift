@@ -22,17 +22,19 @@ public enum AEAD {
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, additionalData: [UInt8]
     ) throws -> [UInt8] {
         let sodium = try checkKey(key)
-        let nonce = try randomBytes(count: nonceLength)
-        var output = [UInt8](repeating: 0, count: nonceLength + plaintext.count + tagLength)
-        let result = output.withUnsafeMutableBytes { out in
-            out.copyBytes(from: nonce)
-            return key.withUnsafeBytes { keyBytes in
+        var result: Int32 = -1
+        let length = nonceLength + plaintext.count + tagLength
+        // The nonce is drawn into the output and the ciphertext written after it: one
+        // array, made without zeroing it first (every byte is written below).
+        let output = [UInt8](unsafeUninitializedCapacity: length) { out, count in
+            guard let base = out.baseAddress else { return }
+            sodium.randomBytes(base, count: nonceLength)
+            result = key.withUnsafeBytes { keyBytes in
                 additionalData.withUnsafeBytes { ad in
-                    sodium.aeadEncrypt(
-                        out.uint8Pointer + nonceLength, plaintext, additionalData: ad, nonce: out.uint8Pointer,
-                        key: keyBytes)
+                    sodium.aeadEncrypt(base + nonceLength, plaintext, additionalData: ad, nonce: base, key: keyBytes)
                 }
             }
+            count = result == 0 ? length : 0
         }
         guard result == 0 else { throw CryptoError(.operationFailed(function: "crypto_aead_xchacha20poly1305_ietf_encrypt")) }
         return output
