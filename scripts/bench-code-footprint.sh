@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# How much work, and how much code, one `add` line of a script is: instructions and
+# first-level instruction-cache misses per line, counted by valgrind's callgrind with its
+# cache simulation (a 32 KB, 8-way instruction cache), which count the same whatever else
+# the machine does. (I(1,001 adds) − I(1 add)) / 1,000, the fixed costs cancelling out.
+#
+#   scripts/bench-code-footprint.sh [BINARY]   (default: .build/release/giftkeeper)
+#   BENCH_TITLES=person|same chooses the titles (scripts/bench/add-script.sh; default same)
+#
+# The code a line runs is fetched again after each fsync has evicted it, and slows the
+# fsync too (docs/performance.md, the command path): the misses are the measure to drive
+# down. The profiles are kept for callgrind_annotate: CALLGRIND_KEEP=DIR keeps
+# DIR/adds.callgrind and DIR/one.callgrind. Takes a minute or two.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench/add-script.sh"
+binary=$(realpath "${1:-.build/release/giftkeeper}")
+command -v valgrind >/dev/null || { echo "bench-code-footprint: valgrind is not installed" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-footprint.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+chmod 700 "$work"
+# Without DWARF, so that valgrind reads the symbols of a 150 MB static binary quickly.
+strip --strip-debug -o "$work/giftkeeper" "$binary"
+add_script 1001 "bench-password-$$" >"$work/adds.txt"
+add_script 1 "bench-password-$$" >"$work/one.txt"
+
+profile() {  # profile NAME → the run's totals in $work/NAME.err
+    rm -rf "$work/state" "$work/j.journal"
+    XDG_STATE_HOME="$work/state" valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
+        --LL=1048576,16,64 --callgrind-out-file="$work/$1.callgrind" "$work/giftkeeper" --journal "$work/j.journal" \
+        <"$work/$1.txt" >/dev/null 2>"$work/$1.err"
+}
+profile adds
+profile one
+python3 - "$work/adds.err" "$work/one.err" <<'PY'
+import re, sys
+def totals(path):
+    found = {}
+    for line in open(path):
+        match = re.search(r"(I\s+refs|I1\s+misses):\s+([\d,]+)", line)
+        if match:
+            found[match.group(1).split()[0]] = int(match.group(2).replace(",", ""))
+    return found
+adds, one = totals(sys.argv[1]), totals(sys.argv[2])
+print(f"instructions per add line: {(adds['I'] - one['I']) / 1000:,.0f}")
+print(f"instruction-cache misses per add line (32 KB I1): {(adds['I1'] - one['I1']) / 1000:,.0f}")
+PY
+if [[ -n ${CALLGRIND_KEEP:-} ]]; then cp "$work/adds.callgrind" "$work/one.callgrind" "$CALLGRIND_KEEP/"; fi
