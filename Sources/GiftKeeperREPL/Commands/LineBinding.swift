@@ -234,12 +234,12 @@ struct BoundLine {
         return []
     }
 
-    /// Whether a flag was given.
     /// Whether the command declares `key` at all (the flags a shared helper may ask about).
     func declares(_ key: String) -> Bool {
         declarations.contains { $0.key == key }
     }
 
+    /// Whether a flag was given.
     func flag(_ key: String) -> Bool {
         self[key] == .flag
     }

@@ -66,13 +66,6 @@ public enum CommandLineTokenizer {
         var trailingBackslash = false
     }
 
-    private static func isSeparator(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}": return true
-        default: return false
-        }
-    }
-
     private enum State {
         case unquoted, single, double
     }

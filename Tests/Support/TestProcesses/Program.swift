@@ -112,17 +112,17 @@ public final class RunningProgram: Sendable {
     fileprivate var output: (stdout: [UInt8], stderr: [UInt8]) { printed.withLock { ($0.stdout, $0.stderr) } }
 }
 
-/// Starts `executable` with exactly `arguments` and `environment` (nil: this process's), in
-/// a process group of its own, and runs `body` while it runs; then closes its standard input
-/// and waits for it to exit and its output to end. At `timeout` the whole group is killed
-/// (SIGKILL) and the outcome says so. The child gets default signal dispositions and none
-/// of this process's descriptors but its three pipes (swift-subprocess).
 /// SIGPIPE ignored in the test process, once: input written to a program that has already
 /// exited (a bad journal refused at once) is then an EPIPE the writer drops, not a signal
 /// that ends the whole test process without a word. The programs started get the default
 /// back (swift-subprocess resets every signal in the child).
 private let closedPipesAreErrors: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
+/// Starts `executable` with exactly `arguments` and `environment` (nil: this process's), in
+/// a process group of its own, and runs `body` while it runs; then closes its standard input
+/// and waits for it to exit and its output to end. At `timeout` the whole group is killed
+/// (SIGKILL) and the outcome says so. The child gets default signal dispositions and none
+/// of this process's descriptors but its three pipes (swift-subprocess).
 public func withProgram<Result: Sendable>(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(30),
     _ body: (RunningProgram) async throws -> Result
