@@ -1,3 +1,4 @@
+import GiftKeeperDomain
 import GiftKeeperService
 import Glibc
 import Testing
@@ -186,37 +187,44 @@ import Testing
         }
     }
 
-    /// Lines made of pieces copied into one string (``PieceWriter``) are the pieces joined:
-    /// empty pieces, small and large strings, accents and emoji, substrings made strings.
-    @Test func aConcatenatedStringIsItsPiecesJoined() {
+    /// Lines made of pieces written into one string (``String/init(room:writing:)``) are
+    /// the pieces joined, in a string with exactly their room: empty pieces, small and large
+    /// strings, accents and emoji, substrings made strings; numbers as their digits.
+    @Test func aStringWrittenPieceByPieceIsItsPiecesJoined() throws {
+        func written(_ parts: String...) -> String { written(parts) }
+        func written(_ parts: [String]) -> String {
+            String(room: parts.reduce(0) { $0 + $1.utf8.count }) { writer in
+                for part in parts { writer.put(part) }
+            }
+        }
         let long = String(repeating: "Wooden board game ", count: 9)
         let cases: [[String]] = [
             [], [""], ["", "", ""], ["Saved ", "p12", ": \"", "Kite", "\" for ", "Zoë", "."],
             [long, "", "👩‍👩‍👧 café", String("Grandma Rose".dropFirst(8))], ["Note: ", String(17), " more"],
         ]
         for parts in cases {
-            let room = parts.reduce(0) { $0 + $1.utf8.count }
-            let written = String(unsafeUninitializedCapacity: room + 3) { buffer in
-                var writer = PieceWriter(buffer)
-                for part in parts { writer.put(part) }
-                return writer.count
-            }
-            #expect(written == parts.joined(), "\(parts)")
+            #expect(written(parts) == parts.joined(), "\(parts)")
         }
-        #expect(String(concatenating: "a", "", "bc") == "abc")
-        #expect(String(concatenating: "").isEmpty)
+        #expect(written("a", "", "bc") == "abc")
+        #expect(written("").isEmpty)
         for number: UInt64 in [0, 7, 9, 10, 99, 100, 12_345, 1_000_000, .max] {
-            let written = String(unsafeUninitializedCapacity: 24) { buffer in
-                var writer = PieceWriter(buffer)
+            let line = String(room: 2 + String(number).utf8.count) { writer in
                 writer.put("p")
                 writer.put(decimal: number)
                 writer.put(".")
-                return writer.count
             }
-            #expect(written == "p\(number).")
+            #expect(line == "p\(number).")
         }
-        #expect(String(concatenating: "", "").isEmpty)
-        #expect(String(concatenating: "Saved ", "p12", ": \"", long, "\" for ", "Zoë", ".") == "Saved p12: \"\(long)\" for Zoë.")
+        #expect(written("", "").isEmpty)
+        #expect(written("Saved ", "p12", ": \"", long, "\" for ", "Zoë", ".") == "Saved p12: \"\(long)\" for Zoë.")
+        // The lines `add` writes this way, word for word.
+        #expect(GiftMemory.saved(try #require(PresentID(number: 12)), title: long, for: "Zoë") == "Saved p12: \"\(long)\" for Zoë.")
+        #expect(
+            GiftMemory.notes([], of: 4, for: "Aunt May", in: GiftList())
+                == ["Note: 1 more of Aunt May's present has a similar title ('gifts 'Aunt May'' lists what was given)."])
+        #expect(
+            GiftMemory.notes([], of: 20, for: "Mum", in: GiftList())
+                == ["Note: 17 more of Mum's presents have a similar title ('gifts Mum' lists what was given)."])
     }
 
     /// A write to standard output that fails (a full disk) is remembered for the caller to

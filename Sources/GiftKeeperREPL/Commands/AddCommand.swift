@@ -76,8 +76,8 @@ enum GiftMemory {
 
     /// `Saved p12: "Kite" for Sam.`, written once into a string with room for it.
     static func saved(_ id: PresentID, title: String, for recipient: String) -> String {
-        String(unsafeUninitializedCapacity: 40 + title.utf8.count + recipient.utf8.count) { buffer in
-            var line = PieceWriter(buffer)
+        // The fixed words take 17 bytes, the number at most 20.
+        String(room: 37 + title.utf8.count + recipient.utf8.count) { line in
             line.put("Saved p")
             line.put(decimal: id.number)
             line.put(": \"")
@@ -85,7 +85,6 @@ enum GiftMemory {
             line.put("\" for ")
             line.put(recipient)
             line.put(".")
-            return line.count
         }
     }
 
@@ -97,11 +96,19 @@ enum GiftMemory {
         }
         guard count > shown else { return named }
         let more = count - shown
-        return named + [
-            String(
-                concatenating: "Note: ", String(more), " more of ", recipient, "'s present", more == 1 ? " has" : "s have",
-                " a similar title ('gifts ", CommandLineTokenizer.quoted(recipient), "' lists what was given).")
-        ]
+        let quoted = CommandLineTokenizer.quoted(recipient)
+        // The fixed words take 80 bytes, the number at most 20.
+        let countLine = String(room: 100 + recipient.utf8.count + quoted.utf8.count) { line in
+            line.put("Note: ")
+            line.put(decimal: UInt64(more))
+            line.put(" more of ")
+            line.put(recipient)
+            line.put(more == 1 ? "'s present has" : "'s presents have")
+            line.put(" a similar title ('gifts ")
+            line.put(quoted)
+            line.put("' lists what was given).")
+        }
+        return named + [countLine]
     }
 
     /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned: its
@@ -114,8 +121,7 @@ enum GiftMemory {
         let room =
             84 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count
             + (date?.utf8.count ?? 0) + present.status.rawValue.utf8.count
-        return String(unsafeUninitializedCapacity: room) { buffer in
-            var note = PieceWriter(buffer)
+        return String(room: room) { note in
             note.put("Note: ")
             note.put(present.recipient)
             note.put(given ? #" got ""# : #" already has ""#)
@@ -140,7 +146,6 @@ enum GiftMemory {
                 if isRemoved { note.put(", removed") }
             }
             note.put(").")
-            return note.count
         }
     }
 }

@@ -190,15 +190,13 @@ public struct Console: Sendable, ExportWriting {
 }
 
 extension String {
-    /// `parts` one after the other, copied into one string of the right size: interpolation
-    /// grows and re-checks the string at each piece, and `add` writes a line of seven
-    /// pieces and notes of a dozen, every time.
-    init(concatenating parts: String...) {
-        var count = 0
-        for part in parts { count += part.utf8.count }
-        self.init(unsafeUninitializedCapacity: count) { buffer in
+    /// The text `write` puts, piece by piece (``PieceWriter``), into a string with room for
+    /// `room` bytes: interpolation grows and re-checks the string at each piece, and `add`
+    /// writes a line of seven pieces and notes of a dozen, every time.
+    init(room: Int, writing write: (inout PieceWriter) -> Void) {
+        self.init(unsafeUninitializedCapacity: room) { buffer in
             var writer = PieceWriter(buffer)
-            for part in parts { writer.put(part) }
+            write(&writer)
             return writer.count
         }
     }
