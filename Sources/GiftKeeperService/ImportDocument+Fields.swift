@@ -21,18 +21,26 @@ extension ImportDocument {
             let object = try decoder.container(keyedBy: Key.self)
             for key in object.allKeys {
                 let name = key.stringValue
-                do {
-                    // One look-up: the key is there, so nil is null.
-                    values[name] = try object.decodeIfPresent(String.self, forKey: key).map(Value.string) ?? .null
-                } catch DecodingError.typeMismatch {
-                    // Read through all the same, so that nothing in it escapes the checks.
-                    values[name] = .other
-                    if let flag = try? object.decode(Bool.self, forKey: key) {
-                        flags[name] = flag
-                    } else {
-                        _ = try object.decode(AnyValue.self, forKey: key)
-                    }
+                values[name] = try Self.value(of: key, in: object) { flags[name] = $0 }
+            }
+        }
+
+        /// The member `key` of `object`: a string, null, something else (read through all
+        /// the same, so that nothing in it escapes the checks; `flag` hears a `true` or
+        /// `false`), or nil when it is absent.
+        static func value<Name: CodingKey>(
+            of key: Name, in object: KeyedDecodingContainer<Name>, flag: (Bool) -> Void = { _ in }
+        ) throws -> Value? {
+            do {
+                if let text = try object.decodeIfPresent(String.self, forKey: key) { return .string(text) }
+                return object.contains(key) ? .null : nil
+            } catch DecodingError.typeMismatch {
+                if let value = try? object.decode(Bool.self, forKey: key) {
+                    flag(value)
+                } else {
+                    _ = try object.decode(AnyValue.self, forKey: key)
                 }
+                return .other
             }
         }
 
@@ -126,15 +134,7 @@ extension ImportDocument {
         init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: PresentKey.self)
             func read(_ member: PresentKey.Member) throws -> Value? {
-                let key = PresentKey(member)
-                do {
-                    if let text = try object.decodeIfPresent(String.self, forKey: key) { return .string(text) }
-                    return object.contains(key) ? .null : nil
-                } catch DecodingError.typeMismatch {
-                    // Read through all the same, so that nothing in it escapes the checks.
-                    _ = try object.decode(AnyValue.self, forKey: key)
-                    return .other
-                }
+                try Fields.value(of: PresentKey(member), in: object)
             }
             id = try read(.id)
             recipient = try read(.recipient)
