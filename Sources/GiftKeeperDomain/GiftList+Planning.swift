@@ -112,7 +112,7 @@ extension GiftList {
             } else if !query.includesAll && !present.status.isOpen {
                 return false
             }
-            if !recipientKeys.isEmpty && !recipientKeys.contains(TextFolding.key(present.recipient)) { return false }
+            if !recipientKeys.isEmpty && !recipientKeys.contains(foldedName(present.recipient)) { return false }
             if let occasionKey, !TextFolding.matches(present.occasion, key: occasionKey) { return false }
             if let searchKey, !searchKey.isEmpty {
                 let fields = [present.title, present.notes, present.recipient, present.occasion, present.store]
@@ -169,7 +169,7 @@ extension GiftList {
             entries[key] = OccasionEntry(occasion: occasion, isRecorded: true, presentCount: 0, openCount: 0)
         }
         for present in presents.values where !present.occasion.isEmpty {
-            let key = TextFolding.key(present.occasion)
+            let key = foldedName(present.occasion)
             var entry =
                 entries[key]
                 ?? OccasionEntry(
@@ -202,7 +202,7 @@ extension GiftList {
     public var recipientNames: [String] {
         var seen: [String: String] = [:]
         for present in presents.values {
-            let key = TextFolding.key(present.recipient)
+            let key = foldedName(present.recipient)
             if seen[key] == nil { seen[key] = recipientSpelling(present.recipient) }
         }
         return seen.sorted { $0.key < $1.key }.map(\.value)
@@ -265,7 +265,7 @@ extension GiftList {
     /// `day` tells the day a time falls on where the person is (UTC when not given).
     public func year(of present: Present, day: (Timestamp) -> CalendarDate = \.utcDate) -> Int {
         if let givenAt = present.givenAt { return day(givenAt).year }
-        if let occasion = occasions[TextFolding.key(present.occasion)], let date = occasion.date, !occasion.isYearly {
+        if let occasion = occasions[foldedName(present.occasion)], let date = occasion.date, !occasion.isYearly {
             return date.year
         }
         return day(present.createdAt).year
@@ -281,7 +281,7 @@ extension GiftList {
         for present in presents.values {
             if let occasionKey, !TextFolding.matches(present.occasion, key: occasionKey) { continue }
             if let year, self.year(of: present, day: day) != year { continue }
-            let key = TextFolding.key(present.recipient)
+            let key = foldedName(present.recipient)
             var row =
                 rows[key] ?? RecipientSummary(recipient: recipientSpelling(present.recipient), count: 0, planned: MoneyTotal(), spent: MoneyTotal())
             row.count += 1
@@ -300,7 +300,7 @@ extension GiftList {
 
     /// Everything given to `recipient` (folded), removed or not, oldest first.
     public func gifts(for recipient: String) -> [Present] {
-        let key = TextFolding.key(recipient)
+        let key = foldedName(recipient)
         let all = Array(presents.values) + Array(removedPresents.values)
         return all.filter { $0.status == .given && TextFolding.matches($0.recipient, key: key) }
             .sorted { ($0.givenAt ?? $0.updatedAt, $0.id.number) < ($1.givenAt ?? $1.updatedAt, $1.id.number) }
@@ -338,7 +338,7 @@ extension GiftList {
         }
         // Only this recipient's presents (by folded name), through the index: not the whole
         // list on every add.
-        let recipientKey = TextFolding.key(recipient)
+        let recipientKey = foldedName(recipient)
         var kept: [Match] = []
         var count = 0
         func scan(remembering remembered: inout TitleTermsMemory.Terms) {

@@ -25,7 +25,8 @@ public struct GiftList: Hashable, Sendable {
     public internal(set) var occasionSpellings: [String: String] = [:]
     /// The folded name of each first spelling above (recipients and occasions fold alike),
     /// so that replaying a present named as first spelled (most are) looks its key up
-    /// instead of folding the name again (a new string, and Foundation for accents).
+    /// instead of folding the name again (a new string, and Foundation for accents);
+    /// ``foldedName(_:)`` reads it.
     private var foldedFirstSpellings: [String: String] = [:]
     /// The ids of each recipient's presents, current and removed, by folded name: what
     /// gift memory reads on every `add`, instead of the whole list.
@@ -195,8 +196,8 @@ public struct GiftList: Hashable, Sendable {
 
     /// Files `id` under its new recipient in ``presentIDsByRecipient`` (when the folded name changed).
     private mutating func moveInRecipientIndex(_ id: PresentID, from former: String, to recipient: String) {
-        let old = TextFolding.key(former)
-        let new = TextFolding.key(recipient)
+        let old = foldedName(former)
+        let new = foldedName(recipient)
         guard old != new else { return }
         presentIDsByRecipient[old]?.removeAll { $0 == id }
         if presentIDsByRecipient[old]?.isEmpty == true { presentIDsByRecipient[old] = nil }
@@ -226,14 +227,20 @@ public struct GiftList: Hashable, Sendable {
         return recipientKey
     }
 
+    /// The folded name of a recipient or an occasion (``TextFolding/key(_:)``); one with
+    /// accents spelled as first named is looked up, not folded by Foundation again.
+    public func foldedName(_ name: String) -> String {
+        TextFolding.key(name, known: foldedFirstSpellings)
+    }
+
     /// `recipient` as first spelled (`mum` → `Mum`), or as given when new.
     public func recipientSpelling(_ recipient: String) -> String {
-        recipientSpellings[TextFolding.key(recipient)] ?? recipient
+        recipientSpellings[foldedName(recipient)] ?? recipient
     }
 
     /// `occasion` as first spelled, or as given when new.
     public func occasionSpelling(_ occasion: String) -> String {
-        occasion.isEmpty ? occasion : occasionSpellings[TextFolding.key(occasion)] ?? occasion
+        occasion.isEmpty ? occasion : occasionSpellings[foldedName(occasion)] ?? occasion
     }
 }
 

@@ -9,7 +9,18 @@ public enum TextFolding {
     /// The comparison key of `text`: lower case, accents removed, surrounding whitespace
     /// trimmed and inner runs of whitespace made one space.
     public static func key(_ text: String) -> String {
-        // Most names are ASCII: lower-cased byte by byte into the new string, without Foundation.
+        asciiKey(text) ?? foldedByFoundation(text)
+    }
+
+    /// ``key(_:)``, looked up in `known` (keys by text) when `text` is not ASCII: folding
+    /// accents goes through Foundation, thousands of instructions, and names recur.
+    public static func key(_ text: String, known: [String: String]) -> String {
+        asciiKey(text) ?? known[text] ?? foldedByFoundation(text)
+    }
+
+    /// The key of an ASCII `text`, lower-cased byte by byte into the new string; nil when
+    /// `text` is not ASCII (most names are).
+    private static func asciiKey(_ text: String) -> String? {
         var outcome = FoldOutcome.done
         let ascii = String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
             var count = 0
@@ -20,7 +31,10 @@ public enum TextFolding {
             }
             return outcome == .notASCII ? 0 : count
         }
-        if outcome != .notASCII { return ascii }
+        return outcome == .notASCII ? nil : ascii
+    }
+
+    private static func foldedByFoundation(_ text: String) -> String {
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         return folded.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }

@@ -1,3 +1,4 @@
+import Foundation
 import GiftKeeperDomain
 import OrderedCollections
 import PropertyBased
@@ -84,6 +85,22 @@ import Testing
                 let indexed = state.presentIDsByRecipient.mapValues(Set.init)
                 #expect(indexed == expected, "after \(command)")
                 #expect(state.presentIDsByRecipient.values.allSatisfy { Set($0).count == $0.count }, "no id twice")
+            }
+        }
+    }
+
+    /// A name's folded name read from what the list remembers is its key, for a first
+    /// spelling, another spelling of it (upper case, accents decomposed) and a new name.
+    @Test func foldedNameIsTheKey() async {
+        await propertyCheck(count: 300, input: Generate.commands(0...50)) { commands in
+            forEachDecided(commands) { _, _, _, state, _ in
+                for present in Array(state.presents.values) + Array(state.removedPresents.values) {
+                    for name in [present.recipient, present.occasion, present.title] {
+                        for spelling in [name, name.uppercased(), name.decomposedStringWithCanonicalMapping, "Zoë " + name] {
+                            #expect(state.foldedName(spelling) == TextFolding.key(spelling), "'\(spelling)'")
+                        }
+                    }
+                }
             }
         }
     }
