@@ -46,14 +46,7 @@ extension Journal: FrameStore {
         var waited = 0
         while true {
             if sequence < lastSequence { return true }
-            let status = try mapIO(path) { () throws(SystemCallError) in try file.status() }
-            let fileSize = Int(status.st_size)
-            if fileSize == size, access == .readWrite, let replaced = errorUnlessPathNamesFile(status) {
-                // Another process put a new journal in its place (a sync deciding offline
-                // changes again): this handle's file will never grow again.
-                isUnusable = true
-                throw replaced
-            }
+            let fileSize = try currentSize()
             if fileSize > size {
                 try Self.lock(file, exclusive: false, path: path)
                 defer { file.unlock() }
@@ -65,6 +58,28 @@ extension Journal: FrameStore {
             usleep(20_000)
             waited += 20
         }
+    }
+
+    /// The file's size, for a look without the lock. While the path names this handle's
+    /// file, one `lstat` of the path tells both (the same device and inode: its status is the
+    /// file's); otherwise `fstat`, and when the file has not grown and is open for writing,
+    /// the error of a journal put in its place.
+    private func currentSize() throws(JournalError) -> Int {
+        if access == .readWrite, let identity = fileIdentity,
+            let named = try? FileSystem.linkStatus(path), named.st_dev == identity.device, named.st_ino == identity.inode
+        {
+            return Int(named.st_size)
+        }
+        let status = try mapIO(path) { () throws(SystemCallError) in try file.status() }
+        fileIdentity = (status.st_dev, status.st_ino)
+        let fileSize = Int(status.st_size)
+        if fileSize == size, access == .readWrite, let replaced = errorUnlessPathNamesFile(status) {
+            // Another process put a new journal in its place (a sync deciding offline
+            // changes again): this handle's file will never grow again.
+            isUnusable = true
+            throw replaced
+        }
+        return fileSize
     }
 
     /// Verifies the frames between ``size`` and `end` against the head and takes in the

@@ -34,6 +34,8 @@ public final class Journal {
     let file: FileDescriptor
     /// Set after a failed write or fsync: every later call throws ``JournalError/Code/unusable``.
     var isUnusable = false
+    /// The device and inode of the open file, once a look has asked (they never change).
+    var fileIdentity: (device: dev_t, inode: ino_t)?
     /// Where the frames after a recent head begin (noted on open, after each append and
     /// each take-in; the newest ``rememberedBoundaries``), so that reading what followed a
     /// recent head — a device sending its newest change — starts there, not at frame 1.

@@ -219,6 +219,36 @@ extension JournalTestSuite {
             }
         }
 
+        /// A look for other writers' frames, made again and again (after the first, one
+        /// `lstat` of the path while it names the file), takes in what another handle
+        /// appended, and notices a journal renamed over it or removed, whatever the size.
+        @Test func repeatedLooksTakeInAppendsAndNoticeAJournalReplaced() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("looked-at.journal")
+            let copy = directory.file("copy.journal")
+            for replacement in ["renamed-over, as long", "renamed-over, longer", "removed"] {
+                _ = unlink(path)
+                try makeJournal(at: path, payloads: payloads(sizes: [10, 20]))
+                let journal = try Journal.open(at: path, access: .readWrite)
+                let other = try Journal.open(at: path, access: .readWrite)
+                for _ in 0..<3 { #expect(try journal.waitForFrames(after: 2, milliseconds: 0) == false) }
+                try other.append { batch in try batch.add(kind: .dataSealed, payload: [1, 2, 3]) }
+                #expect(try journal.waitForFrames(after: 2, milliseconds: 0), "\(replacement): the other's frame")
+                #expect(journal.lastSequence == 3 && journal.size == other.size)
+
+                var bytes = try readBytes(path)
+                if replacement == "renamed-over, longer" { bytes += [0, 0, 0] }
+                if replacement == "removed" {
+                    #expect(unlink(path) == 0)
+                } else {
+                    try writeBytes(bytes, to: copy)
+                    #expect(rename(copy, path) == 0)
+                }
+                let error = journalError { _ = try journal.waitForFrames(after: 3, milliseconds: 0) }
+                #expect(error?.code == .changedWhileOpen(.replaced), "\(replacement)")
+            }
+        }
+
         /// Bytes appended (or cut) by a program that ignores the lock: the next append
         /// writes nothing, so the frames before them stay whole and their bytes stay theirs.
         @Test func foreignBytesBehindTheWritersBackAreNeverOverwritten() throws {
