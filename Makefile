@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint format build release install check-install deps fuzz bench bench-cli bench-black-box bench-sync bench-compare bench-baseline demo clean
+.PHONY: run test lint format build release link-order install check-install deps fuzz bench bench-cli bench-black-box bench-sync bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -53,8 +53,14 @@ build: deps
 ## release: optimised build (.build/release/giftkeeper), the Swift runtime and Foundation linked
 ## in statically: loading them as shared libraries was about half of the start-up
 ## (docs/performance.md, "Start-up"). Every target that builds the release binary uses this
-## one command, so they never rebuild each other's modules with other flags.
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper
+## one command, so they never rebuild each other's modules with other flags. Each function
+## is compiled into a section of its own, and the ones a script's lines run are linked first
+## and together (scripts/link-order.txt, written by scripts/make-link-order.sh): spread over
+## the text they cost a line more time (docs/performance.md, the command path). A release
+## build made before these flags keeps its objects until their code changes (the compiler
+## skips objects whose code it has seen): delete .build/*/release/*.build/*.o once.
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker --section-ordering-file=$(CURDIR)/scripts/link-order.txt
 release: deps
 	$(RELEASE_BUILD)
 
@@ -115,6 +121,11 @@ BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
 
 bench: deps bench-cli bench-black-box bench-sync
 	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
+
+## link-order: writes scripts/link-order.txt from callgrind profiles of the release binary's
+## `add` lines (scripts/make-link-order.sh; valgrind); run it again after big changes
+link-order: release
+	scripts/make-link-order.sh .build/release/giftkeeper
 
 ## bench-cli: black-box figures through the built binary, each against a bound measured in
 ## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines, with titles
