@@ -25,8 +25,11 @@ public enum AEAD {
         var result: Int32 = -1
         let length = nonceLength + plaintext.count + tagLength
         // The nonce is drawn into the output and the ciphertext written after it: one
-        // array, made without zeroing it first (every byte is written below).
-        let output = [UInt8](unsafeUninitializedCapacity: length) { out, count in
+        // array. Made from repeated zeros, a copy the compiler specializes, not with
+        // init(unsafeUninitializedCapacity:), which stays generic in the standard library and
+        // looks the array's type up in the runtime's metadata cache on every call.
+        var output = Array(repeatElement(UInt8(0), count: length))
+        output.withUnsafeMutableBufferPointer { out in
             guard let base = out.baseAddress else { return }
             sodium.randomBytes(base, count: nonceLength)
             result = key.withUnsafeBytes { keyBytes in
@@ -34,7 +37,6 @@ public enum AEAD {
                     sodium.aeadEncrypt(base + nonceLength, plaintext, additionalData: ad, nonce: base, key: keyBytes)
                 }
             }
-            count = result == 0 ? length : 0
         }
         guard result == 0 else { throw CryptoError(.operationFailed(function: "crypto_aead_xchacha20poly1305_ietf_encrypt")) }
         return output

@@ -82,7 +82,9 @@ enum LineBinding {
     static func match(_ words: [String], _ declarations: [Declaration]) -> [Given?]? {
         // `--` ends the options for argument-parser, wherever it stands.
         guard !words.contains("--") else { return nil }
-        var given = [Given?](repeating: nil, count: declarations.count)
+        // A copy of repeated nils, which the compiler specializes; init(repeating:count:) stays
+        // generic in the standard library and looks the array's type up at run time.
+        var given = Array(repeatElement(Given?.none, count: declarations.count))
         var positional = declarations.firstIndex { $0.kind == .positional }
         var index = words.startIndex
         while index < words.endIndex {
