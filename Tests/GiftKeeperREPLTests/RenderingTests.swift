@@ -187,6 +187,28 @@ import Testing
         }
     }
 
+    /// The check of a line's UTF-8 agrees with the sanitiser (tabs and newlines kept) on
+    /// lines of accented letters, emoji, symbols around the controls it must catch (C0,
+    /// DEL, C1, the bidirectional controls) and the scalars beside them.
+    @Test func theUTF8CheckAgreesWithTheSanitiser() {
+        let scalars: [Unicode.Scalar] = [
+            "a", " ", "\t", "\n", "\r", "\u{1B}", "\u{7E}", "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "é", "Ā",
+            "\u{2029}", "\u{2026}", "\u{2029}", "\u{202A}", "\u{202E}", "\u{202F}", "\u{2065}", "\u{2066}", "\u{2069}",
+            "\u{206A}", "\u{20AC}", "\u{2E80}", "書", "\u{1F381}",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...12, using: &generator) { text.append(scalars.randomElement(using: &generator)!) }
+            var line = String(text)
+            let kept = line.withUTF8(Console.keepsUTF8AsIs)
+            #expect(kept == (TerminalText.sanitized(line, keeping: Console.keptInLines) == line), "\(line.unicodeScalars.map(\.value))")
+            var appended: [UInt8] = []
+            Console.appendOutputLine(line, to: &appended)
+            #expect(appended == Array(Console.outputLine(line).utf8))
+        }
+    }
+
     /// Lines made of pieces written into one string (``String/init(room:writing:)``) are
     /// the pieces joined, in a string with exactly their room: empty pieces, small and large
     /// strings, accents and emoji, substrings made strings; numbers as their digits.

@@ -35,12 +35,13 @@ public struct Console: Sendable, ExportWriting {
         TerminalText.sanitized(text, keeping: keptInLines) + "\n"
     }
 
-    /// Appends ``outputLine(_:)`` of `text` to `bytes`; printable ASCII, most output, is
-    /// copied as it is, without making the sanitised string.
+    /// Appends ``outputLine(_:)`` of `text` to `bytes`; a line sanitising keeps as it is
+    /// (printable ASCII, most output, and accented names) is copied without making the
+    /// sanitised string.
     static func appendOutputLine(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         let keptAsIs = text.withUTF8 { text in
-            guard allKeptAsIs(text) else { return false }
+            guard allKeptAsIs(text) || keepsUTF8AsIs(text) else { return false }
             bytes.append(contentsOf: text)
             return true
         }
@@ -79,6 +80,30 @@ public struct Console: Sendable, ExportWriting {
         return bytes[index...].allSatisfy(isKeptAsIs)
     }
 
+    /// Whether sanitising keeps the UTF-8 of a string as it is (``TerminalText/sanitized(_:keeping:)``
+    /// with tabs and newlines kept), read from its bytes without decoding it: no byte of
+    /// ASCII but ``isKeptAsIs(_:)`` ones, and none of the other controls' encodings, which
+    /// all begin with 0xC2 or 0xE2: C1 (U+0080–U+009F, 0xC2 0x80–0x9F) and the bidirectional
+    /// ones (U+202A–U+202E, 0xE2 0x80 0xAA–0xAE; U+2066–U+2069, 0xE2 0x81 0xA6–0xA9).
+    static func keepsUTF8AsIs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                guard isKeptAsIs(byte) else { return false }
+            } else if byte == 0xC2, index + 1 < bytes.endIndex, bytes[index + 1] <= 0x9F {
+                return false
+            } else if byte == 0xE2, index + 2 < bytes.endIndex {
+                let (second, third) = (bytes[index + 1], bytes[index + 2])
+                if (second == 0x80 && (0xAA...0xAE).contains(third)) || (second == 0x81 && (0xA6...0xA9).contains(third)) {
+                    return false
+                }
+            }
+            index += 1
+        }
+        return true
+    }
+
     /// The control characters a line of output keeps (made once: a set literal at each call
     /// was an allocation per line, a million for an audit of a million events).
     static let keptInLines: Set<Unicode.Scalar> = ["\n", "\t"]
@@ -112,7 +137,11 @@ public struct Console: Sendable, ExportWriting {
         public mutating func print(writing write: (inout [UInt8]) -> Void) {
             let start = bytes.count
             write(&bytes)
-            if bytes.withUnsafeBufferPointer({ Console.allKeptAsIs(UnsafeBufferPointer(rebasing: $0[start...])) }) {
+            let keptAsIs = bytes.withUnsafeBufferPointer { all in
+                let line = UnsafeBufferPointer(rebasing: all[start...])
+                return Console.allKeptAsIs(line) || Console.keepsUTF8AsIs(line)
+            }
+            if keptAsIs {
                 bytes.append(UInt8(ascii: "\n"))
             } else {
                 let text = String(decoding: bytes[start...], as: UTF8.self)
