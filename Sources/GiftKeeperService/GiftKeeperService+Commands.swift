@@ -75,7 +75,8 @@ extension GiftKeeperService {
                 if commands.count == 1 {
                     // Decided on the state itself: a copy of it would be a copy of the whole
                     // list as soon as the events are applied.
-                    events = try GiftList.decide(commands[0], at: environment.now(), state: state)
+                    let now = environment.now()
+                    events = try readingState { state throws(DomainError) in try GiftList.decide(commands[0], at: now, state: state) }
                 } else {
                     var decided = state
                     for command in commands {
@@ -101,7 +102,8 @@ extension GiftKeeperService {
             switch outcome {
             case .appended(let head):
                 if keepingUndo {
-                    undoable.append(UndoableChange(events: events, stateBefore: state.undoSnapshot(for: events)))
+                    let before = readingState { $0.undoSnapshot(for: events) }
+                    undoable.append(UndoableChange(events: events, stateBefore: before))
                 }
                 // In place (the fold is deterministic: the same state the decision saw).
                 for event in events { state.apply(event) }

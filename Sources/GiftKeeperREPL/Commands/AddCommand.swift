@@ -45,17 +45,16 @@ struct AddCommand: ShellCommand {
         let recipient = line.text("recipient") ?? ""
         let title = line.text("title") ?? ""
         let price = try line.text("price").map { try Money.parsePrice($0) }
-        // What the list says before the change, read from one copy that is gone before the
-        // change: a copy kept across it would make the service copy all of the list when it
-        // applies the new event (each `shell.service.state` is a copy of its fields).
-        let (budgets, notes) = { (state: GiftList) in
-            let similar = state.similarPresents(
-                to: title, for: recipient, keeping: GiftMemory.shown, remembering: shell.titleTerms)
+        // What the list says before the change, read in place (no copy of the list is kept
+        // across the change: the service would copy all of it to apply the new event).
+        let titleTerms = shell.titleTerms
+        let (budgets, notes) = shell.service.readingState { state in
+            let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown, remembering: titleTerms)
             return (
                 state.budgetStandings,
                 GiftMemory.notes(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
             )
-        }(shell.service.state)
+        }
         let events = try shell.service.perform(
             .addPresent(
                 recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,

@@ -24,7 +24,7 @@ extension Shell {
 
     /// One line per budget a change took over, said when it is saved.
     func warnOverBudget(since before: [BudgetStanding]) {
-        for standing in service.state.budgetsTakenOver(since: before) {
+        for standing in service.readingState({ $0.budgetsTakenOver(since: before) }) {
             console.print(
                 "Over budget: \(standing.budget.scope.words) has \(amount(standing.budget.amount)), "
                     + "planned and spent \(amount(standing.committed)) (\(amount(standing.remaining.magnitude)) over).")
