@@ -76,7 +76,10 @@ public struct Money: Hashable, Comparable, Sendable, CustomStringConvertible {
         let price: Money
         var typed = Substring(text)
         var commaForm = ""
-        if !text.contains("."), let comma = text.firstIndex(of: ","), text[text.index(after: comma)...].count <= 2 {
+        // A price with a point, the usual case, has no comma form. In ASCII a byte is a
+        // Character, so the point is looked for by byte there.
+        let hasPoint = text.allUTF8Bytes { $0 < 0x80 } ? text.utf8.contains(UInt8(ascii: ".")) : text.contains(".")
+        if !hasPoint, let comma = text.firstIndex(of: ","), text[text.index(after: comma)...].count <= 2 {
             commaForm = text.replacingCharacter(at: comma, with: ".")
             typed = Substring(commaForm)
         }
