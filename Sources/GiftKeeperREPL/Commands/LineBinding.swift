@@ -13,7 +13,9 @@ import Foundation
 /// which parses the line (``bound(from:)`` reads its result) or words the error.
 enum LineBinding {
     /// One declared argument, as the help dump describes it, with its property's name.
-    struct Declaration {
+    /// Made once per command and read on every line: a class, so that reading one out of
+    /// the list is one reference counted, not each of its strings.
+    final class Declaration: Sendable {
         enum Kind: String, Decodable {
             case positional, option, flag
         }
@@ -26,6 +28,19 @@ enum LineBinding {
         /// Whether its value is text as typed (String, String?, [String], a flag); any other
         /// type (a number, a choice) is converted and checked by argument-parser.
         let isText: Bool
+
+        init(
+            key: String, kind: Kind, longName: String?, isRepeating: Bool, takesAnyValue: Bool, defaultValue: String?,
+            isText: Bool
+        ) {
+            self.key = key
+            self.kind = kind
+            self.longName = longName
+            self.isRepeating = isRepeating
+            self.takesAnyValue = takesAnyValue
+            self.defaultValue = defaultValue
+            self.isText = isText
+        }
     }
 
     /// What the command's line gave for one declaration.
