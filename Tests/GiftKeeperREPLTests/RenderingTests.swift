@@ -209,44 +209,33 @@ import Testing
         }
     }
 
-    /// Lines made of pieces written into one string (``String/init(room:writing:)``) are
-    /// the pieces joined, in a string with exactly their room: empty pieces, small and large
-    /// strings, accents and emoji, substrings made strings; numbers as their digits.
-    @Test func aStringWrittenPieceByPieceIsItsPiecesJoined() throws {
-        func written(_ parts: String...) -> String { written(parts) }
-        func written(_ parts: [String]) -> String {
-            String(room: parts.reduce(0) { $0 + $1.utf8.count }) { writer in
-                for part in parts { writer.put(part) }
-            }
+    /// Numbers written as digits into a line are their decimal text, from 0 to the largest.
+    @Test func numbersAreWrittenAsTheirDigits() {
+        for number: UInt64 in [0, 7, 9, 10, 99, 100, 12_345, 1_000_000, 9_999_999_999_999_999_999, .max] {
+            var line = Array("p".utf8)
+            line.append(decimal: number)
+            #expect(String(decoding: line, as: UTF8.self) == "p\(number)")
         }
+    }
+
+    /// The lines `add` writes straight into the output, word for word: the `Saved` line
+    /// (a long title, an accented name) and the count notes (one present, several, a
+    /// recipient that needs quotes), each a line of its own, written together.
+    @Test func addsLinesAreWrittenWordForWord() throws {
         let long = String(repeating: "Wooden board game ", count: 9)
-        let cases: [[String]] = [
-            [], [""], ["", "", ""], ["Saved ", "p12", ": \"", "Kite", "\" for ", "Zoë", "."],
-            [long, "", "👩‍👩‍👧 café", String("Grandma Rose".dropFirst(8))], ["Note: ", String(17), " more"],
-        ]
-        for parts in cases {
-            #expect(written(parts) == parts.joined(), "\(parts)")
+        let id = try #require(PresentID(number: 12))
+        let text = written { fd in
+            var lines = Console.Lines(Console(output: fd, error: fd), reserving: 16)
+            lines.print { GiftMemory.saved(id, title: long, for: "Zoë", to: &$0) }
+            GiftMemory.Recall([], of: 4, for: "Aunt May", in: GiftList()).write(to: &lines)
+            GiftMemory.Recall([], of: 20, for: "Mum", in: GiftList()).write(to: &lines)
+            GiftMemory.Recall([], of: 3, for: "Mum", in: GiftList()).write(to: &lines)
+            lines.flush()
         }
-        #expect(written("a", "", "bc") == "abc")
-        #expect(written("").isEmpty)
-        for number: UInt64 in [0, 7, 9, 10, 99, 100, 12_345, 1_000_000, .max] {
-            let line = String(room: 2 + String(number).utf8.count) { writer in
-                writer.put("p")
-                writer.put(decimal: number)
-                writer.put(".")
-            }
-            #expect(line == "p\(number).")
-        }
-        #expect(written("", "").isEmpty)
-        #expect(written("Saved ", "p12", ": \"", long, "\" for ", "Zoë", ".") == "Saved p12: \"\(long)\" for Zoë.")
-        // The lines `add` writes this way, word for word.
-        #expect(GiftMemory.saved(try #require(PresentID(number: 12)), title: long, for: "Zoë") == "Saved p12: \"\(long)\" for Zoë.")
         #expect(
-            GiftMemory.notes([], of: 4, for: "Aunt May", in: GiftList())
-                == ["Note: 1 more of Aunt May's present has a similar title ('gifts 'Aunt May'' lists what was given)."])
-        #expect(
-            GiftMemory.notes([], of: 20, for: "Mum", in: GiftList())
-                == ["Note: 17 more of Mum's presents have a similar title ('gifts Mum' lists what was given)."])
+            text == "Saved p12: \"\(long)\" for Zoë.\n"
+                + "Note: 1 more of Aunt May's present has a similar title ('gifts 'Aunt May'' lists what was given).\n"
+                + "Note: 17 more of Mum's presents have a similar title ('gifts Mum' lists what was given).\n")
     }
 
     /// A write to standard output that fails (a full disk) is remembered for the caller to

@@ -48,11 +48,11 @@ struct AddCommand: ShellCommand {
         // What the list says before the change, read in place (no copy of the list is kept
         // across the change: the service would copy all of it to apply the new event).
         let titleTerms = shell.titleTerms
-        let (budgets, notes) = shell.service.readingState { state in
+        let (budgets, recall) = shell.service.readingState { state in
             let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown, remembering: titleTerms)
             return (
                 state.budgetStandings,
-                GiftMemory.notes(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
+                GiftMemory.Recall(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
             )
         }
         let events = try shell.service.perform(
@@ -61,90 +61,93 @@ struct AddCommand: ShellCommand {
                 occasion: line.text("occasion") ?? "", url: line.text("url") ?? "", store: line.text("store") ?? ""))
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
-            // One write for the line and its notes.
-            shell.console.print(lines: [GiftMemory.saved(id, title: title, for: recipient)] + notes)
+            // The line and its notes written straight into the output, in one write.
+            var lines = Console.Lines(shell.console, reserving: 1024)
+            lines.print { GiftMemory.saved(id, title: title, for: recipient, to: &$0) }
+            recall.write(to: &lines)
+            lines.flush()
         }
         shell.warnOverBudget(since: budgets)
     }
 }
 
-/// The gift-memory sentences (SPEC §10).
+/// The gift-memory sentences (SPEC §10), each written piece by piece into the line of
+/// output it is (no string is made for it: `add` writes a line and up to four notes, every
+/// time).
 enum GiftMemory {
     /// How many similar presents `add` names; the rest are counted in one more line.
     static let shown = 3
 
-    /// `Saved p12: "Kite" for Sam.`, written once into a string with room for it.
-    static func saved(_ id: PresentID, title: String, for recipient: String) -> String {
-        // The fixed words take 17 bytes, the number at most 20.
-        String(room: 37 + title.utf8.count + recipient.utf8.count) { line in
-            line.put("Saved p")
-            line.put(decimal: id.number)
-            line.put(": \"")
-            line.put(title)
-            line.put("\" for ")
-            line.put(recipient)
-            line.put(".")
+    /// `Saved p12: "Kite" for Sam.`
+    static func saved(_ id: PresentID, title: String, for recipient: String, to line: inout [UInt8]) {
+        line.append(contentsOf: "Saved p".utf8)
+        line.append(decimal: id.number)
+        line.append(contentsOf: ": \"".utf8)
+        line.append(contentsOf: title.utf8)
+        line.append(contentsOf: "\" for ".utf8)
+        line.append(contentsOf: recipient.utf8)
+        line.append(UInt8(ascii: "."))
+    }
+
+    /// What the notes say, taken from the list before the change: the first few of the
+    /// similar presents, `mostAlike` first, and how many more there are.
+    struct Recall {
+        let named: [(present: Present, isRemoved: Bool)]
+        let more: Int
+        /// The person, as first spelled.
+        let recipient: String
+
+        init(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: borrowing GiftList) {
+            named = mostAlike.prefix(shown).compactMap { state.present($0) }
+            more = max(0, count - shown)
+            self.recipient = recipient
+        }
+
+        /// Writes a note for each present named, then how many more.
+        func write(to lines: inout Console.Lines) {
+            for (present, isRemoved) in named {
+                lines.print { note(present, isRemoved: isRemoved, to: &$0) }
+            }
+            guard more > 0 else { return }
+            lines.print { line in
+                line.append(contentsOf: "Note: ".utf8)
+                line.append(decimal: UInt64(more))
+                line.append(contentsOf: " more of ".utf8)
+                line.append(contentsOf: recipient.utf8)
+                line.append(contentsOf: (more == 1 ? "'s present has" : "'s presents have").utf8)
+                line.append(contentsOf: " a similar title ('gifts ".utf8)
+                line.append(contentsOf: CommandLineTokenizer.quoted(recipient).utf8)
+                line.append(contentsOf: "' lists what was given).".utf8)
+            }
         }
     }
 
-    /// The notes for the `count` similar presents, `mostAlike` first: the first few, then
-    /// how many more.
-    static func notes(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: GiftList) -> [String] {
-        let named = mostAlike.prefix(shown).compactMap { id in
-            state.present(id).map { note($0.present, isRemoved: $0.isRemoved) }
-        }
-        guard count > shown else { return named }
-        let more = count - shown
-        let quoted = CommandLineTokenizer.quoted(recipient)
-        // The fixed words take 80 bytes, the number at most 20.
-        let countLine = String(room: 100 + recipient.utf8.count + quoted.utf8.count) { line in
-            line.put("Note: ")
-            line.put(decimal: UInt64(more))
-            line.put(" more of ")
-            line.put(recipient)
-            line.put(more == 1 ? "'s present has" : "'s presents have")
-            line.put(" a similar title ('gifts ")
-            line.put(quoted)
-            line.put("' lists what was given).")
-        }
-        return named + [countLine]
-    }
-
-    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned: its
-    /// pieces copied once into a string with room for them (``PieceWriter``), up to three
-    /// times an `add`.
-    static func note(_ present: Present, isRemoved: Bool) -> String {
+    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned.
+    static func note(_ present: Present, isRemoved: Bool, to line: inout [UInt8]) {
         let given = present.status == .given
-        let date = given ? present.givenAt.map { "\(LocalTime.date($0))" } : nil
-        // The fixed words take at most 64 bytes together, the number at most 20.
-        let room =
-            84 + present.recipient.utf8.count + present.title.utf8.count + present.occasion.utf8.count
-            + (date?.utf8.count ?? 0) + present.status.rawValue.utf8.count
-        return String(room: room) { note in
-            note.put("Note: ")
-            note.put(present.recipient)
-            note.put(given ? #" got ""# : #" already has ""#)
-            note.put(present.title)
-            note.put(#"""#)
-            if !present.occasion.isEmpty {
-                note.put(" for ")
-                note.put(present.occasion)
-            }
-            if given {
-                if let date {
-                    note.put(" on ")
-                    note.put(date)
-                }
-                note.put(" (p")
-                note.put(decimal: present.id.number)
-            } else {
-                note.put(" planned (p")
-                note.put(decimal: present.id.number)
-                note.put(", ")
-                note.put(present.status.rawValue)
-                if isRemoved { note.put(", removed") }
-            }
-            note.put(").")
+        line.append(contentsOf: "Note: ".utf8)
+        line.append(contentsOf: present.recipient.utf8)
+        line.append(contentsOf: (given ? #" got ""# : #" already has ""#).utf8)
+        line.append(contentsOf: present.title.utf8)
+        line.append(UInt8(ascii: "\""))
+        if !present.occasion.isEmpty {
+            line.append(contentsOf: " for ".utf8)
+            line.append(contentsOf: present.occasion.utf8)
         }
+        if given {
+            if let givenAt = present.givenAt {
+                line.append(contentsOf: " on ".utf8)
+                line.append(contentsOf: "\(LocalTime.date(givenAt))".utf8)
+            }
+            line.append(contentsOf: " (p".utf8)
+            line.append(decimal: present.id.number)
+        } else {
+            line.append(contentsOf: " planned (p".utf8)
+            line.append(decimal: present.id.number)
+            line.append(contentsOf: ", ".utf8)
+            line.append(contentsOf: present.status.rawValue.utf8)
+            if isRemoved { line.append(contentsOf: ", removed".utf8) }
+        }
+        line.append(contentsOf: ").".utf8)
     }
 }

@@ -122,9 +122,11 @@ public struct Console: Sendable, ExportWriting {
         private var bytes: [UInt8] = []
         private static let chunk = 64 << 10
 
-        public init(_ console: Console) {
+        /// Lines for `console`, with room for `reserving` bytes before the buffer grows (by
+        /// default a chunk and a line).
+        public init(_ console: Console, reserving: Int? = nil) {
             self.console = console
-            bytes.reserveCapacity(Self.chunk + 4096)
+            bytes.reserveCapacity(reserving ?? Self.chunk + 4096)
         }
 
         public mutating func print(_ text: String) {
@@ -218,56 +220,18 @@ public struct Console: Sendable, ExportWriting {
     }
 }
 
-extension String {
-    /// The text `write` puts, piece by piece (``PieceWriter``), into a string with room for
-    /// `room` bytes: interpolation grows and re-checks the string at each piece, and `add`
-    /// writes a line of seven pieces and notes of a dozen, every time.
-    init(room: Int, writing write: (inout PieceWriter) -> Void) {
-        self.init(unsafeUninitializedCapacity: room) { buffer in
-            var writer = PieceWriter(buffer)
-            write(&writer)
-            return writer.count
-        }
-    }
-}
-
-/// Pieces of text copied one after the other into a string's storage
-/// (`String(unsafeUninitializedCapacity:initializingUTF8With:)`), each at once.
-struct PieceWriter {
-    private let buffer: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
-
-    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        self.buffer = buffer
-    }
-
-    /// Writes `number` in decimal digits after what is written (at most 20); the storage
-    /// must have room for them. Ids and counts in a line, without making a string of each.
-    mutating func put(decimal number: UInt64) {
-        var length = 1
+extension [UInt8] {
+    /// Appends `number` in decimal digits: ids and counts in a line of output, without
+    /// making a string of each.
+    mutating func append(decimal number: UInt64) {
+        var divisor: UInt64 = 1
+        while number / divisor >= 10 { divisor *= 10 }
         var rest = number
-        while rest >= 10 {
-            rest /= 10
-            length += 1
-        }
-        guard let target = buffer.baseAddress else { return }
-        precondition(count + length <= buffer.count, "digits past the room made for them")
-        rest = number
-        for place in (count..<count + length).reversed() {
-            (target + place).initialize(to: UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        }
-        count += length
-    }
-
-    /// Copies `piece` after what is written; the storage must have room for it.
-    mutating func put(_ piece: String) {
-        var piece = piece
-        piece.withUTF8 { bytes in
-            guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
-            precondition(count + bytes.count <= buffer.count, "a piece of text past the room made for it")
-            (target + count).initialize(from: source, count: bytes.count)
-            count += bytes.count
+        while true {
+            append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            guard divisor > 1 else { return }
+            divisor /= 10
         }
     }
 }
