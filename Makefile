@@ -58,8 +58,10 @@ build: deps
 ## and together (scripts/link-order.txt, written by scripts/make-link-order.sh): spread over
 ## the text they cost a line more time (docs/performance.md, the command path). A release
 ## build made before these flags keeps its objects until their code changes (the compiler
-## skips objects whose code it has seen): delete .build/*/release/*.build/*.o once.
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper \
+## skips objects whose code it has seen): delete .build/*/release/*.build/*.o once. SwiftPM
+## does not know the order file, so a binary older than it is removed to be linked again.
+RELEASE_BUILD = { [ ! .build/release/giftkeeper -ot scripts/link-order.txt ] || rm -f .build/release/giftkeeper; } && \
+  $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker --section-ordering-file=$(CURDIR)/scripts/link-order.txt
 release: deps
 	$(RELEASE_BUILD)
