@@ -157,9 +157,11 @@ extension GiftList {
         var slice = GiftList()
         slice.currency = currency
         for event in events {
+            // Only what the list holds: a new present (an `add`) is in neither, and setting
+            // nothing for it would still look its id up in both.
             if let id = event.body.presentID {
-                slice.presents[id] = presents[id]
-                slice.removedPresents[id] = removedPresents[id]
+                if let present = presents[id] { slice.presents[id] = present }
+                if let removed = removedPresents[id] { slice.removedPresents[id] = removed }
             }
             switch event.body {
             case .occasionAdded(let occasion):
