@@ -3,13 +3,15 @@
 ///
 /// Padding always adds at least one byte (`0x80`, then zeros up to the block boundary).
 public enum Padding {
-    /// `bytes` padded to the next multiple of `blockSize` (at least one byte more).
-    public static func padded(_ bytes: [UInt8], blockSize: Int) throws -> [UInt8] {
+    /// `bytes` padded to the next multiple of `blockSize` (at least one byte more). Taken
+    /// over, not copied: an event's bytes, made to be sealed, are padded where they are.
+    public static func padded(_ bytes: consuming [UInt8], blockSize: Int) throws -> [UInt8] {
         let library = try LibSodium.ready()
         precondition(blockSize > 0, "block size must be positive")
         var out = bytes
-        out.append(contentsOf: repeatElement(0, count: blockSize - bytes.count % blockSize))
-        let length = out.withUnsafeMutableBytes { library.pad($0, unpadded: bytes.count, blockSize: blockSize) }
+        let unpadded = out.count
+        out.append(contentsOf: repeatElement(0, count: blockSize - unpadded % blockSize))
+        let length = out.withUnsafeMutableBytes { library.pad($0, unpadded: unpadded, blockSize: blockSize) }
         guard length == out.count else { throw CryptoError(.operationFailed(function: "sodium_pad")) }
         return out
     }

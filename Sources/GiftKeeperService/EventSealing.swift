@@ -22,7 +22,7 @@ enum EventSealing {
     /// What is sealed in a journal of `binding`'s format version: from version 2, padded to
     /// ``FrameBinding/paddingBlock``-byte blocks, so a frame's size tells how many blocks
     /// its event fills, not how long its text is (SPEC §12: the server sees frame sizes).
-    private static func padded(_ plaintext: [UInt8], _ binding: FrameBinding) throws -> [UInt8] {
+    private static func padded(_ plaintext: consuming [UInt8], _ binding: FrameBinding) throws -> [UInt8] {
         guard binding.padsPayloads else { return plaintext }
         return try Padding.padded(plaintext, blockSize: FrameBinding.paddingBlock)
     }
