@@ -97,16 +97,6 @@ enum LineBinding {
     static func match(_ words: [String], _ declarations: [Declaration]) -> [Given?]? {
         // `--` ends the options for argument-parser, wherever it stands.
         guard !words.contains("--") else { return nil }
-        // The declarations are read where they are, not copied out one by one (each copy
-        // retains and releases its strings; an option is looked for among all of them).
-        return declarations.withUnsafeBufferPointer { declarations in match(words, declarations) }
-    }
-
-    /// Whether a word may be an option: it starts with `-`. By its first byte: a word whose
-    /// `-` carries a combining mark is then left to argument-parser, which words the outcome.
-    private static func looksLikeOption(_ word: String) -> Bool { word.utf8.first == UInt8(ascii: "-") }
-
-    private static func match(_ words: [String], _ declarations: UnsafeBufferPointer<Declaration>) -> [Given?]? {
         // A copy of repeated nils, which the compiler specializes; init(repeating:count:) stays
         // generic in the standard library and looks the array's type up at run time.
         var given = Array(repeatElement(Given?.none, count: declarations.count))
@@ -144,6 +134,10 @@ enum LineBinding {
         }
         return given
     }
+
+    /// Whether a word may be an option: it starts with `-`. By its first byte: a word whose
+    /// `-` carries a combining mark is then left to argument-parser, which words the outcome.
+    private static func looksLikeOption(_ word: String) -> Bool { word.utf8.first == UInt8(ascii: "-") }
 
     // MARK: Declarations, read once per command
 
