@@ -24,11 +24,8 @@ public enum AEAD {
         let sodium = try checkKey(key)
         var result: Int32 = -1
         let length = nonceLength + plaintext.count + tagLength
-        // The nonce is drawn into the output and the ciphertext written after it: one
-        // array. Made from repeated zeros, a copy the compiler specializes, not with
-        // init(unsafeUninitializedCapacity:), which stays generic in the standard library and
-        // looks the array's type up in the runtime's metadata cache on every call.
-        var output = Array(repeatElement(UInt8(0), count: length))
+        // The nonce is drawn into the output and the ciphertext written after it: one array.
+        var output = [UInt8].zeroed(count: length)
         output.withUnsafeMutableBufferPointer { out in
             guard let base = out.baseAddress else { return }
             sodium.randomBytes(base, count: nonceLength)
@@ -77,7 +74,7 @@ public enum AEAD {
     /// Opens nonce ‖ ciphertext ‖ tag into a fresh array (for event plaintexts).
     public static func open(_ sealed: UnsafeRawBufferPointer, key: SecureBytes, additionalData: [UInt8]) throws -> [UInt8] {
         guard sealed.count >= nonceLength + tagLength else { throw CryptoError(.authenticationFailed) }
-        var output = [UInt8](repeating: 0, count: sealed.count - nonceLength - tagLength)
+        var output = [UInt8].zeroed(count: sealed.count - nonceLength - tagLength)
         try output.withUnsafeMutableBytes { out in
             try additionalData.withUnsafeBytes { ad in
                 try open(sealed, key: key, additionalData: ad, into: out)

@@ -10,9 +10,7 @@ public enum Blake2b {
     /// hash, which hashes both in one pass over contiguous file bytes.
     /// The corresponding C function is `crypto_generichash`.
     public static func hash(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer? = nil) -> [UInt8] {
-        // Not init(repeating:count:), which stays generic in the standard library and looks
-        // the array's type up in the runtime's metadata cache on every call (two a frame).
-        var digest = Array(repeatElement(UInt8(0), count: digestLength))
+        var digest = [UInt8].zeroed(count: digestLength)
         digest.withUnsafeMutableBytes { out in
             hash(bytes, key: key, into: out)
         }

@@ -23,7 +23,7 @@ public struct BoxKeyPair: Sendable {
     /// A fresh key pair (`crypto_box_keypair`).
     public static func generate() throws -> BoxKeyPair {
         let sodium = try LibSodium.ready()
-        var publicKey = [UInt8](repeating: 0, count: publicKeyLength)
+        var publicKey = [UInt8].zeroed(count: publicKeyLength)
         let secretKey = try SecureBytes(capacity: secretKeyLength)
         let result = publicKey.withUnsafeMutableBytes { pk in
             secretKey.withUnsafeMutableBytes { sk in
@@ -47,7 +47,7 @@ public enum SealedBox {
         guard publicKey.count == BoxKeyPair.publicKeyLength else {
             throw CryptoError(.invalidLength(what: "public key", expected: BoxKeyPair.publicKeyLength, actual: publicKey.count))
         }
-        var output = [UInt8](repeating: 0, count: message.count + overhead)
+        var output = [UInt8].zeroed(count: message.count + overhead)
         let result = output.withUnsafeMutableBytes { out in
             message.withUnsafeBytes { m in
                 publicKey.withUnsafeBytes { pk in
@@ -66,7 +66,7 @@ public enum SealedBox {
         guard sealed.count >= overhead else {
             throw CryptoError(.authenticationFailed)
         }
-        var output = [UInt8](repeating: 0, count: sealed.count - overhead)
+        var output = [UInt8].zeroed(count: sealed.count - overhead)
         let result = output.withUnsafeMutableBytes { out in
             keyPair.publicKey.withUnsafeBytes { pk in
                 keyPair.secretKey.withUnsafeBytes { sk in

@@ -191,7 +191,7 @@ public enum Sodium {
 /// ``SecureBytes/random(count:)`` for those.
 public func randomBytes(count: Int) throws -> [UInt8] {
     let sodium = try LibSodium.ready()
-    var bytes = [UInt8](repeating: 0, count: count)
+    var bytes = [UInt8].zeroed(count: count)
     bytes.withUnsafeMutableBytes { buffer in
         if let base = buffer.baseAddress {
             sodium.randomBytes(base, count: buffer.count)

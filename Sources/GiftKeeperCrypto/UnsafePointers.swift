@@ -22,3 +22,14 @@ extension UnsafeMutableRawBufferPointer {
         return base.assumingMemoryBound(to: UInt8.self)
     }
 }
+
+extension [UInt8] {
+    /// `count` zero bytes, for libsodium to write into. Made as a copy of repeated zeros,
+    /// which the compiler specializes: `init(repeating:count:)` and
+    /// `init(unsafeUninitializedCapacity:)` stay generic in the standard library and look the
+    /// array's type up in the runtime's metadata cache on every call (two BLAKE2b digests and
+    /// an AEAD output a frame).
+    static func zeroed(count: Int) -> [UInt8] {
+        Array(repeatElement(0, count: count))
+    }
+}
