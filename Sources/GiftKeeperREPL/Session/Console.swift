@@ -41,7 +41,7 @@ public struct Console: Sendable, ExportWriting {
     static func appendOutputLine(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         let keptAsIs = text.withUTF8 { text in
-            guard allKeptAsIs(text) || keepsUTF8AsIs(text) else { return false }
+            guard keepsAsIs(text) else { return false }
             bytes.append(contentsOf: text)
             return true
         }
@@ -78,6 +78,12 @@ public struct Console: Sendable, ExportWriting {
             }
         }
         return bytes[index...].allSatisfy(isKeptAsIs)
+    }
+
+    /// Whether sanitising keeps a line's bytes as they are: printable ASCII (nearly every
+    /// line) checked eight bytes at a time, anything else by its UTF-8.
+    static func keepsAsIs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        allKeptAsIs(bytes) || keepsUTF8AsIs(bytes)
     }
 
     /// Whether sanitising keeps the UTF-8 of a string as it is (``TerminalText/sanitized(_:keeping:)``
@@ -139,11 +145,7 @@ public struct Console: Sendable, ExportWriting {
         public mutating func print(writing write: (inout [UInt8]) -> Void) {
             let start = bytes.count
             write(&bytes)
-            let keptAsIs = bytes.withUnsafeBufferPointer { all in
-                let line = UnsafeBufferPointer(rebasing: all[start...])
-                return Console.allKeptAsIs(line) || Console.keepsUTF8AsIs(line)
-            }
-            if keptAsIs {
+            if bytes.withUnsafeBufferPointer({ Console.keepsAsIs(UnsafeBufferPointer(rebasing: $0[start...])) }) {
                 bytes.append(UInt8(ascii: "\n"))
             } else {
                 let text = String(decoding: bytes[start...], as: UTF8.self)
