@@ -14,21 +14,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench/add-script.sh"
-binary=$(realpath "${1:-.build/release/giftkeeper}")
-command -v valgrind >/dev/null || { echo "bench-code-footprint: valgrind is not installed" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-footprint.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-chmod 700 "$work"
-# Without DWARF, so that valgrind reads the symbols of a 150 MB static binary quickly.
-strip --strip-debug -o "$work/giftkeeper" "$binary"
+. "$here/bench/callgrind.sh"
+callgrind_setup bench-code-footprint "$(realpath "${1:-.build/release/giftkeeper}")"
 add_script 1001 "bench-password-$$" >"$work/adds.txt"
 add_script 1 "bench-password-$$" >"$work/one.txt"
 
 profile() {  # profile NAME → the run's totals in $work/NAME.err
-    rm -rf "$work/state" "$work/j.journal"
-    XDG_STATE_HOME="$work/state" valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
-        --LL=1048576,16,64 --callgrind-out-file="$work/$1.callgrind" "$work/giftkeeper" --journal "$work/j.journal" \
-        <"$work/$1.txt" >/dev/null 2>"$work/$1.err"
+    callgrind_run "$work/$1.txt" "$work/$1.callgrind" --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
+        --LL=1048576,16,64 2>"$work/$1.err"
 }
 profile adds
 profile one

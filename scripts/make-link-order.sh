@@ -15,18 +15,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench/add-script.sh"
-binary=$(realpath "${1:-.build/release/giftkeeper}")
-command -v valgrind >/dev/null || { echo "make-link-order: valgrind is not installed" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-link-order.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-chmod 700 "$work"
-strip --strip-debug -o "$work/giftkeeper" "$binary"
+. "$here/bench/callgrind.sh"
+callgrind_setup make-link-order "$(realpath "${1:-.build/release/giftkeeper}")"
 
 profile() {  # profile NAME TITLES COUNT → the functions' instruction counts in $work/NAME.txt
-    rm -rf "$work/state" "$work/j.journal"
     BENCH_TITLES=$2 add_script "$3" "link-order-password-$$" >"$work/$1.script"
-    XDG_STATE_HOME="$work/state" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/$1.out" \
-        "$work/giftkeeper" --journal "$work/j.journal" <"$work/$1.script" >/dev/null 2>&1
+    callgrind_run "$work/$1.script" "$work/$1.out" --demangle=no 2>/dev/null
     callgrind_annotate --threshold=100 "$work/$1.out" | sed -nE 's/^ *([0-9,]+) +\([^)]*\) +([^ ]+).*/\1 \2/p' >"$work/$1.txt"
 }
 for titles in person same; do
