@@ -23,7 +23,8 @@ struct HarnessError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// Where the built `giftkeeper` is: next to the running test bundle, else `$GIFTKEEPER_BINARY`.
+/// Where the built `giftkeeper` is: `$GIFTKEEPER_BINARY` when set (`make test-release` runs
+/// these suites against the release binary), else next to the running test bundle.
 enum GiftKeeperBinary {
     static let path: String? = locate()
 
@@ -31,12 +32,15 @@ enum GiftKeeperBinary {
     static func require() throws -> String {
         guard let path else {
             throw HarnessError(
-                message: "the giftkeeper binary was not found next to the test bundle; build it (swift build --build-tests) or set GIFTKEEPER_BINARY")
+                message: "the giftkeeper binary was not found (GIFTKEEPER_BINARY, or next to the test bundle); build it (swift build --build-tests)")
         }
         return path
     }
 
     private static func locate() -> String? {
+        if let fromEnvironment = ProcessInfo.processInfo.environment["GIFTKEEPER_BINARY"] {
+            return isExecutableFile(fromEnvironment) ? fromEnvironment : nil
+        }
         var starts: [String] = []
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { starts.append(exe) }
         if let first = CommandLine.arguments.first { starts.append(first) }
@@ -51,11 +55,6 @@ enum GiftKeeperBinary {
                 if parent == directory { break }
                 directory = parent
             }
-        }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["GIFTKEEPER_BINARY"],
-            isExecutableFile(fromEnvironment)
-        {
-            return fromEnvironment
         }
         return nil
     }
