@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint format build release link-order install check-install deps fuzz bench bench-cli bench-black-box bench-sync bench-compare bench-baseline demo clean
+.PHONY: run test test-release lint format build release release-deps install check-install deps fuzz bench bench-cli bench-black-box bench-sync bench-compare bench-baseline demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -38,6 +38,19 @@ test: deps lint
 	[ $$processStatus = 0 ] || echo "--- that test process ended with status $$processStatus (128 + N: signal N)"; \
 	scripts/test-postgres.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
 
+## test-release: the suites that run the built program (BINARY_TESTS), against the release
+## binary as `make install` installs it (linked by lld, laid out by BOLT), beside a throwaway
+## PostgreSQL server; CI runs it after `make test`
+BINARY_TESTS := GiftKeeperEndToEndTests|HintPastingProcessTests
+test-release: release-deps
+	$(RELEASE_BUILD)
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
+	@scripts/test-postgres.sh start
+	@GIFTKEEPER_TEST_POSTGRES_URL=$$(scripts/test-postgres.sh url) GIFTKEEPER_BINARY=$(CURDIR)/.build/release/giftkeeper \
+	  $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest \
+	  --testing-library swift-testing --filter '$(BINARY_TESTS)'; \
+	status=$$?; scripts/test-postgres.sh stop; exit $$status
+
 ## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);
 ## `make format` rewrites the files to match
 lint:
@@ -53,17 +66,20 @@ build: deps
 ## release: optimised build (.build/release/giftkeeper), the Swift runtime and Foundation linked
 ## in statically: loading them as shared libraries was about half of the start-up
 ## (docs/performance.md, "Start-up"). Every target that builds the release binary uses this
-## one command, so they never rebuild each other's modules with other flags. Each function
-## is compiled into a section of its own, and the ones a script's lines run are linked first
-## and together (scripts/link-order.txt, written by scripts/make-link-order.sh): spread over
-## the text they cost a line more time (docs/performance.md, the command path). A release
-## build made before these flags keeps its objects until their code changes (the compiler
-## skips objects whose code it has seen): delete .build/*/release/*.build/*.o once. SwiftPM
-## does not know the order file, so a binary older than it is removed to be linked again.
-RELEASE_BUILD = { [ ! .build/release/giftkeeper -ot scripts/link-order.txt ] || rm -f .build/release/giftkeeper; } && \
-  $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker --section-ordering-file=$(CURDIR)/scripts/link-order.txt
-release: deps
+## one command, so they never rebuild each other's modules with other flags. The binary is
+## linked by the toolchain's lld with its relocations kept, then its code is laid out by how
+## a script's lines run it (scripts/bolt-release.sh: LLVM's BOLT, from a callgrind profile of
+## that binary, made each time): the code a line runs, spread over the text, costs a line
+## more time (docs/performance.md, the command path). SwiftPM links again whenever the
+## binary is not the one it linked, so each release build links and lays out anew (about
+## 30 s). Each function is compiled into a section of its own (a release build made before
+## that flag keeps its objects until their code changes: delete .build/*/release/*.build/*.o
+## once).
+LLD := $(shell dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/ld.lld
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -ld-path=$(LLD) -Xlinker --emit-relocs && \
+  scripts/bolt-release.sh .build/release/giftkeeper
+release: release-deps
 	$(RELEASE_BUILD)
 
 ## install: the release binary, bash/zsh/fish completions (paths complete where a path is
@@ -72,7 +88,7 @@ release: deps
 ## zsh/site-functions,fish/vendor_completions.d}
 PREFIX ?= $(HOME)/.local
 MAN_DIR = .build/giftkeeper-man
-install: deps
+install: release-deps
 	$(RELEASE_BUILD)
 	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
 	$(SWIFT) package --disable-sandbox generate-manual --output-directory $(MAN_DIR) >/dev/null
@@ -94,9 +110,17 @@ check-install: deps
 ## and mode 0600 on the sample journals (git checks files out 0644, and GiftKeeper
 ## refuses a journal others can read)
 deps:
+	@$(call apt_install,$(APT_PACKAGES))
 	@chmod 600 journal/*.journal journal/golden/*.journal 2>/dev/null || true
-	@missing=""; \
-	for p in $(APT_PACKAGES); do \
+
+## release-deps: also what the release build needs: LLVM's BOLT and valgrind (scripts/bolt-release.sh)
+RELEASE_APT_PACKAGES := bolt-19 valgrind
+release-deps: deps
+	@$(call apt_install,$(RELEASE_APT_PACKAGES))
+
+# apt_install PACKAGES: installs those not installed yet
+apt_install = missing=""; \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -124,15 +148,10 @@ BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
 bench: deps bench-cli bench-black-box bench-sync
 	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
 
-## link-order: writes scripts/link-order.txt from callgrind profiles of the release binary's
-## `add` lines (scripts/make-link-order.sh; valgrind); run it again after big changes
-link-order: release
-	scripts/make-link-order.sh .build/release/giftkeeper
-
 ## bench-cli: black-box figures through the built binary, each against a bound measured in
 ## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines, with titles
 ## like a person's and with the worst case for gift memory, scripts/bench/add-script.sh)
-bench-cli: deps
+bench-cli: release-deps
 	$(RELEASE_BUILD)
 	BENCH_TITLES=person scripts/bench-command-path.sh .build/release/giftkeeper 1000
 	BENCH_TITLES=same scripts/bench-command-path.sh .build/release/giftkeeper 1000
@@ -142,7 +161,7 @@ bench-cli: deps
 ## same run (scripts/bench-black-box.sh); the decrypted state measured by the Benchmarks
 ## package's memcheck. BENCH_PRESENTS='10000 100000 1000000' adds the 1 M figures.
 BENCH_PRESENTS ?= 10000 100000
-bench-black-box: deps
+bench-black-box: release-deps
 	$(RELEASE_BUILD)
 	cd Benchmarks && $(SWIFT) build -c release --product memcheck
 	BENCH_PRESENTS='$(BENCH_PRESENTS)' BENCH_MEMCHECK=$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/memcheck \
@@ -152,7 +171,7 @@ bench-black-box: deps
 ## test server, started and stopped here unless one runs): sending a change against a bare
 ## INSERT+COMMIT, a change shown live on another device, clone speed, 50 devices at once
 ## (scripts/bench-sync.sh)
-bench-sync: deps
+bench-sync: release-deps
 	$(RELEASE_BUILD)
 	scripts/bench-sync.sh .build/release/giftkeeper
 

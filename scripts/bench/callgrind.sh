@@ -1,5 +1,5 @@
 # Sourced by the scripts that profile the built binary under valgrind's callgrind
-# (bench-code-footprint.sh, make-link-order.sh).
+# (bench-code-footprint.sh, bolt-release.sh).
 #
 #   callgrind_setup NAME BINARY      a private work directory, $work (removed on exit), holding
 #                                    BINARY without DWARF as $work/giftkeeper, so that valgrind
