@@ -67,7 +67,8 @@ build: deps
 ## in statically: loading them as shared libraries was about half of the start-up
 ## (docs/performance.md, "Start-up"). Every target that builds the release binary uses this
 ## one command, so they never rebuild each other's modules with other flags. The binary is
-## linked by the toolchain's lld with its relocations kept, then its code is laid out by how
+## linked by the toolchain's lld with its relocations kept (gold, if the toolchain has no
+## lld, cannot keep them: BOLT then lays out blocks only within each function), then its code is laid out by how
 ## a script's lines run it (scripts/bolt-release.sh: LLVM's BOLT, from a callgrind profile of
 ## that binary, made each time): the code a line runs, spread over the text, costs a line
 ## more time (docs/performance.md, the command path). SwiftPM links again whenever the
@@ -75,9 +76,10 @@ build: deps
 ## 30 s). Each function is compiled into a section of its own (a release build made before
 ## that flag keeps its objects until their code changes: delete .build/*/release/*.build/*.o
 ## once).
-LLD := $(shell dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/ld.lld
+LLD := $(wildcard $(shell dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/ld.lld)
+RELEASE_LINK = $(if $(LLD),-Xswiftc -ld-path=$(LLD) -Xlinker --emit-relocs)
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -ld-path=$(LLD) -Xlinker --emit-relocs && \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections $(RELEASE_LINK) && \
   scripts/bolt-release.sh .build/release/giftkeeper
 release: release-deps
 	$(RELEASE_BUILD)
@@ -113,10 +115,13 @@ deps:
 	@$(call apt_install,$(APT_PACKAGES))
 	@chmod 600 journal/*.journal journal/golden/*.journal 2>/dev/null || true
 
-## release-deps: also what the release build needs: LLVM's BOLT and valgrind (scripts/bolt-release.sh)
+## release-deps: also what lays the release binary out: LLVM's BOLT and valgrind
+## (scripts/bolt-release.sh). Where they cannot be installed, the binary is left as linked:
+## slower a command line, the same behaviour.
 RELEASE_APT_PACKAGES := bolt-19 valgrind
 release-deps: deps
-	@$(call apt_install,$(RELEASE_APT_PACKAGES))
+	@$(call apt_install,$(RELEASE_APT_PACKAGES)) || \
+	  echo "release-deps: $(RELEASE_APT_PACKAGES) could not be installed; the release binary will be left as linked"
 
 # apt_install PACKAGES: installs those not installed yet
 apt_install = missing=""; \
