@@ -22,7 +22,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$(realpath "${1:-.build/release/giftkeeper}")
 bolt=$(command -v llvm-bolt-19 || command -v llvm-bolt || true)
-if readelf -S "$binary" | grep -q '\.note\.bolt_info'; then exit 0; fi
+sections=$(readelf -S "$binary")
+if grep -q '\.note\.bolt_info' <<<"$sections"; then exit 0; fi
 if [[ -z $bolt ]]; then
     echo "bolt-release: llvm-bolt is not installed (apt-get install bolt-19): $binary is left as linked" >&2
     exit 0
