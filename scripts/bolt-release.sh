@@ -13,8 +13,9 @@
 #
 # The profile is made here, each time, from the binary being laid out (never stale): both
 # title sets of scripts/bench/add-script.sh under valgrind's callgrind, then `list` and
-# `summary`. callgrind counts how often each instruction ran; BOLT reads those counts as
-# samples normalised by instruction count ("no_lbr instructions"), which gives every block's
+# `summary`; then `import` of a document into a new account, `export` and `audit` of it.
+# callgrind counts how often each instruction ran; BOLT reads those counts as samples
+# normalised by instruction count ("no_lbr instructions"), which gives every block's
 # count exactly. Takes about a minute. A binary already laid out is left alone.
 #
 # If BOLT fails, the binary is left as linked (slower, the same behaviour) and this says so.
@@ -32,12 +33,28 @@ fi
 . "$here/bench/callgrind.sh"
 callgrind_setup bolt-release "$binary"
 
+password="bolt-release-password-$$"
 profiles=()
 for titles in person same; do
-    { BENCH_TITLES=$titles add_script 201 "bolt-release-password-$$" | sed '$d'; printf 'list\nsummary\nquit\n'; } \
+    { BENCH_TITLES=$titles add_script 201 "$password" | sed '$d'; printf 'list\nsummary\nquit\n'; } \
         >"$work/$titles.script"
     callgrind_run "$work/$titles.script" "$work/$titles.out" --dump-instr=yes 2>/dev/null
     profiles+=("$work/$titles.out")
+done
+# Then the one-shot commands that read or write a whole journal (an import into a new
+# account, then export and audit of it): without them, blocks that only they run would count
+# as never run and be moved away.
+(umask 077 && printf '%s\n' "$password" >"$work/password")
+python3 "$here/bench/make-document.py" 201 >"$work/document.json"
+printf 'setup Bench --kdf interactive\n%s\n%s\nquit\n' "$password" "$password" |
+    XDG_STATE_HOME="$work/state" "$work/giftkeeper" --journal "$work/imported.journal" >/dev/null 2>&1
+for command in "import $work/document.json" export audit; do
+    out="$work/${command%% *}.out"
+    # shellcheck disable=SC2086  # the command and its document are two words
+    XDG_STATE_HOME="$work/state" valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" \
+        "$work/giftkeeper" $command --journal "$work/imported.journal" --password-file "$work/password" \
+        </dev/null >/dev/null 2>&1
+    profiles+=("$out")
 done
 
 # callgrind's counts per instruction of the binary → BOLT's profile: "1 FUNCTION OFFSET COUNT",
