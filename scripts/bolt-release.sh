@@ -18,21 +18,22 @@
 # normalised by instruction count ("no_lbr instructions"), which gives every block's
 # count exactly. Takes about a minute. A binary already laid out is left alone.
 #
-# If BOLT fails, the binary is left as linked (slower, the same behaviour) and this says so.
+# If anything here fails, the binary is left as linked (slower, the same behaviour) and this
+# says so.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$(realpath "${1:-.build/release/giftkeeper}")
 bolt=$(command -v llvm-bolt-19 || command -v llvm-bolt || true)
+left_as_linked() { echo "bolt-release: $1: $binary is left as linked" >&2; exit 0; }
 sections=$(readelf -S "$binary")
 if grep -q '\.note\.bolt_info' <<<"$sections"; then exit 0; fi
-if [[ -z $bolt ]]; then
-    echo "bolt-release: llvm-bolt is not installed (apt-get install bolt-19): $binary is left as linked" >&2
-    exit 0
-fi
+[[ -n $bolt ]] || left_as_linked "llvm-bolt is not installed (apt-get install bolt-19)"
+command -v valgrind >/dev/null || left_as_linked "valgrind is not installed"
 . "$here/bench/add-script.sh"
 . "$here/bench/callgrind.sh"
 callgrind_setup bolt-release "$binary"
 
+lay_out() {  # profiles the binary, then writes it laid out to $work/laid-out (run with set -e)
 password="bolt-release-password-$$"
 profiles=()
 for titles in person same; do
@@ -103,12 +104,21 @@ with open(target, "w") as profile:
             profile.write(f"1 {functions[index][2]} {address - functions[index][0]:x} {count}\n")
 PY
 
-if "$bolt" "$binary" -o "$work/laid-out" -data="$work/profile.fdata" -reorder-blocks=ext-tsp \
-    -reorder-functions=cdsort -split-functions -split-all-cold -use-gnu-stack >"$work/bolt.log" 2>&1 &&
-    "$work/laid-out" --version >/dev/null; then
-    chmod 0755 "$work/laid-out"
-    mv -f "$work/laid-out" "$binary"
-    echo "bolt-release: $(grep -o 'basic block reordering modified layout of [0-9]* functions' "$work/bolt.log" | sed 's/basic block reordering modified layout of/laid out/') of $binary from its profile"
-else
-    echo "bolt-release: BOLT failed ($(grep -m1 -i 'error' "$work/bolt.log" || tail -n1 "$work/bolt.log")): $binary is left as linked" >&2
+"$bolt" "$binary" -o "$work/laid-out" -data="$work/profile.fdata" -reorder-blocks=ext-tsp \
+    -reorder-functions=cdsort -split-functions -split-all-cold -use-gnu-stack
+"$work/laid-out" --version >/dev/null
+}
+
+# Any failure (valgrind, the profile, BOLT, the laid-out binary not running) leaves the binary
+# as linked: errexit holds inside the subshell, which is not a condition.
+set +e
+(set -e; lay_out) >"$work/bolt.log" 2>&1
+status=$?
+set -e
+if [[ $status != 0 ]]; then
+    detail=$(grep -m1 -i 'error' "$work/bolt.log" || tail -n1 "$work/bolt.log")
+    left_as_linked "laying out failed, status $status${detail:+: $detail}"
 fi
+chmod 0755 "$work/laid-out"
+mv -f "$work/laid-out" "$binary"
+echo "bolt-release: $(grep -o 'basic block reordering modified layout of [0-9]* functions' "$work/bolt.log" | sed 's/basic block reordering modified layout of/laid out/') of $binary from its profile"
