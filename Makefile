@@ -87,13 +87,17 @@ release: release-deps
 ## install: the release binary, bash/zsh/fish completions (paths complete where a path is
 ## expected) and a man page generated from the command declarations, under PREFIX
 ## (default ~/.local): PREFIX/bin, PREFIX/share/{man/man1,bash-completion/completions,
-## zsh/site-functions,fish/vendor_completions.d}
+## zsh/site-functions,fish/vendor_completions.d}. The page is written by argument-parser's
+## generate-manual tool from the release binary; its package plugin would build the binary
+## again with default flags, over the release one, and that is what would be installed.
 PREFIX ?= $(HOME)/.local
 MAN_DIR = .build/giftkeeper-man
 install: release-deps
 	$(RELEASE_BUILD)
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product generate-manual
 	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
-	$(SWIFT) package --disable-sandbox generate-manual --output-directory $(MAN_DIR) >/dev/null
+	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/generate-manual .build/release/giftkeeper \
+	  --output-directory $(MAN_DIR) >/dev/null
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
 	  "$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
 	install -m 0755 .build/release/giftkeeper "$(PREFIX)/bin/giftkeeper"

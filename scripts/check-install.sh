@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make install PREFIX=<a temporary directory>`, then checks what a user gets: a binary
-# that runs (laid out by BOLT where BOLT is installed), a man page `man -l` renders, and
-# bash/zsh/fish completions that know the subcommands and complete paths for --journal.
+# that runs (the release build: the Swift runtime linked in, laid out by BOLT where BOLT is
+# installed), a man page `man -l` renders, and bash/zsh/fish completions that know the
+# subcommands and complete paths for --journal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-install.XXXXXX")
@@ -10,6 +11,9 @@ make install PREFIX="$prefix" >/dev/null
 
 fail() { echo "check-install: $*" >&2; exit 1; }
 "$prefix/bin/giftkeeper" --version | grep -q '^giftkeeper ' || fail "the installed binary does not run"
+if ldd "$prefix/bin/giftkeeper" | grep -q 'libswiftCore'; then
+    fail "the installed binary loads the Swift runtime as a shared library: it is not the release build"
+fi
 if command -v llvm-bolt-19 >/dev/null || command -v llvm-bolt >/dev/null; then
     sections=$(readelf -S "$prefix/bin/giftkeeper")
     grep -q '\.note\.bolt_info' <<<"$sections" || fail "BOLT is installed but did not lay the binary out (scripts/bolt-release.sh)"
