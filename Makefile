@@ -23,12 +23,14 @@ run: deps
 ## directly (`swift test` allows one at a time per .build), beside `swift test` running the
 ## rest, where a test that starts a program fails (GIFTKEEPER_TESTS_START_NO_PROGRAMS);
 ## its report follows the other's.
-PROCESS_TESTS := GiftKeeperEndToEndTests|JournalProcessTests|PostgresStoreTests|HintPastingProcessTests|SodiumInitializationTests
+BINARY_TESTS := GiftKeeperEndToEndTests|HintPastingProcessTests
+PROCESS_TESTS := $(BINARY_TESTS)|JournalProcessTests|PostgresStoreTests|SodiumInitializationTests
+TEST_BUNDLE = $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest
 test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
 	@scripts/test-postgres.sh start
 	@export GIFTKEEPER_TEST_POSTGRES_URL=$$(scripts/test-postgres.sh url); \
-	bundle=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest; \
+	bundle=$(TEST_BUNDLE); \
 	report=$$(mktemp /tmp/giftkeeper-process-tests.XXXXXX); \
 	"$$bundle" --testing-library swift-testing --filter '$(PROCESS_TESTS)' >"$$report" 2>&1 & processes=$$!; \
 	GIFTKEEPER_TESTS_START_NO_PROGRAMS=1 $(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build --skip '$(PROCESS_TESTS)'; \
@@ -38,17 +40,15 @@ test: deps lint
 	[ $$processStatus = 0 ] || echo "--- that test process ended with status $$processStatus (128 + N: signal N)"; \
 	scripts/test-postgres.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
 
-## test-release: the suites that run the built program (BINARY_TESTS), against the release
-## binary as `make install` installs it (linked by lld, laid out by BOLT), beside a throwaway
-## PostgreSQL server; CI runs it after `make test`
-BINARY_TESTS := GiftKeeperEndToEndTests|HintPastingProcessTests
+## test-release: the suites that run the built program (BINARY_TESTS, some of PROCESS_TESTS),
+## against the release binary as `make install` installs it (linked by lld, laid out by
+## BOLT), beside a throwaway PostgreSQL server; CI runs it after `make test`
 test-release: release-deps
 	$(RELEASE_BUILD)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
 	@scripts/test-postgres.sh start
 	@GIFTKEEPER_TEST_POSTGRES_URL=$$(scripts/test-postgres.sh url) GIFTKEEPER_BINARY=$(CURDIR)/.build/release/giftkeeper \
-	  $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest \
-	  --testing-library swift-testing --filter '$(BINARY_TESTS)'; \
+	  $(TEST_BUNDLE) --testing-library swift-testing --filter '$(BINARY_TESTS)'; \
 	status=$$?; scripts/test-postgres.sh stop; exit $$status
 
 ## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);
@@ -67,11 +67,12 @@ build: deps
 ## in statically: loading them as shared libraries was about half of the start-up
 ## (docs/performance.md, "Start-up"). Every target that builds the release binary uses this
 ## one command, so they never rebuild each other's modules with other flags. The binary is
-## linked by the toolchain's lld with its relocations kept (gold, if the toolchain has no
-## lld, cannot keep them: BOLT then lays out blocks only within each function), then its code is laid out by how
+## linked by the toolchain's lld with its relocations kept, then its code is laid out by how
 ## a script's lines run it (scripts/bolt-release.sh: LLVM's BOLT, from a callgrind profile of
 ## that binary, made each time): the code a line runs, spread over the text, costs a line
-## more time (docs/performance.md, the command path). SwiftPM links again whenever the
+## more time (docs/performance.md, the command path). A toolchain without lld links with
+## gold, which cannot keep the relocations BOLT needs to move functions: the binary is then
+## left as linked. SwiftPM links again whenever the
 ## binary is not the one it linked, so each release build links and lays out anew (about
 ## 30 s). Each function is compiled into a section of its own (a release build made before
 ## that flag keeps its objects until their code changes: delete .build/*/release/*.build/*.o

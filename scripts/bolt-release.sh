@@ -23,14 +23,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$(realpath "${1:-.build/release/giftkeeper}")
-bolt=$(command -v llvm-bolt-19 || command -v llvm-bolt || true)
+. "$here/bench/add-script.sh"
+. "$here/bench/bolt.sh"
+. "$here/bench/callgrind.sh"
+bolt=$(bolt_tool)
 left_as_linked() { echo "bolt-release: $1: $binary is left as linked" >&2; exit 0; }
-sections=$(readelf -S "$binary")
-if grep -q '\.note\.bolt_info' <<<"$sections"; then exit 0; fi
+if laid_out "$binary"; then exit 0; fi
 [[ -n $bolt ]] || left_as_linked "llvm-bolt is not installed (apt-get install bolt-19)"
 command -v valgrind >/dev/null || left_as_linked "valgrind is not installed"
-. "$here/bench/add-script.sh"
-. "$here/bench/callgrind.sh"
 callgrind_setup bolt-release "$binary"
 
 lay_out() {  # profiles the binary, then writes it laid out to $work/laid-out (run with set -e)
@@ -47,14 +47,13 @@ done
 # as never run and be moved away.
 (umask 077 && printf '%s\n' "$password" >"$work/password")
 python3 "$here/bench/make-document.py" 201 >"$work/document.json"
-printf 'setup Bench --kdf interactive\n%s\n%s\nquit\n' "$password" "$password" |
+add_script 0 "$password" |
     XDG_STATE_HOME="$work/state" "$work/giftkeeper" --journal "$work/imported.journal" >/dev/null 2>&1
 for command in "import $work/document.json" export audit; do
     out="$work/${command%% *}.out"
     # shellcheck disable=SC2086  # the command and its document are two words
-    XDG_STATE_HOME="$work/state" valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" \
-        "$work/giftkeeper" $command --journal "$work/imported.journal" --password-file "$work/password" \
-        </dev/null >/dev/null 2>&1
+    callgrind_exec "$out" --dump-instr=yes -- $command --journal "$work/imported.journal" \
+        --password-file "$work/password" </dev/null >/dev/null 2>&1
     profiles+=("$out")
 done
 

@@ -5,6 +5,7 @@
 # subcommands and complete paths for --journal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench/bolt.sh
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-install.XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 make install PREFIX="$prefix" >/dev/null
@@ -14,9 +15,8 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 if ldd "$prefix/bin/giftkeeper" | grep -q 'libswiftCore'; then
     fail "the installed binary loads the Swift runtime as a shared library: it is not the release build"
 fi
-if command -v llvm-bolt-19 >/dev/null || command -v llvm-bolt >/dev/null; then
-    sections=$(readelf -S "$prefix/bin/giftkeeper")
-    grep -q '\.note\.bolt_info' <<<"$sections" || fail "BOLT is installed but did not lay the binary out (scripts/bolt-release.sh)"
+if [[ -n $(bolt_tool) ]] && ! laid_out "$prefix/bin/giftkeeper"; then
+    fail "BOLT is installed but did not lay the binary out (scripts/bolt-release.sh)"
 fi
 page=$(MANWIDTH=80 man -l "$prefix/share/man/man1/giftkeeper.1" 2>/dev/null) || fail "man -l cannot render the page"
 for word in NAME SYNOPSIS audit export list --journal; do
