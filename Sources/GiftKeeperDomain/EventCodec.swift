@@ -80,7 +80,14 @@ public enum EventCodec {
 
     /// The payload of `event`.
     public static func encode(_ event: Event) -> [UInt8] {
+        encode(event, reservingAfter: 0)
+    }
+
+    /// The payload of `event`, in an array with room for `extra` bytes more after it (what
+    /// padding it for sealing appends, without moving it).
+    public static func encode(_ event: Event, reservingAfter extra: Int) -> [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(estimatedSize(of: event.body) + extra)
         encode(event, into: &out)
         return out
     }

@@ -63,6 +63,8 @@ public struct FrameBatch: Sendable {
             throw JournalError(.frameTooLarge(payload.count), path: path)
         }
         let start = bytes.count
+        // Room for the whole frame at once: grown piece by piece, the bytes moved four times.
+        bytes.reserveCapacity(start + JournalFormat.frameOverhead + payload.count)
         bytes.appendLittleEndian(UInt32(payload.count))
         bytes.appendLittleEndian(nextSequence)
         bytes.append(kind.rawValue)

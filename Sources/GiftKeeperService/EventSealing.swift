@@ -9,7 +9,8 @@ enum EventSealing {
     /// Kind 1: nonce ‖ XChaCha20-Poly1305(EventCodec bytes, padded from format version 2)
     /// ‖ tag under the epoch's data key, AD = binding(event).
     static func sealed(_ event: Event, dataKey: SecureBytes, binding: FrameBinding) throws -> [UInt8] {
-        try AEAD.seal(padded(EventCodec.encode(event), binding), key: dataKey, additionalData: binding.bytes(for: .event))
+        let plaintext = EventCodec.encode(event, reservingAfter: binding.padsPayloads ? FrameBinding.paddingBlock : 0)
+        return try AEAD.seal(padded(plaintext, binding), key: dataKey, additionalData: binding.bytes(for: .event))
     }
 
     /// Kind 2: crypto_box_seal(binding(failedLoginRecord) ‖ EventCodec bytes, padded from
