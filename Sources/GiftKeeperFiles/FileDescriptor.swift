@@ -223,7 +223,9 @@ public enum FileSystem {
     /// The status of what `path` names, a symlink itself rather than its target (`lstat`).
     public static func linkStatus(_ path: String) throws(SystemCallError) -> stat {
         var info = stat()
-        _ = try systemCall("lstat") { lstat(path, &info) }.get()
+        // `withCString`: the string's own bytes (a String passed as the argument was copied
+        // into a new array on each call, and an append checks the journal's path).
+        _ = try path.withCString { path in systemCall("lstat") { lstat(path, &info) } }.get()
         return info
     }
 

@@ -37,7 +37,7 @@ public final class Journal {
     /// The device and inode of the open file, once a look has asked (they never change).
     var fileIdentity: (device: dev_t, inode: ino_t)?
     /// Where the frames after a recent head begin (noted on open, after each append and
-    /// each take-in; the newest ``rememberedBoundaries``), so that reading what followed a
+    /// each take-in; at least the newest ``rememberedBoundaries``), so that reading what followed a
     /// recent head — a device sending its newest change — starts there, not at frame 1.
     var boundaries: [FrameBoundary] = []
     static let rememberedBoundaries = 32
@@ -65,7 +65,8 @@ public final class Journal {
 
     /// Remembers where the frames after the current head will begin.
     func noteBoundary() {
-        if boundaries.count == Self.rememberedBoundaries { boundaries.removeFirst() }
+        // The oldest half dropped at once, not one on every append (each drop moves the rest).
+        if boundaries.count == 2 * Self.rememberedBoundaries { boundaries.removeFirst(Self.rememberedBoundaries) }
         boundaries.append(FrameBoundary(sequence: lastSequence, offset: size, hash: headHash))
     }
 
