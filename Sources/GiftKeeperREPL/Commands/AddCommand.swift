@@ -80,12 +80,12 @@ enum GiftMemory {
 
     /// `Saved p12: "Kite" for Sam.`
     static func saved(_ id: PresentID, title: String, for recipient: String, to line: inout [UInt8]) {
-        line.append(contentsOf: "Saved p".utf8)
+        line.append("Saved p")
         line.append(decimal: id.number)
-        line.append(contentsOf: ": \"".utf8)
-        line.append(contentsOf: title.utf8)
-        line.append(contentsOf: "\" for ".utf8)
-        line.append(contentsOf: recipient.utf8)
+        line.append(": \"")
+        line.append(utf8Of: title)
+        line.append("\" for ")
+        line.append(utf8Of: recipient)
         line.append(UInt8(ascii: "."))
     }
 
@@ -110,14 +110,14 @@ enum GiftMemory {
             }
             guard more > 0 else { return }
             lines.print { line in
-                line.append(contentsOf: "Note: ".utf8)
+                line.append("Note: ")
                 line.append(decimal: UInt64(more))
-                line.append(contentsOf: " more of ".utf8)
-                line.append(contentsOf: recipient.utf8)
+                line.append(" more of ")
+                line.append(utf8Of: recipient)
                 line.append(contentsOf: (more == 1 ? "'s present has" : "'s presents have").utf8)
-                line.append(contentsOf: " a similar title ('gifts ".utf8)
-                line.append(contentsOf: CommandLineTokenizer.quoted(recipient).utf8)
-                line.append(contentsOf: "' lists what was given).".utf8)
+                line.append(" a similar title ('gifts ")
+                line.append(utf8Of: CommandLineTokenizer.quoted(recipient))
+                line.append("' lists what was given).")
             }
         }
     }
@@ -125,29 +125,29 @@ enum GiftMemory {
     /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned.
     static func note(_ present: Present, isRemoved: Bool, to line: inout [UInt8]) {
         let given = present.status == .given
-        line.append(contentsOf: "Note: ".utf8)
-        line.append(contentsOf: present.recipient.utf8)
+        line.append("Note: ")
+        line.append(utf8Of: present.recipient)
         line.append(contentsOf: (given ? #" got ""# : #" already has ""#).utf8)
-        line.append(contentsOf: present.title.utf8)
+        line.append(utf8Of: present.title)
         line.append(UInt8(ascii: "\""))
         if !present.occasion.isEmpty {
-            line.append(contentsOf: " for ".utf8)
-            line.append(contentsOf: present.occasion.utf8)
+            line.append(" for ")
+            line.append(utf8Of: present.occasion)
         }
         if given {
             if let givenAt = present.givenAt {
-                line.append(contentsOf: " on ".utf8)
-                line.append(contentsOf: "\(LocalTime.date(givenAt))".utf8)
+                line.append(" on ")
+                line.append(utf8Of: "\(LocalTime.date(givenAt))")
             }
-            line.append(contentsOf: " (p".utf8)
+            line.append(" (p")
             line.append(decimal: present.id.number)
         } else {
-            line.append(contentsOf: " planned (p".utf8)
+            line.append(" planned (p")
             line.append(decimal: present.id.number)
-            line.append(contentsOf: ", ".utf8)
-            line.append(contentsOf: present.status.rawValue.utf8)
-            if isRemoved { line.append(contentsOf: ", removed".utf8) }
+            line.append(", ")
+            line.append(utf8Of: present.status.rawValue)
+            if isRemoved { line.append(", removed") }
         }
-        line.append(contentsOf: ").".utf8)
+        line.append(").")
     }
 }

@@ -99,7 +99,9 @@ public enum CommandLineTokenizer {
         // Room for a usual line's words (`add` with a few options), grown once at most.
         result.words.reserveCapacity(12)
         var word: [UInt8] = []
-        word.reserveCapacity(64)
+        // No word is longer than the line: room for the longest at once (a note is often
+        // longer than any first guess).
+        word.reserveCapacity(line.utf8.count)
         var inWord = false
         var state = State.unquoted
         var escaping = false

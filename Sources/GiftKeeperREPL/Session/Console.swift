@@ -223,6 +223,19 @@ public struct Console: Sendable, ExportWriting {
 }
 
 extension [UInt8] {
+    /// Appends the bytes of `text`, a literal, as one copy.
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }
+    }
+
+    /// Appends the UTF-8 bytes of `text` as one copy of its own bytes: the lines `add`
+    /// writes each take a dozen pieces, and `append(contentsOf: text.utf8)` costs about
+    /// three times as much a piece.
+    mutating func append(utf8Of text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
     /// Appends `number` in decimal digits: ids and counts in a line of output, without
     /// making a string of each.
     mutating func append(decimal number: UInt64) {
