@@ -340,6 +340,8 @@ extension GiftList {
         // list on every add.
         let recipientKey = foldedName(recipient)
         var kept: [Match] = []
+        // The few kept, and the one more an insert holds before the last goes.
+        if keeping != .max { kept.reserveCapacity(keeping + 1) }
         var count = 0
         func scan(remembering remembered: inout TitleTermsMemory.Terms) {
             for (position, id) in (presentIDsByRecipient[recipientKey] ?? []).enumerated() {

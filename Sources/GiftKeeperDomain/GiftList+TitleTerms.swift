@@ -39,6 +39,8 @@ extension GiftList {
         /// (``TextFolding/words(ofKey:)`` finds those).
         static func asciiWordHashes(_ key: UnsafeBufferPointer<UInt8>) -> [UInt64]? {
             var hashes: [UInt64] = []
+            // A word of three letters and the byte after it: room for every word at once.
+            hashes.reserveCapacity(key.count / 4 + 1)
             var (hash, length) = (emptyHash, 0)
             for byte in key {
                 if byte >= 0x80 { return nil }
@@ -61,21 +63,27 @@ extension GiftList {
         /// Whether the two titles are the same when folded.
         func hasKey(of other: TitleTerms) -> Bool { keyHash == other.keyHash && key == other.key }
 
-        /// How many words the two titles share.
+        /// How many words the two titles share: one merge of the sorted hashes, over their
+        /// buffers (`add` makes one for each of the person's presents).
         func sharedWords(with other: TitleTerms) -> Int {
-            var (mine, theirs, shared) = (0, 0, 0)
-            while mine < wordHashes.count, theirs < other.wordHashes.count {
-                if wordHashes[mine] == other.wordHashes[theirs] {
-                    shared += 1
-                    mine += 1
-                    theirs += 1
-                } else if wordHashes[mine] < other.wordHashes[theirs] {
-                    mine += 1
-                } else {
-                    theirs += 1
+            wordHashes.withUnsafeBufferPointer { mine in
+                other.wordHashes.withUnsafeBufferPointer { theirs in
+                    var (index, otherIndex, shared) = (0, 0, 0)
+                    while index < mine.count, otherIndex < theirs.count {
+                        let (hash, otherHash) = (mine[index], theirs[otherIndex])
+                        if hash == otherHash {
+                            shared += 1
+                            index += 1
+                            otherIndex += 1
+                        } else if hash < otherHash {
+                            index += 1
+                        } else {
+                            otherIndex += 1
+                        }
+                    }
+                    return shared
                 }
             }
-            return shared
         }
     }
 }

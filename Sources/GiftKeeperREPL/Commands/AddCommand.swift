@@ -98,7 +98,12 @@ enum GiftMemory {
         let recipient: String
 
         init(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: borrowing GiftList) {
-            named = mostAlike.prefix(shown).compactMap { state.present($0) }
+            var named: [(present: Present, isRemoved: Bool)] = []
+            named.reserveCapacity(min(shown, mostAlike.count))
+            for id in mostAlike.prefix(shown) {
+                if let found = state.present(id) { named.append(found) }
+            }
+            self.named = named
             more = max(0, count - shown)
             self.recipient = recipient
         }
