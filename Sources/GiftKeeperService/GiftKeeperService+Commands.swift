@@ -103,7 +103,7 @@ extension GiftKeeperService {
             case .appended(let head):
                 if keepingUndo {
                     let before = readingState { $0.undoSnapshot(for: events) }
-                    undoable.append(UndoableChange(events: events, stateBefore: before))
+                    undoable.append(UndoableChange(events: events, stateBefore: consume before))
                 }
                 // In place (the fold is deterministic: the same state the decision saw).
                 for event in events { state.apply(event) }
