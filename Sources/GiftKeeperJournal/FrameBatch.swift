@@ -63,8 +63,11 @@ public struct FrameBatch: Sendable {
             throw JournalError(.frameTooLarge(payload.count), path: path)
         }
         let start = bytes.count
-        // Room for the whole frame at once: grown piece by piece, the bytes moved four times.
-        bytes.reserveCapacity(start + JournalFormat.frameOverhead + payload.count)
+        // Room for the whole frame at once (grown piece by piece, a frame's bytes moved four
+        // times), and at least twice the room there was: a reservation of just what is needed
+        // would move a batch of many frames (an import's 1,024) once a frame.
+        let needed = start + JournalFormat.frameOverhead + payload.count
+        if bytes.capacity < needed { bytes.reserveCapacity(Swift.max(needed, 2 * bytes.capacity)) }
         bytes.appendLittleEndian(UInt32(payload.count))
         bytes.appendLittleEndian(nextSequence)
         bytes.append(kind.rawValue)
