@@ -87,15 +87,14 @@ public enum EventCodec {
     /// padding it for sealing appends, without moving it).
     public static func encode(_ event: Event, reservingAfter extra: Int) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(estimatedSize(of: event.body) + extra)
-        encode(event, into: &out)
+        encode(event, into: &out, reservingAfter: extra)
         return out
     }
 
-    /// Appends the payload of `event` to `out`.
-    public static func encode(_ event: Event, into out: inout [UInt8]) {
+    /// Appends the payload of `event` to `out`, with room for `extra` bytes more after it.
+    public static func encode(_ event: Event, into out: inout [UInt8], reservingAfter extra: Int = 0) {
         var writer = EventWriter(out: consume out)
-        writer.out.reserveCapacity(writer.out.count + estimatedSize(of: event.body))
+        writer.out.reserveCapacity(writer.out.count + estimatedSize(of: event.body) + extra)
         writer.out.append(schemaVersion)
         writer.out.append(event.type.tag)
         writer.signed(event.at.millisecondsSinceEpoch)

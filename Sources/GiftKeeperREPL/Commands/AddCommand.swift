@@ -119,7 +119,7 @@ enum GiftMemory {
                 line.append(decimal: UInt64(more))
                 line.append(" more of ")
                 line.append(utf8Of: recipient)
-                line.append(contentsOf: (more == 1 ? "'s present has" : "'s presents have").utf8)
+                line.append(more == 1 ? "'s present has" : "'s presents have")
                 line.append(" a similar title ('gifts ")
                 line.append(utf8Of: CommandLineTokenizer.quoted(recipient))
                 line.append("' lists what was given).")
@@ -132,7 +132,7 @@ enum GiftMemory {
         let given = present.status == .given
         line.append("Note: ")
         line.append(utf8Of: present.recipient)
-        line.append(contentsOf: (given ? #" got ""# : #" already has ""#).utf8)
+        line.append(given ? #" got ""# : #" already has ""#)
         line.append(utf8Of: present.title)
         line.append(UInt8(ascii: "\""))
         if !present.occasion.isEmpty {
