@@ -113,7 +113,7 @@ enum FrameReaderCheck {
             try require(Scratch.entries() == ["fuzz.journal"], "opening a damaged journal for writing left a file")
             return false
         }
-        try require(report.isValid, "a damaged journal (\(report.problem.map { $0.reason } ?? "")) opens for writing")
+        try require(report.isValid, "a damaged journal (\(report.problem.map { "\($0.damage)" } ?? "")) opens for writing")
         try require(
             writable.frameCount == report.frameCount && writable.headHash == report.headHash,
             "the writer's head differs from verify's")

@@ -15,8 +15,6 @@ public struct Event: Hashable, Sendable {
     public var type: EventType { body.type }
     /// The stable type string, e.g. `presentAdded`.
     public var typeName: String { body.type.name }
-    /// One short human line, e.g. `added p3 "Blue scarf" for Mum (25.00)`.
-    public var summary: String { body.summary }
 }
 
 /// What happened, with its data. Past-tense facts (SPEC §5).
@@ -90,78 +88,6 @@ public enum EventBody: Hashable, Sendable {
         case .presentImported(let present): present.id
         default: nil
         }
-    }
-
-    /// One short human line for history and audit.
-    public var summary: String {
-        switch self {
-        case .accountCreated(let name):
-            return "account created for \(Self.short(name))"
-        case .loginSucceeded:
-            return "signed in"
-        case .loginFailed:
-            return "failed sign-in"
-        case .signedOut(let clean):
-            return clean ? "signed out" : "signed out (session ended without sign-out)"
-        case .presentAdded(let id, let recipient, let title, _, let price, _, _, _):
-            let priceText = price.map { " (\($0))" } ?? ""
-            return "added \(id) \"\(Self.short(title))\" for \(Self.short(recipient))\(priceText)"
-        case .presentEdited(let id, let changes):
-            let fields = changes.map(\.field.rawValue).joined(separator: ", ")
-            return "edited \(id): \(fields.isEmpty ? "nothing" : fields)"
-        case .presentStatusChanged(let id, let status):
-            return "marked \(id) \(status)"
-        case .presentRemoved(let id):
-            return "removed \(id)"
-        case .passwordChanged:
-            return "password changed"
-        case .stateExported(let count):
-            return "exported \(count) present\(count == 1 ? "" : "s")"
-        case .presentImported(let present):
-            let priceText = present.price.map { ", \($0)" } ?? ""
-            return "imported \(present.id) \"\(Self.short(present.title))\" for \(Self.short(present.recipient)) (\(present.status)\(priceText))"
-        case .occasionAdded(let occasion):
-            let dateText = occasion.date.map { " on \($0)\(occasion.isYearly ? ", yearly" : "")" } ?? ""
-            return "occasion \"\(Self.short(occasion.name))\"\(dateText)"
-        case .occasionRemoved(let name):
-            return "removed occasion \"\(Self.short(name))\""
-        case .budgetSet(let budget):
-            return "budget \(budget.amount) for \(Self.scopeText(budget.scope))"
-        case .budgetCleared(let scope):
-            return "cleared budget for \(Self.scopeText(scope))"
-        case .presentRestored(let id):
-            return "restored \(id)"
-        case .currencySet(let code):
-            return "currency \(Self.short(code))"
-        }
-    }
-
-    static func scopeText(_ scope: BudgetScope) -> String {
-        switch (scope.recipient, scope.occasion) {
-        case (nil, nil): "everything"
-        case (let recipient?, nil): Self.short(recipient)
-        case (nil, let occasion?): "\"\(Self.short(occasion))\""
-        case (let recipient?, let occasion?): "\(Self.short(recipient)), \"\(Self.short(occasion))\""
-        }
-    }
-
-    /// User text for a one-line summary: control characters become spaces and long text is cut.
-    static func short(_ text: String, limit: Int = 60) -> String {
-        // Printable ASCII within the limit (most text) is itself: one character per byte, none
-        // a control character, nothing cut.
-        if text.utf8.count <= limit, text.allUTF8Bytes({ $0 >= 0x20 && $0 < 0x7F }) { return text }
-        var out = ""
-        var count = 0
-        for character in text {
-            if count == limit {
-                out.append("…")
-                break
-            }
-            let isControl = character.unicodeScalars.contains { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) }
-            out.append(isControl ? " " : character)
-            count += 1
-        }
-        return out
     }
 }
 

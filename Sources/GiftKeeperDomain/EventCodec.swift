@@ -339,20 +339,4 @@ public enum EventDecodingError: Error, Hashable, Sendable {
     public enum Field: String, Hashable, Sendable {
         case bool, presentID, price, status, changeField, presentCount, date
     }
-
-    /// What is wrong, in a few words (a reason, not a sentence: the shell words the error).
-    public var message: String {
-        switch self {
-        case .unsupportedSchemaVersion(let version):
-            "event schema version \(version), newer than this version reads"
-        case .unknownEventType(let tag):
-            "unknown event type \(tag), newer than this version reads"
-        case .truncated(let offset): "event payload truncated at byte \(offset)"
-        case .varintOverflow(let offset): "integer too large at byte \(offset)"
-        case .nonCanonicalVarint(let offset): "integer not minimally encoded at byte \(offset)"
-        case .invalidUTF8(let offset): "text at byte \(offset) is not valid UTF-8"
-        case .invalidValue(let field, let offset): "invalid \(field.rawValue) at byte \(offset)"
-        case .trailingBytes(let offset): "unexpected bytes after the event at byte \(offset)"
-        }
-    }
 }

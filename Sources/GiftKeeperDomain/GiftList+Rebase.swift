@@ -10,7 +10,7 @@ public enum Resolution: Hashable, Sendable {
     case restored(PresentID, title: String)
     /// A change made here that another device had already made (a removal, a restore): it
     /// is not recorded twice.
-    case alreadyDone(summary: String)
+    case alreadyDone(EventBody)
 }
 
 extension GiftList {
@@ -66,13 +66,13 @@ extension GiftList {
                 keep(event)
             case .presentRemoved(let id):
                 if state.presents[id] == nil {
-                    resolutions.append(.alreadyDone(summary: event.summary))
+                    resolutions.append(.alreadyDone(event.body))
                 } else {
                     keep(event)
                 }
             case .presentRestored(let id):
                 if state.presents[id] != nil {
-                    resolutions.append(.alreadyDone(summary: event.summary))
+                    resolutions.append(.alreadyDone(event.body))
                 } else {
                     keep(event)
                 }

@@ -24,9 +24,9 @@ final class FrameScanner {
         case tornTail
         /// The header did not verify. The caller decides: all-zero rest of file → torn
         /// tail; anything else → corruption with this reason.
-        case invalidHeader(reason: String)
+        case invalidHeader(JournalDamage)
         /// The frame hash did not match: corruption.
-        case corrupt(reason: String)
+        case corrupt(JournalDamage)
         /// Show at least this many bytes from the frame boundary (they exist in the file).
         case needMore(Int)
         /// A frame that verified; call ``accept()`` once done with it.
@@ -96,17 +96,16 @@ final class FrameScanner {
 
         // The precise reasons come first; the header check catches what they cannot name.
         if sequence != expectedSequence {
-            return .invalidHeader(reason: "sequence number \(sequence), expected \(expectedSequence)")
+            return .invalidHeader(.unexpectedSequence(found: sequence, expected: expectedSequence))
         }
         guard let kind else {
-            return .invalidHeader(reason: "unknown frame kind \(kindByte)")
+            return .invalidHeader(.unknownFrameKind(kindByte))
         }
         if length > JournalFormat.maximumPayload {
-            return .invalidHeader(reason: "frame length \(length) exceeds the 1 MiB bound")
+            return .invalidHeader(.frameTooLong(UInt64(length)))
         }
         if !checkMatches {
-            return .invalidHeader(
-                reason: "frame header does not verify (bit flip, or a frame spliced, reordered, duplicated or dropped)")
+            return .invalidHeader(.frameHeaderMismatch)
         }
 
         let size = JournalFormat.frameOverhead + length
@@ -117,7 +116,7 @@ final class FrameScanner {
                 UnsafeRawBufferPointer(rebasing: bytes[0..<size]), key: UnsafeRawBufferPointer(previousHash),
                 computed: computed)
         else {
-            return .corrupt(reason: "frame hash does not match (payload altered, or chain broken)")
+            return .corrupt(.frameHashMismatch)
         }
         return .frame(
             Frame(
@@ -142,7 +141,7 @@ final class FrameScanner {
         guard sequence == expectedSequence, let kind = FrameKind(rawValue: kindByte),
             length <= JournalFormat.maximumPayload
         else {
-            return .corrupt(reason: "the journal changed while it was open")
+            return .corrupt(.changedWhileOpen)
         }
         let size = JournalFormat.frameOverhead + length
         if let short = Self.shortfall(size: size, remaining: remaining, buffered: bytes.count) { return short }

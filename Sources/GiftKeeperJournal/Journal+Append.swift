@@ -36,7 +36,7 @@ extension Journal {
             throw JournalError(
                 .corrupt(
                     JournalProblem(
-                        sequence: current.sequence, offset: size, reason: "the journal changed while it was open")),
+                        sequence: current.sequence, offset: size, damage: .changedWhileOpen)),
                 path: path)
         }
     }

@@ -48,7 +48,7 @@ extension Journal: RewritableFrameStore {
         _ = try statusAfterTakingInOthers()
         guard expected == head else { return .conflict(current: head) }
         guard batch.base.sequence <= lastSequence else {
-            throw JournalError(.corrupt(JournalProblem(sequence: batch.base.sequence, offset: size, reason: "no such position")), path: path)
+            throw JournalError(.corrupt(JournalProblem(sequence: batch.base.sequence, offset: size, damage: .noSuchPosition)), path: path)
         }
         let keptEnd = try offset(after: batch.base.sequence)
         var kept = [UInt8](repeating: 0, count: keptEnd)

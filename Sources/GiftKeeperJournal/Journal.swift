@@ -305,7 +305,7 @@ public final class Journal {
 
     /// The problem reported when the header hash does not match.
     static let headerProblem = JournalProblem(
-        sequence: 0, offset: 0, reason: "file header does not verify (header hash does not match)")
+        sequence: 0, offset: 0, damage: .headerHashMismatch)
 
     // MARK: - Replaying
 
@@ -353,7 +353,7 @@ public final class Journal {
                 .corrupt(
                     JournalProblem(
                         sequence: summary.lastSequence + 1, offset: torn.offset,
-                        reason: "the journal changed while it was open")),
+                        damage: .changedWhileOpen)),
                 path: path)
         }
         if summary.lastSequence != lastSequence || summary.headHash != headHash {
@@ -361,7 +361,7 @@ public final class Journal {
                 .corrupt(
                     JournalProblem(
                         sequence: summary.lastSequence, offset: summary.validEnd,
-                        reason: "the journal changed while it was open")),
+                        damage: .changedWhileOpen)),
                 path: path)
         }
     }

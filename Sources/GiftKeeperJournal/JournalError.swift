@@ -38,9 +38,9 @@ public struct JournalError: Error, Sendable, Equatable {
         case changedWhileOpen(JournalChange)
         /// A system call failed (`errno`): disk full, permission denied, read-only file system...
         case io(operation: String, errno: Int32)
-        /// The journal's server could not be reached, or refused what was asked (`reason`
-        /// says which, with nothing of the journal's content); `path` is its address.
-        case unreachable(reason: String)
+        /// The journal's server could not be reached, or refused what was asked (nothing
+        /// of the journal's content is in it); `path` is its address.
+        case unreachable(RemoteFailure)
     }
 
     public let code: Code
@@ -76,4 +76,24 @@ public struct JournalError: Error, Sendable, Equatable {
             return 5
         }
     }
+}
+
+/// Why a journal's server could not be used, as data (the shell words it).
+public enum RemoteFailure: Sendable, Equatable {
+    /// No connection to the server (it is down, or the link is cut).
+    case noConnection
+    /// The address is not a `postgres://USER@HOST[:PORT]/DATABASE` address.
+    case invalidAddress
+    /// The address holds a password, which belongs in `~/.pgpass`.
+    case passwordInAddress
+    /// The server no longer has this journal.
+    case journalGone
+    /// The server stored `stored` of the `sent` frames.
+    case partlyStored(stored: Int64, sent: Int)
+    /// The server sent a row of an unexpected shape.
+    case unexpectedAnswer
+    /// The server refused: its own message and SQLSTATE, which name no bound value.
+    case refused(message: String, state: String)
+    /// The server could not be reached; `cause` names the kind of failure.
+    case couldNotConnect(cause: String)
 }

@@ -63,26 +63,25 @@ enum JournalReader {
                 if let intact = try intactFrame(file, in: boundary..<end, after: scanner.expectedSequence, buffer: buffer) {
                     summary.problem = JournalProblem(
                         sequence: scanner.expectedSequence, offset: boundary,
-                        reason: "an intact frame (sequence number \(intact.sequence), byte offset \(intact.offset)) "
-                            + "follows an unfinished one: frames were hidden, not torn by a crash")
+                        damage: .hiddenFrames(sequence: intact.sequence, offset: intact.offset))
                 } else {
                     summary.tornTail = TornTail(offset: boundary, length: remaining)
                 }
                 return summary
-            case .invalidHeader(let reason):
+            case .invalidHeader(let damage):
                 summary.validEnd = boundary
                 summary.headHash = scanner.headHash
                 if try restIsZero(file, from: boundary, to: end, buffer: buffer) {
                     summary.tornTail = TornTail(offset: boundary, length: remaining)
                 } else {
                     summary.problem = JournalProblem(
-                        sequence: scanner.expectedSequence, offset: boundary, reason: reason)
+                        sequence: scanner.expectedSequence, offset: boundary, damage: damage)
                 }
                 return summary
-            case .corrupt(let reason):
+            case .corrupt(let damage):
                 summary.validEnd = boundary
                 summary.headHash = scanner.headHash
-                summary.problem = JournalProblem(sequence: scanner.expectedSequence, offset: boundary, reason: reason)
+                summary.problem = JournalProblem(sequence: scanner.expectedSequence, offset: boundary, damage: damage)
                 return summary
             case .needMore(let needed):
                 precondition(needed <= capacity && needed <= remaining, "frame scanner asked for bytes it cannot have")

@@ -57,14 +57,44 @@ public struct JournalProblem: Sendable, Equatable {
     public let sequence: UInt64
     /// The byte offset of the bad frame (0 for the file header).
     public let offset: Int
-    /// Why, in a few words: "sequence number 4, expected 3", "frame hash does not match ...".
-    public let reason: String
+    /// What is wrong there; the shell words it.
+    public let damage: JournalDamage
 
-    public init(sequence: UInt64, offset: Int, reason: String) {
+    public init(sequence: UInt64, offset: Int, damage: JournalDamage) {
         self.sequence = sequence
         self.offset = offset
-        self.reason = reason
+        self.damage = damage
     }
+}
+
+/// What does not verify at one place in a journal, as data (the shell words it).
+public enum JournalDamage: Sendable, Equatable {
+    /// The file header's hash does not match it.
+    case headerHashMismatch
+    /// A frame carries sequence number `found` where `expected` belongs.
+    case unexpectedSequence(found: UInt64, expected: UInt64)
+    /// A frame's kind byte names no kind.
+    case unknownFrameKind(UInt8)
+    /// A frame's length field is over the 1 MiB bound.
+    case frameTooLong(UInt64)
+    /// A frame header does not verify: a bit flip, or a frame spliced, reordered,
+    /// duplicated or dropped.
+    case frameHeaderMismatch
+    /// A frame's hash does not match: its payload altered, or the chain broken.
+    case frameHashMismatch
+    /// Frames that verified no longer do: something ignoring the lock changed the file.
+    case changedWhileOpen
+    /// An intact frame (`sequence`, at byte `offset`) follows an unfinished one: frames
+    /// were hidden by an altered length, not torn by a crash.
+    case hiddenFrames(sequence: UInt64, offset: Int)
+    /// A frame handed over by another store does not verify against the chain.
+    case frameDoesNotVerify
+    /// A rewrite was asked to start at a position the journal does not have.
+    case noSuchPosition
+    /// A server sent frame `found` where `expected` belongs.
+    case misplacedFrame(found: UInt64, expected: UInt64)
+    /// A server sent another journal's header.
+    case foreignHeader
 }
 
 /// How the file changed behind the lock while a ``Journal`` had it open for writing: a

@@ -152,7 +152,7 @@ public final class MemoryFrameStore: RewritableFrameStore, SharedFrameStore, @un
 
     /// Fails as an unreachable server does while a ``MemoryRemote`` is cut off.
     private func requireReachable() throws(JournalError) {
-        guard isReachable() else { throw JournalError(.unreachable(reason: "no connection"), path: path) }
+        guard isReachable() else { throw JournalError(.unreachable(.noConnection), path: path) }
     }
 
     /// Polls the shared chain every millisecond; takes in the head others appended.
@@ -271,6 +271,6 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
     }
 
     private func requireReachable() throws(JournalError) {
-        guard isReachable else { throw JournalError(.unreachable(reason: "no connection"), path: description) }
+        guard isReachable else { throw JournalError(.unreachable(.noConnection), path: description) }
     }
 }

@@ -19,11 +19,11 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme,
             scheme == "postgres" || scheme == "postgresql", let host = parts.host, !host.isEmpty
         else {
-            throw JournalError(.unreachable(reason: "not a postgres://USER@HOST[:PORT]/DATABASE address"), path: url)
+            throw JournalError(.unreachable(.invalidAddress), path: url)
         }
         guard parts.password == nil else {
             throw JournalError(
-                .unreachable(reason: "the address holds a password; put it in ~/.pgpass (mode 600) instead"),
+                .unreachable(.passwordInAddress),
                 path: Self.redacted(parts))
         }
         self.host = host

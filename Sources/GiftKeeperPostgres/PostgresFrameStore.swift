@@ -132,7 +132,7 @@ public final class PostgresFrameStore: SharedFrameStore {
             let header = try VerifiedFrames.header(Array(buffer: bytes), path: name)
             guard header.journalID == journalID else {
                 throw JournalError(
-                    .corrupt(JournalProblem(sequence: 0, offset: 0, reason: "the server sent another journal's header")),
+                    .corrupt(JournalProblem(sequence: 0, offset: 0, damage: .foreignHeader)),
                     path: name)
             }
             let store = try PostgresFrameStore(
@@ -222,7 +222,7 @@ public final class PostgresFrameStore: SharedFrameStore {
                         .corrupt(
                             JournalProblem(
                                 sequence: expected, offset: 0,
-                                reason: "the server sent frame \(sequence) where \(expected) belongs")),
+                                damage: .misplacedFrame(found: UInt64(max(0, sequence)), expected: expected))),
                         path: path)
                 }
                 pulled.append(Array(buffer: frame))
@@ -285,7 +285,7 @@ public final class PostgresFrameStore: SharedFrameStore {
                     \(frames)::bytea[], \(device)::bytea, \(record)::bytea, \(Self.channel(journalID)))
                 """)
             guard let row = rows.first else {
-                throw JournalError(.unreachable(reason: "the server no longer has this journal"), path: path)
+                throw JournalError(.unreachable(.journalGone), path: path)
             }
             let (moved, inserted, sequence, hash, devices, records) = try server.decoded {
                 try row.decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?).self)
@@ -304,7 +304,7 @@ public final class PostgresFrameStore: SharedFrameStore {
         guard answer.inserted == Int64(frames.count), answer.head == batch.head else {
             isUnusable = true
             throw JournalError(
-                .unreachable(reason: "the server stored \(answer.inserted) of \(frames.count) frames"), path: path)
+                .unreachable(.partlyStored(stored: answer.inserted, sent: frames.count)), path: path)
         }
         var heads: [[UInt8]: [UInt8]] = [:]
         for (device, record) in zip(answer.devices ?? [], answer.records ?? []) {

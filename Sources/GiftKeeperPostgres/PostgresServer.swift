@@ -65,7 +65,7 @@ final class PostgresServer {
         do {
             return try decode()
         } catch {
-            throw JournalError(.unreachable(reason: "the server sent a row of an unexpected shape"), path: address.description)
+            throw JournalError(.unreachable(.unexpectedAnswer), path: address.description)
         }
     }
 
@@ -86,9 +86,9 @@ final class PostgresServer {
         if let error = error as? PSQLError, let info = error.serverInfo {
             let state = info[.sqlState] ?? "?"
             let message = info[.message] ?? "refused"
-            return JournalError(.unreachable(reason: "the server said \(message) (SQLSTATE \(state))"), path: address.description)
+            return JournalError(.unreachable(.refused(message: message, state: state)), path: address.description)
         }
-        return JournalError(.unreachable(reason: "it could not be reached (\(type(of: error)))"), path: address.description)
+        return JournalError(.unreachable(.couldNotConnect(cause: "\(type(of: error))")), path: address.description)
     }
 }
 

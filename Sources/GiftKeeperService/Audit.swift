@@ -50,7 +50,7 @@ extension GiftKeeperService {
         // Damage found while opening: shown after the frames that verified before it.
         let damage = store.damage.map { ServiceError(.journal(JournalError(.corrupt($0), path: journalPath))) }
         guard service.phase == .locked else {
-            throw damage ?? ServiceError(.tampered(sequence: 1, reason: "the journal holds no account"))
+            throw damage ?? ServiceError(.tampered(sequence: 1, .noAccount))
         }
         let keyring: Keyring
         do {
@@ -99,8 +99,6 @@ public struct AuditRecord: Sendable, Equatable {
     public let at: Timestamp?
     /// The event type name (`presentAdded` …) or `keyWrap`.
     public let type: String
-    /// A short human summary.
-    public let summary: String
     /// Whether the record was sealed to the public key, i.e. written while locked and so
     /// only "reported" (anyone who can write the file could forge one).
     public let isReported: Bool
@@ -112,12 +110,6 @@ public struct AuditRecord: Sendable, Equatable {
         self.at = event?.at
         self.event = event
         self.isReported = kind == .publicSealed
-        if let event {
-            self.type = event.typeName
-            self.summary = event.summary
-        } else {
-            self.type = "keyWrap"
-            self.summary = "data key wrapped under the password key"
-        }
+        self.type = event?.typeName ?? "keyWrap"
     }
 }

@@ -33,13 +33,13 @@ enum EventSealing {
     static func unpaddedLength(_ count: Int, pads: Bool, _ unpad: (Int) -> Int?) throws(OpenFailure) -> Int {
         guard pads else { return count }
         guard let length = unpad(FrameBinding.paddingBlock) else {
-            throw .doesNotAuthenticate("event authenticates but is not padded as its format version requires")
+            throw .doesNotAuthenticate(.eventNotPadded)
         }
         return length
     }
 
     enum OpenFailure: Error {
-        case doesNotAuthenticate(String)
+        case doesNotAuthenticate(Tampering)
         case undecodable(EventDecodingError)
     }
 
@@ -53,7 +53,7 @@ enum EventSealing {
             do {
                 opened = try AEAD.open(frame.payload, key: epoch.dataKey, additionalData: binding.bytes(for: .event))
             } catch {
-                throw .doesNotAuthenticate("event does not authenticate under its data key")
+                throw .doesNotAuthenticate(.eventDoesNotAuthenticate)
             }
             let length = try unpaddedLength(opened.count, pads: binding.padsPayloads) { Padding.unpaddedLength(opened, blockSize: $0) }
             plaintext = Array(opened.prefix(length))
@@ -62,17 +62,17 @@ enum EventSealing {
             do {
                 opened = try SealedBox.open(frame.payload, with: epoch.boxKeyPair)
             } catch {
-                throw .doesNotAuthenticate("failed-login record does not open")
+                throw .doesNotAuthenticate(.failedLoginDoesNotOpen)
             }
             let length = try unpaddedLength(opened.count, pads: binding.padsPayloads) { Padding.unpaddedLength(opened, blockSize: $0) }
             opened.removeLast(opened.count - length)
             let expected = binding.bytes(for: .failedLoginRecord)
             guard opened.count >= expected.count, constantTimeEqual(Array(opened[..<expected.count]), expected) else {
-                throw .doesNotAuthenticate("failed-login record belongs elsewhere (moved or spliced)")
+                throw .doesNotAuthenticate(.failedLoginMoved)
             }
             plaintext = Array(opened[expected.count...])
         case .keyWrap:
-            throw .doesNotAuthenticate("a key wrap is not an event")
+            throw .doesNotAuthenticate(.keyWrapOpenedAsEvent)
         }
         let event: Event
         do {
@@ -81,7 +81,7 @@ enum EventSealing {
             throw .undecodable(error)
         }
         if frame.kind == .publicSealed, event.type != .loginFailed {
-            throw .doesNotAuthenticate("only failed logins may be sealed to the public key")
+            throw .doesNotAuthenticate(.notAFailedLogin)
         }
         return event
     }
@@ -127,7 +127,7 @@ final class EventOpener {
         #endif
         let messageLength = frame.payload.count - AEAD.nonceLength - AEAD.tagLength
         guard messageLength >= 0 else {
-            throw .doesNotAuthenticate("event does not authenticate under its data key")
+            throw .doesNotAuthenticate(.eventDoesNotAuthenticate)
         }
         if messageLength > plaintext.count {
             if let base = plaintext.baseAddress {
@@ -141,7 +141,7 @@ final class EventOpener {
             try AEAD.open(
                 frame.payload, key: dataKey, additionalData: UnsafeRawBufferPointer(additionalData.bytes), into: output)
         } catch {
-            throw .doesNotAuthenticate("event does not authenticate under its data key")
+            throw .doesNotAuthenticate(.eventDoesNotAuthenticate)
         }
         let length = try EventSealing.unpaddedLength(messageLength, pads: pads) {
             Padding.unpaddedLength(UnsafeRawBufferPointer(output), blockSize: $0)

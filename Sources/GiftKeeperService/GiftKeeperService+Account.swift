@@ -167,9 +167,9 @@ extension GiftKeeperService {
             }
             notify(.failedAttempt(recorded: recordFailure, nextDelaySeconds: nextLoginDelay))
             throw ServiceError(.wrongPassword(recorded: recordFailure))
-        } catch Keyring.UnlockFailure.damagedWrap(let sequence, let reason) {
+        } catch Keyring.UnlockFailure.damagedWrap(let sequence, let tampering) {
             if let finding = findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
-            throw ServiceError(.tampered(sequence: sequence, reason: reason))
+            throw ServiceError(.tampered(sequence: sequence, tampering))
         } catch {
             throw ServiceError(.internalFailure("\(error)"))
         }

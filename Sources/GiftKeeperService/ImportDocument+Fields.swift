@@ -48,7 +48,7 @@ extension ImportDocument {
         func checkKnown(_ known: Set<String>, at: @autoclosure () -> String) throws(Rejection) {
             if values.keys.allSatisfy(known.contains) { return }
             if let name = values.keys.filter({ !known.contains($0) }).sorted().first {
-                throw Rejection(location: "\(at()).\(name)", reason: "unknown field")
+                throw Rejection(location: "\(at()).\(name)", reason: .unknownField)
             }
         }
 
@@ -64,10 +64,10 @@ extension ImportDocument {
         {
             switch value {
             case nil:
-                if required { throw Rejection(location: "\(at()).\(name)", reason: "it is missing") }
+                if required { throw Rejection(location: "\(at()).\(name)", reason: .missing) }
                 return ""
             case .null, .other:
-                throw Rejection(location: "\(at()).\(name)", reason: "it must be a string")
+                throw Rejection(location: "\(at()).\(name)", reason: .notAString)
             case .string(let text):
                 return text
             }
@@ -78,7 +78,7 @@ extension ImportDocument {
             let text = try text(value, name, at())
             guard let time = Timestamp(iso8601: text) else {
                 throw Rejection(
-                    location: "\(at()).\(name)", reason: "'\(text)' is not an ISO-8601 UTC time like 2026-11-22T14:03:07.123Z")
+                    location: "\(at()).\(name)", reason: .notATime(text))
             }
             return time
         }
@@ -166,18 +166,18 @@ extension ImportDocument {
                 if self.url != nil { unknown.append(PresentKey.Member.url.rawValue) }
             }
             if let name = unknown.min() {
-                throw Rejection(location: "\(at).\(name)", reason: "unknown field")
+                throw Rejection(location: "\(at).\(name)", reason: .unknownField)
             }
             let idText = try Fields.text(self.id, "id", at)
             guard let id = PresentID(parsing: idText) else {
-                throw Rejection(location: "\(at).id", reason: "'\(idText)' is not a present id like p12")
+                throw Rejection(location: "\(at).id", reason: .notAPresentID(idText))
             }
             var price: Money?
             switch self.price {
             case nil, .null:
                 break
             case .other:
-                throw Rejection(location: "\(at).price", reason: "it must be a decimal string like \"25.00\" or null")
+                throw Rejection(location: "\(at).price", reason: .notAPrice)
             case .string(let priceText):
                 do {
                     price = try Money(parsing: priceText)
@@ -187,7 +187,7 @@ extension ImportDocument {
             }
             let statusText = try Fields.text(self.status, "status", at)
             guard let status = PresentStatus(rawValue: statusText) else {
-                throw Rejection(location: "\(at).status", reason: "'\(statusText)' is not one of idea, bought, wrapped, given")
+                throw Rejection(location: "\(at).status", reason: .notAStatus(statusText))
             }
             let createdAt = try Fields.time(self.createdAt, "createdAt", at)
             let updatedAt = try Fields.time(self.updatedAt, "updatedAt", at)

@@ -17,12 +17,12 @@ import GiftKeeperDomain
 enum ImportDocument {
     struct Rejection: Error, Equatable {
         let location: String
-        /// What is wrong there, in a few words ("it is missing"), or a rule of the list.
+        /// What is wrong there, or a rule of the list.
         let reason: ImportRejection
 
-        init(location: String, reason: String) {
+        init(location: String, reason: ImportRejection) {
             self.location = location
-            self.reason = .malformed(reason)
+            self.reason = reason
         }
 
         init(location: String, rule: DomainError) {
@@ -52,7 +52,7 @@ enum ImportDocument {
             // asked on this failure path alone, says what and where.
             if let syntax = syntaxError(data) { return .failure(syntax) }
             if let error = error as? DecodingError { return .failure(rejection(error)) }
-            return .failure(Rejection(location: "the document", reason: "it could not be read (\(error))"))
+            return .failure(Rejection(location: "the document", reason: .unreadable(detail: "\(error)")))
         }
     }
 
@@ -65,7 +65,7 @@ enum ImportDocument {
             let words = (error.userInfo[NSDebugDescriptionErrorKey] as? String) ?? "it does not parse"
             var reason = words.hasSuffix(".") ? String(words.dropLast()) : words
             if let first = reason.first { reason = first.lowercased() + reason.dropFirst() }
-            return Rejection(location: location(in: data, reason: reason), reason: "it is not valid JSON: " + reason)
+            return Rejection(location: location(in: data, reason: reason), reason: .notJSON(detail: reason))
         }
     }
 
@@ -118,18 +118,18 @@ enum ImportDocument {
         switch error {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             let detail = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            return Rejection(location: "the document", reason: "it is not valid JSON (\(detail))")
+            return Rejection(location: "the document", reason: .notJSON(detail: detail))
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
             .dataCorrupted(let context):
             switch place(context.codingPath) {
-            case "the document": return Rejection(location: "the document", reason: "it must be a JSON object")
-            case "'presents'": return Rejection(location: "'presents'", reason: "it must be a list of presents")
+            case "the document": return Rejection(location: "the document", reason: .notAnObject)
+            case "'presents'": return Rejection(location: "'presents'", reason: .notAList(of: "presents"))
             case let place where place.hasPrefix("presents["):
-                return Rejection(location: place, reason: "each present must be an object")
-            case let place: return Rejection(location: place, reason: context.debugDescription)
+                return Rejection(location: place, reason: .presentNotAnObject)
+            case let place: return Rejection(location: place, reason: .wrongShape(detail: context.debugDescription))
             }
         @unknown default:
-            return Rejection(location: "the document", reason: "it could not be read")
+            return Rejection(location: "the document", reason: .unreadable(detail: nil))
         }
     }
 
@@ -166,22 +166,21 @@ enum ImportDocument {
                 _ = try object.decode(AnyValue.self, forKey: key)
             }
             let format = Key("format")
-            let expected = "\"\(ExportDocument.format)\" or \"\(ExportDocument.formatV1)\""
             guard object.contains(format) else {
-                throw Rejection(location: "'format'", reason: "it is missing; expected \(expected)")
+                throw Rejection(location: "'format'", reason: .formatMissing)
             }
             guard let text = try? object.decode(String.self, forKey: format) else {
-                throw Rejection(location: "'format'", reason: "it must be the string \(expected)")
+                throw Rejection(location: "'format'", reason: .formatNotAString)
             }
             guard text == ExportDocument.format || text == ExportDocument.formatV1 else {
-                throw Rejection(location: "'format'", reason: "'\(text)' is not \(expected)")
+                throw Rejection(location: "'format'", reason: .unknownFormat(text))
             }
             let isV2 = text == ExportDocument.format
             if isV2 {
                 try readVersion2Lists(object)
             }
             guard let list = try? object.nestedUnkeyedContainer(forKey: Key("presents")) else {
-                throw Rejection(location: "'presents'", reason: "it must be a list of presents")
+                throw Rejection(location: "'presents'", reason: .notAList(of: "presents"))
             }
             var elements = list
             var presents: [Present] = []
@@ -193,11 +192,11 @@ enum ImportDocument {
                 do {
                     fields = try elements.decode(PresentFields.self)
                 } catch DecodingError.typeMismatch {
-                    throw Rejection(location: "presents[\(index)]", reason: "each present must be an object")
+                    throw Rejection(location: "presents[\(index)]", reason: .presentNotAnObject)
                 }
                 let present = try fields.present(index, isV2: isV2)
                 guard seen.insert(present.id).inserted else {
-                    throw Rejection(location: "presents[\(index)].id", reason: "'\(present.id)' appears more than once")
+                    throw Rejection(location: "presents[\(index)].id", reason: .duplicateID(present.id))
                 }
                 presents.append(present)
             }
@@ -216,7 +215,7 @@ enum ImportDocument {
         private mutating func readVersion2Lists(_ object: KeyedDecodingContainer<Key>) throws {
             if object.contains(Key("occasions")) {
                 guard var list = try? object.nestedUnkeyedContainer(forKey: Key("occasions")) else {
-                    throw Rejection(location: "'occasions'", reason: "it must be a list of occasions")
+                    throw Rejection(location: "'occasions'", reason: .notAList(of: "occasions"))
                 }
                 while !list.isAtEnd {
                     let at = "occasions[\(list.currentIndex)]"
@@ -231,17 +230,17 @@ enum ImportDocument {
                             throw Rejection(location: "\(at).date", rule: error)
                         }
                     } else if case .other = fields.values["date"] {
-                        throw Rejection(location: "\(at).date", reason: "it must be a date like \"2026-12-24\" or null")
+                        throw Rejection(location: "\(at).date", reason: .notADate)
                     }
                     if fields.values["yearly"] != nil && fields.flags["yearly"] == nil {
-                        throw Rejection(location: "\(at).yearly", reason: "it must be true or false")
+                        throw Rejection(location: "\(at).yearly", reason: .notABool)
                     }
                     occasions.append(Occasion(name: normalized(name), date: date, isYearly: fields.flags["yearly"] ?? false))
                 }
             }
             if object.contains(Key("budgets")) {
                 guard var list = try? object.nestedUnkeyedContainer(forKey: Key("budgets")) else {
-                    throw Rejection(location: "'budgets'", reason: "it must be a list of budgets")
+                    throw Rejection(location: "'budgets'", reason: .notAList(of: "budgets"))
                 }
                 while !list.isAtEnd {
                     let at = "budgets[\(list.currentIndex)]"
@@ -256,7 +255,7 @@ enum ImportDocument {
                     }
                     func name(_ key: String) throws(Rejection) -> String? {
                         if case .string(let text) = fields.values[key] { return normalized(text) }
-                        if case .other = fields.values[key] { throw Rejection(location: "\(at).\(key)", reason: "it must be a string or null") }
+                        if case .other = fields.values[key] { throw Rejection(location: "\(at).\(key)", reason: .notAStringOrNull) }
                         return nil
                     }
                     budgets.append(Budget(scope: BudgetScope(recipient: try name("recipient"), occasion: try name("occasion")), amount: amount))

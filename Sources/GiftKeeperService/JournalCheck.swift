@@ -1,4 +1,4 @@
-import GiftKeeperJournal
+public import GiftKeeperJournal
 
 /// How the service opens a journal.
 public enum AccessMode: Sendable {
@@ -25,21 +25,6 @@ public struct IncompleteWrite: Sendable, Equatable {
     }
 }
 
-/// The first thing in a journal that does not verify: where, and why in a few words.
-public struct VerificationProblem: Sendable, Equatable {
-    /// The sequence number expected where the problem is (0 for the file header).
-    public let sequence: UInt64
-    /// The byte offset of the bad frame (0 for the file header).
-    public let offset: Int
-    public let reason: String
-
-    init(_ problem: JournalProblem) {
-        sequence = problem.sequence
-        offset = problem.offset
-        reason = problem.reason
-    }
-}
-
 /// What `verify` found: structure and hash chain, checked without the password.
 public struct JournalCheck: Sendable, Equatable {
     /// Whole frames that verified, before any problem or unfinished write.
@@ -48,7 +33,7 @@ public struct JournalCheck: Sendable, Equatable {
     /// An unfinished last write, which the next session opening for writing trims.
     public let incompleteWrite: IncompleteWrite?
     /// The first problem, if any.
-    public let problem: VerificationProblem?
+    public let problem: JournalProblem?
 }
 
 extension GiftKeeperService {
@@ -64,6 +49,6 @@ extension GiftKeeperService {
         }
         return JournalCheck(
             frameCount: report.frameCount, lastSequence: report.lastSequence,
-            incompleteWrite: report.tornTail.map(IncompleteWrite.init), problem: report.problem.map(VerificationProblem.init))
+            incompleteWrite: report.tornTail.map(IncompleteWrite.init), problem: report.problem)
     }
 }

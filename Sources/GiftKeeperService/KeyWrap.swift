@@ -35,17 +35,17 @@ struct KeyWrapPayload {
     let clearPart: [UInt8]
 
     enum ParseFailure: Error, Equatable {
-        case malformed(String)
+        case malformed(KeyWrapFault)
         case unsafeParameters(opsLimit: UInt64, memLimit: UInt64)
     }
 
     /// Parses and bounds a stored payload before any work is done with it.
     init(parsing payload: [UInt8]) throws(ParseFailure) {
         var reader = ByteReader(payload)
-        guard reader.readByte() == Self.version else { throw .malformed("unknown key-wrap version") }
-        guard reader.readByte() == KDFParameters.argon2id13 else { throw .malformed("unknown key derivation algorithm") }
+        guard reader.readByte() == Self.version else { throw .malformed(.unknownVersion) }
+        guard reader.readByte() == KDFParameters.argon2id13 else { throw .malformed(.unknownAlgorithm) }
         guard let ops = reader.readLittleEndian(UInt64.self), let mem = reader.readLittleEndian(UInt64.self) else {
-            throw .malformed("key-wrap frame too short")
+            throw .malformed(.tooShort)
         }
         do {
             parameters = try KDFParameters(validatingOpsLimit: ops, memLimit: mem)
@@ -54,22 +54,22 @@ struct KeyWrapPayload {
         }
         guard let salt = reader.read(PasswordKDF.saltLength),
             let publicKey = reader.read(BoxKeyPair.publicKeyLength)
-        else { throw .malformed("key-wrap frame too short") }
+        else { throw .malformed(.tooShort) }
         clearPart = reader.consumed(from: 0)
         guard let wrapped = reader.read(Self.sealedKeyLength),
             let sealedSecret = reader.read(Self.sealedKeyLength),
             let previousCount = reader.readByte()
-        else { throw .malformed("key-wrap frame too short") }
+        else { throw .malformed(.tooShort) }
         switch previousCount {
         case 0:
             sealedPreviousDataKey = nil
         case 1:
-            guard let previous = reader.read(Self.sealedKeyLength) else { throw .malformed("key-wrap frame too short") }
+            guard let previous = reader.read(Self.sealedKeyLength) else { throw .malformed(.tooShort) }
             sealedPreviousDataKey = previous
         default:
-            throw .malformed("unexpected previous-key count \(previousCount)")
+            throw .malformed(.unexpectedPreviousKeyCount(previousCount))
         }
-        guard reader.remaining == 0 else { throw .malformed("trailing bytes in key-wrap frame") }
+        guard reader.remaining == 0 else { throw .malformed(.trailingBytes) }
         self.salt = salt
         self.publicKey = publicKey
         self.wrappedDataKey = wrapped
@@ -129,13 +129,13 @@ final class Keyring {
         /// The password does not open the newest wrap.
         case wrongPassword
         /// A wrap opened but its other sealed keys did not: the journal was altered.
-        case damagedWrap(sequence: UInt64, reason: String)
+        case damagedWrap(sequence: UInt64, Tampering)
     }
 
     /// Unlocks with `password` against the newest wrap, then walks back through the chain
     /// of previous data keys. The password key is wiped before returning.
     static func unlock(password: SecureBytes, wraps: [KeyWrapRecord]) throws -> Keyring {
-        guard let newest = wraps.last else { throw UnlockFailure.damagedWrap(sequence: 0, reason: "no key-wrap frame") }
+        guard let newest = wraps.last else { throw UnlockFailure.damagedWrap(sequence: 0, .noKeyWrap) }
         let passwordKey = try PasswordKDF.deriveKey(
             password: password, salt: newest.payload.salt, parameters: newest.payload.parameters)
         defer { passwordKey.wipe() }
@@ -169,14 +169,14 @@ final class Keyring {
         var dataKey: SecureBytes? = newestKey
         for wrap in wraps.reversed() {
             guard let key = dataKey else {
-                throw UnlockFailure.damagedWrap(sequence: wrap.binding.sequence, reason: "no previous data key for this key epoch")
+                throw UnlockFailure.damagedWrap(sequence: wrap.binding.sequence, .noPreviousDataKey)
             }
             let secret: SecureBytes
             do {
                 secret = try AEAD.openSecret(
                     wrap.payload.sealedSecretKey, key: key, additionalData: wrap.binding.bytes(for: .boxSecretKey))
             } catch {
-                throw UnlockFailure.damagedWrap(sequence: wrap.binding.sequence, reason: "key wrap does not authenticate")
+                throw UnlockFailure.damagedWrap(sequence: wrap.binding.sequence, .keyWrapDoesNotAuthenticate)
             }
             let pair = try BoxKeyPair(publicKey: wrap.payload.publicKey, secretKey: secret)
             reversed.append(Epoch(wrapSequence: wrap.binding.sequence, dataKey: key, boxKeyPair: pair))
@@ -185,14 +185,14 @@ final class Keyring {
                     dataKey = try AEAD.openSecret(
                         sealedPrevious, key: key, additionalData: wrap.binding.bytes(for: .previousDataKey))
                 } catch {
-                    throw UnlockFailure.damagedWrap(sequence: wrap.binding.sequence, reason: "key wrap does not authenticate")
+                    throw UnlockFailure.damagedWrap(sequence: wrap.binding.sequence, .keyWrapDoesNotAuthenticate)
                 }
             } else {
                 dataKey = nil
             }
         }
         if dataKey != nil, let first = wraps.first {
-            throw UnlockFailure.damagedWrap(sequence: first.binding.sequence, reason: "first key wrap names a previous key")
+            throw UnlockFailure.damagedWrap(sequence: first.binding.sequence, .firstKeyWrapNamesPreviousKey)
         }
         return Keyring(epochs: reversed.reversed())
     }

@@ -48,7 +48,7 @@ final class SealedJournal {
         if let firstEvent = index.firstDataSealedSequence,
             index.keyWraps.first.map({ firstEvent < $0.sequence }) ?? true
         {
-            throw ServiceError(.tampered(sequence: firstEvent, reason: "an event comes before any key wrap"))
+            throw ServiceError(.tampered(sequence: firstEvent, .eventBeforeKeyWrap))
         }
         var found: [KeyWrapRecord] = []
         found.reserveCapacity(index.keyWraps.count)
@@ -61,20 +61,17 @@ final class SealedJournal {
             }
         }
         if !found.isEmpty, found[0].binding.sequence != 1 {
-            throw ServiceError(.tampered(sequence: 1, reason: "the journal does not start with a key wrap"))
+            throw ServiceError(.tampered(sequence: 1, .noLeadingKeyWrap))
         }
         wraps = found
     }
 
     private static func wrapProblem(_ error: KeyWrapPayload.ParseFailure, sequence: UInt64) -> ServiceError {
         switch error {
-        case .malformed(let reason):
-            return ServiceError(.tampered(sequence: sequence, reason: reason))
+        case .malformed(let fault):
+            return ServiceError(.tampered(sequence: sequence, .malformedKeyWrap(fault)))
         case .unsafeParameters(let ops, let mem):
-            return ServiceError(
-                .tampered(
-                    sequence: sequence,
-                    reason: "key-derivation cost out of bounds (opslimit \(ops), memlimit \(mem)); refused before any work"))
+            return ServiceError(.tampered(sequence: sequence, .unsafeKeyDerivation(opsLimit: ops, memLimit: mem)))
         }
     }
 
@@ -230,14 +227,14 @@ final class SealedJournal {
                             guard epochIndex < epochs.count, epochs[epochIndex].wrapSequence == frame.sequence else {
                                 try lanes.add(
                                     frame, epoch: nil,
-                                    stop: ServiceError(.tampered(sequence: frame.sequence, reason: "unexpected key wrap")))
+                                    stop: ServiceError(.tampered(sequence: frame.sequence, .unexpectedKeyWrap)))
                                 throw ReplayLanes.EndOfInput()
                             }
                             try lanes.add(frame, epoch: nil)
                         } else if epochIndex < 0 {
                             try lanes.add(
                                 frame, epoch: nil,
-                                stop: ServiceError(.tampered(sequence: frame.sequence, reason: "an event comes before any key wrap")))
+                                stop: ServiceError(.tampered(sequence: frame.sequence, .eventBeforeKeyWrap)))
                             throw ReplayLanes.EndOfInput()
                         } else {
                             try lanes.add(frame, epoch: epochIndex)
@@ -267,14 +264,14 @@ final class SealedJournal {
 
     static func problem(_ failure: EventSealing.OpenFailure, sequence: UInt64) -> ServiceError {
         switch failure {
-        case .doesNotAuthenticate(let reason):
-            return ServiceError(.tampered(sequence: sequence, reason: reason))
+        case .doesNotAuthenticate(let tampering):
+            return ServiceError(.tampered(sequence: sequence, tampering))
         case .undecodable(let error):
             switch error {
             case .unknownEventType, .unsupportedSchemaVersion:
-                return ServiceError(.unsupportedEvent(sequence: sequence, reason: error.message))
-            default:
-                return ServiceError(.tampered(sequence: sequence, reason: "event does not decode: \(error.message)"))
+                return ServiceError(.unsupportedEvent(sequence: sequence, error))
+            case .truncated, .varintOverflow, .nonCanonicalVarint, .invalidUTF8, .invalidValue, .trailingBytes:
+                return ServiceError(.tampered(sequence: sequence, .undecodableEvent(error)))
             }
         }
     }

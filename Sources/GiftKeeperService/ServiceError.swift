@@ -27,11 +27,12 @@ public struct ServiceError: Error, Sendable {
         /// `login` or `setup` while already signed in.
         case alreadySignedIn
         /// A frame that does not authenticate: tampering or corruption.
-        case tampered(sequence: UInt64, reason: String)
+        case tampered(sequence: UInt64, Tampering)
         /// The journal is older than, or departs from, the head remembered on this machine.
         case rolledBack(RollbackFinding)
-        /// An event written by a newer GiftKeeper.
-        case unsupportedEvent(sequence: UInt64, reason: String)
+        /// An event written by a newer GiftKeeper: a schema version or event type this
+        /// version does not read.
+        case unsupportedEvent(sequence: UInt64, EventDecodingError)
         /// Key derivation cost below `interactive` outside tests.
         case weakKeyDerivation
         /// A file the service writes besides the journal (export, remembered head) failed.
@@ -130,10 +131,96 @@ public struct ServiceError: Error, Sendable {
 
 }
 
-/// Why an import document was rejected at one place in it.
+/// What does not authenticate or does not belong in a journal that decrypts: tampering or
+/// damage found with the keys (the keyless checks are ``JournalDamage``).
+public enum Tampering: Sendable, Equatable {
+    /// An event frame comes before any key wrap.
+    case eventBeforeKeyWrap
+    /// The first frame is not a key wrap.
+    case noLeadingKeyWrap
+    /// The journal has no key wrap at all.
+    case noKeyWrap
+    /// A key wrap's derivation cost is beyond the sane bounds: refused before any work.
+    case unsafeKeyDerivation(opsLimit: UInt64, memLimit: UInt64)
+    /// A key wrap's clear part cannot be read.
+    case malformedKeyWrap(KeyWrapFault)
+    /// A key wrap where the keyring has none.
+    case unexpectedKeyWrap
+    /// A key wrap given to be opened as an event.
+    case keyWrapOpenedAsEvent
+    /// A key wrap's sealed keys do not open under the data key its successor names.
+    case keyWrapDoesNotAuthenticate
+    /// A key epoch whose previous data key no later wrap gave.
+    case noPreviousDataKey
+    /// The first key wrap names a previous data key.
+    case firstKeyWrapNamesPreviousKey
+    /// An event does not authenticate under its epoch's data key.
+    case eventDoesNotAuthenticate
+    /// An event authenticates but is not padded as its format version requires.
+    case eventNotPadded
+    /// A failed-login record does not open under the epoch's key pair.
+    case failedLoginDoesNotOpen
+    /// A failed-login record opens but was made for another place (moved or spliced).
+    case failedLoginMoved
+    /// A frame sealed to the public key holds another event than a failed login.
+    case notAFailedLogin
+    /// An event decrypts but does not decode.
+    case undecodableEvent(EventDecodingError)
+    /// The journal holds no account (no key wrap to audit).
+    case noAccount
+}
+
+/// What is wrong with the clear part of a key wrap.
+public enum KeyWrapFault: Sendable, Equatable {
+    case unknownVersion
+    case unknownAlgorithm
+    case tooShort
+    case unexpectedPreviousKeyCount(UInt8)
+    case trailingBytes
+}
+
+/// Why an import document was rejected at one place in it, as data (the shell words it).
 public enum ImportRejection: Sendable, Equatable {
-    /// The document's shape, in a few words: "it is missing", "unknown field".
-    case malformed(String)
+    /// Not JSON; `detail` is the JSON parser's own account of what and where.
+    case notJSON(detail: String)
+    /// The document could not be read; `detail` is the decoder's account, when it gave one.
+    case unreadable(detail: String?)
+    /// The document is not a JSON object.
+    case notAnObject
+    /// A list (`presents`, `occasions`, `budgets`) is not a list.
+    case notAList(of: String)
+    /// A member of `presents` is not an object.
+    case presentNotAnObject
+    /// A value of the wrong kind where the document's shape is fixed, as the decoder says.
+    case wrongShape(detail: String)
+    /// `format` is absent.
+    case formatMissing
+    /// `format` is not a string.
+    case formatNotAString
+    /// `format` names another document than an export v1 or v2.
+    case unknownFormat(String)
+    /// A member the document's version does not have.
+    case unknownField
+    /// A required member is absent.
+    case missing
+    /// A member that must be a string is not.
+    case notAString
+    /// A member that must be a string or null is neither.
+    case notAStringOrNull
+    /// A member that must be true or false is not.
+    case notABool
+    /// A date member is not a date or null.
+    case notADate
+    /// A time member is not an ISO-8601 UTC time.
+    case notATime(String)
+    /// An id member is not a present id.
+    case notAPresentID(String)
+    /// A price member is not a decimal string or null.
+    case notAPrice
+    /// A status member is not one of the statuses.
+    case notAStatus(String)
+    /// The same present id is given twice.
+    case duplicateID(PresentID)
     /// A present breaks a rule of the gift list (an empty title, a bad price...).
     case rule(DomainError)
 }

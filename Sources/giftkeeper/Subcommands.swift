@@ -1,6 +1,7 @@
 import ArgumentParser
 import GiftKeeperCrypto
 import GiftKeeperDomain
+import GiftKeeperJournal
 import GiftKeeperREPL
 import GiftKeeperService
 import Glibc
@@ -127,7 +128,7 @@ struct Audit: ParsableCommand {
             ("seq", .number(Int64(record.sequence))),
             ("time", record.at.map { .string($0.iso8601) } ?? .null),
             ("event", .string(record.type)),
-            ("summary", .string(record.summary)),
+            ("summary", .string(AuditWords.summary(record))),
             ("reported", .bool(record.isReported)),
         ])
     }
@@ -141,7 +142,7 @@ struct Audit: ParsableCommand {
         bytes.append(UInt8(ascii: "\t"))
         bytes.append(contentsOf: record.type.utf8)
         bytes.append(UInt8(ascii: "\t"))
-        bytes.append(contentsOf: record.summary.utf8)
+        bytes.append(contentsOf: AuditWords.summary(record).utf8)
         if record.isReported { bytes.append(contentsOf: " (reported)".utf8) }
     }
 }
@@ -292,8 +293,8 @@ struct Verify: ParsableCommand {
         }
         if let problem = report.problem {
             let place = "sequence number \(problem.sequence) (byte offset \(problem.offset))"
-            console.print("FAILED at \(place): \(problem.reason)")
-            console.error("The journal failed verification at \(place): \(problem.reason). Restore it from a backup.")
+            console.print("FAILED at \(place): \(problem.damage.words)")
+            console.error("The journal failed verification at \(place): \(problem.damage.words). Restore it from a backup.")
             throw ExitCode(1)
         }
         console.print(

@@ -223,14 +223,6 @@ import Testing
         #expect(throws: EventDecodingError.invalidUTF8(offset: 4)) { try EventCodec.decode(bytes) }
     }
 
-    @Test func everyErrorHasAMessage() {
-        let errors: [EventDecodingError] = [
-            .unsupportedSchemaVersion(2), .unknownEventType(99), .truncated(offset: 3), .varintOverflow(offset: 2),
-            .nonCanonicalVarint(offset: 2), .invalidUTF8(offset: 4), .invalidValue(.status, offset: 1), .trailingBytes(offset: 9),
-        ]
-        for error in errors { #expect(!error.message.isEmpty) }
-    }
-
     @Test func everyBitFlipEitherDecodesOrThrows() {
         for event in Self.samples {
             let bytes = EventCodec.encode(event)

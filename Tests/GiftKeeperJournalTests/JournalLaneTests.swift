@@ -36,7 +36,7 @@ extension JournalTestSuite {
             for frame in frames {
                 // A payload byte (frame hash), then a byte of the stored header check.
                 for (byte, reason) in [
-                    (ranges[frame].lowerBound + 40, "frame hash does not match"), (ranges[frame].lowerBound + 13, "frame header does not verify"),
+                    (ranges[frame].lowerBound + 40, JournalDamage.frameHashMismatch), (ranges[frame].lowerBound + 13, .frameHeaderMismatch),
                 ] {
                     var flipped = bytes
                     flipped[byte] ^= 0x04
@@ -44,7 +44,7 @@ extension JournalTestSuite {
                     let report = try Journal.verify(at: copy)
                     #expect(report.problem?.sequence == UInt64(frame + 1), "frame \(frame + 1): \(String(describing: report.problem))")
                     #expect(report.problem?.offset == ranges[frame].lowerBound, "frame \(frame + 1)")
-                    #expect(report.problem?.reason.contains(reason) == true, "frame \(frame + 1): \(String(describing: report.problem))")
+                    #expect(report.problem?.damage == reason, "frame \(frame + 1): \(String(describing: report.problem))")
                     #expect(report.frameCount == frame, "frame \(frame + 1)")
                     let error = journalError { try Journal.open(at: copy, access: .readOnly) }
                     #expect(error?.code == report.problem.map { .corrupt($0) }, "frame \(frame + 1)")

@@ -111,7 +111,7 @@ extension JournalTestSuite {
                 Issue.record("expected corruption, got \(String(describing: error))")
                 return
             }
-            #expect(problem.reason == "the journal changed while it was open")
+            #expect(problem.damage == .changedWhileOpen)
             #expect(bytes.count < original.count)
         }
 
@@ -134,7 +134,7 @@ extension JournalTestSuite {
                     Issue.record("expected corruption for a change at \(offset), got \(String(describing: error))")
                     continue
                 }
-                #expect(problem.reason == "the journal changed while it was open")
+                #expect(problem.damage == .changedWhileOpen)
                 try patchByte(path, at: offset, to: bytes[offset])
             }
 

@@ -363,7 +363,7 @@ extension JournalTestSuite {
             #expect(
                 report.problem
                     == JournalProblem(
-                        sequence: 2, offset: bytes.count, reason: "frame length 2147483648 exceeds the 1 MiB bound"))
+                        sequence: 2, offset: bytes.count, damage: .frameTooLong(2_147_483_648)))
             let error = journalError { try Journal.open(at: path, access: .readWrite) }
             #expect(error?.code == .corrupt(report.problem!))
             #expect(error?.exitCode == 1)
@@ -413,7 +413,7 @@ extension JournalTestSuite {
 
         /// The sentences are the shell's: GiftKeeperREPLTests/MessagesTests.
         @Test func errorsHaveExitCodes() {
-            let problem = JournalProblem(sequence: 7, offset: 1234, reason: "frame hash does not match")
+            let problem = JournalProblem(sequence: 7, offset: 1234, damage: .frameHashMismatch)
             let cases: [(JournalError.Code, Int32)] = [
                 (.corrupt(problem), 1),
                 (.frameTooLarge(2_000_000), 2),

@@ -11,7 +11,7 @@ import Testing
 /// targets below report data. These pin the wording the other suites used to check there.
 @Suite struct MessagesTests {
     @Test func journalErrorsNameThePathAndWhatToDo() {
-        let problem = JournalProblem(sequence: 7, offset: 1234, reason: "frame hash does not match")
+        let problem = JournalProblem(sequence: 7, offset: 1234, damage: .frameHashMismatch)
         let cases: [(JournalError.Code, Int32, String)] = [
             (.corrupt(problem), 1, "sequence number 7"),
             (.frameTooLarge(2_000_000), 2, "1 MiB"),

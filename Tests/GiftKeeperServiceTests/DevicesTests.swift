@@ -99,7 +99,10 @@ import Testing
         let report = try #require(try desktop.syncIfNeeded())
         #expect(report.received == 1)
         #expect(titles(desktop) == ["p1 Lego set", "p2 Blue scarf"])
-        #expect(told.compactMap(\.event?.summary) == [#"added p2 "Blue scarf" for Mum"#])
+        #expect(
+            told.compactMap(\.event?.body) == [
+                .presentAdded(id: PresentID(number: 2)!, recipient: "Mum", title: "Blue scarf", notes: "", price: nil, occasion: "")
+            ])
         #expect(try Self.localHashes(desktop) == Self.localHashes(laptop))
         #expect(try desktop.syncIfNeeded() == nil)
     }

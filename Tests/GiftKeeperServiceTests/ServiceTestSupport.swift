@@ -274,8 +274,8 @@ extension ServiceError {
         return nil
     }
 
-    var tampered: (sequence: UInt64, reason: String)? {
-        if case .tampered(let sequence, let reason) = code { return (sequence, reason) }
+    var tampered: (sequence: UInt64, tampering: Tampering)? {
+        if case .tampered(let sequence, let tampering) = code { return (sequence, tampering) }
         return nil
     }
 
@@ -474,11 +474,9 @@ func exportBytes(_ service: GiftKeeperService) throws -> [UInt8] {
 }
 
 extension ImportRejection {
-    /// A malformed document's few words; a broken rule as its case, for matching in tests.
-    var words: String {
-        switch self {
-        case .malformed(let words): words
-        case .rule(let rule): "\(rule)"
-        }
+    /// The JSON parser's account of a document that is not JSON; nil for any other rejection.
+    var notJSONDetail: String? {
+        if case .notJSON(let detail) = self { return detail }
+        return nil
     }
 }

@@ -124,7 +124,7 @@ import Testing
         let error = serviceError { try service.open() }
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(error?.tampered?.sequence == 1, "\(String(describing: error))")
-        #expect(error?.tampered?.reason.contains("cost") == true)
+        #expect(error?.tampered?.tampering == .unsafeKeyDerivation(opsLimit: opsLimit, memLimit: memLimit))
         #expect(error?.exitCode == 1)
         let audit = serviceError {
             _ = try GiftKeeperService.audit(

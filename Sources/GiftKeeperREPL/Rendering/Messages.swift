@@ -18,8 +18,8 @@ extension JournalError {
             return "No journal at \(quoted). Check the path, or run setup to create one."
         case .alreadyExists:
             return "A file already exists at \(quoted). Open it, or choose another path for a new journal."
-        case .unreachable(let reason):
-            return "The journal server \(quoted) cannot be used: \(reason). Check the address and that the server is running."
+        case .unreachable(let failure):
+            return "The journal server \(quoted) cannot be used: \(failure.words). Check the address and that the server is running."
         case .inUse:
             return "The journal \(quoted) is in use by another giftkeeper. Close that one and try again."
         case .isDirectory:
@@ -43,7 +43,7 @@ extension JournalError {
                 problem.sequence == 0
                 ? "in its header"
                 : "at sequence number \(problem.sequence) (byte offset \(problem.offset))"
-            return "The journal \(quoted) fails verification \(place): \(problem.reason). "
+            return "The journal \(quoted) fails verification \(place): \(problem.damage.words). "
                 + "It is damaged or was tampered with: restore it from a backup."
         case .frameTooLarge(let size):
             return "A frame of \(size) bytes exceeds the 1 MiB bound of \(quoted). Nothing was written."
@@ -191,9 +191,9 @@ extension ServiceError {
             return "You are signed out. Type 'login' first."
         case .alreadySignedIn:
             return "You are already signed in. Type 'signout' first."
-        case .tampered(let sequence, let reason):
+        case .tampered(let sequence, let tampering):
             return
-                "Frame \(sequence) does not verify: \(reason). The journal was altered or damaged; run 'giftkeeper audit' and restore from a backup."
+                "Frame \(sequence) does not verify: \(tampering.words). The journal was altered or damaged; run 'giftkeeper audit' and restore from a backup."
         case .rolledBack(let finding):
             let what: String
             switch finding {
@@ -210,8 +210,8 @@ extension ServiceError {
             }
             return
                 "Rollback detected: \(what). Restore the newer copy from a backup, or keep this one by making a change in an interactive 'giftkeeper' session."
-        case .unsupportedEvent(let sequence, let reason):
-            return "Frame \(sequence) was written by a newer GiftKeeper (\(reason)). Upgrade giftkeeper to open this journal."
+        case .unsupportedEvent(let sequence, let error):
+            return "Frame \(sequence) was written by a newer GiftKeeper (\(error.words)). Upgrade giftkeeper to open this journal."
         case .weakKeyDerivation:
             return "That key-derivation cost is below 'interactive'. Use --kdf interactive, moderate or sensitive."
         case .fileIO(_, let path, let errno) where path == "standard output":
@@ -224,12 +224,11 @@ extension ServiceError {
             return "The journal began on \(LocalTime.dateAndMinute(first)); there is nothing before it. Choose a later --as-of date."
         case .importRejected(let location, let reason):
             let clause: String
-            switch reason {
-            case .malformed(let words):
-                clause = words
-            case .rule(let rule):
+            if case .rule(let rule) = reason {
                 // A rule's sentence, as a clause: its own full stop dropped.
                 clause = rule.sentence.hasSuffix(".") ? String(rule.sentence.dropLast()) : rule.sentence
+            } else {
+                clause = reason.words
             }
             return "Import rejected at \(location): \(clause). Nothing was imported; fix the document and try again."
         case .cancelled:

@@ -11,8 +11,8 @@ public enum SyncWords {
             return "⇄ \(from) \(HistoryWords.quoted(title)) is now \(to) (\(from) was taken on another device)"
         case .restored(let id, let title):
             return "⇄ \(id) \(HistoryWords.quoted(title)) was removed on another device; your change brought it back"
-        case .alreadyDone(let summary):
-            return "⇄ Already done on another device: \(summary)"
+        case .alreadyDone(let body):
+            return "⇄ Already done on another device: \(AuditWords.summary(body))"
         }
     }
 

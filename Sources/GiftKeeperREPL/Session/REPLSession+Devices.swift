@@ -35,10 +35,10 @@ extension REPLSession {
     /// (once until the server is reached again). Nil for any other error.
     func offlineLine(_ error: any Error) -> String? {
         guard let error = error as? ServiceError, case .journal(let failure) = error.code else { return nil }
-        guard case .unreachable(let reason) = failure.code else { return nil }
+        guard case .unreachable(let failure) = failure.code else { return nil }
         defer { saidOffline = true }
         guard !saidOffline else { return "" }
-        return SyncWords.offline(unsent: service.unsentFrames, server: service.remoteURL ?? "the server", reason: reason)
+        return SyncWords.offline(unsent: service.unsentFrames, server: service.remoteURL ?? "the server", reason: failure.words)
     }
 
     /// Says the changes made elsewhere that were taken in: on a terminal with the results,

@@ -1,0 +1,84 @@
+import GiftKeeperDomain
+public import GiftKeeperService
+
+/// `audit`'s exact, machine-oriented form of each record (SPEC §6): one short line an
+/// event, its user text cut and stripped of control characters.
+public enum AuditWords {
+    /// The one-line summary of an audit record (a key wrap has no event).
+    public static func summary(_ record: AuditRecord) -> String {
+        guard let event = record.event else { return "data key wrapped under the password key" }
+        return summary(event.body)
+    }
+
+    /// One short line for an audit record, e.g. `added p3 "Blue scarf" for Mum (25.00)`.
+    static func summary(_ body: EventBody) -> String {
+        switch body {
+        case .accountCreated(let name):
+            return "account created for \(short(name))"
+        case .loginSucceeded:
+            return "signed in"
+        case .loginFailed:
+            return "failed sign-in"
+        case .signedOut(let clean):
+            return clean ? "signed out" : "signed out (session ended without sign-out)"
+        case .presentAdded(let id, let recipient, let title, _, let price, _, _, _):
+            let priceText = price.map { " (\($0))" } ?? ""
+            return "added \(id) \"\(short(title))\" for \(short(recipient))\(priceText)"
+        case .presentEdited(let id, let changes):
+            let fields = changes.map(\.field.rawValue).joined(separator: ", ")
+            return "edited \(id): \(fields.isEmpty ? "nothing" : fields)"
+        case .presentStatusChanged(let id, let status):
+            return "marked \(id) \(status)"
+        case .presentRemoved(let id):
+            return "removed \(id)"
+        case .passwordChanged:
+            return "password changed"
+        case .stateExported(let count):
+            return "exported \(count) present\(count == 1 ? "" : "s")"
+        case .presentImported(let present):
+            let priceText = present.price.map { ", \($0)" } ?? ""
+            return "imported \(present.id) \"\(short(present.title))\" for \(short(present.recipient)) (\(present.status)\(priceText))"
+        case .occasionAdded(let occasion):
+            let dateText = occasion.date.map { " on \($0)\(occasion.isYearly ? ", yearly" : "")" } ?? ""
+            return "occasion \"\(short(occasion.name))\"\(dateText)"
+        case .occasionRemoved(let name):
+            return "removed occasion \"\(short(name))\""
+        case .budgetSet(let budget):
+            return "budget \(budget.amount) for \(scopeText(budget.scope))"
+        case .budgetCleared(let scope):
+            return "cleared budget for \(scopeText(scope))"
+        case .presentRestored(let id):
+            return "restored \(id)"
+        case .currencySet(let code):
+            return "currency \(short(code))"
+        }
+    }
+
+    private static func scopeText(_ scope: BudgetScope) -> String {
+        switch (scope.recipient, scope.occasion) {
+        case (nil, nil): "everything"
+        case (let recipient?, nil): short(recipient)
+        case (nil, let occasion?): "\"\(short(occasion))\""
+        case (let recipient?, let occasion?): "\(short(recipient)), \"\(short(occasion))\""
+        }
+    }
+
+    /// User text for a one-line summary: control characters become spaces and long text is cut.
+    private static func short(_ text: String, limit: Int = 60) -> String {
+        // Printable ASCII within the limit (most text) is itself: one character per byte, none
+        // a control character, nothing cut.
+        if text.utf8.count <= limit, text.allUTF8Bytes({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        var out = ""
+        var count = 0
+        for character in text {
+            if count == limit {
+                out.append("…")
+                break
+            }
+            let isControl = character.unicodeScalars.contains { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) }
+            out.append(isControl ? " " : character)
+            count += 1
+        }
+        return out
+    }
+}

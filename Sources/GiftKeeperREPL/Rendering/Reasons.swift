@@ -1,0 +1,142 @@
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperService
+
+// The reasons the targets below the shell give as data (what does not verify, what does
+// not authenticate, why a server or an import document cannot be used), in a few words
+// each: the clause a sentence in Messages.swift puts after its colon.
+
+extension JournalDamage {
+    /// What does not verify, in a few words ("frame hash does not match (…)").
+    package var words: String {
+        switch self {
+        case .headerHashMismatch:
+            return "file header does not verify (header hash does not match)"
+        case .unexpectedSequence(let found, let expected):
+            return "sequence number \(found), expected \(expected)"
+        case .unknownFrameKind(let kind):
+            return "unknown frame kind \(kind)"
+        case .frameTooLong(let length):
+            return "frame length \(length) exceeds the 1 MiB bound"
+        case .frameHeaderMismatch:
+            return "frame header does not verify (bit flip, or a frame spliced, reordered, duplicated or dropped)"
+        case .frameHashMismatch:
+            return "frame hash does not match (payload altered, or chain broken)"
+        case .changedWhileOpen:
+            return "the journal changed while it was open"
+        case .hiddenFrames(let sequence, let offset):
+            return "an intact frame (sequence number \(sequence), byte offset \(offset)) "
+                + "follows an unfinished one: frames were hidden, not torn by a crash"
+        case .frameDoesNotVerify:
+            return "frame does not verify"
+        case .noSuchPosition:
+            return "no such position"
+        case .misplacedFrame(let found, let expected):
+            return "the server sent frame \(found) where \(expected) belongs"
+        case .foreignHeader:
+            return "the server sent another journal's header"
+        }
+    }
+}
+
+extension Tampering {
+    /// What does not authenticate, in a few words.
+    var words: String {
+        switch self {
+        case .eventBeforeKeyWrap: return "an event comes before any key wrap"
+        case .noLeadingKeyWrap: return "the journal does not start with a key wrap"
+        case .noKeyWrap: return "no key-wrap frame"
+        case .unsafeKeyDerivation(let ops, let mem):
+            return "key-derivation cost out of bounds (opslimit \(ops), memlimit \(mem)); refused before any work"
+        case .malformedKeyWrap(.unknownVersion): return "unknown key-wrap version"
+        case .malformedKeyWrap(.unknownAlgorithm): return "unknown key derivation algorithm"
+        case .malformedKeyWrap(.tooShort): return "key-wrap frame too short"
+        case .malformedKeyWrap(.unexpectedPreviousKeyCount(let count)): return "unexpected previous-key count \(count)"
+        case .malformedKeyWrap(.trailingBytes): return "trailing bytes in key-wrap frame"
+        case .unexpectedKeyWrap: return "unexpected key wrap"
+        case .keyWrapOpenedAsEvent: return "a key wrap is not an event"
+        case .keyWrapDoesNotAuthenticate: return "key wrap does not authenticate"
+        case .noPreviousDataKey: return "no previous data key for this key epoch"
+        case .firstKeyWrapNamesPreviousKey: return "first key wrap names a previous key"
+        case .eventDoesNotAuthenticate: return "event does not authenticate under its data key"
+        case .eventNotPadded: return "event authenticates but is not padded as its format version requires"
+        case .failedLoginDoesNotOpen: return "failed-login record does not open"
+        case .failedLoginMoved: return "failed-login record belongs elsewhere (moved or spliced)"
+        case .notAFailedLogin: return "only failed logins may be sealed to the public key"
+        case .undecodableEvent(let error): return "event does not decode: \(error.words)"
+        case .noAccount: return "the journal holds no account"
+        }
+    }
+}
+
+extension EventDecodingError {
+    /// What is wrong with an event's payload, in a few words.
+    var words: String {
+        switch self {
+        case .unsupportedSchemaVersion(let version): return "event schema version \(version), newer than this version reads"
+        case .unknownEventType(let tag): return "unknown event type \(tag), newer than this version reads"
+        case .truncated(let offset): return "event payload truncated at byte \(offset)"
+        case .varintOverflow(let offset): return "integer too large at byte \(offset)"
+        case .nonCanonicalVarint(let offset): return "integer not minimally encoded at byte \(offset)"
+        case .invalidUTF8(let offset): return "text at byte \(offset) is not valid UTF-8"
+        case .invalidValue(let field, let offset): return "invalid \(field.rawValue) at byte \(offset)"
+        case .trailingBytes(let offset): return "unexpected bytes after the event at byte \(offset)"
+        }
+    }
+}
+
+extension RemoteFailure {
+    /// Why the server cannot be used, in a few words, with nothing of the journal in them.
+    var words: String {
+        switch self {
+        case .noConnection:
+            return "no connection"
+        case .invalidAddress:
+            return "not a postgres://USER@HOST[:PORT]/DATABASE address"
+        case .passwordInAddress:
+            return "the address holds a password; put it in ~/.pgpass (mode 600) instead"
+        case .journalGone:
+            return "the server no longer has this journal"
+        case .partlyStored(let stored, let sent):
+            return "the server stored \(stored) of \(sent) frames"
+        case .unexpectedAnswer:
+            return "the server sent a row of an unexpected shape"
+        case .refused(let message, let state):
+            return "the server said \(message) (SQLSTATE \(state))"
+        case .couldNotConnect(let cause):
+            return "it could not be reached (\(cause))"
+        }
+    }
+}
+
+extension ImportRejection {
+    /// What is wrong at one place of an import document, in a few words (a rule of the list
+    /// is worded by its own sentence).
+    var words: String {
+        let formats = "\"\(ExportDocument.format)\" or \"\(ExportDocument.formatV1)\""
+        switch self {
+        case .notJSON(let detail): return "it is not valid JSON: \(detail)"
+        case .unreadable(let detail?): return "it could not be read (\(detail))"
+        case .unreadable(nil): return "it could not be read"
+        case .notAnObject: return "it must be a JSON object"
+        case .notAList(let items): return "it must be a list of \(items)"
+        case .presentNotAnObject: return "each present must be an object"
+        case .wrongShape(let detail): return detail
+        case .formatMissing: return "it is missing; expected \(formats)"
+        case .formatNotAString: return "it must be the string \(formats)"
+        case .unknownFormat(let text): return "'\(text)' is not \(formats)"
+        case .unknownField: return "unknown field"
+        case .missing: return "it is missing"
+        case .notAString: return "it must be a string"
+        case .notAStringOrNull: return "it must be a string or null"
+        case .notABool: return "it must be true or false"
+        case .notADate: return "it must be a date like \"2026-12-24\" or null"
+        case .notATime(let text): return "'\(text)' is not an ISO-8601 UTC time like 2026-11-22T14:03:07.123Z"
+        case .notAPresentID(let text): return "'\(text)' is not a present id like p12"
+        case .notAPrice: return "it must be a decimal string like \"25.00\" or null"
+        case .notAStatus(let text): return "'\(text)' is not one of idea, bought, wrapped, given"
+        case .duplicateID(let id): return "'\(id)' appears more than once"
+        case .rule(let rule): return rule.sentence
+        }
+    }
+}
