@@ -189,21 +189,11 @@ func productionEnvironment(remote: String? = nil) -> ServiceEnvironment {
 
 /// Prints `error` as one line and turns it into the exit code SPEC §2 gives it.
 func failure(_ error: any Error, console: Console = Console()) -> ExitCode {
-    switch error {
-    case let error as ServiceError:
-        console.error(error.sentence)
-        return ExitCode(error.exitCode)
-    case let error as PasswordInputError where error.code == .interrupted:
+    let presented = PresentedError(error)
+    if presented.isCancellation {
         console.note("Cancelled.")
-        return ExitCode(130)
-    case let error as PasswordInputError:
-        console.error(error.description)
-        return ExitCode(2)
-    case let error as REPLError:
-        console.error(error.description)
-        return ExitCode(error.exitCode)
-    default:
-        console.error("\(error)")
-        return ExitCode(5)
+    } else {
+        console.error(presented.sentence)
     }
+    return ExitCode(presented.exitCode)
 }

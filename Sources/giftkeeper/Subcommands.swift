@@ -108,8 +108,7 @@ struct Audit: ParsableCommand {
         if let problem = report.failure {
             // Every frame verified when only the rollback check failed.
             printFailedVerdict(problem, verified: report.verifiedCount, allVerified: report.problem == nil, console: console)
-            console.error(problem.sentence)
-            throw ExitCode(problem.exitCode)
+            throw failure(problem, console: console)
         }
         if json {
             console.print(
@@ -284,8 +283,7 @@ struct Verify: ParsableCommand {
         do {
             report = try GiftKeeperService.verify(journalPath: journal.path)
         } catch {
-            console.error(error.sentence)
-            throw ExitCode(error.exitCode)
+            throw failure(error, console: console)
         }
         if let tail = report.incompleteWrite {
             console.warning(

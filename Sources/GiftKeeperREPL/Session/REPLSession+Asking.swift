@@ -115,28 +115,13 @@ extension REPLSession {
         do {
             try LoginCommand.run(BoundLine(declarations: []), in: self)
             return false
-        } catch let error as ServiceError {
-            if case .cancelled = error.code {
-                noteCancelled("Cancelled. Type 'login' to unlock, or 'quit'.")
-                return false
-            }
-            fail(error.sentence, code: error.exitCode)
-            if case .wrongPassword = error.code { return true }
-            return false
-        } catch let error as PasswordInputError {
-            // Ctrl-C or Ctrl-D at the start-up prompt: stay locked at the prompt.
-            switch error.code {
-            case .interrupted:
-                noteCancelled("Cancelled. Type 'login' to unlock, or 'quit'.")
-            case .endOfInput: break
-            default: fail(error.description, code: 2)
-            }
-            return false
-        } catch let error as REPLError {
-            fail(error.description, code: error.exitCode)
+        } catch let error as PasswordInputError where error.code == .endOfInput {
+            // Ctrl-D at the start-up prompt: stay locked at the prompt.
             return false
         } catch {
-            fail("\(error)", code: 5)
+            // Ctrl-C stays locked at the prompt too; a wrong password asks again.
+            report(error, cancelled: "Cancelled. Type 'login' to unlock, or 'quit'.")
+            if let error = error as? ServiceError, case .wrongPassword = error.code { return true }
             return false
         }
     }

@@ -131,7 +131,7 @@ public final class REPLSession: Shell {
         if let failure = open(notifying: { console.note($0) }) { return failure }
         if service.phase == .noAccount {
             let error = ServiceError(.noJournal(path: service.journalPath))
-            fail(error.sentence, code: error.exitCode)
+            report(error)
         } else {
             do {
                 try LoginCommand.run(BoundLine(declarations: []), in: self)
@@ -246,7 +246,7 @@ public final class REPLSession: Shell {
             }
             try service.close()
         } catch {
-            fail(error.sentence, code: error.exitCode)
+            report(error)
         }
     }
 
@@ -323,24 +323,12 @@ public final class REPLSession: Shell {
     }
 
     /// Reports what a command threw: one line, and its exit code; a cancellation is a note.
-    func report(_ error: any Error) {
-        switch error {
-        case let error as ServiceError:
-            if case .cancelled = error.code {
-                noteCancelled("Cancelled.")
-            } else {
-                fail(error.sentence, code: error.exitCode)
-            }
-        case let error as DomainError:
-            fail(error.sentence, code: 2)
-        case let error as PasswordInputError where error.code == .interrupted:
-            noteCancelled("Cancelled.")
-        case let error as PasswordInputError:
-            fail(error.description, code: 2)
-        case let error as REPLError:
-            fail(error.description, code: error.exitCode)
-        default:
-            fail("\(error)", code: 5)
+    func report(_ error: any Error, cancelled: String = "Cancelled.") {
+        let presented = PresentedError(error)
+        if presented.isCancellation {
+            noteCancelled(cancelled)
+        } else {
+            fail(presented.sentence, code: presented.exitCode)
         }
     }
 
