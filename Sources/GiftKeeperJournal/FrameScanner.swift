@@ -40,11 +40,6 @@ final class FrameScanner {
     let previousHash: UnsafeMutableRawBufferPointer
     /// The hash computed for the frame last returned by ``next``.
     private let computed: UnsafeMutableRawBufferPointer
-    /// How many frames from the current boundary on ``verifiedRun(in:remaining:)`` has
-    /// already checked, hashes and all: ``next`` hands them out without hashing again.
-    private var verifiedAhead = 0
-    /// The start of each frame of the last run checked, and the end of the last one.
-    private var runOffsets: [Int] = []
 
     /// A scanner at the start of a chain (`genesisHash`, sequence 1), or, with
     /// `nextSequence`, in the middle of one: `genesisHash` is then the previous frame's hash.
@@ -83,11 +78,7 @@ final class FrameScanner {
         let length = Int(bytes.loadLittleEndian(UInt32.self, at: 0))
         let sequence = bytes.loadLittleEndian(UInt64.self, at: 4)
         let kindByte = bytes[12]
-        if chainCheck == .recompute, verifiedAhead == 0 {
-            verifiedAhead = verifiedRun(in: bytes, remaining: remaining)
-        }
-        if chainCheck == .trustVerifiedOnOpen || verifiedAhead > 0 {
-            verifiedAhead = max(0, verifiedAhead - 1)
+        if chainCheck == .trustVerifiedOnOpen {
             return nextTrusted(in: bytes, remaining: remaining, length: length, sequence: sequence, kindByte: kindByte)
         }
 
@@ -153,67 +144,6 @@ final class FrameScanner {
                 sequence: sequence, kind: kind,
                 payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
                 size: size))
-    }
-
-    /// How many whole frames at the start of `bytes` verify, every header check and frame
-    /// hash recomputed, on two lanes (``TwoLanes``): each frame's hashes are keyed by the
-    /// hash stored before it, which equals the one computed for that frame when it verifies,
-    /// so the frames need not be hashed in order. Stops before the first frame that is not
-    /// whole in `bytes`, out of order, of an unknown kind or too long, or that does not
-    /// verify: ``next`` then looks at that one frame the exact way (same reasons, same
-    /// torn-tail rules), keyed by the hash of the last frame accepted. So the frames handed
-    /// out and the first problem reported are the ones a frame-by-frame scan finds.
-    private func verifiedRun(in bytes: UnsafeRawBufferPointer, remaining: Int) -> Int {
-        runOffsets.removeAll(keepingCapacity: true)
-        let limit = min(bytes.count, remaining)
-        var at = 0
-        var sequence = expectedSequence
-        while at + JournalFormat.frameHeaderSize <= limit {
-            let length = Int(bytes.loadLittleEndian(UInt32.self, at: at))
-            guard bytes.loadLittleEndian(UInt64.self, at: at + 4) == sequence,
-                FrameKind(rawValue: bytes[at + 12]) != nil, length <= JournalFormat.maximumPayload,
-                at + JournalFormat.frameOverhead + length <= limit
-            else { break }
-            runOffsets.append(at)
-            at += JournalFormat.frameOverhead + length
-            sequence += 1
-        }
-        let count = runOffsets.count
-        guard count >= Self.smallestRun else { return 0 }
-        runOffsets.append(at)
-        let offsets = runOffsets
-        let firstKey = UnsafeRawBufferPointer(previousHash)
-        // The frames before `middle` on this thread, the rest on the other.
-        let middle = count / 2
-        var firstBad = count
-        var firstBadThere = count
-        TwoLanes.run(
-            here: { firstBad = Self.firstUnverified(in: bytes, offsets: offsets, 0..<middle, firstKey: firstKey) ?? count },
-            there: {
-                firstBadThere = Self.firstUnverified(in: bytes, offsets: offsets, middle..<count, firstKey: firstKey) ?? count
-            })
-        return min(firstBad, firstBadThere)
-    }
-
-    /// Fewer whole frames than this in the buffer are left to the frame-by-frame path.
-    static let smallestRun = 2
-
-    /// The first frame in `frames` (indices into `offsets`) whose header check or frame hash
-    /// does not match, each keyed by the hash stored before it (`firstKey` for frame 0).
-    private static func firstUnverified(
-        in bytes: UnsafeRawBufferPointer, offsets: [Int], _ frames: Range<Int>, firstKey: UnsafeRawBufferPointer
-    ) -> Int? {
-        withUnsafeTemporaryAllocation(byteCount: JournalFormat.hashSize, alignment: 8) { computed in
-            for frame in frames {
-                let start = offsets[frame]
-                let whole = UnsafeRawBufferPointer(rebasing: bytes[start..<offsets[frame + 1]])
-                let key =
-                    frame == 0 ? firstKey : UnsafeRawBufferPointer(rebasing: bytes[start - JournalFormat.hashSize..<start])
-                guard headerVerifies(whole, key: key, computed: computed), hashVerifies(whole, key: key, computed: computed)
-                else { return frame }
-            }
-            return nil
-        }
     }
 
     /// Whether the header check stored in the frame at the start of `frame` matches the one

@@ -131,15 +131,11 @@ public enum ExportDocument {
     ///
     /// Written straight into one reused byte buffer: about 0.5 µs and no allocation per
     /// present, against ~10 µs and ~2 KB for `JSONEncoder`, which builds a tree of the
-    /// whole document first. Memory is one chunk plus two blocks of presents, whatever the
-    /// state's size. The presents are written a block of `presentsPerBlock` at a time on
-    /// each of two lanes (``TwoLanes``): the second lane writes the block after this one's
-    /// into a buffer of its own, appended after it, so the bytes are those of one lane.
+    /// whole document first. Memory is one chunk plus one present, whatever the state's size.
     static func write<Failure: Error>(
-        _ state: GiftList, chunkSize: Int = chunkSize, presentsPerBlock: Int = presentsPerBlock,
-        to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
+        _ state: GiftList, chunkSize: Int = chunkSize, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
-        precondition(chunkSize > 0 && presentsPerBlock > 0)
+        precondition(chunkSize > 0)
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(min(chunkSize, 128 + state.presents.count * 320) + 64 * 1024)
         writer.raw("{\n  \"account\" : {\n    \"currency\" : ")
@@ -174,22 +170,8 @@ public enum ExportDocument {
             try writer.emitAll(chunkSize: chunkSize, to: emit)
             return
         }
-        let presents = state.presents.values
-        var other = JSONWriter()
-        var start = 0
-        while start < presents.count {
-            let here = start..<min(start + presentsPerBlock, presents.count)
-            let there = here.upperBound..<min(here.upperBound + presentsPerBlock, presents.count)
-            if there.isEmpty {
-                writePresents(presents[here], first: start == 0, into: &writer)
-            } else {
-                TwoLanes.run(
-                    here: { writePresents(presents[here], first: start == 0, into: &writer) },
-                    there: { writePresents(presents[there], first: false, into: &other) })
-                writer.bytes.append(contentsOf: other.bytes)
-                other.bytes.removeAll(keepingCapacity: true)
-            }
-            start = there.upperBound
+        for (index, present) in state.presents.values.enumerated() {
+            writePresent(present, first: index == 0, into: &writer)
             if writer.bytes.count >= chunkSize {
                 try writer.emitFullChunks(chunkSize: chunkSize, to: emit)
             }
@@ -198,53 +180,43 @@ public enum ExportDocument {
         try writer.emitAll(chunkSize: chunkSize, to: emit)
     }
 
-    /// How many presents each lane writes at a time (about 2 MB of a typical document): few
-    /// hand-overs between the lanes, each of which waits for the other lane's thread to run.
-    static let presentsPerBlock = 4096
-
-    /// The members of `presents`, each after a comma unless it is the `first` of the document.
-    private static func writePresents(
-        _ presents: some Sequence<Present>, first: Bool, into writer: inout JSONWriter
-    ) {
-        var first = first
-        for present in presents {
-            writer.raw(first ? "\n    {\n      \"createdAt\" : \"" : ",\n    {\n      \"createdAt\" : \"")
-            first = false
-            present.createdAt.writeISO8601(into: &writer.bytes)
-            writer.raw("\",\n      \"givenAt\" : ")
-            if let givenAt = present.givenAt {
-                writer.raw("\"")
-                givenAt.writeISO8601(into: &writer.bytes)
-                writer.raw("\"")
-            } else {
-                writer.raw("null")
-            }
-            writer.raw(",\n      \"id\" : \"p")
-            writer.decimal(present.id.number)
-            writer.raw("\",\n      \"notes\" : ")
-            writer.string(present.notes)
-            writer.raw(",\n      \"occasion\" : ")
-            writer.string(present.occasion)
-            writer.raw(",\n      \"price\" : ")
-            if let price = present.price {
-                writer.price(price)
-            } else {
-                writer.raw("null")
-            }
-            writer.raw(",\n      \"recipient\" : ")
-            writer.string(present.recipient)
-            writer.raw(",\n      \"status\" : ")
-            writer.string(present.status.rawValue)
-            writer.raw(",\n      \"store\" : ")
-            writer.string(present.store)
-            writer.raw(",\n      \"title\" : ")
-            writer.string(present.title)
-            writer.raw(",\n      \"updatedAt\" : \"")
-            present.updatedAt.writeISO8601(into: &writer.bytes)
-            writer.raw("\",\n      \"url\" : ")
-            writer.string(present.url)
-            writer.raw("\n    }")
+    /// A member of the presents, after a comma unless it is the `first` of the document.
+    private static func writePresent(_ present: Present, first: Bool, into writer: inout JSONWriter) {
+        writer.raw(first ? "\n    {\n      \"createdAt\" : \"" : ",\n    {\n      \"createdAt\" : \"")
+        present.createdAt.writeISO8601(into: &writer.bytes)
+        writer.raw("\",\n      \"givenAt\" : ")
+        if let givenAt = present.givenAt {
+            writer.raw("\"")
+            givenAt.writeISO8601(into: &writer.bytes)
+            writer.raw("\"")
+        } else {
+            writer.raw("null")
         }
+        writer.raw(",\n      \"id\" : \"p")
+        writer.decimal(present.id.number)
+        writer.raw("\",\n      \"notes\" : ")
+        writer.string(present.notes)
+        writer.raw(",\n      \"occasion\" : ")
+        writer.string(present.occasion)
+        writer.raw(",\n      \"price\" : ")
+        if let price = present.price {
+            writer.price(price)
+        } else {
+            writer.raw("null")
+        }
+        writer.raw(",\n      \"recipient\" : ")
+        writer.string(present.recipient)
+        writer.raw(",\n      \"status\" : ")
+        writer.string(present.status.rawValue)
+        writer.raw(",\n      \"store\" : ")
+        writer.string(present.store)
+        writer.raw(",\n      \"title\" : ")
+        writer.string(present.title)
+        writer.raw(",\n      \"updatedAt\" : \"")
+        present.updatedAt.writeISO8601(into: &writer.bytes)
+        writer.raw("\",\n      \"url\" : ")
+        writer.string(present.url)
+        writer.raw("\n    }")
     }
 
     /// The reference encoding with Foundation's `JSONEncoder` (what ``encode(_:)`` matches).
@@ -284,8 +256,8 @@ extension GiftKeeperService {
     /// (acknowledged after fsync). A failed write records nothing; a journal that can no
     /// longer be written gets no export.
     ///
-    /// Never holds more of the document than one chunk and two blocks of presents, so an
-    /// export's memory is the state's plus about 5 MB.
+    /// Never holds more of the document than one chunk and one present, so an export's
+    /// memory is the state's plus about 1 MB.
     ///
     /// `asOf` exports the state the journal had then (``state(asOf:)``) instead of today's.
     public func export(to destination: inout some ExportWriting, asOf: GiftList? = nil) throws(ServiceError) {

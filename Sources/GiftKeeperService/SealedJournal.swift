@@ -193,63 +193,43 @@ final class SealedJournal {
     /// throw ``ReplayStop`` to end the replay there (`--as-of` reads no further than it needs).
     ///
     /// Each frame's previous hash is bound into its additional data, so a frame changed,
-    /// moved or spliced fails to authenticate. Frames are opened in batches on a second
-    /// thread while `body` folds the batch before, in order, on this one (``ReplayLanes``);
-    /// no allocation per kind-1 frame (``EventOpener``).
+    /// moved or spliced fails to authenticate. No allocation per kind-1 frame (``EventOpener``).
     func replay(
         after sequence: UInt64 = 0, keyring: Keyring, progress: ((Int, Int) -> Void)?,
         _ body: (FrameView, Event?) throws -> Void
     ) throws(ServiceError) {
-        // One opener per lane: each has buffers of its own.
-        let openers = (0..<2).map { _ in
-            EventOpener(formatVersion: header.formatVersion, journalID: header.journalID) { [unowned self] in
-                self.binding(sequence: $0, kind: $1, previousHash: $2)
-            }
+        let opener = EventOpener(formatVersion: header.formatVersion, journalID: header.journalID) {
+            [unowned self] in self.binding(sequence: $0, kind: $1, previousHash: $2)
         }
         let epochs = keyring.epochs
         // The epoch in force after `sequence`: the newest whose wrap is at or before it.
         var epochIndex = epochs.lastIndex { $0.wrapSequence <= sequence } ?? -1
         do {
-            try withoutActuallyEscaping(body) { body in
-                let lanes = ReplayLanes(
-                    open: { [unowned self] frame, epoch, lane throws(EventSealing.OpenFailure) in
-                        if frame.kind == .dataSealed {
-                            return try openers[lane.rawValue].open(frame, dataKey: epochs[epoch].dataKey)
-                        }
+            try store.read(after: sequence, progress: progress) { frame in
+                if frame.kind == .keyWrap {
+                    epochIndex += 1
+                    guard epochIndex < epochs.count, epochs[epochIndex].wrapSequence == frame.sequence else {
+                        throw ServiceError(.tampered(sequence: frame.sequence, .unexpectedKeyWrap))
+                    }
+                    try body(frame, nil)
+                    return
+                }
+                guard epochIndex >= 0 else {
+                    throw ServiceError(.tampered(sequence: frame.sequence, .eventBeforeKeyWrap))
+                }
+                let event: Event
+                do throws(EventSealing.OpenFailure) {
+                    if frame.kind == .dataSealed {
+                        event = try opener.open(frame, dataKey: epochs[epochIndex].dataKey)
+                    } else {
                         let binding = binding(
                             sequence: frame.sequence, kind: frame.kind, previousHash: Array(frame.previousHash))
-                        return try EventSealing.open(frame, binding: binding, epoch: epochs[epoch])
-                    }, body: body)
-                do {
-                    try store.read(after: sequence, progress: progress) { frame in
-                        if frame.kind == .keyWrap {
-                            epochIndex += 1
-                            guard epochIndex < epochs.count, epochs[epochIndex].wrapSequence == frame.sequence else {
-                                try lanes.add(
-                                    frame, epoch: nil,
-                                    stop: ServiceError(.tampered(sequence: frame.sequence, .unexpectedKeyWrap)))
-                                throw ReplayLanes.EndOfInput()
-                            }
-                            try lanes.add(frame, epoch: nil)
-                        } else if epochIndex < 0 {
-                            try lanes.add(
-                                frame, epoch: nil,
-                                stop: ServiceError(.tampered(sequence: frame.sequence, .eventBeforeKeyWrap)))
-                            throw ReplayLanes.EndOfInput()
-                        } else {
-                            try lanes.add(frame, epoch: epochIndex)
-                        }
+                        event = try EventSealing.open(frame, binding: binding, epoch: epochs[epochIndex])
                     }
-                } catch is ReplayLanes.EndOfInput {
-                    // A frame that stops the replay was taken: the frames before it go to `body` first.
                 } catch {
-                    // The store stopped at a frame (or the body did, and the lanes are over): the
-                    // frames taken before it go to `body` first, as they would have one by one,
-                    // and a problem among them comes first.
-                    try lanes.finish()
-                    throw error
+                    throw Self.problem(error, sequence: frame.sequence)
                 }
-                try lanes.finish()
+                try body(frame, event)
             }
         } catch let error as JournalError {
             throw ServiceError(.journal(error))

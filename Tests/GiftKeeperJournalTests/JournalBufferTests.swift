@@ -3,10 +3,10 @@ import GiftKeeperJournal
 import Testing
 
 extension JournalTestSuite {
-    /// The chain is checked on two lanes a buffer at a time: wherever the first bad frame
-    /// lies (either lane, a buffer's edges, the first or last frame), it is reported as a
-    /// frame-by-frame scan reports it, and every frame before it is kept.
-    @Suite struct JournalLaneTests {
+    /// The chain is checked a read buffer at a time: wherever the first bad frame lies (a
+    /// buffer's edges, the first or last frame), it is reported at its sequence number and
+    /// offset, and every frame before it is kept.
+    @Suite struct JournalBufferTests {
         /// 9,000 frames of 250 bytes: about 2.7 MB, so the 2 MiB read buffer is refilled.
         static let frameCount = 9_000
 
@@ -29,8 +29,8 @@ extension JournalTestSuite {
             let ranges = frameRanges(bytes)
             #expect(ranges.count == Self.frameCount)
             let copy = directory.file("flipped.journal")
-            // Frames at the start, around where the first buffer ends (2 MiB), in both halves
-            // of a buffer, and the last.
+            // Frames at the start, around where the first buffer ends (2 MiB), inside a
+            // buffer, and the last.
             let bufferEdge = ranges.firstIndex { $0.upperBound > 2 << 20 } ?? 0
             let frames = [0, 1, 2, 1_500, 4_000, bufferEdge - 1, bufferEdge, bufferEdge + 1, 8_000, Self.frameCount - 1]
             for frame in frames {
@@ -57,7 +57,7 @@ extension JournalTestSuite {
             let bytes = try Self.largeJournal(in: directory)
             let ranges = frameRanges(bytes)
             let copy = directory.file("flipped.journal")
-            // One in each half of the first buffer, either way round.
+            // Two in the first buffer, near or far apart.
             for (first, second) in [(100, 3_000), (3_000, 3_001), (0, 6_000)] {
                 var flipped = bytes
                 flipped[ranges[first].lowerBound + 30] ^= 0x01
