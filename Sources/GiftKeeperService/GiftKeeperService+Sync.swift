@@ -196,20 +196,17 @@ extension GiftKeeperService {
             try server.fetch()
             return (heads, try chainHashes(server))
         }
-        var common = 0
-        while common < min(ours.count, theirs.count), ours[common] == theirs[common] { common += 1 }
-        try checkServer(link, ours: ours, theirs: theirs, common: common, restoringServer: restoringServer)
+        let plan = try SyncPlan.decide(
+            ours: ours, theirs: theirs, genesis: sealed.header.genesisHash, shared: link.record.shared,
+            restoringServer: restoringServer, server: link.location.description)
         try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: restoringServer, report: &report)
-        let commonHead = JournalHead(
-            sequence: UInt64(common), hash: common == 0 ? sealed.header.genesisHash : ours[common - 1])
-
-        if common == ours.count, common == theirs.count {
-            try remember(link, shared: commonHead)
-            try postHead(link, server: server, head: commonHead)
+        let common = Int(plan.common.sequence)
+        switch plan.action {
+        case .level:
+            try remember(link, shared: plan.common)
+            try postHead(link, server: server, head: plan.common)
             return true
-        }
-        if common == theirs.count {
-            // Only this device moved: send its frames.
+        case .send:
             var batch = server.makeBatch()
             try copyFrames(of: sealed.store, after: common, into: &batch)
             guard case .appended(let head) = try remoteCall(link, { () throws(JournalError) in try server.append(batch) })
@@ -219,9 +216,7 @@ extension GiftKeeperService {
             try remember(link, shared: head)
             try postHead(link, server: server, head: head)
             return true
-        }
-        if common == ours.count {
-            // Only other devices moved: take their frames in.
+        case .receive:
             var batch = sealed.store.makeBatch()
             try copyFrames(of: server, after: common, into: &batch)
             let outcome: AppendOutcome
@@ -236,9 +231,10 @@ extension GiftKeeperService {
             if keyring != nil { try catchUp() }
             try postHead(link, server: server, head: head)
             return true
+        case .merge(let pending):
+            try merge(link, server: server, common: plan.common, pendingCount: pending, report: &report)
+            return false
         }
-        try merge(link, server: server, common: commonHead, pendingCount: ours.count - common, report: &report)
-        return false
     }
 
     /// The server's copy, connecting (or making it, the first push) when not connected.

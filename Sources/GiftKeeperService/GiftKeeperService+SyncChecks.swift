@@ -2,36 +2,9 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 
-/// What every sync checks of a server that is not trusted (SPEC §12): that it still holds
-/// what this device saw it hold, and that the heads other devices posted lie on its chain.
+/// What every sync checks of a server that is not trusted (SPEC §12), besides what
+/// ``SyncPlan`` checks of its chain: that the heads other devices posted lie on it.
 extension GiftKeeperService {
-    /// Refuses a server that no longer holds what this device saw it hold.
-    func checkServer(
-        _ link: RemoteLink, ours: [[UInt8]], theirs: [[UInt8]], common: Int, restoringServer: Bool
-    ) throws(ServiceError) {
-        let shared = Int(link.record.shared.sequence)
-        guard shared > 0 else { return }
-        let server = link.location.description
-        // What this device saw there: its own frame at that position, or (when this
-        // device's file is shorter now, itself restored from a backup) the remembered hash.
-        let sawHash = shared <= ours.count ? ours[shared - 1] : link.record.shared.hash
-        if theirs.count >= shared {
-            guard theirs[shared - 1] == sawHash else {
-                throw ServiceError(
-                    .remoteDiverged(server: server, sequence: UInt64(min(common, shared - 1) + 1), shared: UInt64(shared)))
-            }
-            return
-        }
-        // The server holds fewer frames than this device saw: honest only if what it holds
-        // is a beginning of this device's journal (an older backup).
-        guard common == theirs.count, shared <= ours.count else {
-            throw ServiceError(.remoteDiverged(server: server, sequence: UInt64(common + 1), shared: UInt64(shared)))
-        }
-        if !restoringServer {
-            throw ServiceError(.remoteBehind(server: server, has: UInt64(theirs.count), shared: UInt64(shared)))
-        }
-    }
-
     /// Compares the chain the server shows this device with the heads the other devices
     /// posted (``DeviceHead``): each must be a frame of it. Needs the keys (signed in);
     /// without them the heads wait for a sync that has them. While restoring a server from
