@@ -15,9 +15,9 @@ enum RememberedHeadCheck {
     static let someJournalID = [UInt8](repeating: 7, count: 16)
 
     static func check(_ input: [UInt8]) throws(InvariantFailure) {
-        let parsed = RememberedHead.parse(input)
+        let parsed = AuthenticatedHead.parse(input, posted: false)
         if let head = parsed {
-            try require(input.count == RememberedHead.length, "a record of another length parses")
+            try require(input.count == AuthenticatedHead.length(posted: false), "a record of another length parses")
             let encoded: [UInt8]
             do {
                 encoded = try head.encoded(dataKey: dataKey)
@@ -25,26 +25,26 @@ enum RememberedHeadCheck {
                 throw InvariantFailure(description: "a parsed record does not encode: \(error)")
             }
             try require(
-                encoded.prefix(RememberedHead.length - 32) == input.prefix(RememberedHead.length - 32),
+                encoded.dropLast(32) == input.dropLast(32),
                 "a parsed record's fields are not the bytes it was read from")
         }
 
         let journalID = parsed?.journalID ?? someJournalID
         Scratch.clear()
         defer { Scratch.clear() }
-        Scratch.write(input, to: RememberedHead.path(in: Scratch.directory, journalID: journalID, journalPath: journalPath))
-        let result = RememberedHead.read(
+        Scratch.write(input, to: HeadMemory.path(in: Scratch.directory, journalID: journalID, journalPath: journalPath))
+        let result = HeadMemory.read(
             from: Scratch.directory, journalID: journalID, journalPath: journalPath, dataKey: { _ in dataKey })
         switch result {
         case .none:
             throw InvariantFailure(description: "a record that is there reads as none")
         case .keyMissing:
             throw InvariantFailure(description: "a key every epoch has is reported missing")
-        case .unverified:
+        case .forged, .unknownLayout:
             if let head = parsed {
                 try require((try? head.encoded(dataKey: dataKey)) != input, "a record with the right MAC is not believed")
             }
-        case .remembered(let head):
+        case .verified(let head):
             try require(head == parsed, "the record believed is not the one parsed")
             try require((try? head.encoded(dataKey: dataKey)) == input, "a record is believed without the right MAC")
         }

@@ -158,9 +158,9 @@ struct SeedCorpus {
     }
 
     static func rememberedHeads() throws -> [(String, [UInt8])] {
-        let head = RememberedHead(
-            journalID: [UInt8](repeating: 9, count: 16), lastSequence: 42, headHash: [UInt8](repeating: 5, count: 32),
-            epochWrapSequence: 1)
+        let head = AuthenticatedHead(
+            journalID: [UInt8](repeating: 9, count: 16), device: nil,
+            head: JournalHead(sequence: 42, hash: [UInt8](repeating: 5, count: 32)), epochWrapSequence: 1)
         let good = try head.encoded(dataKey: RememberedHeadCheck.dataKey)
         var badMAC = good
         badMAC[badMAC.count - 1] ^= 1

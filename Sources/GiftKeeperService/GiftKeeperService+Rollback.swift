@@ -22,13 +22,13 @@ extension GiftKeeperService {
         return state
     }
 
-    func rememberedHead(_ sealed: SealedJournal, keyring: Keyring) -> RememberedHead.ReadResult {
-        guard let directory = environment.stateDirectory else { return .none }
-        let result = RememberedHead.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath) { wrapSequence in
+    func rememberedHead(_ sealed: SealedJournal, keyring: Keyring) -> AuthenticatedHead.Reading? {
+        guard let directory = environment.stateDirectory else { return nil }
+        let result = HeadMemory.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath) { wrapSequence in
             keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
         }
-        if case .none = result,
-            RememberedHead.somethingElseIsThere(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        if result == nil,
+            HeadMemory.somethingElseIsThere(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
         {
             warnRollbackMemoryUnavailable(directory)
         }
@@ -50,17 +50,16 @@ extension GiftKeeperService {
     func rememberHead() {
         guard rollbackFinding == nil else { return }
         guard let directory = environment.stateDirectory, let sealed, let epoch = keyring?.newest else { return }
-        let head = RememberedHead(
-            journalID: sealed.header.journalID, lastSequence: sealed.head.sequence,
-            headHash: sealed.head.hash, epochWrapSequence: epoch.wrapSequence)
+        let head = AuthenticatedHead(
+            journalID: sealed.header.journalID, device: nil, head: sealed.head, epochWrapSequence: epoch.wrapSequence)
         do {
-            try head.write(to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
+            try HeadMemory.write(head, to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
         } catch {
             warnRollbackMemoryUnavailable(directory)
             return
         }
         // This journal is now the one this machine knows at this path.
-        RememberedHead.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        HeadMemory.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
         findingBeforeUnlocking = nil
     }
 

@@ -26,7 +26,7 @@ final class RemoteLink {
     var record: RemoteRecord
     /// The server's copy, open; nil until connected, and again after a failure.
     var store: (any SharedFrameStore)?
-    /// The head this device last posted there (``DeviceHead``).
+    /// The head this device last posted there (``AuthenticatedHead``).
     var postedHead: JournalHead?
     /// Whether ``record`` moved since it was last written (a send-only sync keeps it in
     /// memory until sign-out, closing, or the next full sync).

@@ -6,7 +6,7 @@ import GiftKeeperJournal
 /// ``SyncPlan`` checks of its chain: that the heads other devices posted lie on it.
 extension GiftKeeperService {
     /// Compares the chain the server shows this device with the heads the other devices
-    /// posted (``DeviceHead``): each must be a frame of it. Needs the keys (signed in);
+    /// posted (``AuthenticatedHead``): each must be a frame of it. Needs the keys (signed in);
     /// without them the heads wait for a sync that has them. While restoring a server from
     /// this device, heads beyond what it holds are expected (the frames it lost).
     func checkDeviceHeads(
@@ -19,7 +19,7 @@ extension GiftKeeperService {
         defer { report.otherDevices = checked }
         let others = heads.filter { $0.key != link.record.device }
         for (device, record) in others {
-            let reading = DeviceHead.read(record, device: device, journalID: sealed.header.journalID) { wrap in
+            let reading = AuthenticatedHead.read(record, journalID: sealed.header.journalID, device: device) { wrap in
                 keyring.epochs.first { $0.wrapSequence == wrap }?.dataKey
             }
             let head: JournalHead
@@ -62,7 +62,7 @@ extension GiftKeeperService {
     func headRecord(_ link: RemoteLink, head: JournalHead) throws(ServiceError) -> (device: [UInt8], record: [UInt8])? {
         guard let keyring, let epoch = keyring.newest, let sealed else { return nil }
         do {
-            let record = try DeviceHead(
+            let record = try AuthenticatedHead(
                 journalID: sealed.header.journalID, device: link.record.device, head: head,
                 epochWrapSequence: epoch.wrapSequence
             ).encoded(dataKey: epoch.dataKey)

@@ -9,7 +9,7 @@ public import GiftKeeperJournal
 /// Kept outside the journal, beside the rollback memory: `STATE_DIR/<journal id>-<place>.remote`,
 /// mode 0600, written atomically. Four lines: `GKREMOTE1`, the URL, the shared sequence
 /// number and hash in hex, and this device's id in hex (16 random bytes, the name its
-/// ``DeviceHead`` is posted under; a record without one, written before device heads,
+/// ``AuthenticatedHead`` is posted under; a record without one, written before device heads,
 /// gets a new id).
 ///
 /// The shared head tells a server that lost frames (restored from a backup, or lying)
@@ -49,7 +49,7 @@ public struct RemoteRecord: Equatable, Sendable {
     static let magic = "GKREMOTE1"
 
     static func path(in directory: String, journalID: [UInt8], journalPath: String) -> String {
-        RememberedHead.path(in: directory, journalID: journalID, journalPath: journalPath, extension: "remote")
+        HeadMemory.path(in: directory, journalID: journalID, journalPath: journalPath, extension: "remote")
     }
 
     /// The record kept for the journal at `journalPath`, if any and well-formed.

@@ -28,17 +28,18 @@ public enum RollbackFinding: Equatable, Sendable {
 /// Compares a journal being replayed with the head remembered on this machine. The one
 /// comparison shared by sign-in and audit: feed it every frame, then ask for the finding.
 struct RollbackCheck {
-    let remembered: RememberedHead.ReadResult
+    /// What reading the remembered head found; nil when none is kept.
+    let remembered: AuthenticatedHead.Reading?
     /// The chain hash just after the remembered last frame (the next frame's previous hash).
     private var hashAtRemembered: [UInt8]?
 
-    init(_ remembered: RememberedHead.ReadResult) {
+    init(_ remembered: AuthenticatedHead.Reading?) {
         self.remembered = remembered
     }
 
     /// Notes the chain hash at the remembered point when `frame` is the one just after it.
     mutating func observe(_ frame: FrameView) {
-        if case .remembered(let head) = remembered, frame.sequence == head.lastSequence + 1 {
+        if case .verified(let remembered) = remembered, frame.sequence == remembered.head.sequence + 1 {
             hashAtRemembered = Array(frame.previousHash)
         }
     }
@@ -47,21 +48,22 @@ struct RollbackCheck {
     /// says against the remembered head; nil when it continues the remembered history (or
     /// nothing is remembered).
     func finding(lastSequence: UInt64, headHash: [UInt8]) -> RollbackFinding? {
+        guard let remembered else { return nil }
         switch remembered {
-        case .none:
-            return nil
-        case .unverified:
+        case .forged, .unknownLayout:
             return .rememberedHeadUnverified
-        case .keyMissing(let head):
+        case .keyMissing(let record):
+            let head = record.head
             // The key epoch that wrote it is gone from this journal: either the journal was
             // rolled back past a password change (then it is also shorter), or the file was
             // altered. Say which, as far as the unauthenticated length tells.
-            if head.lastSequence > lastSequence { return .eventsMissing(count: head.lastSequence - lastSequence) }
+            if head.sequence > lastSequence { return .eventsMissing(count: head.sequence - lastSequence) }
             return .rememberedHeadUnverified
-        case .remembered(let head):
-            if head.lastSequence > lastSequence { return .eventsMissing(count: head.lastSequence - lastSequence) }
-            let actual = head.lastSequence == lastSequence ? headHash : hashAtRemembered
-            return actual == head.headHash ? nil : .historyDiverged(sequence: head.lastSequence)
+        case .verified(let record):
+            let head = record.head
+            if head.sequence > lastSequence { return .eventsMissing(count: head.sequence - lastSequence) }
+            let actual = head.sequence == lastSequence ? headHash : hashAtRemembered
+            return actual == head.hash ? nil : .historyDiverged(sequence: head.sequence)
         }
     }
 }
@@ -72,24 +74,24 @@ extension RollbackFinding {
     /// offer, never a reason to trust anything. Nil when they agree (or there are none).
     static func beforeUnlocking(_ store: any FrameStore, stateDirectory: String?, journalPath: String) -> RollbackFinding? {
         guard let stateDirectory else { return nil }
-        let records = RememberedHead.unverifiedRecords(in: stateDirectory, journalPath: journalPath)
+        let records = HeadMemory.unverifiedRecords(in: stateDirectory, journalPath: journalPath)
         guard !records.isEmpty else { return nil }
-        guard let record = records.first(where: { $0.journalID == store.header.journalID }) else {
+        guard let record = records.first(where: { $0.journalID == store.header.journalID })?.head else {
             return .journalReplaced
         }
         let head = store.head
-        if record.lastSequence > head.sequence { return .eventsMissing(count: record.lastSequence - head.sequence) }
+        if record.sequence > head.sequence { return .eventsMissing(count: record.sequence - head.sequence) }
         var hashThere = head.hash
-        if record.lastSequence < head.sequence {
+        if record.sequence < head.sequence {
             // The frame after the remembered one binds the remembered frame's hash.
             var found: [UInt8]?
-            try? store.read(after: record.lastSequence, progress: nil) { frame in
+            try? store.read(after: record.sequence, progress: nil) { frame in
                 if found == nil { found = Array(frame.previousHash) }
                 throw ReplayStop()
             }
             guard let found else { return nil }
             hashThere = found
         }
-        return hashThere == record.headHash ? nil : .historyDiverged(sequence: record.lastSequence)
+        return hashThere == record.hash ? nil : .historyDiverged(sequence: record.sequence)
     }
 }

@@ -1,0 +1,111 @@
+import GiftKeeperCrypto
+import GiftKeeperJournal
+
+/// A journal head authenticated under a subkey of one key epoch's data key (which never
+/// leaves the devices), so that whoever holds the record without the keys cannot forge it:
+/// what this machine remembers of a journal between sessions, to detect a rollback (SPEC
+/// §5, ``HeadMemory``), and what a device posts on a server for the other devices, so that
+/// a server showing two devices two forks, each consistent in itself, is caught when one of
+/// them reads the other's head and does not find it in the chain it is shown (SPEC §12).
+///
+/// Layout: magic ‖ journal id (16) ‖ device id (16, posted heads only) ‖ sequence (u64 LE)
+/// ‖ chain hash (32) ‖ key-epoch wrap sequence (u64 LE) ‖ BLAKE2b-256 MAC of all the bytes
+/// before it under a `crypto_kdf` subkey of that epoch's data key:
+/// - remembered: magic `GKHEAD01`, 104 bytes, subkey 1, context `GKhead01`;
+/// - posted: magic `GKDEVHD1`, 120 bytes, subkey 2, context `GKdevhd1`.
+struct AuthenticatedHead: Equatable {
+    let journalID: [UInt8]
+    /// The device that posted it; nil for the head remembered on this machine.
+    let device: [UInt8]?
+    let head: JournalHead
+    let epochWrapSequence: UInt64
+
+    /// What each of the two records is.
+    private struct Layout {
+        let magic: [UInt8]
+        /// The magic of any version of this record (a later one is left alone).
+        let family: [UInt8]
+        let hasDevice: Bool
+        let subkeyID: UInt64
+        let context: StaticString
+        var length: Int { magic.count + 16 + (hasDevice ? 16 : 0) + 8 + 32 + 8 + 32 }
+
+        static let remembered = Layout(
+            magic: Array("GKHEAD01".utf8), family: Array("GKHEAD0".utf8), hasDevice: false, subkeyID: 1,
+            context: "GKhead01")
+        static let posted = Layout(
+            magic: Array("GKDEVHD1".utf8), family: Array("GKDEVHD".utf8), hasDevice: true, subkeyID: 2,
+            context: "GKdevhd1")
+    }
+
+    private var layout: Layout { device == nil ? .remembered : .posted }
+
+    /// The length of a record: posted by a device, or remembered on this machine.
+    static func length(posted: Bool) -> Int { (posted ? Layout.posted : Layout.remembered).length }
+
+    private var body: [UInt8] {
+        var out = layout.magic
+        out += journalID
+        if let device { out += device }
+        out.appendLittleEndian(head.sequence)
+        out += head.hash
+        out.appendLittleEndian(epochWrapSequence)
+        return out
+    }
+
+    /// The record, authenticated under `dataKey` (the epoch `epochWrapSequence` names).
+    func encoded(dataKey: SecureBytes) throws -> [UInt8] {
+        let key = try SubkeyDerivation.derive(from: dataKey, id: layout.subkeyID, context: layout.context)
+        defer { key.wipe() }
+        return body + (try Blake2b.mac(body, key: key))
+    }
+
+    /// What reading a record found.
+    enum Reading: Equatable {
+        /// Authenticated.
+        case verified(AuthenticatedHead)
+        /// Well-formed, of an epoch this session does not hold: a password changed on another
+        /// device and not taken in here yet, or an epoch this journal no longer has.
+        case keyMissing(AuthenticatedHead)
+        /// Of an unknown layout (a later version's), left alone.
+        case unknownLayout
+        /// Malformed for this layout, of another journal or device, or its MAC does not verify.
+        case forged
+    }
+
+    /// The fields of a record, unauthenticated; nil when it is not one. `posted`: a device's
+    /// record (with its device id), else one remembered on this machine.
+    static func parse(_ record: [UInt8], posted: Bool) -> AuthenticatedHead? {
+        let layout = posted ? Layout.posted : Layout.remembered
+        var reader = ByteReader(record)
+        guard record.count == layout.length, reader.read(layout.magic.count) == layout.magic,
+            let journalID = reader.read(16),
+            let device = posted ? reader.read(16) : [],
+            let sequence = reader.readLittleEndian(UInt64.self),
+            let hash = reader.read(32),
+            let epoch = reader.readLittleEndian(UInt64.self)
+        else { return nil }
+        return AuthenticatedHead(
+            journalID: journalID, device: posted ? device : nil, head: JournalHead(sequence: sequence, hash: hash),
+            epochWrapSequence: epoch)
+    }
+
+    /// Reads and authenticates a record of `journalID`: posted by `device`, or, when it is nil,
+    /// remembered on this machine. `dataKey(wrapSequence)` gives the data key of an epoch
+    /// this session holds.
+    static func read(
+        _ record: [UInt8], journalID: [UInt8], device: [UInt8]?, dataKey: (UInt64) -> SecureBytes?
+    ) -> Reading {
+        let posted = device != nil
+        let layout = posted ? Layout.posted : Layout.remembered
+        guard record.starts(with: layout.magic) else { return record.starts(with: layout.family) ? .unknownLayout : .forged }
+        guard let parsed = parse(record, posted: posted), parsed.journalID == journalID, parsed.device == device else {
+            return .forged
+        }
+        guard let key = dataKey(parsed.epochWrapSequence) else { return .keyMissing(parsed) }
+        guard let expected = try? parsed.encoded(dataKey: key),
+            constantTimeEqual(Array(expected.suffix(32)), Array(record.suffix(32)))
+        else { return .forged }
+        return .verified(parsed)
+    }
+}
