@@ -1,6 +1,7 @@
 public import GiftKeeperCrypto
 public import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// The result of replaying and verifying a whole journal with its password.
 public struct AuditReport: Sendable {
@@ -69,7 +70,7 @@ extension GiftKeeperService {
         var problem: ServiceError?
         var check = RollbackCheck(service.rememberedHead(sealed, keyring: keyring))
         do {
-            try sealed.replay(keyring: keyring, progress: progress) { frame, event in
+            try sealed.replaying(keyring: keyring, progress: progress) { frame, event in
                 check.observe(frame)
                 let record = AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event)
                 verifiedCount += 1

@@ -1,31 +1,21 @@
 public import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 import OrderedCollections
 
 /// Commands: decide on the state, seal at the head's next positions, append, apply; and
 /// catching up with what other writers appended.
 extension GiftKeeperService {
-    /// Decides `command` against the current state, seals and appends the events (one fsync),
-    /// then applies them. Returns the events; `[]` when the command was already satisfied.
+    /// Decides `change` against the current state, seals and appends the events (one fsync),
+    /// then applies them. Returns the events; `[]` when the change was already made.
     @discardableResult
-    public func perform(_ command: Command) throws(ServiceError) -> [Event] {
+    public func perform(_ change: Change) throws(ServiceError) -> [Event] {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
-        switch command {
-        case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent, .addOccasion, .removeOccasion,
-            .setBudget, .clearBudget, .restorePresent, .setCurrency:
-            var isUndoable = true
-            if case .importPresent = command { isUndoable = false }
-            let events = try decideAndAppend(command, keepingUndo: isUndoable)
-            if !events.isEmpty { acceptRollbackAfterChange() }
-            return events
-        case .undo:
-            throw ServiceError(.internalFailure("perform(.undo) is reserved; call undo()"))
-        case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword,
-            .recordExport:
-            // These need keys, frames or files handled with them: use setup, login, signOut,
-            // changePassword, export. Going through here would record a fact that is not true.
-            throw ServiceError(.internalFailure("perform(\(command)) is reserved; call the dedicated service method"))
-        }
+        var isUndoable = true
+        if case .importPresent = change { isUndoable = false }
+        let events = try decideAndAppend(.change(change), keepingUndo: isUndoable)
+        if !events.isEmpty { acceptRollbackAfterChange() }
+        return events
     }
 
     /// Reverses the last change this session made and has not undone yet (SPEC §10),
@@ -91,7 +81,7 @@ extension GiftKeeperService {
             guard !events.isEmpty else { return [] }
             let outcome: AppendOutcome
             do {
-                outcome = try sealed.appendSealed(events, epoch: epoch)
+                outcome = try sealing { try sealed.appendSealed(events, epoch: epoch) }
             } catch {
                 guard error.isJournalReplaced else { throw error }
                 // Nothing was acknowledged: another process put a merged journal in place
@@ -123,7 +113,7 @@ extension GiftKeeperService {
     func appendSealed(_ events: [Event]) throws(ServiceError) {
         let keyring = try requireKeyring()
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
-        guard case .appended(let head) = try requireJournal().appendSealed(events, epoch: epoch) else {
+        guard case .appended(let head) = try sealing({ try requireJournal().appendSealed(events, epoch: epoch) }) else {
             throw ServiceError(.changedElsewhere)
         }
         appliedSequence = head.sequence
@@ -136,7 +126,7 @@ extension GiftKeeperService {
     public func refresh() throws(ServiceError) {
         guard let sealed else { return }
         do {
-            try sealed.takeInOthers()
+            try sealing { try sealed.takeInOthers() }
         } catch {
             guard error.isJournalReplaced else { throw error }
             // Another process merged this device's changes with another device's (a sync)
@@ -159,7 +149,7 @@ extension GiftKeeperService {
     func catchUp() throws(ServiceError) {
         let keyring = try requireKeyring()
         let sealed = try requireJournal()
-        try sealed.takeInOthers()
+        try sealing { try sealed.takeInOthers() }
         guard sealed.wraps.count == keyring.epochs.count else {
             discardSession()
             notify(.signedOut)
@@ -168,7 +158,7 @@ extension GiftKeeperService {
         var caughtUp = state
         var changes: [HistoryEntry] = []
         let telling = onChangesElsewhere != nil
-        try sealed.replay(after: appliedSequence, keyring: keyring, progress: nil) { frame, event in
+        try sealed.replaying(after: appliedSequence, keyring: keyring, progress: nil) { frame, event in
             guard let event else { return }
             if telling {
                 changes.append(
@@ -189,7 +179,7 @@ extension GiftKeeperService {
         let sealed = try requireJournal()
         var entries: [HistoryEntry] = []
         var replayed = GiftList()
-        try sealed.replay(keyring: keyring, progress: onProgress) { frame, event in
+        try sealed.replaying(keyring: keyring, progress: onProgress) { frame, event in
             // What each event changed from is read before it is applied: no copy of the state.
             if present == nil || (event != nil && event?.body.presentID == present) {
                 entries.append(
@@ -208,7 +198,7 @@ extension GiftKeeperService {
         let sealed = try requireJournal()
         var replayed = GiftList()
         var first: Timestamp?
-        try sealed.replay(keyring: keyring, progress: onProgress) { _, event in
+        try sealed.replaying(keyring: keyring, progress: onProgress) { _, event in
             guard let event else { return }
             if first == nil { first = event.at }
             // The first event after `time` ends it: nothing later is decrypted.

@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// Offline changes decided again after other devices' (SPEC §12), and what a sync does
 /// with the journal file and the server link.
@@ -17,20 +18,20 @@ extension GiftKeeperService {
         if let newest = sealed.wraps.last, newest.binding.sequence > common.sequence {
             throw ServiceError(.offlinePasswordChangeConflicts)
         }
-        let shared = try SealedJournal(store: server)
+        let shared = try sealing { try SealedJournal(store: server) }
         guard shared.wraps.count <= keyring.epochs.count else { throw ServiceError(.passwordChangedOnAnotherDevice) }
 
         var pending: [Event] = []
-        try sealed.replay(after: common.sequence, keyring: keyring, progress: nil) { _, event in
+        try sealed.replaying(after: common.sequence, keyring: keyring, progress: nil) { _, event in
             if let event { pending.append(event) }
         }
         var merged = GiftList()
-        try sealed.replay(keyring: keyring, progress: nil) { frame, event in
+        try sealed.replaying(keyring: keyring, progress: nil) { frame, event in
             if frame.sequence > common.sequence { throw ReplayStop() }
             if let event { merged.apply(event) }
         }
         var changes: [HistoryEntry] = []
-        try shared.replay(after: common.sequence, keyring: keyring, progress: nil) { frame, event in
+        try shared.replaying(after: common.sequence, keyring: keyring, progress: nil) { frame, event in
             guard let event else { return }
             changes.append(HistoryEntry(sequence: frame.sequence, event: event, isReported: frame.kind == .publicSealed, before: merged))
             merged.apply(event)
@@ -40,7 +41,7 @@ extension GiftKeeperService {
         var batch = FrameBatch(after: common, path: sealed.path)
         try copyFrames(of: server, after: Int(common.sequence), into: &batch)
         let received = batch.count
-        guard case .appended = try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) else {
+        guard case .appended = try sealing({ try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) }) else {
             return  // another process appended: again
         }
         try reopenAfterRewrite(keyring: keyring)
@@ -56,7 +57,7 @@ extension GiftKeeperService {
             try reopenAfterRewrite(keyring: keyring)
             return
         }
-        let reopened = try SealedJournal(store: try openedAgain())
+        let reopened = try sealing { try SealedJournal(store: try openedAgain()) }
         sealed = reopened
         failuresSinceLastSuccess = reopened.trailingFailures
     }
@@ -78,11 +79,11 @@ extension GiftKeeperService {
     func reopenAfterRewrite(keyring: Keyring) throws(ServiceError) {
         sealed?.store.endSession()
         let store = try openedAgain()
-        let reopened = try SealedJournal(store: store)
+        let reopened = try sealing { try SealedJournal(store: store) }
         _ = store.beginSession()
         var rebuilt = GiftList()
         rebuilt.reserveCapacity(store.frameCount)
-        try reopened.replay(keyring: keyring, progress: nil) { _, event in
+        try reopened.replaying(keyring: keyring, progress: nil) { _, event in
             if let event { rebuilt.apply(event) }
         }
         sealed = reopened
@@ -161,6 +162,6 @@ func copyFrames(of store: any FrameStore, after sequence: Int, into batch: inout
     } catch let error as JournalError {
         throw ServiceError(.journal(error))
     } catch {
-        throw ServiceError(.internalFailure("\(error)"))
+        throw ServiceError(sealing: SealingError(error))
     }
 }

@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 public import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// What one ``GiftKeeperService/sync(restoringServer:)`` did.
 public struct SyncReport: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// What every sync checks of a server that is not trusted (SPEC §12), besides what
 /// ``SyncPlan`` checks of its chain: that the heads other devices posted lie on it.
@@ -68,7 +69,7 @@ extension GiftKeeperService {
             ).encoded(dataKey: epoch.dataKey)
             return (link.record.device, record)
         } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+            throw ServiceError(sealing: SealingError(error))
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperREPL

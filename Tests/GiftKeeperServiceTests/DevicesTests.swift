@@ -4,6 +4,7 @@ import GiftKeeperJournal
 import OrderedCollections
 import Testing
 
+@testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
 /// Devices sharing one journal through a server (SPEC §12), the server in memory: each

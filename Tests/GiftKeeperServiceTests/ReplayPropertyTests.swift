@@ -24,7 +24,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// What the random command loop may do next.
 private enum Step {
-    case command(Command)
+    case command(Change)
     case signOut
     case login(correct: Bool)
 }

@@ -1,11 +1,14 @@
 import Foundation
 import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import Glibc
 import OrderedCollections
 import Testing
+
+@testable import GiftKeeperSealing
 
 // MARK: - Injected clock and sleep
 

@@ -6,6 +6,8 @@ import GiftKeeperService
 import OrderedCollections
 import Testing
 
+@testable import GiftKeeperSealing
+
 /// The threat model's "writes the journal file" attacker, through the service: every change
 /// is made with the keyless chain recomputed, so `verify` passes and only the keys catch it.
 @Suite struct TamperingTests {
