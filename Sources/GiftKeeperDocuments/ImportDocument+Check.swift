@@ -1,4 +1,5 @@
 public import GiftKeeperDomain
+import OrderedCollections
 
 /// An export document (v1 or v2) read and checked as far as it can be without the journal's keys:
 /// JSON, the `format` tag, every field, unique ids, prices, statuses, lengths and empty
@@ -45,6 +46,41 @@ extension ImportDocument {
             }
         }
         return CheckedImportDocument(contents: contents)
+    }
+}
+
+extension CheckedImportDocument {
+    /// The events that recreate the document in `state` at `now`, and the state after them.
+    /// Each present is checked against the journal's ids first (one used, removed presents
+    /// included, is refused); occasions and budgets follow as the document has them (the
+    /// same ones again add nothing), its currency only where the journal has none (v2).
+    package func events(at now: Timestamp, onto state: GiftList) throws(ImportDocument.Rejection)
+        -> (events: [Event], state: GiftList)
+    {
+        var planned = state
+        planned.reserveCapacity(state.presents.count + contents.presents.count)
+        var events: [Event] = []
+        events.reserveCapacity(contents.presents.count)
+        for (index, present) in contents.presents.enumerated() {
+            do {
+                let event = try GiftList.decideImport(ofChecked: present, at: now, state: planned)
+                planned.apply(event)
+                events.append(event)
+            } catch {
+                throw ImportDocument.Rejection(rule: error, present: index)
+            }
+        }
+        for (change, _) in contents.planning {
+            if case .setCurrency = change, planned.currency != nil { continue }
+            do {
+                let produced = try GiftList.decide(change, at: now, state: planned)
+                for event in produced { planned.apply(event) }
+                events += produced
+            } catch {
+                throw ImportDocument.Rejection(location: "the document", rule: error)
+            }
+        }
+        return (events, planned)
     }
 }
 

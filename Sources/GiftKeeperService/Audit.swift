@@ -27,7 +27,8 @@ public struct AuditReport: Sendable {
     public var isValid: Bool { failure == nil }
 }
 
-extension GiftKeeperService {
+/// The audit (SPEC §6): a journal replayed and verified whole with its password, read-only.
+public enum JournalAudit {
     /// Replays and authenticates every frame of the journal at `journalPath` (SPEC §6).
     ///
     /// Read-only: it takes a shared lock, records nothing (not even a wrong password),

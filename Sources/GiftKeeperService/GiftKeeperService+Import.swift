@@ -46,33 +46,11 @@ extension GiftKeeperService {
     /// the events are appended in batches, each acknowledged only after its fsync.
     public func importDocument(_ document: CheckedImportDocument) throws(ServiceError) -> ImportSummary {
         guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
-        let presents = document.contents.presents
-        let now = environment.now()
-        var planned = state
-        planned.reserveCapacity(state.presents.count + presents.count)
-        var events: [Event] = []
-        events.reserveCapacity(presents.count)
-        for (index, present) in presents.enumerated() {
-            do {
-                let event = try GiftList.decideImport(ofChecked: present, at: now, state: planned)
-                planned.apply(event)
-                events.append(event)
-            } catch {
-                let rejection = ImportDocument.Rejection(rule: error, present: index)
-                throw ServiceError(.importRejected(location: rejection.location, reason: rejection.reason))
-            }
-        }
-        // Occasions and budgets as the document has them (the same ones again add nothing),
-        // and its currency only where the journal has none (v2).
-        for (change, _) in document.contents.planning {
-            if case .setCurrency = change, planned.currency != nil { continue }
-            do {
-                let produced = try GiftList.decide(change, at: now, state: planned)
-                for event in produced { planned.apply(event) }
-                events += produced
-            } catch {
-                throw ServiceError(.importRejected(location: "the document", reason: .rule(error)))
-            }
+        let (events, planned): ([Event], GiftList)
+        do {
+            (events, planned) = try document.events(at: environment.now(), onto: state)
+        } catch {
+            throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
         var batches = 0
         var appended = 0
@@ -93,6 +71,6 @@ extension GiftKeeperService {
         // is deterministic): it becomes the state, instead of folding them all again.
         state = planned
         if !events.isEmpty { acceptRollbackAfterChange() }
-        return ImportSummary(presentsImported: presents.count, batches: batches)
+        return ImportSummary(presentsImported: document.presentCount, batches: batches)
     }
 }

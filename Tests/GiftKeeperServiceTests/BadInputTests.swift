@@ -293,7 +293,7 @@ import Testing
         #expect(error?.exitCode == 4)
         #expect(try sandbox.journalBytes() == newer)
         let audit = serviceError {
-            _ = try GiftKeeperService.audit(
+            _ = try JournalAudit.audit(
                 journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         }
         #expect(audit?.journalErrorCode == .unsupportedVersion(3))

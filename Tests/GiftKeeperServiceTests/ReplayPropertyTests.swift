@@ -149,7 +149,7 @@ private struct CommandGenerator {
         #expect(accepted > 0 && refused > 0, "seed \(seed): the generator should produce both")
         // And the whole journal audits valid.
         try replayed.close()
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid, "seed \(seed): \(String(describing: report.problem))")
     }

@@ -29,7 +29,7 @@ import Testing
         #expect(verify.isValid, "the forger recomputed the chain", sourceLocation: sourceLocation)
         let before = try sandbox.journalBytes()
 
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
         #expect(!report.isValid, sourceLocation: sourceLocation)
         #expect(
@@ -129,7 +129,7 @@ import Testing
         #expect(error?.tampered?.tampering == .unsafeKeyDerivation(opsLimit: opsLimit, memLimit: memLimit))
         #expect(error?.exitCode == 1)
         let audit = serviceError {
-            _ = try GiftKeeperService.audit(
+            _ = try JournalAudit.audit(
                 journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         }
         #expect(audit?.tampered?.sequence == 1)
@@ -164,7 +164,7 @@ import Testing
         // The wrap's additional data binds this journal's id: neither password unwraps it.
         for secret in ["correct horse", "other password"] {
             let audit = serviceError {
-                _ = try GiftKeeperService.audit(
+                _ = try JournalAudit.audit(
                     journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
             }
             // This machine remembers the journal's head: the splice shows as altered history.
@@ -225,7 +225,7 @@ import Testing
         #expect(reopened.state.presents == made.presents)
         #expect(reopened.state.presentIDsByRecipient == made.presentIDsByRecipient)
         try reopened.close()
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid)
         #expect(report.records.map(\.sequence) == Array(1...UInt64(report.records.count)))
@@ -268,7 +268,7 @@ import Testing
         try sandbox.writeJournal(raw.encoded())
         #expect(try Journal.verify(at: sandbox.journalPath).isValid)
 
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid)
         #expect(report.reportedFailedLogins == [forgedAt])
