@@ -30,6 +30,8 @@ struct SetupCommand: ShellCommand {
 
     static let prompts = [ArgumentPrompt("name", "Your name")]
     static let passwordsAsked = 2
+    /// An account command: never one-shot.
+    static var runsOneShot: Bool { false }
 
     static func secretSafeUsage(positional: Int) -> String? {
         guard positional > 1 else { return nil }
@@ -72,6 +74,7 @@ struct LoginCommand: ShellCommand {
         commandName: "login", abstract: "Unlock the journal (asks for the password).", usage: "login")
 
     static let passwordsAsked = 1
+    static var runsOneShot: Bool { false }
 
     static func secretSafeUsage(positional: Int) -> String? {
         "'login' takes no arguments: the password is asked for after it "
@@ -99,6 +102,7 @@ struct SignOutCommand: ShellCommand {
 
     /// `signout` emptied the history; it does not start the next one either.
     static var keepsLineInHistory: Bool { false }
+    static var runsOneShot: Bool { false }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         guard shell.service.phase == .signedIn else {
@@ -117,6 +121,7 @@ struct PasswdCommand: ShellCommand {
         commandName: "passwd", abstract: "Change the password (current one, then the new one twice).", usage: "passwd")
 
     static let passwordsAsked = 3
+    static var runsOneShot: Bool { false }
 
     static func secretSafeUsage(positional: Int) -> String? {
         "'passwd' takes no arguments: the current password and the new one twice are asked for after it "
@@ -152,6 +157,8 @@ struct QuitCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "quit", abstract: "Sign out and leave (also Ctrl-D).", usage: "quit",
         discussion: "'exit' does the same.", aliases: ["exit"])
+
+    static var runsOneShot: Bool { false }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         shell.stop()

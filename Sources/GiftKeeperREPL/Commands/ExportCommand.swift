@@ -19,6 +19,9 @@ struct ExportCommand: ShellCommand {
     @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
 
+    /// `giftkeeper export` is a subcommand of its own.
+    static var runsOneShot: Bool { false }
+
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let service = shell.service

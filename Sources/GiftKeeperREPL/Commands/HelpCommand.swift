@@ -7,6 +7,8 @@ struct HelpCommand: ShellCommand {
 
     @Argument(help: "A command name.") var command: String?
 
+    static var runsOneShot: Bool { false }
+
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? ShellCommands.names.sorted() : []
     }

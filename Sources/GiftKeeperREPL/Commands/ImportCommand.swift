@@ -13,6 +13,8 @@ struct ImportCommand: ShellCommand {
     @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
 
     static let prompts = [ArgumentPrompt("file", "File to import")]
+    /// `giftkeeper import` is a subcommand of its own.
+    static var runsOneShot: Bool { false }
 
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()

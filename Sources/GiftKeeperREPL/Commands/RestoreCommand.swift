@@ -33,6 +33,9 @@ struct UndoCommand: ShellCommand {
         commandName: "undo", abstract: "Reverse this session's last change (repeatable).", usage: "undo",
         discussion: "The reversal is recorded as new events: the history keeps both.")
 
+    /// A new session has nothing to undo.
+    static var runsOneShot: Bool { false }
+
     static func run(_ line: BoundLine, in shell: any Shell) throws {
         try shell.requireSignedIn()
         let (undone, before, _) = try shell.service.undo()

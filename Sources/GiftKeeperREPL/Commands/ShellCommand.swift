@@ -28,6 +28,10 @@ protocol ShellCommand: ParsableCommand {
     /// Whether the line that ran it may go into the shell's history afterwards.
     static var keepsLineInHistory: Bool { get }
 
+    /// Whether it also runs one-shot from the command line (``OneShot``): true for every
+    /// command that reads or changes the list.
+    static var runsOneShot: Bool { get }
+
     /// Runs the command with the values `line` gives its declarations. Errors are reported
     /// by the shell, one line each.
     static func run(_ line: BoundLine, in shell: any Shell) throws
@@ -62,6 +66,8 @@ extension ShellCommand {
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] { [] }
 
     static var keepsLineInHistory: Bool { true }
+
+    static var runsOneShot: Bool { true }
 
     /// The name and aliases the command answers to.
     static var names: [String] { [_commandName] + configuration.aliases }
