@@ -13,8 +13,8 @@ struct HelpCommand: ShellCommand {
         request.wordIndex == 1 ? ShellCommands.names.sorted() : []
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
-        guard let command = line.text("command") else {
+    mutating func run(in shell: any Shell) throws {
+        guard let command else {
             shell.console.print("Commands (type 'help <command>' for details):")
             let rows = ShellCommands.all.map { type -> [String] in
                 [type.names.joined(separator: ", "), type.configuration.abstract]

@@ -18,8 +18,8 @@ struct SyncCommand: ShellCommand {
     /// `giftkeeper sync` is a subcommand of its own (it signs in only when it must merge).
     static var runsOneShot: Bool { false }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
-        let report = try shell.service.sync(restoringServer: line.flag("restoreServer"))
+    mutating func run(in shell: any Shell) throws {
+        let report = try shell.service.sync(restoringServer: restoreServer)
         for resolution in report.resolutions { shell.console.print(SyncWords.resolution(resolution)) }
         shell.console.print(SyncWords.report(report))
     }
