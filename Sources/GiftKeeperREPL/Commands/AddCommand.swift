@@ -52,9 +52,8 @@ struct AddCommand: ShellCommand {
         let price = try self.price.map { try Money.parsePrice($0) }
         // What the list says before the change, read in place (no copy of the list is kept
         // across the change: the service would copy all of it to apply the new event).
-        let titleTerms = shell.titleTerms
         let (budgets, recall) = shell.service.readingState { state in
-            let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown, remembering: titleTerms)
+            let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown)
             return (
                 state.budgetStandings,
                 GiftMemory.Recall(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)

@@ -199,8 +199,6 @@ protocol Shell: AnyObject {
     var service: GiftKeeperService { get }
     var console: Console { get }
     var progress: Progress { get }
-    /// Gift memory's remembered title terms (for `add`).
-    var titleTerms: TitleTermsMemory { get }
     /// On a terminal (prompts, waits shown) rather than a script.
     var isInteractive: Bool { get }
 

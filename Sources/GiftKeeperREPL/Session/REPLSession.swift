@@ -21,7 +21,6 @@ public final class REPLSession: Shell {
     let console: Console
     /// Opening and unlocking show it on a terminal; anything printed clears it first.
     let progress = Progress(label: "Reading the journal")
-    let titleTerms = TitleTermsMemory()
     var exitCode: Int32 = 0
     /// Answer lines (prompted arguments, passwords) the running command has read so far.
     var answersRead = ScriptAnswers()
