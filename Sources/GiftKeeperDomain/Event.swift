@@ -86,7 +86,9 @@ public enum EventBody: Hashable, Sendable {
             .presentRemoved(let id), .presentRestored(let id):
             id
         case .presentImported(let present): present.id
-        default: nil
+        case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet:
+            nil
         }
     }
 }

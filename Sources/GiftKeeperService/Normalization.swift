@@ -45,7 +45,10 @@ func normalized(_ command: Command) -> Command {
         return .setBudget(budget)
     case .clearBudget(let scope):
         return .clearBudget(normalized(scope))
-    default:
+    case .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .markPresent, .removePresent, .importPresent,
+        .changePassword, .recordExport, .restorePresent, .setCurrency, .undo:
+        // No free text to normalise here (an import's is normalised as it is read; a
+        // currency is three letters).
         return command
     }
 }
