@@ -139,11 +139,5 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         }
     }
 
-    /// The type named `name`, if any.
-    public init?(name: String) {
-        guard let type = EventType.allCases.first(where: { $0.name == name }) else { return nil }
-        self = type
-    }
-
     public var description: String { name }
 }
