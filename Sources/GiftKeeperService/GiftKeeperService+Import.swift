@@ -51,7 +51,7 @@ extension GiftKeeperService {
         ServiceError(.importRejected(location: "presents[\(index)]" + field(of: error), reason: .rule(error)))
     }
 
-    /// Reads and checks an export v1 document before any journal is opened or password
+    /// Reads and checks an export document (v1 or v2) before any journal is opened or password
     /// asked for (SPEC §6), so a malformed one costs no key derivation and appends nothing.
     ///
     /// Every present is also put to the domain's rules against an empty signed-in list,
@@ -94,7 +94,7 @@ extension GiftKeeperService {
         return CheckedImportDocument(contents: contents)
     }
 
-    /// Appends the events that recreate the presents of an export v1 document (SPEC §6):
+    /// Appends the events that recreate the presents of an export document, v1 or v2 (SPEC §6):
     /// ``checkImport(_:)``, then ``importDocument(_:)-(CheckedImportDocument)``. For a
     /// session already signed in (the REPL's `import FILE`).
     public func importDocument(_ bytes: [UInt8]) throws(ServiceError) -> ImportSummary {
