@@ -1,4 +1,5 @@
 import GiftKeeperDomain
+import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
 

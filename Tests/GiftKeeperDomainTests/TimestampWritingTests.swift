@@ -1,4 +1,5 @@
 import GiftKeeperDomain
+import GiftKeeperTestSupport
 import Testing
 
 /// `Timestamp.writeISO8601(into:)` appends after what the buffer holds and agrees with

@@ -1,4 +1,5 @@
 import GiftKeeperDomain
+import GiftKeeperTestSupport
 import Testing
 
 @Suite struct MoneyTests {
@@ -153,7 +154,7 @@ import Testing
     /// A string's trimming (a fast path when it starts and ends with printable ASCII) is
     /// what trimming its Characters gives: whitespace of every kind at either end, a
     /// combining mark after a space or after a letter, `\r\n`, non-breaking spaces.
-    @Test func trimmingAStringIsTrimmingItsCharacters() {
+    @Test func trimmingAStringIsTrimmingItsCharacters() throws {
         let pieces = [
             "a", "Z", "~", "!", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{A0}", "\u{2003}", "\u{3000}", "é", "e\u{301}",
             " \u{301}", "\u{301}", "👩‍👩‍👧", "\u{7F}", "\u{200B}",

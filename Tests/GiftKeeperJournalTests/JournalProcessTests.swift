@@ -1,4 +1,5 @@
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing

@@ -1,3 +1,4 @@
+import GiftKeeperTestSupport
 import Testing
 
 @testable import GiftKeeperREPL

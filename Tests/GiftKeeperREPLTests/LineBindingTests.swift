@@ -1,4 +1,5 @@
 import ArgumentParser
+import GiftKeeperTestSupport
 import Testing
 
 @testable import GiftKeeperREPL

@@ -1,5 +1,6 @@
 import GiftKeeperDomain
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Glibc
 import Testing
 
@@ -190,7 +191,7 @@ import Testing
     /// The check of a line's UTF-8 agrees with the sanitiser (tabs and newlines kept) on
     /// lines of accented letters, emoji, symbols around the controls it must catch (C0,
     /// DEL, C1, the bidirectional controls) and the scalars beside them.
-    @Test func theUTF8CheckAgreesWithTheSanitiser() {
+    @Test func theUTF8CheckAgreesWithTheSanitiser() throws {
         let scalars: [Unicode.Scalar] = [
             "a", " ", "\t", "\n", "\r", "\u{1B}", "\u{7E}", "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "é", "Ā",
             "\u{2029}", "\u{2026}", "\u{2029}", "\u{202A}", "\u{202E}", "\u{202F}", "\u{2065}", "\u{2066}", "\u{2069}",

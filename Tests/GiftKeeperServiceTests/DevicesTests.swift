@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
 
@@ -335,7 +336,7 @@ import Testing
         try laptop.sync()
         let everything = try home.serverFrames(laptop).flatMap { $0 }
         for secret in ["Alice", "Grandmother Rosalind", "Telescope for stargazing", "hidden in the attic", "correct horse"] {
-            #expect(!contains(everything, Array(secret.utf8)), "\(secret) is on the server in clear")
+            #expect(!occurs(Array(secret.utf8), in: everything), "\(secret) is on the server in clear")
         }
     }
 
@@ -379,14 +380,6 @@ import Testing
         let desktop = try home.clonedDevice("desktop")
         #expect(titles(desktop) == ["p1 Lego set"])
     }
-}
-
-func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-    guard needle.count <= haystack.count else { return false }
-    for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
-        return true
-    }
-    return false
 }
 
 extension PresentID {

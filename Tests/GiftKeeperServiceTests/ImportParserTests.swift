@@ -1,5 +1,6 @@
 import Foundation
 import GiftKeeperDomain
+import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
 
