@@ -396,8 +396,9 @@ import Testing
     /// What `add` asks for: the few most alike, in the same order as the whole list, and how many in all.
     @Test func theFewMostAlikeAreTheFirstOfAllOfThem() throws {
         var commands: [Command] = [.createAccount(name: "Alice")]
+        var random = TestRandom()
         for number in 1...40 {
-            let words = ["wool", "socks", "grey", "warm", "hiking", "striped"].shuffled().prefix(Int.random(in: 1...4))
+            let words = ["wool", "socks", "grey", "warm", "hiking", "striped"].shuffled(using: &random).prefix(Int.random(in: 1...4, using: &random))
             commands.append(.addPresent(recipient: number % 3 == 0 ? "Dad" : "Mum", title: words.joined(separator: " ")))
         }
         let state = try run(commands).state
@@ -405,8 +406,8 @@ import Testing
             let all = state.similarPresentIDs(to: title, for: "Mum")
             for keeping in [0, 1, 3, 100] {
                 let few = state.similarPresents(to: title, for: "Mum", keeping: keeping)
-                #expect(few.mostAlike == Array(all.prefix(keeping)), "\(title), \(keeping)")
-                #expect(few.count == all.count)
+                #expect(few.mostAlike == Array(all.prefix(keeping)), random.comment("\(title), \(keeping)"))
+                #expect(few.count == all.count, random.comment())
             }
         }
     }
@@ -419,12 +420,13 @@ import Testing
         let words = ["wool", "socks", "grey", "warm", "hiking", "crème", "brûlée"]
         let people = ["Mum", "mum ", "Dad", "Zoë"]
         var state = try run([.createAccount(name: "Alice")]).state
+        var random = TestRandom()
         for step in 0..<400 {
-            let title = words.shuffled().prefix(Int.random(in: 1...3)).joined(separator: " ")
-            let person = people.randomElement()!
+            let title = words.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random)).joined(separator: " ")
+            let person = try #require(people.randomElement(using: &random))
             let ids = Array(state.presents.keys) + Array(state.removedPresents.keys)
             let command: Command
-            switch (ids.randomElement(), Int.random(in: 0..<7)) {
+            switch (ids.randomElement(using: &random), Int.random(in: 0..<7, using: &random)) {
             case (let id?, 0): command = .editPresent(id: id, changes: [.title(title)])
             case (let id?, 1): command = .editPresent(id: id, changes: [.recipient(person)])
             case (let id?, 2): command = .removePresent(id: id)
@@ -436,8 +438,8 @@ import Testing
             state = (try? run([command], from: state).state) ?? state
             let remembered = state.similarPresents(to: title, for: person, keeping: 3, remembering: memory)
             let fresh = state.similarPresents(to: title, for: person, keeping: 3)
-            #expect(remembered.mostAlike == fresh.mostAlike, "step \(step): \(command)")
-            #expect(remembered.count == fresh.count, "step \(step): \(command)")
+            #expect(remembered.mostAlike == fresh.mostAlike, random.comment("step \(step): \(command)"))
+            #expect(remembered.count == fresh.count, random.comment("step \(step): \(command)"))
         }
     }
 

@@ -393,7 +393,7 @@ extension PresentID {
 @Suite struct DeviceInterleavingTests {
     @Test("Random commands on 2–3 devices with random outages converge to the fold of one shared chain", arguments: 0..<12)
     func interleavingsConverge(seed: UInt64) throws {
-        var random = SeededGenerator(seed: 0xD3_1CE5 &+ seed)
+        var random = TestRandom(seed: 0xD3_1CE5 &+ seed)
         let home = try DevicesTests.Household()
         var devices = [try home.firstDevice("d0")]
         let count = 2 + Int(seed % 2)
@@ -406,7 +406,7 @@ extension PresentID {
             let device = devices[Int(random.next() % UInt64(devices.count))]
             let ids = Array(device.state.presents.keys)
             let removed = Array(device.state.removedPresents.keys)
-            let pick = { (ids: [PresentID], random: inout SeededGenerator) in ids[Int(random.next() % UInt64(ids.count))] }
+            let pick = { (ids: [PresentID], random: inout TestRandom) in ids[Int(random.next() % UInt64(ids.count))] }
             do {
                 switch random.next() % 7 {
                 case 0, 1:
