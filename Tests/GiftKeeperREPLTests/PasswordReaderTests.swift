@@ -48,10 +48,8 @@ import Testing
         let zero = open("/dev/zero", O_RDONLY | O_CLOEXEC)
         #expect(zero >= 0)
         defer { close(zero) }
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Read to its end, the line would never be refused: that it is shows the read stopped.
         #expect(throws: PasswordInputError(.tooLong(limit: 1024))) { try PasswordReader.readLine(from: zero) }
-        #expect(clock.now - started < .seconds(1))
     }
 
     @Test func normalizationKeepsASCIIAndComposesTheRest() throws {
