@@ -158,7 +158,7 @@ struct SeedCorpus {
         let head = AuthenticatedHead(
             journalID: [UInt8](repeating: 9, count: 16), device: nil,
             head: JournalHead(sequence: 42, hash: [UInt8](repeating: 5, count: 32)), epochWrapSequence: 1)
-        let good = try head.encoded(dataKey: RememberedHeadCheck.dataKey)
+        let good = try head.encoded(dataKey: #require(RememberedHeadCheck.dataKey))
         var badMAC = good
         badMAC[badMAC.count - 1] ^= 1
         return [("good", good), ("bad-mac", badMAC), ("short", Array(good.prefix(40)))]

@@ -28,9 +28,9 @@ struct Bits {
     mutating func id() -> PresentID {
         // Mostly small ids so events hit existing presents; sometimes the extremes.
         switch below(10) {
-        case 0: PresentID(number: .max)!
-        case 1: PresentID(number: next() | 1)!
-        default: PresentID(number: UInt64(below(8) + 1))!
+        case 0: pid(.max)
+        case 1: pid(next() | 1)
+        default: pid(UInt64(below(8) + 1))
         }
     }
 
@@ -38,7 +38,7 @@ struct Bits {
         switch below(4) {
         case 0: nil
         case 1: .max
-        default: Money(minorUnits: Int64(below(100_000)))!
+        default: cents(Int64(below(100_000)))
         }
     }
 

@@ -82,10 +82,9 @@ final class NotificationLog {
 // MARK: - Passwords
 
 /// A password in guarded memory, built byte by byte from a test literal.
-func password(_ text: String) -> SecureBytes {
+func password(_ text: String) throws -> SecureBytes {
     let bytes = Array(text.utf8)
-    // swiftlint:disable:next force_try
-    let secret = try! SecureBytes(capacity: max(bytes.count, 1), count: 0)
+    let secret = try SecureBytes(capacity: max(bytes.count, 1), count: 0)
     for byte in bytes { secret.append(byte) }
     return secret
 }
