@@ -141,19 +141,36 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Test support, in no product: temporary directories, file bytes, the one seeded
+        // random generator (TestRandom) and the PostgreSQL fixture every test target shares.
+        .target(
+            name: "GiftKeeperTestSupport",
+            path: "Tests/Support/GiftKeeperTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "GiftKeeperCryptoTests",
-            dependencies: ["GiftKeeperCrypto"],
+            dependencies: ["GiftKeeperCrypto", "GiftKeeperTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "GiftKeeperFilesTests",
-            dependencies: ["GiftKeeperFiles"],
+            dependencies: ["GiftKeeperFiles", "GiftKeeperTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "GiftKeeperJournalTests",
-            dependencies: ["GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "journal-append-probe", "TestProcesses"],
+            dependencies: [
+                "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "journal-append-probe", "TestProcesses",
+                "GiftKeeperTestSupport",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The PostgreSQL store against a real server (`make test` starts one; without
+        // GIFTKEEPER_TEST_POSTGRES_URL its tests are skipped, saying so).
+        .testTarget(
+            name: "GiftKeeperPostgresTests",
+            dependencies: ["GiftKeeperPostgres", "GiftKeeperJournal", "TestProcesses", "GiftKeeperTestSupport"],
             swiftSettings: strictSettings
         ),
         // Test support: appends frames in a loop, printing each acknowledged sequence
@@ -176,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "GiftKeeperDomainTests",
             dependencies: [
-                "GiftKeeperDomain",
+                "GiftKeeperDomain", "GiftKeeperTestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -186,17 +203,18 @@ let package = Package(
             name: "GiftKeeperServiceTests",
             dependencies: [
                 "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperSealing",
-                "GiftKeeperDocuments",
+                "GiftKeeperDocuments", "GiftKeeperTestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
-            resources: [.copy("Golden")],
+            // Golden/: the export documents the tests compare with, read from the source tree.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "GiftKeeperREPLTests",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal", "TestProcesses",
-                "GiftKeeperSealing", "GiftKeeperDocuments",
+                "GiftKeeperSealing", "GiftKeeperDocuments", "GiftKeeperTestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -207,7 +225,7 @@ let package = Package(
             name: "GiftKeeperFuzzTests",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
-                "GiftKeeperSealing", "GiftKeeperDocuments",
+                "GiftKeeperSealing", "GiftKeeperDocuments", "GiftKeeperTestSupport",
             ],
             path: "Fuzz",
             exclude: ["Entry", "Corpus"],
@@ -217,7 +235,9 @@ let package = Package(
         // End-to-end: runs the built giftkeeper binary in script mode and under tmux.
         .testTarget(
             name: "GiftKeeperEndToEndTests",
-            dependencies: ["giftkeeper", "TestProcesses", .product(name: "SwiftCSV", package: "SwiftCSV")],
+            dependencies: [
+                "giftkeeper", "TestProcesses", "GiftKeeperTestSupport", .product(name: "SwiftCSV", package: "SwiftCSV"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -6,9 +6,10 @@
 /// parser takes only a record of the exact layout, and reading one believes it only when
 /// its MAC, under the data key of the epoch it names, is the one that key gives.
 enum RememberedHeadCheck {
-    /// The data key of every epoch, for the check: 32 bytes of 0x42.
-    static let dataKey: SecureBytes = {
-        let key = try! SecureBytes(capacity: 32, count: 0)
+    /// The data key of every epoch, for the check: 32 bytes of 0x42 (nil when guarded
+    /// memory could not be had, which fails every check).
+    static let dataKey: SecureBytes? = {
+        guard let key = try? SecureBytes(capacity: 32, count: 0) else { return nil }
         for _ in 0..<32 { _ = key.append(0x42) }
         return key
     }()
@@ -16,6 +17,7 @@ enum RememberedHeadCheck {
     static let someJournalID = [UInt8](repeating: 7, count: 16)
 
     static func check(_ input: [UInt8]) throws(InvariantFailure) {
+        guard let dataKey else { throw InvariantFailure(description: "no guarded memory for the check's key") }
         let parsed = AuthenticatedHead.parse(input, posted: false)
         if let head = parsed {
             try require(input.count == AuthenticatedHead.length(posted: false), "a record of another length parses")

@@ -8,7 +8,8 @@ enum Scratch {
         if let made { return made }
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((base + "/giftkeeper-fuzz.XXXXXX").utf8CString)
-        guard let path = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        let path = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+        guard let path else {
             fatalError("cannot make a scratch directory under \(base)")
         }
         let directory = String(cString: path)

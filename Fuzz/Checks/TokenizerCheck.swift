@@ -25,7 +25,8 @@ enum TokenizerCheck {
 
         let partial = CommandLineTokenizer.splitPartial(line)
         if let split = try? CommandLineTokenizer.split(line) {
-            try require(bytes(split)!.starts(with: bytes(partial.words)!), "splitPartial's finished words are not split's")
+            try require(
+                split.map { Array($0.utf8) }.starts(with: partial.words.map { Array($0.utf8) }), "splitPartial's finished words are not split's")
             let requoted = split.map(CommandLineTokenizer.quoted).joined(separator: " ")
             if !split.isEmpty {
                 try require(bytes(try? CommandLineTokenizer.split(requoted)) == bytes(split), "a split line, quoted again, splits otherwise")

@@ -1,5 +1,6 @@
 import Foundation
 import GiftKeeperDocuments
+import GiftKeeperTestSupport
 import Testing
 
 @testable import GiftKeeperCrypto
@@ -14,7 +15,6 @@ import Testing
 @Suite(.serialized)
 struct SeedCorpus {
     static let recording = ProcessInfo.processInfo.environment["GIFTKEEPER_RECORD_FUZZ_SEEDS"] == "1"
-    static let root = CorpusTests.corpus.deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func seedsAreCommitted() throws {
         let seeds = try Self.seeds()
@@ -106,21 +106,18 @@ struct SeedCorpus {
     }
 
     static func journals() throws -> [(String, [UInt8])] {
-        let golden = root.appendingPathComponent("journal/golden")
-        let v1 = try [UInt8](Data(contentsOf: golden.appendingPathComponent("v1-basic.journal")))
-        let v2 = try [UInt8](Data(contentsOf: golden.appendingPathComponent("v2-planning.journal")))
+        let v1 = try readBytes(repositoryRoot + "/journal/golden/v1-basic.journal")
+        let v2 = try readBytes(repositoryRoot + "/journal/golden/v2-planning.journal")
         var flipped = v2
         flipped[v2.count / 2] ^= 0x10
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("small.journal").path
+        let directory = try TemporaryDirectory(prefix: "giftkeeper-seed")
+        let path = directory.file("small.journal")
         let journal = try Journal.create(at: path)
         _ = try journal.append { batch in
             try batch.add(kind: .dataSealed, payload: Array("first".utf8))
             try batch.add(kind: .publicSealed, payload: [])
         }
-        let small = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let small = try readBytes(path)
         return [
             ("v1-basic", v1), ("v2-planning", v2), ("torn", Array(v2.dropLast(7))), ("bit-flip", flipped),
             ("small", small), ("header-only", Array(small.prefix(JournalFormat.headerSize))),
@@ -165,7 +162,7 @@ struct SeedCorpus {
         let head = AuthenticatedHead(
             journalID: [UInt8](repeating: 9, count: 16), device: nil,
             head: JournalHead(sequence: 42, hash: [UInt8](repeating: 5, count: 32)), epochWrapSequence: 1)
-        let good = try head.encoded(dataKey: RememberedHeadCheck.dataKey)
+        let good = try head.encoded(dataKey: #require(RememberedHeadCheck.dataKey))
         var badMAC = good
         badMAC[badMAC.count - 1] ^= 1
         return [("good", good), ("bad-mac", badMAC), ("short", Array(good.prefix(40)))]

@@ -46,14 +46,6 @@ public final class SecureBytes: @unchecked Sendable {
         return bytes
     }
 
-    /// Copies `other` into new guarded memory.
-    public convenience init(copying other: SecureBytes) throws {
-        try self.init(capacity: other.count)
-        if other.count > 0 {
-            base.copyMemory(from: other.base, byteCount: other.count)
-        }
-    }
-
     deinit {
         LiveSecrets.remove(base)
         // sodium_free zeroes the buffer before releasing it.

@@ -10,6 +10,14 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
             day <= Int(Timestamp.daysIn(month: Int64(month), year: Int64(year)))
         else { return nil }
+        self.init(checkedYear: year, month: month, day: day)
+    }
+
+    /// 0001-01-01, the first day a date can be.
+    static let first = CalendarDate(checkedYear: 1, month: 1, day: 1)
+
+    /// A date its caller has checked exists.
+    private init(checkedYear year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day

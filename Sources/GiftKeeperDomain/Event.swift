@@ -86,7 +86,9 @@ public enum EventBody: Hashable, Sendable {
             .presentRemoved(let id), .presentRestored(let id):
             id
         case .presentImported(let present): present.id
-        default: nil
+        case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet:
+            nil
         }
     }
 }
@@ -135,12 +137,6 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .presentRestored: "presentRestored"
         case .currencySet: "currencySet"
         }
-    }
-
-    /// The type named `name`, if any.
-    public init?(name: String) {
-        guard let type = EventType.allCases.first(where: { $0.name == name }) else { return nil }
-        self = type
     }
 
     public var description: String { name }

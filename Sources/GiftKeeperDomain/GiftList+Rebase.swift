@@ -76,7 +76,9 @@ extension GiftList {
                 } else {
                     keep(event)
                 }
-            default:
+            case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
+                .occasionRemoved, .budgetSet, .budgetCleared, .currencySet:
+                // About no present: nothing to renumber, restore or leave out.
                 keep(event)
             }
         }
@@ -93,7 +95,12 @@ extension EventBody {
         case .presentStatusChanged(_, let status): return .presentStatusChanged(id: new, status: status)
         case .presentRemoved: return .presentRemoved(id: new)
         case .presentRestored: return .presentRestored(id: new)
-        default: return self
+        case .presentAdded, .presentImported:
+            // An add keeps the id it was given; rebase renumbers it there itself.
+            return self
+        case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet:
+            return self
         }
     }
 }

@@ -147,7 +147,6 @@ public struct MoneyTotal: Hashable, Comparable, Sendable, CustomStringConvertibl
 public struct SignedAmount: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let minorUnits: Int128
 
-    public var isNegative: Bool { minorUnits < 0 }
     /// The amount without its sign.
     public var magnitude: String { Money.decimal(minorUnits < 0 ? -minorUnits : minorUnits) }
     public var description: String { (minorUnits < 0 ? "-" : "") + magnitude }

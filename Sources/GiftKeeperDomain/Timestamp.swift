@@ -151,7 +151,7 @@ extension Timestamp {
             millisecondsSinceEpoch >= 0
             ? millisecondsSinceEpoch / Self.millisecondsPerDay
             : (millisecondsSinceEpoch + 1) / Self.millisecondsPerDay - 1
-        return CalendarDate(daysSinceEpoch: days) ?? CalendarDate(year: 1, month: 1, day: 1)!
+        return CalendarDate(daysSinceEpoch: days) ?? .first
     }
 
     /// Year, month (1…12) and day (1…31) of a day count since 1970-01-01 in the proleptic

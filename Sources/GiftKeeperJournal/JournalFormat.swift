@@ -120,14 +120,6 @@ extension UnsafeRawBufferPointer {
     }
 }
 
-extension UnsafeMutableRawBufferPointer {
-    /// Stores an integer little-endian at `offset`, unaligned.
-    @inline(__always)
-    func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-        storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
-    }
-}
-
 extension Array where Element == UInt8 {
     /// Appends an integer's little-endian bytes.
     mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {

@@ -217,6 +217,11 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
     public func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {
         try requireReachable()
         guard let store = journals[journalID] else { return nil }
+        return reachableHandle(on: store)
+    }
+
+    /// A handle on `store` that fails while this server is cut off.
+    private func reachableHandle(on store: MemoryFrameStore) -> MemoryFrameStore {
         let handle = store.handle()
         handle.isReachable = { [weak self] in self?.isReachable ?? false }
         return handle
@@ -227,7 +232,7 @@ public final class MemoryRemote: RemoteLocation, @unchecked Sendable {
         guard journals[header.journalID] == nil else { throw JournalError(.alreadyExists, path: description) }
         let store = MemoryFrameStore(header: header, path: name(header.journalID))
         journals[header.journalID] = store
-        return try open(journalID: header.journalID)!
+        return reachableHandle(on: store)
     }
 
     /// A second face of this server with a copy of each journal as it is now, whose device

@@ -24,8 +24,8 @@ import Synchronization
 /// verified against this handle's chain before it is taken in (``VerifiedFrames``, kept
 /// in memory), so a frame it drops, reorders, replays or alters is refused with its
 /// position. Waiting for frames listens on the journal's channel (`LISTEN`: a wake-up,
-/// not a transport) and reads to catch up, polling every 250 ms as well, so a lost
-/// notification only delays a change.
+/// not a transport) and reads to catch up, and reads once every ``pollInterval`` (a second)
+/// as well, so a lost notification only delays a change.
 ///
 /// The protocol is synchronous; postgres-nio's futures are waited for on the caller's
 /// thread while NIO's own threads do the work, so no Swift concurrency thread is blocked.
@@ -174,7 +174,7 @@ public final class PostgresFrameStore: SharedFrameStore {
         while true {
             if sequence < head.sequence { return true }
             // A query only when a notification came, or when none came for a poll interval
-            // (a lost notification, a dropped listener): a shell asking every 200 ms while
+            // (a lost notification, a dropped listener): a shell asking every 25 ms while
             // it waits at the prompt costs the server nothing in between.
             let now = ContinuousClock.now
             if mustPull || wakeUps.count != heardWakeUps || now - lastPull >= .milliseconds(Self.pollInterval) {

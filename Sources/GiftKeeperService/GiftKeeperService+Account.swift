@@ -203,9 +203,6 @@ extension GiftKeeperService {
         try saveRemoteRecord()
     }
 
-    /// The wait before `passwd` checks a current password, after wrong ones this session.
-    public var nextPasswordChangeDelay: Int { loginDelay(afterFailures: passwordChangeFailures) }
-
     /// Changes the password: checks the old one, wraps a brand-new data key under the new
     /// one (new salt, same cost, new key pair), and carries the previous data key inside the
     /// new wrap so history stays readable with the new password only.

@@ -13,7 +13,7 @@ public protocol ExportWriting {
 }
 
 extension GiftKeeperService {
-    /// Exports the decrypted state as an export v1 document: hands it to `destination` in
+    /// Exports the decrypted state as an export v2 document: hands it to `destination` in
     /// successive chunks of at most ``ExportDocument/chunkSize`` bytes, calls its
     /// `finish()`, and only once all of that succeeded records a `stateExported` event
     /// (acknowledged after fsync). A failed write records nothing; a journal that can no

@@ -31,7 +31,7 @@ extension GiftKeeperService {
         }
     }
 
-    /// Appends the events that recreate the presents of an export v1 document (SPEC §6):
+    /// Appends the events that recreate the presents of an export document (SPEC §6):
     /// ``checkImport(_:)``, then ``importDocument(_:)-(CheckedImportDocument)``. For a
     /// session already signed in (the REPL's `import FILE`).
     public func importDocument(_ bytes: [UInt8]) throws(ServiceError) -> ImportSummary {

@@ -138,20 +138,6 @@ struct SecureBytesTests {
         #expect(roomy.constantTimeEquals(a))
     }
 
-    @Test("copying init is an independent copy of the bytes in use")
-    func copying() throws {
-        let original = try SecureBytes(capacity: 10, count: 0)
-        for byte: UInt8 in [5, 6, 7] { original.append(byte) }
-        let copy = try SecureBytes(copying: original)
-        #expect(copy.count == 3)
-        #expect(copy.capacity == 3)
-        #expect(copy.constantTimeEquals(original))
-        original.wipe()
-        #expect(copy.testBytes == [5, 6, 7])
-        let emptyCopy = try SecureBytes(copying: SecureBytes(capacity: 0))
-        #expect(emptyCopy.count == 0)
-    }
-
     @Test("withUnsafeMutableBytes writes through")
     func mutableAccess() throws {
         let bytes = try SecureBytes(capacity: 2)

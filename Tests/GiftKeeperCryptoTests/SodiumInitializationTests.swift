@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Testing
 
 @testable import GiftKeeperCrypto
@@ -12,9 +13,8 @@ import Testing
 /// fresh processes check that each entry point of the module leaves libsodium initialised.
 @Suite("libsodium is initialised before any call into it")
 struct SodiumInitializationTests {
-    /// The package's root, from this file's path (Tests/GiftKeeperCryptoTests/<file>).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    /// The package's root.
+    static let root = URL(fileURLWithPath: repositoryRoot)
     static let gate = "Sources/GiftKeeperCrypto/Sodium.swift"
 
     /// A call of a libsodium function (or of the shim's `gk_` ones): a lower-case name

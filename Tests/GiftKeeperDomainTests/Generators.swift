@@ -1,18 +1,18 @@
 import GiftKeeperDomain
+import GiftKeeperTestSupport
 import PropertyBased
 
-/// Deterministic bits from one seed (SplitMix64), so each generated event or command is a
-/// pure function of a `UInt64` and PropertyBased can shrink the list of seeds.
+/// Deterministic bits from one seed (``TestRandom``), so each generated event or command is
+/// a pure function of a `UInt64` and PropertyBased can shrink the list of seeds (it prints
+/// the seed of a failing check: `.fixedSeed(…)` repeats it).
 struct Bits {
-    var state: UInt64
+    private var random: TestRandom
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+    init(state: UInt64) {
+        random = TestRandom(seed: state)
     }
+
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
@@ -28,9 +28,9 @@ struct Bits {
     mutating func id() -> PresentID {
         // Mostly small ids so events hit existing presents; sometimes the extremes.
         switch below(10) {
-        case 0: PresentID(number: .max)!
-        case 1: PresentID(number: next() | 1)!
-        default: PresentID(number: UInt64(below(8) + 1))!
+        case 0: pid(.max)
+        case 1: pid(next() | 1)
+        default: pid(UInt64(below(8) + 1))
         }
     }
 
@@ -38,7 +38,7 @@ struct Bits {
         switch below(4) {
         case 0: nil
         case 1: .max
-        default: Money(minorUnits: Int64(below(100_000)))!
+        default: cents(Int64(below(100_000)))
         }
     }
 

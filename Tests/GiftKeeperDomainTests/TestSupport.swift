@@ -3,11 +3,19 @@ import GiftKeeperDomain
 /// Test shorthand for a timestamp.
 func at(_ ms: Int64) -> Timestamp { Timestamp(millisecondsSinceEpoch: ms) }
 
-/// Test shorthand for `p<number>`; number must be at least 1.
-func pid(_ number: UInt64) -> PresentID { PresentID(number: number)! }
+/// Test shorthand for `p<number>`, from a number written in the test (at least 1): stops
+/// the run, naming the number, if a test asks for `p0`.
+func pid(_ number: UInt64) -> PresentID {
+    guard let id = PresentID(number: number) else { preconditionFailure("p\(number) is not a present id: a bug in the test") }
+    return id
+}
 
-/// Test shorthand for an amount in cents.
-func cents(_ value: Int64) -> Money { Money(minorUnits: value)! }
+/// Test shorthand for an amount in cents, written in the test: stops the run, naming the
+/// amount, if a test asks for one no price can be.
+func cents(_ value: Int64) -> Money {
+    guard let money = Money(minorUnits: value) else { preconditionFailure("\(value) cents is not an amount: a bug in the test") }
+    return money
+}
 
 /// Runs `commands` from an empty journal, one millisecond apart, and returns the state and
 /// the events; a command that fails stops everything.

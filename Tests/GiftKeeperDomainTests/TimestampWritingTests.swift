@@ -1,4 +1,5 @@
 import GiftKeeperDomain
+import GiftKeeperTestSupport
 import Testing
 
 /// `Timestamp.writeISO8601(into:)` appends after what the buffer holds and agrees with
@@ -27,16 +28,9 @@ import Testing
     }
 
     @Test func manyRandomValuesMatchTheString() {
-        var state: UInt64 = 0x1234_5678
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = TestRandom()
         for round in 0..<100_000 {
-            let bits = next()
+            let bits = random.next()
             // Every range: whole Int64, ±10,000 years, and the years around 0 and 9999/10000.
             let ms: Int64 =
                 switch round % 4 {
@@ -48,10 +42,10 @@ import Testing
             let timestamp = Timestamp(millisecondsSinceEpoch: ms)
             let bytes = written(timestamp)
             guard bytes == Array(timestamp.iso8601.utf8) else {
-                Issue.record("\(ms): \(String(decoding: bytes, as: UTF8.self)) != \(timestamp.iso8601)")
+                Issue.record(random.comment("\(ms): \(String(decoding: bytes, as: UTF8.self)) != \(timestamp.iso8601)"))
                 return
             }
-            #expect(Timestamp(iso8601UTF8: bytes[...]) == timestamp)
+            #expect(Timestamp(iso8601UTF8: bytes[...]) == timestamp, random.comment("\(ms)"))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -223,7 +224,7 @@ struct BadJournalTests {
         #expect(empty.errorLines.count == 1 && empty.errorLines.first?.contains("--journal needs a path") == true, "\(empty)")
 
         let file = sandbox.root + "/plain-file"
-        try writeFile(file, Array("not a directory".utf8))
+        try writeNewFile(Array("not a directory".utf8), to: file)
         let through = try await sandbox.script(["setup Alice --kdf interactive", "secret-pw", "secret-pw"], journal: file + "/gifts.journal")
         #expect(through.status == 5, "\(through)")
         #expect(through.errorLines.count == 1, "\(through)")
@@ -238,10 +239,10 @@ struct BadJournalTests {
     func notAJournal() async throws {
         let sandbox = try Sandbox()
         let path = sandbox.root + "/notes.txt"
-        try writeFile(path, Array(String(repeating: "Dear diary, nothing to see here.\n", count: 8).utf8))
+        try writeNewFile(Array(String(repeating: "Dear diary, nothing to see here.\n", count: 8).utf8), to: path)
         try await expectRefusal(sandbox, journal: path, code: 4, message: "is not a GiftKeeper journal")
         let empty = sandbox.root + "/empty.journal"
-        try writeFile(empty, [])
+        try writeNewFile([], to: empty)
         try await expectRefusal(sandbox, journal: empty, code: 4, message: "is not a GiftKeeper journal")
     }
 
@@ -255,7 +256,7 @@ struct BadJournalTests {
         bytes[9] = 0
         let hash = try await blake2b256(Array(bytes[0..<28]))
         bytes.replaceSubrange(28..<60, with: hash)
-        try writeFile(newer, bytes)
+        try writeNewFile(bytes, to: newer)
         try await expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 3. Upgrade giftkeeper")
         let verify = try await sandbox.run(["verify", "--journal", newer])
         #expect(verify.status == 4, "\(verify)")
@@ -319,14 +320,12 @@ struct BadJournalTests {
     }
 }
 
-/// BLAKE2b-256 of `bytes`, by Python's hashlib (the tests do not link GiftKeeperCrypto).
+/// BLAKE2b-256 of `bytes`, by coreutils' `b2sum` (the tests do not link GiftKeeperCrypto).
 func blake2b256(_ bytes: [UInt8]) async throws -> [UInt8] {
-    let python = try #require(findOnPath("python3"), "python3 is needed to recompute a header hash")
-    let outcome = try await runProgram(
-        python, ["-c", "import hashlib,sys; sys.stdout.write(hashlib.blake2b(sys.stdin.buffer.read(), digest_size=32).hexdigest())"],
-        input: bytes, environment: ProcessInfo.processInfo.environment)
+    let b2sum = try #require(findOnPath("b2sum"), "b2sum (coreutils) is needed to recompute a header hash")
+    let outcome = try await runProgram(b2sum, ["--length=256", "-"], input: bytes)
     #expect(outcome.status == 0, "\(outcome)")
-    let hex = Array(outcome.stdout.utf8)
-    guard hex.count == 64 else { throw HarnessError(message: "python3 gave '\(outcome.stdout)'") }
+    let hex = Array(outcome.stdout.utf8.prefix(64))
+    guard hex.count == 64, outcome.stdout.dropFirst(64).hasPrefix(" ") else { throw TestSupportError("b2sum gave '\(outcome.stdout)'") }
     return stride(from: 0, to: 64, by: 2).map { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16) ?? 0 }
 }

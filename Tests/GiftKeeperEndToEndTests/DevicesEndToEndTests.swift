@@ -1,15 +1,14 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
 
 /// SPEC §12, devices: two sandboxes (each its own home, state and journal) share one journal
-/// through the test PostgreSQL server `make test` starts (`GIFTKEEPER_TEST_POSTGRES_URL`).
-@Suite(
-    "Two devices through a PostgreSQL server", .programSlot,
-    .enabled(if: ProcessInfo.processInfo.environment["GIFTKEEPER_TEST_POSTGRES_URL"] != nil))
+/// through the test PostgreSQL server `make test` starts (``PostgresFixture``).
+@Suite("Two devices through a PostgreSQL server", .programSlot, .needsPostgres)
 struct DevicesEndToEndTests {
-    let url = ProcessInfo.processInfo.environment["GIFTKEEPER_TEST_POSTGRES_URL"] ?? ""
+    let url = PostgresFixture.url ?? ""
     /// A server nobody listens on: a device offline.
     let nowhere = "postgres://giftkeeper@127.0.0.1:1/giftkeeper"
 

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -23,7 +24,7 @@ struct ImportRejectionTests {
         let sandbox = try Sandbox()
         try await sandbox.createJournal(presents: ["Dad Book"])
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret-pw\n".utf8))
+        try writeNewFile(Array("secret-pw\n".utf8), to: passwordFile)
         return (sandbox, passwordFile)
     }
 
@@ -50,7 +51,7 @@ struct ImportRejectionTests {
     func malformedDocument(label: String, text: String, location: String) async throws {
         let (sandbox, passwordFile) = try await journalAndPasswordFile()
         let bad = sandbox.root + "/bad.json"
-        try writeFile(bad, Array(text.utf8))
+        try writeNewFile(Array(text.utf8), to: bad)
         let journalBefore = try #require(fileBytes(sandbox.journal))
         let stateBefore = stateFiles(sandbox)
         #expect(!stateBefore.isEmpty)
@@ -69,7 +70,7 @@ struct ImportRejectionTests {
     func rejectedBeforeThePassword() async throws {
         let (sandbox, _) = try await journalAndPasswordFile()
         let bad = sandbox.root + "/bad.json"
-        try writeFile(bad, Array(Self.document(Self.present(#""25.00""#, #""abc""#)).utf8))
+        try writeNewFile(Array(Self.document(Self.present(#""25.00""#, #""abc""#)).utf8), to: bad)
         let before = try #require(fileBytes(sandbox.journal))
         // No --password-file and nothing on standard input: a password read would fail.
         let outcome = try await sandbox.run(["import", "--journal", sandbox.journal, bad])
@@ -84,7 +85,7 @@ struct ImportRejectionTests {
     func idAlreadyInTheJournal() async throws {
         let (sandbox, passwordFile) = try await journalAndPasswordFile()
         let taken = sandbox.root + "/taken.json"
-        try writeFile(taken, Array(Self.document(Self.valid).utf8))  // p1 is "Dad Book"
+        try writeNewFile(Array(Self.document(Self.valid).utf8), to: taken)  // p1 is "Dad Book"
         let outcome = try await sandbox.run(["import", "--journal", sandbox.journal, "--password-file", passwordFile, taken])
         #expect(outcome.status == 2, "\(outcome)")
         #expect(outcome.errorLines.count == 1, "\(outcome)")

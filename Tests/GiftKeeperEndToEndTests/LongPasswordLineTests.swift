@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -20,7 +21,7 @@ import Testing
         #expect(zero.errorLines.count == 1 && zero.errorLines.first?.contains("1024") == true, "\(zero)")
 
         let file = sandbox.root + "/huge-password"
-        try writeFile(file, [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 20) + [10])
+        try writeNewFile([UInt8](repeating: UInt8(ascii: "x"), count: 10 << 20) + [10], to: file)
         started = clock.now
         let huge = try await sandbox.run(["export", "--journal", sandbox.journal, "--password-file", file, "--output", "-"])
         #expect(clock.now - started < .seconds(10), "\(huge)")

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import SwiftCSV
 import TestProcesses
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -12,7 +13,7 @@ import Testing
     /// Runs `command` under bash with the sandbox's environment; `BIN`, `J` and `P` are set.
     func bash(_ sandbox: Sandbox, _ command: String, password: String = "secret-pw") async throws -> Outcome {
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array((password + "\n").utf8))
+        try writeNewFile(Array((password + "\n").utf8), to: passwordFile)
         var environment = sandbox.environment
         environment["BIN"] = sandbox.binary
         environment["J"] = sandbox.journal
@@ -56,7 +57,7 @@ import Testing
         let sandbox = try Sandbox()
         try await sandbox.createJournal(presents: Self.presents)
         let script = sandbox.root + "/script.txt"
-        try writeFile(script, Array("login\nsecret-pw\nlist\nadd Late \"After the pipe closed\"\nquit\n".utf8))
+        try writeNewFile(Array("login\nsecret-pw\nlist\nadd Late \"After the pipe closed\"\nquit\n".utf8), to: script)
         let outcome = try await bash(sandbox, #""$BIN" --journal "$J" < "\#(script)" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
         try await signsInCleanly(sandbox)
@@ -71,7 +72,7 @@ import Testing
         let before = fileBytes(sandbox.journal)?.count ?? 0
         let script = sandbox.root + "/adds.txt"
         let adds = (1...400).map { "add Someone \"Present number \($0) with a title long enough\" --price 5" }
-        try writeFile(script, Array((["login", "secret-pw"] + adds + ["quit"]).joined(separator: "\n").utf8 + [10]))
+        try writeNewFile(Array((["login", "secret-pw"] + adds + ["quit"]).joined(separator: "\n").utf8 + [10]), to: script)
         let limit = (before + 40_000) / 1024  // blocks of 1 KiB: room for about a hundred adds
         let outcome = try await bash(sandbox, #"ulimit -f \#(limit); "$BIN" --journal "$J" < "\#(script)""#)
         #expect(outcome.status == 5, "\(outcome)")

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -26,9 +27,9 @@ struct RollbackSubcommandTests {
         #expect(later.status == 0, "\(later)")
         #expect(try await sandbox.audits().status == 0)
         let head = try headFile(sandbox)
-        try writeFile(sandbox.journal, copy)
+        try writeNewFile(copy, to: sandbox.journal)
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret-pw\n".utf8))
+        try writeNewFile(Array("secret-pw\n".utf8), to: passwordFile)
 
         let audit = try await sandbox.audits()
         #expect(audit.status == 1, "\(audit)")
@@ -52,11 +53,10 @@ struct RollbackSubcommandTests {
         #expect(export.errorLines.first?.contains("Rollback detected") == true, "\(export)")
 
         let document = sandbox.root + "/gifts.json"
-        try writeFile(
-            document,
+        try writeNewFile(
             Array(
                 #"{"format":"giftkeeper.export.v1","presents":[{"createdAt":"2026-12-01T09:00:01.000Z","id":"p9","recipient":"Ann","status":"idea","title":"Kite","updatedAt":"2026-12-01T09:00:01.000Z"}]}"#
-                    .utf8))
+                    .utf8), to: document)
         let imported = try await sandbox.run(["import", "--journal", sandbox.journal, "--password-file", passwordFile, document])
         #expect(imported.status == 1, "\(imported)")
         #expect(imported.errorLines.count == 1, "\(imported)")

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -190,22 +191,20 @@ struct ScriptSessionTests {
             #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"\#(id)","notes":"\#(notes)","occasion":"","price":null,"#
                 + #""recipient":"Mum","status":"idea","title":"\#(title)","updatedAt":"2026-12-01T09:00:01.000Z"}"#
         }
-        try writeFile(
-            document,
+        try writeNewFile(
             Array(
                 (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
-                    + present("p1", "Scarf", #"first line\n\tindented"#) + "]}").utf8))
+                    + present("p1", "Scarf", #"first line\n\tindented"#) + "]}").utf8), to: document)
         let outcome = try await sandbox.script(["login", "secret-pw", "import \(document)", "show p1"])
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdoutLines.contains("notes      first line"), "\(outcome.stdout)")
         #expect(outcome.stdoutLines.contains("               indented"), "\(outcome.stdout)")
 
         let escape = sandbox.root + "/escape.json"
-        try writeFile(
-            escape,
+        try writeNewFile(
             Array(
                 (#"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
-                    + present("p2", #"Red\u001b[31m"#, "") + "]}").utf8))
+                    + present("p2", #"Red\u001b[31m"#, "") + "]}").utf8), to: escape)
         let refused = try await sandbox.script(["login", "secret-pw", "import \(escape)"])
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.errorLines.first?.contains("presents[0].title") == true, "\(refused)")

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -28,7 +29,7 @@ enum Secrets {
                 found.append("unreadable: \(path)")
                 continue
             }
-            for secret in all where contains(bytes, Array(secret.utf8)) {
+            for secret in all where occurs(Array(secret.utf8), in: bytes) {
                 found.append("\(secret) in \(path)")
             }
         }
@@ -75,7 +76,7 @@ struct SecretsTests {
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdout.contains("Saved p2: title changed."), "\(outcome)")
         // The export is the one file meant to hold them in clear.
-        #expect(fileBytes(export).map { contains($0, Array(Secrets.title.utf8)) } == true)
+        #expect(fileBytes(export).map { occurs(Array(Secrets.title.utf8), in: $0) } == true)
         // The subcommands leave nothing either (a password file is the user's own secret).
         let audit = try await sandbox.run(["audit", "--journal", sandbox.journal], input: Secrets.newPassword + "\n")
         #expect(audit.status == 0, "\(audit)")

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -101,7 +102,7 @@ struct SubcommandTests {
         let sandbox = try Sandbox()
         try await sandbox.createJournal(presents: ["Mum Hat"])
         let target = sandbox.root + "/notes.txt"
-        try writeFile(target, Array("my own notes".utf8), mode: 0o644)
+        try writeNewFile(Array("my own notes".utf8), to: target, mode: 0o644)
         let journalBefore = fileBytes(sandbox.journal)
 
         let refused = try await sandbox.run(["export", "--journal", sandbox.journal, "--output", target], input: "secret-pw\n")
@@ -141,7 +142,7 @@ struct SubcommandTests {
         #expect(screen.stderr.contains("🔓 Signed in as Alice"))
 
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret-pw\n".utf8), mode: 0o600)
+        try writeNewFile(Array("secret-pw\n".utf8), to: passwordFile, mode: 0o600)
         let file = sandbox.root + "/out/export.json"
         try FileManager.default.createDirectory(atPath: sandbox.root + "/out", withIntermediateDirectories: false)
         let written = try await sandbox.run(["export", "--journal", sandbox.journal, "--password-file", passwordFile, "--output", file])
@@ -173,7 +174,7 @@ struct SubcommandTests {
 
         // A malformed document is rejected whole; nothing is appended.
         let bad = sandbox.root + "/bad.json"
-        try writeFile(bad, Array(#"{"format": "giftkeeper.export.v1", "presents": [{"title": 5}]}"#.utf8))
+        try writeNewFile(Array(#"{"format": "giftkeeper.export.v1", "presents": [{"title": 5}]}"#.utf8), to: bad)
         let sizeBefore = fileBytes(other)?.count
         let rejected = try await sandbox.run(["import", "--journal", other, bad], input: "other-password\n")
         #expect(rejected.status != 0, "\(rejected)")
@@ -190,7 +191,7 @@ struct SubcommandTests {
         let sandbox = try Sandbox()
         try await sandbox.createJournal()
         let passwordFile = sandbox.root + "/password"
-        try writeFile(passwordFile, Array("secret-pw\n".utf8), mode: 0o644)
+        try writeNewFile(Array("secret-pw\n".utf8), to: passwordFile, mode: 0o644)
         for subcommand in ["audit", "export"] {
             let outcome = try await sandbox.run([subcommand, "--journal", sandbox.journal, "--password-file", passwordFile])
             #expect(outcome.status == 2, "\(outcome)")
@@ -216,7 +217,7 @@ struct SubcommandTests {
         let flipped = sandbox.root + "/flipped.journal"
         var bytes = original
         bytes[bytes.count / 2] ^= 0x01
-        try writeFile(flipped, bytes)
+        try writeNewFile(bytes, to: flipped)
         let verify = try await sandbox.run(["verify", "--journal", flipped])
         #expect(verify.status == 1, "\(verify)")
         #expect(verify.errorLines.count == 1, "\(verify)")
@@ -241,7 +242,7 @@ struct SubcommandTests {
         // (RollbackSubcommandTests). Forget the head, as a crash would have left it.
         for file in sandbox.allFiles() where file.hasPrefix(sandbox.state + "/") { unlink(file) }
         let torn = sandbox.root + "/torn.journal"
-        try writeFile(torn, Array(original.dropLast(20)))
+        try writeNewFile(Array(original.dropLast(20)), to: torn)
         let tornVerify = try await sandbox.run(["verify", "--journal", torn])
         #expect(tornVerify.status == 0, "\(tornVerify)")
         #expect(tornVerify.stderr.contains("giftkeeper: warning: "), "\(tornVerify)")
@@ -292,7 +293,7 @@ struct SubcommandTests {
         try await sandbox.createJournal(presents: ["Mum Hat"])
         var bytes = try #require(fileBytes(sandbox.journal))
         bytes[offset] ^= 0x01
-        try writeFile(sandbox.journal, bytes)
+        try writeNewFile(bytes, to: sandbox.journal)
         let text = try await sandbox.audits()
         #expect(text.status == 1, "\(text)")
         #expect(text.stdoutLines.last { !$0.isEmpty }?.hasPrefix("FAILED after 0 verified frames: ") == true, "\(text)")

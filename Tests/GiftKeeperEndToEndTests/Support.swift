@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -7,20 +8,12 @@ import Testing
 extension Outcome {
     /// Standard error's lines without the notifications (🔓, 🔒, ⚠️, 🚨), which scripts and
     /// one-shots print there too: what went wrong.
-    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init).filter { !Self.isNotification($0) } }
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init).filter { !isNotification($0) } }
     /// The notifications on standard error, in order.
-    var notifications: [String] { stderr.split(separator: "\n").map(String.init).filter(Self.isNotification) }
+    var notifications: [String] { stderr.split(separator: "\n").map(String.init).filter(isNotification) }
 
-    static func isNotification(_ line: String) -> Bool {
-        ["🔓", "🔒", "⚠️", "🚨"].contains { line.hasPrefix($0) }
-    }
     /// The `giftkeeper: error: …` lines of standard error.
     var errorLines: [String] { stderrLines.filter { $0.hasPrefix("giftkeeper: error: ") } }
-}
-
-struct HarnessError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }
 
 /// Where the built `giftkeeper` is: `$GIFTKEEPER_BINARY` when set (`make test-release` runs
@@ -31,8 +24,8 @@ enum GiftKeeperBinary {
     /// The path, or a test failure that says how to provide it.
     static func require() throws -> String {
         guard let path else {
-            throw HarnessError(
-                message: "the giftkeeper binary was not found (GIFTKEEPER_BINARY, or next to the test bundle); build it (swift build --build-tests)")
+            throw TestSupportError(
+                "the giftkeeper binary was not found (GIFTKEEPER_BINARY, or next to the test bundle); build it (swift build --build-tests)")
         }
         return path
     }
@@ -65,7 +58,7 @@ func isExecutableFile(_ path: String) -> Bool {
     return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
 }
 
-/// Finds a program on `$PATH` (tmux, python3).
+/// Finds a program on `$PATH` (tmux).
 func findOnPath(_ name: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
     for directory in path.split(separator: ":") where isExecutableFile("\(directory)/\(name)") {
@@ -80,29 +73,16 @@ func findOnPath(_ name: String) -> String? {
 /// A private world for one test: its own HOME, XDG state and data directories and
 /// journal path, all under one temporary directory removed at the end.
 final class Sandbox {
-    let root: String
+    private let directory: TemporaryDirectory
+    var root: String { directory.path }
     let binary: String
 
     init() throws {
         binary = try GiftKeeperBinary.require()
-        var template = Array("/tmp/giftkeeper-e2e-XXXXXX".utf8CString)
-        let made: String? = template.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress, mkdtemp(base) != nil else { return nil }
-            return String(cString: base)
-        }
-        guard let made else { throw HarnessError(message: "mkdtemp failed: errno \(errno)") }
-        root = made
+        directory = try TemporaryDirectory(prefix: "giftkeeper-e2e")
         for directory in [home, state, data] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-    }
-
-    deinit {
-        // Make everything removable again (tests chmod files and directories).
-        if let walker = FileManager.default.enumerator(atPath: root) {
-            while let relative = walker.nextObject() as? String { chmod(root + "/" + relative, 0o700) }
-        }
-        try? FileManager.default.removeItem(atPath: root)
     }
 
     var home: String { root + "/home" }
@@ -183,37 +163,6 @@ final class Sandbox {
         }
         return files
     }
-}
-
-/// The permission bits of `path` (`stat`), or nil.
-func permissions(of path: String) -> UInt32? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    return UInt32(info.st_mode) & 0o7777
-}
-
-func fileBytes(_ path: String) -> [UInt8]? {
-    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-}
-
-func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
-    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-        throw HarnessError(message: "could not write \(path)")
-    }
-    chmod(path, mode)
-}
-
-/// Whether `haystack` contains `needle` as a contiguous byte run.
-func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-    guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
-    let first = needle[0]
-    var index = 0
-    let last = haystack.count - needle.count
-    while index <= last {
-        if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
-        index += 1
-    }
-    return false
 }
 
 /// Whether the process runs as root (who reads and writes files whatever their mode).

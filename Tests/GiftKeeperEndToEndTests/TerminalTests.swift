@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -94,7 +95,7 @@ final class Tmux {
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("timed out waiting for \(what); the screen was:\n\(text)", sourceLocation: sourceLocation)
-        throw HarnessError(message: "timed out waiting for \(what)")
+        throw TestSupportError("timed out waiting for \(what)")
     }
 
     @discardableResult

@@ -2,6 +2,7 @@ import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
 import GiftKeeperPostgres
+import GiftKeeperTestSupport
 import Glibc
 import Testing
 
@@ -23,8 +24,7 @@ final class StoreUnderTest: CustomStringConvertible {
             location = MemoryStoreLocation()
         case .postgres:
             directory = nil
-            let url = try #require(StoreKind.postgresURL, "no test server: run 'make test' or scripts/test-postgres.sh start")
-            location = PostgresStoreLocation(address: try PostgresAddress(url: url))
+            location = PostgresStoreLocation(address: try PostgresAddress(url: try PostgresFixture.requireURL()))
         }
     }
 
@@ -35,16 +35,13 @@ final class StoreUnderTest: CustomStringConvertible {
     }
 }
 
-enum StoreKind: String, CaseIterable, Sendable {
+/// The stores the conformance checks run on. The file and memory stores are checked as
+/// arguments; PostgreSQL in a suite of its own (``FrameStoreConformanceTests/OnPostgreSQL``),
+/// which needs the test server `make test` starts and is skipped, saying why, without one.
+enum StoreKind: String, Sendable {
     case file, memory, postgres
 
-    /// The test server `make test` starts (scripts/test-postgres.sh): the PostgreSQL cases
-    /// run against it. Without one (a bare `swift test`), they are left out.
-    static let postgresURL = ProcessInfo.processInfo.environment["GIFTKEEPER_TEST_POSTGRES_URL"].flatMap {
-        $0.isEmpty ? nil : $0
-    }
-
-    static var allCases: [StoreKind] { postgresURL == nil ? [.file, .memory] : [.file, .memory, .postgres] }
+    static let local: [StoreKind] = [.file, .memory]
 }
 
 /// Every frame a store hands out, copied out of the callback.
@@ -79,7 +76,7 @@ func appendBatch(_ store: any FrameStore, _ payloads: [[UInt8]], kinds: [FrameKi
 extension JournalTestSuite {
     /// One behaviour for every ``FrameStore``: the file, memory and PostgreSQL stores.
     @Suite struct FrameStoreConformanceTests {
-        @Test("A new store is empty: head 0 at the genesis hash, nothing to read", arguments: StoreKind.allCases)
+        @Test("A new store is empty: head 0 at the genesis hash, nothing to read", arguments: StoreKind.local)
         func newStoreIsEmpty(kind: StoreKind) throws {
             let subject = try StoreUnderTest(kind)
             let store = try subject.location.create()
@@ -90,7 +87,7 @@ extension JournalTestSuite {
             #expect(throws: JournalError.self) { _ = try subject.location.create() }
         }
 
-        @Test("Appends chain, move the head, and read back in order after any sequence number", arguments: StoreKind.allCases)
+        @Test("Appends chain, move the head, and read back in order after any sequence number", arguments: StoreKind.local)
         func appendsChainAndReadBack(kind: StoreKind) throws {
             let subject = try StoreUnderTest(kind)
             let store = try subject.location.create()
@@ -119,7 +116,7 @@ extension JournalTestSuite {
             #expect(store.frameIndex.trailingKind == .dataSealed)
         }
 
-        @Test("An append after a head that moved on is a conflict: nothing written, the current head returned", arguments: StoreKind.allCases)
+        @Test("An append after a head that moved on is a conflict: nothing written, the current head returned", arguments: StoreKind.local)
         func staleAppendConflicts(kind: StoreKind) throws {
             let subject = try StoreUnderTest(kind)
             let store = try subject.location.create()
@@ -134,7 +131,7 @@ extension JournalTestSuite {
             #expect(try appendBatch(store, [[3]]) == .appended(JournalHead(sequence: 3, hash: store.head.hash)))
         }
 
-        @Test("What was appended is there for the next process, index included", arguments: StoreKind.allCases)
+        @Test("What was appended is there for the next process, index included", arguments: StoreKind.local)
         func reopenedStoreHasEverything(kind: StoreKind) throws {
             let subject = try StoreUnderTest(kind)
             var head: JournalHead
@@ -158,7 +155,7 @@ extension JournalTestSuite {
             #expect(throws: JournalError.self) { try appendBatch(readOnly, [[1]]) }
         }
 
-        @Test("Waiting: at once when frames are there, false when none come in time", arguments: StoreKind.allCases)
+        @Test("Waiting: at once when frames are there, false when none come in time", arguments: StoreKind.local)
         func waitingForFrames(kind: StoreKind) throws {
             let subject = try StoreUnderTest(kind)
             let store = try subject.location.create()
@@ -168,7 +165,7 @@ extension JournalTestSuite {
             #expect(try store.waitForFrames(after: 1, milliseconds: 30) == false)
         }
 
-        @Test("An empty batch writes nothing and keeps the head", arguments: StoreKind.allCases)
+        @Test("An empty batch writes nothing and keeps the head", arguments: StoreKind.local)
         func emptyBatchWritesNothing(kind: StoreKind) throws {
             let subject = try StoreUnderTest(kind)
             let store = try subject.location.create()
@@ -180,7 +177,7 @@ extension JournalTestSuite {
 
         @Test(
             "Appends racing at one expected head from several writers: exactly one wins, nothing lost or duplicated",
-            arguments: StoreKind.allCases)
+            arguments: StoreKind.local)
         func racingAppendsAtOnePosition(kind: StoreKind) async throws {
             let subject = try StoreUnderTest(kind)
             let first = try subject.location.create()
@@ -209,7 +206,7 @@ extension JournalTestSuite {
             }
         }
 
-        @Test("A writer that lost catches up by waiting, then appends after the winner", arguments: StoreKind.allCases)
+        @Test("A writer that lost catches up by waiting, then appends after the winner", arguments: StoreKind.local)
         func loserCatchesUp(kind: StoreKind) throws {
             let subject = try StoreUnderTest(kind)
             let a = try subject.location.create()
@@ -231,4 +228,20 @@ extension JournalTestSuite {
 struct SendableStore: @unchecked Sendable {
     let store: any FrameStore
     init(_ store: any FrameStore) { self.store = store }
+}
+
+extension JournalTestSuite.FrameStoreConformanceTests {
+    /// The same checks on the PostgreSQL store, against the test server.
+    @Suite(.needsPostgres) struct OnPostgreSQL {
+        let checks = JournalTestSuite.FrameStoreConformanceTests()
+
+        @Test func newStoreIsEmpty() throws { try checks.newStoreIsEmpty(kind: .postgres) }
+        @Test func appendsChainAndReadBack() throws { try checks.appendsChainAndReadBack(kind: .postgres) }
+        @Test func staleAppendConflicts() throws { try checks.staleAppendConflicts(kind: .postgres) }
+        @Test func reopenedStoreHasEverything() throws { try checks.reopenedStoreHasEverything(kind: .postgres) }
+        @Test func waitingForFrames() throws { try checks.waitingForFrames(kind: .postgres) }
+        @Test func emptyBatchWritesNothing() throws { try checks.emptyBatchWritesNothing(kind: .postgres) }
+        @Test func racingAppendsAtOnePosition() async throws { try await checks.racingAppendsAtOnePosition(kind: .postgres) }
+        @Test func loserCatchesUp() throws { try checks.loserCatchesUp(kind: .postgres) }
+    }
 }

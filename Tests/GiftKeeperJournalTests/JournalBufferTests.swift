@@ -1,5 +1,6 @@
 import GiftKeeperCrypto
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Testing
 
 extension JournalTestSuite {
@@ -40,13 +41,13 @@ extension JournalTestSuite {
                 ] {
                     var flipped = bytes
                     flipped[byte] ^= 0x04
-                    try writeBytes(flipped, to: copy)
+                    try writeNewFile(flipped, to: copy)
                     let report = try Journal.verify(at: copy)
                     #expect(report.problem?.sequence == UInt64(frame + 1), "frame \(frame + 1): \(String(describing: report.problem))")
                     #expect(report.problem?.offset == ranges[frame].lowerBound, "frame \(frame + 1)")
                     #expect(report.problem?.damage == reason, "frame \(frame + 1): \(String(describing: report.problem))")
                     #expect(report.frameCount == frame, "frame \(frame + 1)")
-                    let error = journalError { try Journal.open(at: copy, access: .readOnly) }
+                    let error = caught(JournalError.self) { try Journal.open(at: copy, access: .readOnly) }
                     #expect(error?.code == report.problem.map { .corrupt($0) }, "frame \(frame + 1)")
                 }
             }
@@ -62,7 +63,7 @@ extension JournalTestSuite {
                 var flipped = bytes
                 flipped[ranges[first].lowerBound + 30] ^= 0x01
                 flipped[ranges[second].lowerBound + 30] ^= 0x01
-                try writeBytes(flipped, to: copy)
+                try writeNewFile(flipped, to: copy)
                 let report = try Journal.verify(at: copy)
                 #expect(report.problem?.sequence == UInt64(first + 1), "\(String(describing: report.problem))")
                 #expect(report.frameCount == first)

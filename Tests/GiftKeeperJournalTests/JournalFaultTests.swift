@@ -1,6 +1,7 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import Testing
 
@@ -17,12 +18,12 @@ extension JournalTestSuite {
             let copy = directory.file("cut.journal")
 
             for cut in 0..<60 {
-                try writeBytes(Array(bytes[0..<cut]), to: copy)
-                #expect(journalError { try Journal.open(at: copy, access: .readWrite) }?.code == .notAJournal, "cut \(cut)")
-                #expect(journalError { try Journal.verify(at: copy) }?.code == .notAJournal, "cut \(cut)")
+                try writeNewFile(Array(bytes[0..<cut]), to: copy)
+                #expect(caught(JournalError.self) { try Journal.open(at: copy, access: .readWrite) }?.code == .notAJournal, "cut \(cut)")
+                #expect(caught(JournalError.self) { try Journal.verify(at: copy) }?.code == .notAJournal, "cut \(cut)")
             }
             for cut in 60..<bytes.count {
-                try writeBytes(Array(bytes[0..<cut]), to: copy)
+                try writeNewFile(Array(bytes[0..<cut]), to: copy)
                 let whole = ranges.filter { $0.upperBound <= cut }
                 let boundary = whole.last?.upperBound ?? 60
                 let expectedTail = cut == boundary ? nil : TornTail(offset: boundary, length: cut - boundary)
@@ -37,7 +38,7 @@ extension JournalTestSuite {
                 // What was trimmed was first saved beside the journal, byte for byte.
                 if let saved = journal.trimmedTail?.savedAs {
                     #expect(try readBytes(saved) == Array(bytes[boundary..<cut]), "cut \(cut)")
-                    #expect(permissions(saved) == 0o600)
+                    #expect(permissions(of: saved) == 0o600)
                     try FileManager.default.removeItem(atPath: saved)
                 }
                 #expect((journal.trimmedTail?.savedAs == nil) == (expectedTail == nil), "cut \(cut)")
@@ -56,7 +57,7 @@ extension JournalTestSuite {
             let bytes = try makeJournal(at: original, payloads: payloads(sizes: smallJournalSizes))
             let ranges = frameRanges(bytes)
             let copy = directory.file("flipped.journal")
-            try writeBytes(bytes, to: copy)
+            try writeNewFile(bytes, to: copy)
             var failures = 0
 
             for index in 0..<bytes.count {
@@ -90,7 +91,7 @@ extension JournalTestSuite {
                         #expect(allowed, "\(label): \(error)")
                     }
 
-                    let openError = journalError { try Journal.open(at: copy, access: .readWrite) }
+                    let openError = caught(JournalError.self) { try Journal.open(at: copy, access: .readWrite) }
                     #expect(openError != nil, "\(label) opened")
                     if case .corrupt(let problem)? = openError?.code {
                         #expect(problem.sequence == expectedSequence, "\(label)")
@@ -109,7 +110,7 @@ extension JournalTestSuite {
             damage: JournalDamage, in directory: TemporaryDirectory
         ) throws {
             let path = directory.file(name)
-            try writeBytes(header + frames.flatMap { $0 }, to: path)
+            try writeNewFile(header + frames.flatMap { $0 }, to: path)
             let offset = 60 + frames.prefix(frameIndex).reduce(0) { $0 + $1.count }
             let report = try Journal.verify(at: path)
             #expect(report.problem?.sequence == sequence, "\(name): \(String(describing: report.problem))")
@@ -118,7 +119,7 @@ extension JournalTestSuite {
             #expect(report.frameCount == Int(sequence) - 1)
             #expect(report.tornTail == nil)
             for access in [JournalAccess.readOnly, .readWrite] {
-                let error = journalError { try Journal.open(at: path, access: access) }
+                let error = caught(JournalError.self) { try Journal.open(at: path, access: access) }
                 #expect(error?.code == report.problem.map { .corrupt($0) }, "\(name)")
                 #expect(error?.exitCode == 1)
             }
@@ -193,13 +194,13 @@ extension JournalTestSuite {
                 let before = try readBytes(path)
                 #expect(link(path, kept) == 0)  // the old file keeps a name, to look at it afterwards
                 if replacement == "renamed-over" {
-                    try writeBytes(before, to: copy)
+                    try writeNewFile(before, to: copy)
                     #expect(rename(copy, path) == 0)
                 } else {
                     #expect(unlink(path) == 0)
                 }
 
-                let error = journalError {
+                let error = caught(JournalError.self) {
                     try journal.append { batch in
                         try batch.add(kind: .dataSealed, payload: [4, 5, 6])
                         try batch.add(kind: .dataSealed, payload: [7, 8, 9])
@@ -214,7 +215,7 @@ extension JournalTestSuite {
                     #expect(try readBytes(path) == before, "the replacement is untouched")
                 }
                 // The handle pretends nothing afterwards.
-                #expect(journalError { try journal.append { try $0.add(kind: .dataSealed, payload: [1]) } }?.code == .unusable)
+                #expect(caught(JournalError.self) { try journal.append { try $0.add(kind: .dataSealed, payload: [1]) } }?.code == .unusable)
                 #expect(try readBytes(kept) == before)
             }
         }
@@ -241,10 +242,10 @@ extension JournalTestSuite {
                 if replacement == "removed" {
                     #expect(unlink(path) == 0)
                 } else {
-                    try writeBytes(bytes, to: copy)
+                    try writeNewFile(bytes, to: copy)
                     #expect(rename(copy, path) == 0)
                 }
-                let error = journalError { _ = try journal.waitForFrames(after: 3, milliseconds: 0) }
+                let error = caught(JournalError.self) { _ = try journal.waitForFrames(after: 3, milliseconds: 0) }
                 #expect(error?.code == .changedWhileOpen(.replaced), "\(replacement)")
             }
         }
@@ -271,7 +272,7 @@ extension JournalTestSuite {
                 }
                 let after = try readBytes(path)
 
-                let error = journalError {
+                let error = caught(JournalError.self) {
                     try journal.append { batch in
                         try batch.add(kind: .dataSealed, payload: [4, 5, 6])
                         try batch.add(kind: .dataSealed, payload: [7, 8, 9])
@@ -290,7 +291,7 @@ extension JournalTestSuite {
                 #expect(error?.exitCode == 1)
                 #expect(try readBytes(path) == after, "\(change): not a byte written")
                 #expect(journal.lastSequence == 3)
-                #expect(journalError { try journal.append { try $0.add(kind: .dataSealed, payload: [1]) } }?.code == .unusable)
+                #expect(caught(JournalError.self) { try journal.append { try $0.add(kind: .dataSealed, payload: [1]) } }?.code == .unusable)
                 #expect(try readBytes(path) == after)
             }
             // The three acknowledged frames are still whole, in front of the foreign bytes.
@@ -318,7 +319,7 @@ extension JournalTestSuite {
             withUnsafeBytes(of: pastTheEnd.littleEndian) { bytes.replaceSubrange(start..<start + 4, with: $0) }
             let check = Blake2b.hash(Array(bytes[start..<start + 13]), key: previousHash).prefix(8)
             bytes.replaceSubrange(start + 13..<start + 21, with: check)
-            try writeBytes(bytes, to: path)
+            try writeNewFile(bytes, to: path)
 
             let report = try Journal.verify(at: path)
             #expect(!report.isValid)
@@ -326,7 +327,7 @@ extension JournalTestSuite {
             #expect(report.problem?.offset == start)
             #expect(
                 { if case .hiddenFrames? = report.problem?.damage { true } else { false } }(), "\(String(describing: report.problem))")
-            #expect(journalError { try Journal.open(at: path, access: .readWrite) }.map { "\($0.code)" }?.hasPrefix("corrupt") == true)
+            #expect(caught(JournalError.self) { try Journal.open(at: path, access: .readWrite) }.map { "\($0.code)" }?.hasPrefix("corrupt") == true)
             #expect(try readBytes(path) == bytes, "no byte trimmed")
             #expect(try directoryEntries(directory.path) == ["hidden.journal"], "nothing saved aside either")
         }
@@ -343,7 +344,7 @@ extension JournalTestSuite {
             }
             let whole = try readBytes(path)
             for cut in stride(from: before + 1, to: whole.count, by: 7) {
-                try writeBytes(Array(whole[0..<cut]), to: path)
+                try writeNewFile(Array(whole[0..<cut]), to: path)
                 let reopened = try Journal.open(at: path, access: .readWrite)
                 let kept = try readBytes(path)
                 #expect(kept.count == reopened.size)
@@ -369,17 +370,19 @@ extension JournalTestSuite {
             var bytes = try makeJournal(at: path, payloads: [[1], [2]])
             bytes[8] = high == 3 ? 3 : bytes[8]
             bytes[9] = high == 3 ? bytes[9] : 1  // version 3, or 256 + the version
-            try writeBytes(bytes, to: path)
+            try writeNewFile(bytes, to: path)
             let report = try Journal.verify(at: path)
             #expect(report.problem?.sequence == 0, "\(String(describing: report.problem))")
-            let error = journalError { try Journal.open(at: path, access: .readWrite) }
+            let error = caught(JournalError.self) { try Journal.open(at: path, access: .readWrite) }
             #expect(error.map { "\($0.code)" }?.hasPrefix("corrupt") == true, "\(String(describing: error))")
             #expect(error?.exitCode == 1)
             #expect(try readBytes(path) == bytes)
             // With its hash recomputed it is a newer format, as before.
             rehashHeader(&bytes)
-            try writeBytes(bytes, to: path)
-            #expect(journalError { try Journal.open(at: path, access: .readWrite) }.map { "\($0.code)" }?.hasPrefix("unsupportedVersion") == true)
+            try writeNewFile(bytes, to: path)
+            #expect(
+                caught(JournalError.self) { try Journal.open(at: path, access: .readWrite) }.map { "\($0.code)" }?.hasPrefix("unsupportedVersion")
+                    == true)
         }
     }
 }

@@ -1,4 +1,5 @@
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -68,7 +69,7 @@ extension JournalTestSuite {
             let probe = try probePath()
             var acknowledged: UInt64 = 0
             var tornTails = 0
-            var generator = SystemRandomNumberGenerator()
+            var generator = TestRandom()
 
             for round in 0..<10 {
                 let wanted = Int.random(in: 1...60, using: &generator)
@@ -79,18 +80,18 @@ extension JournalTestSuite {
                     child.kill(SIGKILL)
                     return early
                 }
-                #expect(early.count >= wanted, "round \(round): probe stopped early: \(child)")
+                #expect(early.count >= wanted, generator.comment("round \(round): probe stopped early: \(child)"))
                 // Everything printed before the kill was acknowledged after its fsync.
                 let lines = completeLines(child.stdout)
-                #expect(child.signal == SIGKILL && !child.timedOut, "round \(round): \(child)")
+                #expect(child.signal == SIGKILL && !child.timedOut, generator.comment("round \(round): \(child)"))
                 let numbers = lines.compactMap { UInt64($0) }
                 #expect(numbers.count == lines.count)
-                #expect(numbers == Array(acknowledged + 1..<acknowledged + 1 + UInt64(numbers.count)), "round \(round)")
+                #expect(numbers == Array(acknowledged + 1..<acknowledged + 1 + UInt64(numbers.count)), generator.comment("round \(round)"))
                 acknowledged = numbers.last ?? acknowledged
 
                 let journal = try Journal.open(at: path, access: .readWrite)
                 if journal.trimmedTail != nil { tornTails += 1 }
-                #expect(journal.lastSequence >= acknowledged, "round \(round): acknowledged frames lost")
+                #expect(journal.lastSequence >= acknowledged, generator.comment("round \(round): acknowledged frames lost"))
                 var expected: UInt64 = 1
                 try journal.replay { frame in
                     #expect(frame.sequence == expected)

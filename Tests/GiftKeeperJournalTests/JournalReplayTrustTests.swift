@@ -1,5 +1,6 @@
 import GiftKeeperCrypto
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import Testing
 
@@ -108,7 +109,7 @@ extension JournalTestSuite {
             let lastOffset = whole[Int(last) - 1].4
             let original = try readBytes(path)
             try patchByte(path, at: lastOffset + 4, to: original[lastOffset + 4] ^ 0x01)
-            let error = journalError { try journal.read(after: last - 2, progress: nil) { _ in } }
+            let error = caught(JournalError.self) { try journal.read(after: last - 2, progress: nil) { _ in } }
             guard case .corrupt(let problem)? = error?.code else {
                 Issue.record("expected corruption, got \(String(describing: error))")
                 return
@@ -131,7 +132,7 @@ extension JournalTestSuite {
             for offset in [ranges[1].lowerBound + 4, ranges[2].upperBound - 1] {
                 let journal = try Journal.open(at: path, access: .readWrite)
                 try patchByte(path, at: offset, to: bytes[offset] ^ 0x01)
-                let error = journalError { try journal.replay(chainCheck: .trustVerifiedOnOpen) { _ in } }
+                let error = caught(JournalError.self) { try journal.replay(chainCheck: .trustVerifiedOnOpen) { _ in } }
                 guard case .corrupt(let problem)? = error?.code else {
                     Issue.record("expected corruption for a change at \(offset), got \(String(describing: error))")
                     continue
@@ -150,7 +151,7 @@ extension JournalTestSuite {
                 if frame.sequence == 2 { seen = Array(frame.payload) }
             }
             #expect(seen.first == bytes[payloadByte] ^ 0x80)
-            #expect(journalError { try journal.replay(chainCheck: .recompute) { _ in } }?.code != nil)
+            #expect(caught(JournalError.self) { try journal.replay(chainCheck: .recompute) { _ in } }?.code != nil)
         }
 
         @Test func readOnlyOpeningCanTolerateDamageForAudit() throws {
@@ -162,7 +163,7 @@ extension JournalTestSuite {
             // Damage the third frame's payload: frames 1 and 2 still verify.
             try patchByte(path, at: ranges[2].lowerBound + 21, to: bytes[ranges[2].lowerBound + 21] ^ 0x01)
 
-            #expect(journalError { try Journal.open(at: path, access: .readOnly) }?.code != nil)
+            #expect(caught(JournalError.self) { try Journal.open(at: path, access: .readOnly) }?.code != nil)
             let damage: JournalProblem
             do {
                 let journal = try Journal.open(at: path, access: .readOnly, toleratingDamage: true)
@@ -176,7 +177,7 @@ extension JournalTestSuite {
             }
             // Never for writing (the read-only journal above is closed now): damage is not
             // something to append after.
-            let writing = journalError {
+            let writing = caught(JournalError.self) {
                 try Journal.open(at: path, access: .readWrite, toleratingDamage: true)
             }
             #expect(writing?.code == .corrupt(damage))

@@ -1,83 +1,34 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import Testing
 
 /// The parent of every journal test suite.
 ///
 /// Its tests run in parallel: no test in a process that holds journal locks starts a program
-/// (`make test` runs the suites that do, `JournalProcessTests` and `PostgresStoreTests`
-/// among them, in a test process of their own), so no child can hold a lock of theirs.
+/// (`make test` runs the suites that do, `JournalProcessTests` among them, in a test
+/// process of their own), so no child can hold a lock of theirs.
 @Suite enum JournalTestSuite {}
-
-/// A fresh directory under /tmp, removed with everything in it on deinit.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/giftkeeper-journal-test-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in
-            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
-        }
-        guard let made else { throw POSIXError(.init(rawValue: errno)!) }
-        path = made
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
-/// The whole content of a file.
-func readBytes(_ path: String) throws -> [UInt8] {
-    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-}
-
-/// Writes `bytes` to a new file at `path` (replacing any), mode `mode`.
-///
-/// Unlinks first rather than truncating: ext4 flushes a file truncated and rewritten
-/// (auto_da_alloc) on close, which made thousands of copies slow.
-func writeBytes(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws {
-    _ = unlink(path)
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
-    defer { close(fd) }
-    guard fchmod(fd, mode) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-    var done = 0
-    while done < bytes.count {
-        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
-        guard count > 0 else { throw POSIXError(.init(rawValue: errno)!) }
-        done += count
-    }
-}
 
 /// Overwrites one byte of a file in place.
 func patchByte(_ path: String, at offset: Int, to value: UInt8) throws {
     let fd = open(path, O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
+    guard fd >= 0 else { throw TestSupportError("cannot open \(path): errno \(errno)") }
     defer { close(fd) }
     var byte = value
-    guard pwrite(fd, &byte, 1, off_t(offset)) == 1 else { throw POSIXError(.init(rawValue: errno)!) }
+    guard pwrite(fd, &byte, 1, off_t(offset)) == 1 else { throw TestSupportError("cannot write \(path): errno \(errno)") }
 }
 
 /// Appends `bytes` to a file with a plain `O_APPEND` write, taking no lock: another
 /// program writing behind a journal's back.
 func appendBytes(_ bytes: [UInt8], to path: String) throws {
     let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
+    guard fd >= 0 else { throw TestSupportError("cannot open \(path): errno \(errno)") }
     defer { close(fd) }
-    let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-    guard count == bytes.count else { throw POSIXError(.init(rawValue: errno)!) }
-}
-
-/// The permission bits of `path`.
-func permissions(_ path: String) -> mode_t {
-    var info = stat()
-    #expect(lstat(path, &info) == 0)
-    return info.st_mode & 0o7777
+    let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    guard count == bytes.count else { throw TestSupportError("cannot append to \(path): errno \(errno)") }
 }
 
 /// The payload journal-append-probe writes for frame `sequence` (keep in step with its main.swift).
@@ -134,18 +85,6 @@ func replayAll(_ journal: Journal) throws -> [(sequence: UInt64, kind: FrameKind
     return frames
 }
 
-/// The error `body` throws, as a JournalError (nil when it throws none or another type).
-func journalError<T>(_ body: () throws -> T) -> JournalError? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as JournalError {
-        return error
-    } catch {
-        return nil
-    }
-}
-
 /// Fixes the header hash after a test patched header bytes 0..<28.
 func rehashHeader(_ bytes: inout [UInt8]) {
     let hash = Blake2b.hash(Array(bytes[0..<28]))
@@ -156,26 +95,12 @@ func rehashHeader(_ bytes: inout [UInt8]) {
 func probePath() throws -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { throw POSIXError(.init(rawValue: errno)!) }
+    guard count > 0 else { throw TestSupportError("cannot read /proc/self/exe: errno \(errno)") }
     let executable = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     let directory = (executable as NSString).deletingLastPathComponent
     let probe = directory + "/journal-append-probe"
     guard access(probe, X_OK) == 0 else {
-        throw POSIXError(.ENOENT)
+        throw TestSupportError("\(probe) is not built: swift build --build-tests")
     }
     return probe
-}
-
-/// The names in a directory.
-func directoryEntries(_ path: String) throws -> [String] {
-    guard let directory = opendir(path) else { throw POSIXError(.init(rawValue: errno)!) }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-        }
-        if name != ".", name != ".." { names.append(name) }
-    }
-    return names
 }

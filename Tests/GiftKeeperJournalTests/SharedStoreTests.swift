@@ -2,6 +2,7 @@ import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
 import GiftKeeperPostgres
+import GiftKeeperTestSupport
 import Testing
 
 extension JournalTestSuite {
@@ -9,12 +10,11 @@ extension JournalTestSuite {
     /// head board, and a read of everything the server holds now. The memory server and
     /// PostgreSQL behave the same.
     @Suite struct SharedStoreTests {
-        static var kinds: [StoreKind] { StoreKind.postgresURL == nil ? [.memory] : [.memory, .postgres] }
 
         func server(_ kind: StoreKind) throws -> any RemoteLocation {
             switch kind {
             case .postgres:
-                return PostgresRemote(address: try PostgresAddress(url: try #require(StoreKind.postgresURL)))
+                return PostgresRemote(address: try PostgresAddress(url: try PostgresFixture.requireURL()))
             default:
                 return MemoryRemote()
             }
@@ -25,7 +25,7 @@ extension JournalTestSuite {
             try MemoryFrameStore(path: "device").header
         }
 
-        @Test("Each device's posted head replaces its previous one; every handle reads them all", arguments: kinds)
+        @Test("Each device's posted head replaces its previous one; every handle reads them all", arguments: [StoreKind.memory])
         func boardKeepsOneHeadPerDevice(kind: StoreKind) throws {
             let remote = try server(kind)
             let header = try newHeader()
@@ -43,7 +43,7 @@ extension JournalTestSuite {
             #expect(try other.deviceHeads().isEmpty)
         }
 
-        @Test("fetch takes in what another device appended, without waiting to hear of it", arguments: kinds)
+        @Test("fetch takes in what another device appended, without waiting to hear of it", arguments: [StoreKind.memory])
         func fetchReadsEverythingNow(kind: StoreKind) throws {
             let remote = try server(kind)
             let header = try newHeader()
@@ -54,5 +54,15 @@ extension JournalTestSuite {
             #expect(second.head == first.head)
             #expect(try readFrames(second).map(\.payload) == [[1], [2], [3]])
         }
+    }
+}
+
+extension JournalTestSuite.SharedStoreTests {
+    /// The same checks on PostgreSQL, against the test server.
+    @Suite(.needsPostgres) struct OnPostgreSQL {
+        let checks = JournalTestSuite.SharedStoreTests()
+
+        @Test func boardKeepsOneHeadPerDevice() throws { try checks.boardKeepsOneHeadPerDevice(kind: .postgres) }
+        @Test func fetchReadsEverythingNow() throws { try checks.fetchReadsEverythingNow(kind: .postgres) }
     }
 }

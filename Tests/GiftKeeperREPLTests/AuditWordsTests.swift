@@ -5,26 +5,26 @@ import Testing
 
 /// `audit`'s one-line summaries of events (``AuditWords``), worded in the shell.
 @Suite struct AuditWordsTests {
-    private func pid(_ number: UInt64) -> PresentID { PresentID(number: number)! }
-    private func cents(_ value: Int64) -> Money { Money(minorUnits: value)! }
+    private func pid(_ number: UInt64) throws -> PresentID { try #require(PresentID(number: number)) }
+    private func cents(_ value: Int64) throws -> Money { try #require(Money(minorUnits: value)) }
 
-    @Test func summariesOfEachKind() {
+    @Test func summariesOfEachKind() throws {
         #expect(
-            EventBody.presentAdded(id: pid(3), recipient: "Mum", title: "Scarf", notes: "", price: nil, occasion: "Birthday").audited
+            try EventBody.presentAdded(id: pid(3), recipient: "Mum", title: "Scarf", notes: "", price: nil, occasion: "Birthday").audited
                 == "added p3 \"Scarf\" for Mum")
-        #expect(EventBody.presentEdited(id: pid(1), changes: [.price(cents(3000)), .title("Red scarf")]).audited == "edited p1: price, title")
+        #expect(try EventBody.presentEdited(id: pid(1), changes: [.price(cents(3000)), .title("Red scarf")]).audited == "edited p1: price, title")
         #expect(EventBody.signedOut(clean: false).audited == "signed out (session ended without sign-out)")
         #expect([EventBody.passwordChanged, .stateExported(presentCount: 2)].map(\.audited) == ["password changed", "exported 2 presents"])
     }
 
-    @Test func summaries() {
-        let added = EventBody.presentAdded(id: pid(3), recipient: "Mum", title: "Blue scarf", notes: "", price: cents(2500), occasion: "")
+    @Test func summaries() throws {
+        let added = try EventBody.presentAdded(id: pid(3), recipient: "Mum", title: "Blue scarf", notes: "", price: cents(2500), occasion: "")
         #expect(added.audited == "added p3 \"Blue scarf\" for Mum (25.00)")
-        #expect(EventBody.presentStatusChanged(id: pid(3), status: .bought).audited == "marked p3 bought")
+        #expect(try EventBody.presentStatusChanged(id: pid(3), status: .bought).audited == "marked p3 bought")
         #expect(EventBody.signedOut(clean: true).audited == "signed out")
         #expect(EventBody.loginFailed.audited == "failed sign-in")
         #expect(EventBody.stateExported(presentCount: 1).audited == "exported 1 present")
-        let long = EventBody.presentAdded(
+        let long = try EventBody.presentAdded(
             id: pid(1), recipient: "M\num", title: String(repeating: "x", count: 100), notes: "", price: nil, occasion: "")
         #expect(long.audited == "added p1 \"\(String(repeating: "x", count: 60))…\" for M um")
     }
@@ -37,8 +37,8 @@ import Testing
         (String(repeating: "é", count: 61), String(repeating: "é", count: 60) + "…"),
         ("a\r\nb", "a b"), ("tab\tend\u{7F}", "tab end "), ("Zoë \u{85}", "Zoë  "), ("", ""), ("~ !", "~ !"),
     ])
-    func summaryTextIsCutAndCleaned(title: String, shown: String) {
-        let added = EventBody.presentAdded(id: pid(1), recipient: "Mum", title: title, notes: "", price: nil, occasion: "")
+    func summaryTextIsCutAndCleaned(title: String, shown: String) throws {
+        let added = try EventBody.presentAdded(id: pid(1), recipient: "Mum", title: title, notes: "", price: nil, occasion: "")
         #expect(added.audited == "added p1 \"\(shown)\" for Mum")
     }
 }

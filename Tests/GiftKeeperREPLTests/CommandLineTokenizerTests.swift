@@ -1,3 +1,4 @@
+import GiftKeeperTestSupport
 import Testing
 
 @testable import GiftKeeperREPL
@@ -66,12 +67,12 @@ import Testing
 
     @Test("quoted(s) splits back to s, for 20,000 random strings of awkward pieces")
     func roundTrip() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestRandom()
         for _ in 0..<20_000 {
             let text = (0..<Int.random(in: 1...6, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator) ?? "" }.joined()
             #expect(
                 try CommandLineTokenizer.split(CommandLineTokenizer.quoted(text)) == [text],
-                "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+                generator.comment("\(text.unicodeScalars.map { String($0.value, radix: 16) })"))
         }
     }
 

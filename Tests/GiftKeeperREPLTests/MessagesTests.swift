@@ -34,10 +34,12 @@ import Testing
             (.changedWhileOpen(.size(expected: 100, actual: 400)), 1, "400 bytes, not 100"),
             (.changedWhileOpen(.replaced), 1, "replaced or removed"),
         ]
-        for (code, _, phrase) in cases {
-            let error = JournalError(code, path: "/x/j")
-            #expect(error.sentence.contains(phrase), "\(error.sentence)")
-            #expect(error.sentence.contains("'/x/j'"), "\(error.sentence)")
+        for (code, exitCode, phrase) in cases {
+            let presented = PresentedError(JournalError(code, path: "/x/j"))
+            #expect(presented.sentence.contains(phrase), "\(presented.sentence)")
+            #expect(presented.sentence.contains("'/x/j'"), "\(presented.sentence)")
+            #expect(presented.exitCode == exitCode, "\(code): \(presented.sentence)")
+            #expect(!presented.isCancellation)
         }
     }
 

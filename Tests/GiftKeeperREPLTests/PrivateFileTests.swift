@@ -1,39 +1,26 @@
 import Foundation
 import GiftKeeperREPL
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Glibc
 import Testing
 
 /// Export files: written whole or not at all, always mode 0600.
 @Suite struct PrivateFileTests {
-    private func temporaryDirectory() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/giftkeeper-privatefile-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        return String(cString: made)
-    }
-
-    private func contents(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-    }
-
-    private func mode(_ path: String) -> mode_t {
-        var info = stat()
-        return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
-    }
-
     @Test func finishReplacesTheFileWholeWithMode0600() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.path
         let path = directory + "/gifts.json"
         _ = FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
         let writer = PrivateFile.Writer(path: path)
         try writer.write(Array("{\"a\":".utf8)[...])
         // Until finish, the old file is untouched.
-        #expect(contents(path) == Array("old".utf8))
+        #expect(fileBytes(path) == Array("old".utf8))
         try writer.write(Array("1}\n".utf8)[...])
         try writer.finish()
-        #expect(contents(path) == Array("{\"a\":1}\n".utf8))
-        #expect(mode(path) == 0o600)
+        #expect(fileBytes(path) == Array("{\"a\":1}\n".utf8))
+        #expect(permissions(of: path) == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["gifts.json"])
     }
 
@@ -41,8 +28,9 @@ import Testing
     /// the path after the early check (while the password was typed) is kept, and the
     /// export fails with "already exists", leaving no temporary file.
     @Test func withoutReplacingAFileThatAppearedMeanwhileIsKept() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.path
         for (name, makeIt) in [
             ("late.json", { (path: String) in _ = FileManager.default.createFile(atPath: path, contents: Data("precious".utf8)) }),
             ("late-link.json", { (path: String) in _ = symlink(directory + "/target", path) }),
@@ -55,19 +43,20 @@ import Testing
             let error = try #require(throws: ServiceError.self) { try writer.finish() }
             #expect(error.sentence.contains("already exists"), "\(error)")
         }
-        #expect(contents(directory + "/late.json") == Array("precious".utf8))
+        #expect(fileBytes(directory + "/late.json") == Array("precious".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["late-link.json", "late.json"])
         // With nothing in the way, the same writer names the file.
         let fresh = PrivateFile.Writer(path: directory + "/fresh.json", replacing: false)
         try fresh.write(Array("{}".utf8)[...])
         try fresh.finish()
-        #expect(contents(directory + "/fresh.json") == Array("{}".utf8))
-        #expect(mode(directory + "/fresh.json") == 0o600)
+        #expect(fileBytes(directory + "/fresh.json") == Array("{}".utf8))
+        #expect(permissions(of: directory + "/fresh.json") == 0o600)
     }
 
     @Test func anAbandonedExportLeavesNothingBehind() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.path
         let path = directory + "/gifts.json"
         do {
             let writer = PrivateFile.Writer(path: path)
@@ -77,8 +66,9 @@ import Testing
     }
 
     @Test func aBadDestinationIsFoundBeforeAnythingIsWritten() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.path
         #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory + "/missing/gifts.json", replacing: false) }
         #expect(throws: ServiceError.self) { try PrivateFile.checkWritable(directory, replacing: true) }
         try PrivateFile.checkWritable(directory + "/gifts.json", replacing: false)

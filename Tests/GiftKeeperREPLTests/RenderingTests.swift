@@ -1,6 +1,7 @@
 import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Glibc
 import Testing
 
@@ -171,19 +172,19 @@ import Testing
     /// The eight-at-a-time check of output bytes agrees with the byte-by-byte rule at every
     /// length and alignment, whichever byte of a word is the odd one: the edges of
     /// printable ASCII (0x1F, 0x20, 0x7E, 0x7F), tabs, newlines, UTF-8 and 0xFF.
-    @Test func theWordAtATimeCheckAgreesWithTheByteRule() {
+    @Test func theWordAtATimeCheckAgreesWithTheByteRule() throws {
         let edges: [UInt8] = [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestRandom()
         for _ in 0..<20_000 {
             let count = Int.random(in: 0...40, using: &generator)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
             for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
-                bytes[Int.random(in: 0..<count, using: &generator)] = edges.randomElement(using: &generator)!
+                bytes[Int.random(in: 0..<count, using: &generator)] = try #require(edges.randomElement(using: &generator))
             }
             let offset = Int.random(in: 0...min(7, count), using: &generator)
             bytes.withUnsafeBufferPointer { all in
                 let part = UnsafeBufferPointer(rebasing: all[offset...])
-                #expect(Console.allKeptAsIs(part) == part.allSatisfy(Console.isKeptAsIs), "\(Array(part))")
+                #expect(Console.allKeptAsIs(part) == part.allSatisfy(Console.isKeptAsIs), generator.comment("\(Array(part))"))
             }
         }
     }
@@ -191,22 +192,24 @@ import Testing
     /// The check of a line's UTF-8 agrees with the sanitiser (tabs and newlines kept) on
     /// lines of accented letters, emoji, symbols around the controls it must catch (C0,
     /// DEL, C1, the bidirectional controls) and the scalars beside them.
-    @Test func theUTF8CheckAgreesWithTheSanitiser() {
+    @Test func theUTF8CheckAgreesWithTheSanitiser() throws {
         let scalars: [Unicode.Scalar] = [
             "a", " ", "\t", "\n", "\r", "\u{1B}", "\u{7E}", "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "é", "Ā",
             "\u{2029}", "\u{2026}", "\u{2029}", "\u{202A}", "\u{202E}", "\u{202F}", "\u{2065}", "\u{2066}", "\u{2069}",
             "\u{206A}", "\u{20AC}", "\u{2E80}", "書", "\u{1F381}",
         ]
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestRandom()
         for _ in 0..<20_000 {
             var text = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...12, using: &generator) { text.append(scalars.randomElement(using: &generator)!) }
+            for _ in 0..<Int.random(in: 0...12, using: &generator) { text.append(try #require(scalars.randomElement(using: &generator))) }
             var line = String(text)
             let kept = line.withUTF8(Console.keepsUTF8AsIs)
-            #expect(kept == (TerminalText.sanitized(line, keeping: Console.keptInLines) == line), "\(line.unicodeScalars.map(\.value))")
+            #expect(
+                kept == (TerminalText.sanitized(line, keeping: Console.keptInLines) == line), generator.comment("\(line.unicodeScalars.map(\.value))")
+            )
             var appended: [UInt8] = []
             Console.appendOutputLine(line, to: &appended)
-            #expect(appended == Array(Console.outputLine(line).utf8))
+            #expect(appended == Array(Console.outputLine(line).utf8), generator.comment())
         }
     }
 

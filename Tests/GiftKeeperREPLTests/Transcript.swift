@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Glibc
 import Synchronization
 
@@ -18,18 +19,16 @@ final class Transcript {
     let clock = TickingClock()
     /// The server the journal is shared through, when a test sets one (SPEC §12).
     var remote: MemoryRemote?
-    private let directory: String
+    private let temporary: TemporaryDirectory
+    private var directory: String { temporary.path }
+    /// Names the output files of each session run.
+    private var runs = 0
 
     init() throws {
         // Local times in transcripts are UTC, whatever the machine's zone (every test wants the same).
         setenv("TZ", "UTC", 1)
         tzset()
-        directory = NSTemporaryDirectory() + "giftkeeper-transcript-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
+        temporary = try TemporaryDirectory(prefix: "giftkeeper-transcript")
     }
 
     /// What one session printed, and how it ended.
@@ -49,14 +48,10 @@ final class Transcript {
         var standardErrorLines: [String] {
             standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         }
-        var errorLines: [String] { standardErrorLines.filter { !Self.isNotification($0) } }
+        var errorLines: [String] { standardErrorLines.filter { !isNotification($0) } }
         /// The notifications, in order.
-        var notifications: [String] { standardErrorLines.filter(Self.isNotification) }
+        var notifications: [String] { standardErrorLines.filter(isNotification) }
         var description: String { "exit \(status)\n--- stdout\n\(output)--- stderr\n\(standardError)" }
-
-        static func isNotification(_ line: String) -> Bool {
-            ["🔓", "🔒", "⚠️", "🚨"].contains { line.hasPrefix($0) }
-        }
     }
 
     /// A shell over this transcript's journal, not yet run (for completion).
@@ -102,8 +97,9 @@ final class Transcript {
     }
 
     private func run(editor: any LineEditor, passwords: any PasswordSource, lockAfter: Int64? = nil) throws -> Outcome {
-        let outputPath = directory + "/out-\(UUID().uuidString)"
-        let errorPath = directory + "/err-\(UUID().uuidString)"
+        runs += 1
+        let outputPath = directory + "/out-\(runs)"
+        let errorPath = directory + "/err-\(runs)"
         let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         let errors = open(errorPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         defer {

@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import OrderedCollections
 import Testing

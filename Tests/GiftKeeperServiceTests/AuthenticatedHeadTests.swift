@@ -12,7 +12,11 @@ import Testing
     let journalID = [UInt8](repeating: 9, count: 16)
     let device = [UInt8](repeating: 3, count: 16)
     let head = JournalHead(sequence: 42, hash: [UInt8](repeating: 5, count: 32))
-    let dataKey = password(String(repeating: "k", count: 32))
+    let dataKey: SecureBytes
+
+    init() throws {
+        dataKey = try password(String(repeating: "k", count: 32))
+    }
 
     @Test func eachLayoutKeepsItsMagicAndLength() throws {
         let remembered = try AuthenticatedHead(journalID: journalID, device: nil, head: head, epochWrapSequence: 1)

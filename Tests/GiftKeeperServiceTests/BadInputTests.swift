@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Glibc
 import OrderedCollections
 import Testing
@@ -56,7 +57,7 @@ import Testing
             let error = serviceError { try service.setup(name: name, password: password("pw"), parameters: .testMinimum) }
             #expect(error?.domainError == .emptyValue(.name), "name '\(name)'")
             #expect(error?.exitCode == 2)
-            #expect(!fileExists(sandbox.journalPath))
+            #expect(!FileManager.default.fileExists(atPath: sandbox.journalPath))
             #expect(service.phase == .noAccount)
         }
         let service = sandbox.service()
@@ -64,13 +65,13 @@ import Testing
             try service.setup(name: String(repeating: "n", count: 201), password: password("pw"), parameters: .testMinimum)
         }
         #expect(tooLong?.domainError == .tooLong(.name, limit: 200, length: 201))
-        #expect(!fileExists(sandbox.journalPath))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journalPath))
         let empty = serviceError { try service.setup(name: "Alice", password: password(""), parameters: .testMinimum) }
         guard case .emptyPassword? = empty?.code else {
             Issue.record("expected emptyPassword, got \(String(describing: empty))")
             return
         }
-        #expect(!fileExists(sandbox.journalPath))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journalPath))
     }
 
     @Test func productionRefusesATestKeyDerivationCost() throws {
@@ -83,7 +84,7 @@ import Testing
             Issue.record("expected weakKeyDerivation, got \(String(describing: error))")
             return
         }
-        #expect(!fileExists(sandbox.journalPath))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journalPath))
     }
 
     @Test func emptyWhitespaceAndOverlongTextIsRefused() throws {
@@ -315,7 +316,7 @@ import Testing
             Issue.record("expected noJournal, got \(String(describing: existing))")
             return
         }
-        #expect(!fileExists(sandbox.journalPath))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journalPath))
     }
 
     /// Root bypasses permission bits, so this check only means something for a normal user.
@@ -332,6 +333,6 @@ import Testing
             return
         }
         #expect(error?.exitCode == 5)
-        #expect(!fileExists(sandbox.journalPath))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journalPath))
     }
 }

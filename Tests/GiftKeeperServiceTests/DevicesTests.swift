@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
 
@@ -132,7 +133,7 @@ import Testing
         home.server.isReachable = true
         try laptop.sync()
         let merged = try desktop.sync()
-        #expect(merged.resolutions == [.renumbered(from: p1.next, to: p1.next.next, title: "Kite")])
+        #expect(try merged.resolutions == [.renumbered(from: p1.next(), to: p1.next().next(), title: "Kite")])
         try laptop.sync()
 
         #expect(titles(laptop) == ["p1 Lego castle", "p2 Book", "p3 Kite"])
@@ -336,7 +337,7 @@ import Testing
         try laptop.sync()
         let everything = try home.serverFrames(laptop).flatMap { $0 }
         for secret in ["Alice", "Grandmother Rosalind", "Telescope for stargazing", "hidden in the attic", "correct horse"] {
-            #expect(!contains(everything, Array(secret.utf8)), "\(secret) is on the server in clear")
+            #expect(!occurs(Array(secret.utf8), in: everything), "\(secret) is on the server in clear")
         }
     }
 
@@ -382,16 +383,8 @@ import Testing
     }
 }
 
-func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-    guard needle.count <= haystack.count else { return false }
-    for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
-        return true
-    }
-    return false
-}
-
 extension PresentID {
-    var next: PresentID { PresentID(number: number + 1)! }
+    func next() throws -> PresentID { try #require(PresentID(number: number + 1)) }
 }
 
 /// SPEC §12's promise as a property: any interleaving of commands on two or three devices,
@@ -401,7 +394,7 @@ extension PresentID {
 @Suite struct DeviceInterleavingTests {
     @Test("Random commands on 2–3 devices with random outages converge to the fold of one shared chain", arguments: 0..<12)
     func interleavingsConverge(seed: UInt64) throws {
-        var random = SeededGenerator(seed: 0xD3_1CE5 &+ seed)
+        var random = TestRandom(seed: 0xD3_1CE5 &+ seed)
         let home = try DevicesTests.Household()
         var devices = [try home.firstDevice("d0")]
         let count = 2 + Int(seed % 2)
@@ -414,7 +407,7 @@ extension PresentID {
             let device = devices[Int(random.next() % UInt64(devices.count))]
             let ids = Array(device.state.presents.keys)
             let removed = Array(device.state.removedPresents.keys)
-            let pick = { (ids: [PresentID], random: inout SeededGenerator) in ids[Int(random.next() % UInt64(ids.count))] }
+            let pick = { (ids: [PresentID], random: inout TestRandom) in ids[Int(random.next() % UInt64(ids.count))] }
             do {
                 switch random.next() % 7 {
                 case 0, 1:

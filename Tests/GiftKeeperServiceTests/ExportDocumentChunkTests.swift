@@ -9,7 +9,7 @@ import Testing
 @Suite struct ExportDocumentChunkTests {
     @Test(arguments: 0..<12)
     func chunksOfAnySizeMakeTheSameDocument(seed: UInt64) throws {
-        let state = ImportParserTests.randomState(seed: seed, presents: 9 + Int(seed) * 4)
+        let state = try ImportParserTests.randomState(seed: seed, presents: 9 + Int(seed) * 4)
         let whole = try ExportDocument.encodeWithFoundation(state)
         for chunkSize in [1, 100, 1 << 20] {
             var chunks: [ArraySlice<UInt8>] = []

@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import OrderedCollections
 import Testing
@@ -10,7 +11,7 @@ import Testing
 @testable import GiftKeeperService
 
 /// The format-version promise (SPEC §5): a journal written by a released version opens in
-/// every later one. `Golden/v1-basic.journal` was written once by format v1 and committed;
+/// every later one. `journal/golden/v1-basic.journal` was written once by format v1 and committed;
 /// it is re-recorded only on purpose, with
 /// `GIFTKEEPER_RECORD_GOLDEN=1 swift test --filter recordGoldenJournal` (then commit it).
 @Suite struct GoldenJournalTests {
@@ -19,8 +20,7 @@ import Testing
 
     /// Writes the golden journal: password `golden` (testMinimum cost), presents across
     /// every status, an edit, a removal, a sign-out, a failed login, a password change to
-    /// `golden2`, more events after it, an import and an export. Also copies it to
-    /// `journal/golden/`.
+    /// `golden2`, more events after it, an import and an export.
     @Test(.enabled(if: Golden.isRecording, "set GIFTKEEPER_RECORD_GOLDEN=1 to re-record"))
     func recordGoldenJournal() throws {
         let sandbox = try Sandbox()
@@ -63,9 +63,6 @@ import Testing
 
         let bytes = try sandbox.journalBytes()
         try Golden.record(bytes, as: Self.journalName)
-        let demoDirectory = Golden.repositoryRoot + "/journal/golden"
-        try FileManager.default.createDirectory(atPath: demoDirectory, withIntermediateDirectories: true)
-        try writeBytes(bytes, to: demoDirectory + "/" + Self.journalName)
 
         // The export its presents give, for the always-on test below.
         let reader = try sandbox.signIn(password: "golden2")

@@ -2,6 +2,7 @@ import Foundation
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperTestSupport
 import Glibc
 import OrderedCollections
 import Testing
@@ -38,7 +39,6 @@ import Testing
         try service.close()
         let bytes = try sandbox.journalBytes()
         try Golden.record(bytes, as: Self.journalName)
-        try writeBytes(bytes, to: Golden.repositoryRoot + "/journal/golden/" + Self.journalName)
     }
 
     @Test func theCommittedPaddedJournalStillOpensToTheSameState() throws {

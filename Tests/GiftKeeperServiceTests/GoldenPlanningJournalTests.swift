@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Glibc
 import OrderedCollections
 import Testing
@@ -47,7 +48,6 @@ import Testing
         try service.close()
         let bytes = try sandbox.journalBytes()
         try Golden.record(bytes, as: Self.journalName)
-        try writeBytes(bytes, to: Golden.repositoryRoot + "/journal/golden/" + Self.journalName)
     }
 
     @Test func theCommittedV2JournalStillOpensToTheSameState() throws {

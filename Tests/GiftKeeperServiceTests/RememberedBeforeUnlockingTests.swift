@@ -1,6 +1,7 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperDomain
+import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
 

@@ -2,25 +2,9 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
-
-/// SplitMix64: a small, seeded, reproducible generator (a failing seed is printed).
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What the random command loop may do next.
 private enum Step {
@@ -30,7 +14,7 @@ private enum Step {
 }
 
 private struct CommandGenerator {
-    var random: SeededGenerator
+    var random: TestRandom
 
     private static let recipients = ["Mum", "Dad", "  Sam  ", "Zoë", "Zoe\u{308}", "", "   ", "Ada Lovelace"]
     private static let titles = [
@@ -52,9 +36,9 @@ private struct CommandGenerator {
     }
 
     /// A present id: mostly one that was handed out, sometimes one that never was.
-    mutating func id(_ state: GiftList) -> PresentID {
+    mutating func id(_ state: GiftList) throws -> PresentID {
         let upper = max(state.nextPresentNumber + 1, 2)
-        return PresentID(number: UInt64.random(in: 1...upper, using: &random)) ?? PresentID(number: 1)!
+        return try #require(PresentID(number: UInt64.random(in: 1...upper, using: &random)))
     }
 
     mutating func change() -> PresentChange {
@@ -67,7 +51,7 @@ private struct CommandGenerator {
         }
     }
 
-    mutating func step(signedIn: Bool, state: GiftList) -> Step {
+    mutating func step(signedIn: Bool, state: GiftList) throws -> Step {
         if !signedIn {
             // Mostly log back in; sometimes try a present command while locked, or a wrong password.
             if chance(15) { return .login(correct: false) }
@@ -83,13 +67,13 @@ private struct CommandGenerator {
                     price: price(), occasion: pick(Self.occasions)))
         case 35..<55:
             let count = Int.random(in: 0...3, using: &random)
-            return .command(.editPresent(id: id(state), changes: (0..<count).map { _ in change() }))
+            return .command(.editPresent(id: try id(state), changes: (0..<count).map { _ in change() }))
         case 55..<75:
-            return .command(.markPresent(id: id(state), status: pick(PresentStatus.allCases)))
+            return .command(.markPresent(id: try id(state), status: pick(PresentStatus.allCases)))
         case 85..<92:
             return .signOut
         default:
-            return .command(.removePresent(id: id(state)))
+            return .command(.removePresent(id: try id(state)))
         }
     }
 }
@@ -100,12 +84,12 @@ private struct CommandGenerator {
     @Test(arguments: [UInt64(1), 2, 3, 5, 8, 13, 21, 0xC0FFEE])
     func replayingTheJournalGivesTheLiveState(seed: UInt64) throws {
         let sandbox = try Sandbox()
-        var generator = CommandGenerator(random: SeededGenerator(seed: seed))
+        var generator = CommandGenerator(random: TestRandom(seed: seed))
         let service = try sandbox.setUp()
         var accepted = 0
         var refused = 0
         for index in 0..<45 {
-            let step = generator.step(signedIn: service.phase == .signedIn, state: service.state)
+            let step = try generator.step(signedIn: service.phase == .signedIn, state: service.state)
             do {
                 switch step {
                 case .command(let command):

@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
 

@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Testing
 
 /// The remembered head is evidence: audit checks the journal against it without writing it,

@@ -4,6 +4,7 @@ import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
+import GiftKeeperTestSupport
 import Glibc
 import OrderedCollections
 import Testing
@@ -84,10 +85,9 @@ final class NotificationLog {
 // MARK: - Passwords
 
 /// A password in guarded memory, built byte by byte from a test literal.
-func password(_ text: String) -> SecureBytes {
+func password(_ text: String) throws -> SecureBytes {
     let bytes = Array(text.utf8)
-    // swiftlint:disable:next force_try
-    let secret = try! SecureBytes(capacity: max(bytes.count, 1), count: 0)
+    let secret = try SecureBytes(capacity: max(bytes.count, 1), count: 0)
     for byte in bytes { secret.append(byte) }
     return secret
 }
@@ -97,7 +97,8 @@ func password(_ text: String) -> SecureBytes {
 /// One test's world: a fresh mkdtemp directory, the journal in a subdirectory, a state
 /// directory for the rollback memory, and the injected clock, sleep and notification log.
 final class Sandbox {
-    let root: String
+    private let directory: TemporaryDirectory
+    var root: String { directory.path }
     let journalDirectory: String
     let journalPath: String
     let stateDirectory: String
@@ -107,26 +108,11 @@ final class Sandbox {
     let notifications = NotificationLog()
 
     init(clock: CounterClock = CounterClock()) throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/giftkeeper-service-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-        guard made != nil else { throw SandboxError("mkdtemp failed: errno \(errno)") }
-        root = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        journalDirectory = root + "/data"
+        directory = try TemporaryDirectory(prefix: "giftkeeper-service")
+        journalDirectory = directory.file("data")
         journalPath = journalDirectory + "/gifts.journal"
-        stateDirectory = root + "/state"
+        stateDirectory = directory.file("state")
         self.clock = clock
-    }
-
-    deinit {
-        // Restore write permission on anything a test made read-only, then remove everything.
-        if let walker = FileManager.default.enumerator(atPath: root) {
-            for case let relative as String in walker {
-                chmod(root + "/" + relative, 0o700)
-            }
-        }
-        chmod(root, 0o700)
-        try? FileManager.default.removeItem(atPath: root)
     }
 
     /// The environment: counter clock, recorded sleeps, this sandbox's state directory,
@@ -203,43 +189,6 @@ final class Sandbox {
     }
 }
 
-struct SandboxError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-func readBytes(_ path: String) throws -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: path) else { throw SandboxError("cannot read \(path)") }
-    return [UInt8](data)
-}
-
-/// Writes `bytes` to `path` (created or truncated) with mode 0600.
-func writeBytes(_ bytes: [UInt8], to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw SandboxError("cannot open \(path): errno \(errno)") }
-    defer { close(fd) }
-    fchmod(fd, 0o600)
-    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    guard written == bytes.count else { throw SandboxError("short write to \(path)") }
-}
-
-func fileExists(_ path: String) -> Bool {
-    FileManager.default.fileExists(atPath: path)
-}
-
-/// Whether `needle` occurs anywhere in `haystack`.
-func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
-    guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
-    let first = needle[0]
-    var index = 0
-    let last = haystack.count - needle.count
-    while index <= last {
-        if haystack[index] == first, haystack[index..<index + needle.count].elementsEqual(needle) { return true }
-        index += 1
-    }
-    return false
-}
-
 // MARK: - Errors
 
 /// Runs `body`, returning the ``ServiceError`` it throws (nil when it throws nothing).
@@ -311,16 +260,16 @@ struct RawJournal {
     var frames: [Frame]
 
     init(_ bytes: [UInt8]) throws {
-        guard bytes.count >= Self.headerSize else { throw SandboxError("journal shorter than its header") }
+        guard bytes.count >= Self.headerSize else { throw TestSupportError("journal shorter than its header") }
         header = Array(bytes[0..<Self.headerSize])
         frames = []
         var offset = Self.headerSize
         while offset < bytes.count {
-            guard bytes.count - offset >= Self.frameOverhead else { throw SandboxError("torn frame at \(offset)") }
+            guard bytes.count - offset >= Self.frameOverhead else { throw TestSupportError("torn frame at \(offset)") }
             let length = Int(Self.readLittleEndian(UInt32.self, bytes, at: offset))
             let sequence = Self.readLittleEndian(UInt64.self, bytes, at: offset + 4)
             let kind = bytes[offset + 12]
-            guard bytes.count - offset >= Self.frameOverhead + length else { throw SandboxError("torn frame at \(offset)") }
+            guard bytes.count - offset >= Self.frameOverhead + length else { throw TestSupportError("torn frame at \(offset)") }
             frames.append(Frame(sequence: sequence, kind: kind, payload: Array(bytes[offset + 21..<offset + 21 + length])))
             offset += Self.frameOverhead + length
         }
@@ -385,53 +334,44 @@ extension Array where Element == UInt8 {
 
 // MARK: - Golden files
 
+/// The committed golden files: the journals in `journal/golden/` (the one copy, which the
+/// fuzz seeds and the README's "try it" read too) and the export documents in this
+/// target's `Golden/`, read from the source tree.
 enum Golden {
     /// Set GIFTKEEPER_RECORD_GOLDEN=1 to (re-)record the golden files on purpose.
     static var isRecording: Bool {
         ProcessInfo.processInfo.environment["GIFTKEEPER_RECORD_GOLDEN"] == "1"
     }
 
-    /// The `Golden/` folder in the source tree (where recording writes).
-    static var sourceDirectory: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden").path
-    }
-
-    /// The repository root (…/Tests/GiftKeeperServiceTests/ → …/).
-    static var repositoryRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().path
+    /// Where the golden file `name` is kept: a journal in `journal/golden/`, any other file
+    /// in `Tests/GiftKeeperServiceTests/Golden/`.
+    static func path(_ name: String) -> String {
+        name.hasSuffix(".journal")
+            ? repositoryRoot + "/journal/golden/" + name
+            : repositoryRoot + "/Tests/GiftKeeperServiceTests/Golden/" + name
     }
 
     /// A sandbox whose journal is the committed golden journal `name` (written 0600 into a
-    /// new 0700 directory: resources may be copied 0644, which a journal refuses); its bytes.
+    /// new 0700 directory: git keeps no mode, and a journal refuses 0644); its bytes.
     static func sandbox(with name: String) throws -> (Sandbox, [UInt8]) {
         let sandbox = try Sandbox()
-        guard mkdir(sandbox.journalDirectory, 0o700) == 0 else { throw SandboxError("cannot make the journal directory") }
+        guard mkdir(sandbox.journalDirectory, 0o700) == 0 else { throw TestSupportError("cannot make the journal directory") }
         let golden = try bytes(name)
         try writeBytes(golden, to: sandbox.journalPath)
         return (sandbox, golden)
     }
 
-    /// The bytes of a committed golden file, from the test bundle's copy of `Golden/`.
+    /// The bytes of a committed golden file.
     static func bytes(_ name: String) throws -> [UInt8] {
-        if isRecording {
-            // Just recorded into the source tree; the bundle holds the previous build's copy.
-            return try readBytes(sourceDirectory + "/" + name)
+        guard let bytes = fileBytes(path(name)) else {
+            throw TestSupportError("golden file \(path(name)) is missing; record it with GIFTKEEPER_RECORD_GOLDEN=1")
         }
-        let url = URL(fileURLWithPath: name)
-        let resource = Bundle.module.url(
-            forResource: url.deletingPathExtension().lastPathComponent,
-            withExtension: url.pathExtension, subdirectory: "Golden")
-        guard let resource, let data = FileManager.default.contents(atPath: resource.path) else {
-            throw SandboxError("golden file Golden/\(name) is missing; record it with GIFTKEEPER_RECORD_GOLDEN=1")
-        }
-        return [UInt8](data)
+        return bytes
     }
 
     /// Writes a golden file into the source tree (recording only).
     static func record(_ bytes: [UInt8], as name: String) throws {
-        try FileManager.default.createDirectory(atPath: sourceDirectory, withIntermediateDirectories: true)
-        try Data(bytes).write(to: URL(fileURLWithPath: sourceDirectory + "/" + name))
+        try writeBytes(bytes, to: path(name))
     }
 }
 
@@ -439,7 +379,7 @@ enum Golden {
 func exportedPresents(_ bytes: [UInt8], dropping keys: Set<String> = []) throws -> [[String: String]] {
     guard let root = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
         let presents = root["presents"] as? [[String: Any]]
-    else { throw SandboxError("not an export document") }
+    else { throw TestSupportError("not an export document") }
     return presents.map { present in
         var out: [String: String] = [:]
         for (key, value) in present where !keys.contains(key) {

@@ -10,7 +10,7 @@ struct ImportCommand: ShellCommand {
         discussion:
             "For a journal that has none of those ids, e.g. a new one. The document is checked whole first: nothing is added if any of it is wrong.")
 
-    @Argument(help: "A giftkeeper.export.v1 JSON file.") var file: String?
+    @Argument(help: "A giftkeeper.export.v2 (or v1) JSON file.") var file: String?
 
     static var prompts: [ArgumentPrompt<Self>] { [ArgumentPrompt(\.file, "File to import")] }
     /// `giftkeeper import` is a subcommand of its own.

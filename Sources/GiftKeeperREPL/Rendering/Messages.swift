@@ -106,7 +106,7 @@ extension DomainError {
         case .presentRemoved(let id):
             return "Present '\(id)' was removed. Type 'list' to see current ids, or 'history' to see what happened."
         case .importedIDTooLarge(let id):
-            return "Present id '\(id)' is too large to import: the largest is '\(PresentID(number: PresentID.maximumImported)!)'. "
+            return "Present id '\(id)' is too large to import: the largest is 'p\(PresentID.maximumImported)'. "
                 + "Number the presents from p1."
         case .presentAlreadyExists(let id):
             return "The id '\(id)' is already used in this journal (ids are never reused, even after 'remove'). "

@@ -17,9 +17,6 @@ public enum TerminalSession {
         return Int(size.ws_col)
     }
 
-    /// Standard error is a terminal (`isatty(2)`): progress is shown.
-    public static var isStandardErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
-
     /// The REPL's input: readline on a terminal, or script lines from standard input.
     /// In script mode, the same ``ScriptLineEditor`` is also the password source (answers
     /// are read from the next line, through the same buffer).

@@ -64,9 +64,12 @@ extension SyncExecutor {
         let remembered = session.environment.stateDirectory.flatMap {
             RemoteRecord.read(from: $0, journalID: sealed.header.journalID, journalPath: session.journalPath)
         }
-        let record =
-            try remembered?.url == url
-            ? remembered!.withDeviceID() : RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
+        let record: RemoteRecord
+        if let remembered, remembered.url == url {
+            record = try remembered.withDeviceID()
+        } else {
+            record = try RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
+        }
         let link = RemoteLink(location: location, record: record)
         session.remote = link
         return link
