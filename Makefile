@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-release lint format build release install check-install deps fuzz bench bench-cli bench-black-box bench-sync bench-compare bench-baseline demo clean
+.PHONY: run test test-release lint format build release install check-install deps fuzz bench bench-sync demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -126,35 +126,14 @@ FUZZ_TARGETS ?=
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
 
-## bench: the package-benchmark suite in Benchmarks/ (its own package; see docs/performance.md).
-## Fixture journals (10k and 1M events) are built once per run in a temporary directory.
-## BENCH_ARGS passes options through, e.g. BENCH_ARGS='--filter "Replay.*"'.
-BENCH_ARGS ?=
-BENCH = fixtures=$$(mktemp -d /tmp/giftkeeper-bench.XXXXXX) && \
-	( cd Benchmarks && GIFTKEEPER_BENCH_FIXTURES=$$fixtures $(SWIFT) package --disable-sandbox
-BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
-
-bench: deps bench-cli bench-black-box bench-sync
-	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
-
-## bench-cli: black-box figures through the built binary, each against a bound measured in
-## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines, with titles
-## like a person's and with the worst case for gift memory, scripts/bench/add-script.sh)
-bench-cli: deps
-	$(RELEASE_BUILD)
-	BENCH_TITLES=person scripts/bench-command-path.sh .build/release/giftkeeper 1000
-	BENCH_TITLES=same scripts/bench-command-path.sh .build/release/giftkeeper 1000
-
-## bench-black-box: import, export, audit, peak memory and start-up through the built binary,
-## on journals built by `import` of ordinary documents, each against a bound measured in the
-## same run (scripts/bench-black-box.sh); the decrypted state measured by the Benchmarks
-## package's memcheck. BENCH_PRESENTS='10000 100000 1000000' adds the 1 M figures.
-BENCH_PRESENTS ?= 10000 100000
-bench-black-box: deps
-	$(RELEASE_BUILD)
-	cd Benchmarks && $(SWIFT) build -c release --product memcheck
-	BENCH_PRESENTS='$(BENCH_PRESENTS)' BENCH_MEMCHECK=$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/memcheck \
-	  scripts/bench-black-box.sh .build/release/giftkeeper
+## bench: SPEC §9's targets through the release binary, whole processes, on a person's journal
+## of 20,000 events, each against a bound measured in the same run (scripts/bench.sh): one
+## table, and a failure when a target is missed. BENCH_LARGE=1 adds the 1,000,000-event peak
+## memory; GIFTKEEPER=PATH measures another binary instead of building this one.
+GIFTKEEPER ?=
+bench: deps
+	$(if $(GIFTKEEPER),,$(RELEASE_BUILD))
+	scripts/bench.sh $(or $(GIFTKEEPER),.build/release/giftkeeper)
 
 ## bench-sync: devices through the built binary against a PostgreSQL server on loopback (the
 ## test server, started and stopped here unless one runs): sending a change against a bare
@@ -163,14 +142,6 @@ bench-black-box: deps
 bench-sync: deps
 	$(RELEASE_BUILD)
 	scripts/bench-sync.sh .build/release/giftkeeper
-
-## bench-compare: run the suite and compare it with the committed baseline 'main'
-bench-compare: deps
-	$(BENCH) benchmark baseline compare main $(BENCH_ARGS) $(BENCH_END)
-
-## bench-baseline: run the suite and store it as the baseline 'main' (Benchmarks/.benchmarkBaselines)
-bench-baseline: deps
-	$(BENCH) --allow-writing-to-package-directory benchmark baseline update main $(BENCH_ARGS) $(BENCH_END)
 
 ## demo: regenerate journal/demo.journal (password: demo-password)
 demo: deps
