@@ -6,7 +6,7 @@ SWIFT_BUILD_FLAGS ?=
 APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-release lint format build release release-deps install check-install deps fuzz bench bench-cli bench-black-box bench-sync bench-compare bench-baseline demo clean
+.PHONY: run test test-release lint format build release install check-install deps fuzz bench bench-sync demo clean
 
 ## run: install dependencies, build, and start the REPL
 run: deps
@@ -41,9 +41,9 @@ test: deps lint
 	scripts/test-postgres.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
 
 ## test-release: the suites that run the built program (BINARY_TESTS, some of PROCESS_TESTS),
-## against the release binary as `make install` installs it (linked by lld, laid out by
-## BOLT), beside a throwaway PostgreSQL server; CI runs it after `make test`
-test-release: release-deps
+## against the release binary as `make install` installs it, beside a throwaway PostgreSQL
+## server; CI runs it after `make test`
+test-release: deps
 	$(RELEASE_BUILD)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
 	@scripts/test-postgres.sh start
@@ -63,26 +63,13 @@ format:
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-## release: optimised build (.build/release/giftkeeper), the Swift runtime and Foundation linked
-## in statically: loading them as shared libraries was about half of the start-up
-## (docs/performance.md, "Start-up"). Every target that builds the release binary uses this
-## one command, so they never rebuild each other's modules with other flags. The binary is
-## linked by the toolchain's lld with its relocations kept, then its code is laid out by how
-## a script's lines run it (scripts/bolt-release.sh: LLVM's BOLT, from a callgrind profile of
-## that binary, made each time): the code a line runs, spread over the text, costs a line
-## more time (docs/performance.md, the command path). A toolchain without lld links with
-## gold, which cannot keep the relocations BOLT needs to move functions: the binary is then
-## left as linked. SwiftPM links again whenever the
-## binary is not the one it linked, so each release build links and lays out anew (about
-## 30 s). Each function is compiled into a section of its own (a release build made before
-## that flag keeps its objects until their code changes: delete .build/*/release/*.build/*.o
-## once).
-LLD := $(wildcard $(shell dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/ld.lld)
-RELEASE_LINK = $(if $(LLD),-Xswiftc -ld-path=$(LLD) -Xlinker --emit-relocs)
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections $(RELEASE_LINK) && \
-  scripts/bolt-release.sh .build/release/giftkeeper
-release: release-deps
+## release: optimised build (.build/release/giftkeeper) with the Swift runtime and Foundation
+## linked in statically: a self-contained binary that needs no Swift toolchain where it runs,
+## and starts about a third faster than one loading them as shared libraries (docs/performance.md).
+## Every target that builds the release binary uses this one command, so they never rebuild
+## each other's modules with other flags.
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product giftkeeper
+release: deps
 	$(RELEASE_BUILD)
 
 ## install: the release binary, bash/zsh/fish completions (paths complete where a path is
@@ -93,7 +80,7 @@ release: release-deps
 ## again with default flags, over the release one, and that is what would be installed.
 PREFIX ?= $(HOME)/.local
 MAN_DIR = .build/giftkeeper-man
-install: release-deps
+install: deps
 	$(RELEASE_BUILD)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product generate-manual
 	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
@@ -120,14 +107,6 @@ deps:
 	@$(call apt_install,$(APT_PACKAGES))
 	@chmod 600 journal/*.journal journal/golden/*.journal 2>/dev/null || true
 
-## release-deps: also what lays the release binary out: LLVM's BOLT and valgrind
-## (scripts/bolt-release.sh). Where they cannot be installed, the binary is left as linked:
-## slower a command line, the same behaviour.
-RELEASE_APT_PACKAGES := bolt-19 valgrind
-release-deps: deps
-	@$(call apt_install,$(RELEASE_APT_PACKAGES)) || \
-	  echo "release-deps: $(RELEASE_APT_PACKAGES) could not be installed; the release binary will be left as linked"
-
 # apt_install PACKAGES: installs those not installed yet
 apt_install = missing=""; \
 	for p in $(1); do \
@@ -147,51 +126,22 @@ FUZZ_TARGETS ?=
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
 
-## bench: the package-benchmark suite in Benchmarks/ (its own package; see docs/performance.md).
-## Fixture journals (10k and 1M events) are built once per run in a temporary directory.
-## BENCH_ARGS passes options through, e.g. BENCH_ARGS='--filter "Replay.*"'.
-BENCH_ARGS ?=
-BENCH = fixtures=$$(mktemp -d /tmp/giftkeeper-bench.XXXXXX) && \
-	( cd Benchmarks && GIFTKEEPER_BENCH_FIXTURES=$$fixtures $(SWIFT) package --disable-sandbox
-BENCH_END = ); status=$$?; rm -rf "$$fixtures"; exit $$status
-
-bench: deps bench-cli bench-black-box bench-sync
-	$(BENCH) benchmark $(BENCH_ARGS) $(BENCH_END)
-
-## bench-cli: black-box figures through the built binary, each against a bound measured in
-## the same run (scripts/bench-command-path.sh: a script of 1,000 `add` lines, with titles
-## like a person's and with the worst case for gift memory, scripts/bench/add-script.sh)
-bench-cli: release-deps
-	$(RELEASE_BUILD)
-	BENCH_TITLES=person scripts/bench-command-path.sh .build/release/giftkeeper 1000
-	BENCH_TITLES=same scripts/bench-command-path.sh .build/release/giftkeeper 1000
-
-## bench-black-box: import, export, audit, peak memory and start-up through the built binary,
-## on journals built by `import` of ordinary documents, each against a bound measured in the
-## same run (scripts/bench-black-box.sh); the decrypted state measured by the Benchmarks
-## package's memcheck. BENCH_PRESENTS='10000 100000 1000000' adds the 1 M figures.
-BENCH_PRESENTS ?= 10000 100000
-bench-black-box: release-deps
-	$(RELEASE_BUILD)
-	cd Benchmarks && $(SWIFT) build -c release --product memcheck
-	BENCH_PRESENTS='$(BENCH_PRESENTS)' BENCH_MEMCHECK=$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/memcheck \
-	  scripts/bench-black-box.sh .build/release/giftkeeper
+## bench: SPEC §9's targets through the release binary, whole processes, on a person's journal
+## of 20,000 events, each against a bound measured in the same run (scripts/bench.sh): one
+## table, and a failure when a target is missed. BENCH_LARGE=1 adds the 1,000,000-event peak
+## memory; GIFTKEEPER=PATH measures another binary instead of building this one.
+GIFTKEEPER ?=
+bench: deps
+	$(if $(GIFTKEEPER),,$(RELEASE_BUILD))
+	scripts/bench.sh $(or $(GIFTKEEPER),.build/release/giftkeeper)
 
 ## bench-sync: devices through the built binary against a PostgreSQL server on loopback (the
 ## test server, started and stopped here unless one runs): sending a change against a bare
 ## INSERT+COMMIT, a change shown live on another device, clone speed, 50 devices at once
 ## (scripts/bench-sync.sh)
-bench-sync: release-deps
+bench-sync: deps
 	$(RELEASE_BUILD)
 	scripts/bench-sync.sh .build/release/giftkeeper
-
-## bench-compare: run the suite and compare it with the committed baseline 'main'
-bench-compare: deps
-	$(BENCH) benchmark baseline compare main $(BENCH_ARGS) $(BENCH_END)
-
-## bench-baseline: run the suite and store it as the baseline 'main' (Benchmarks/.benchmarkBaselines)
-bench-baseline: deps
-	$(BENCH) --allow-writing-to-package-directory benchmark baseline update main $(BENCH_ARGS) $(BENCH_END)
 
 ## demo: regenerate journal/demo.journal (password: demo-password)
 demo: deps

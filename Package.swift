@@ -15,11 +15,7 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "GiftKeeper",
     products: [
-        .executable(name: "giftkeeper", targets: ["giftkeeper"]),
-        // For the separate Benchmarks/ package (it depends on this one by path).
-        .library(
-            name: "GiftKeeperCore",
-            targets: ["GiftKeeperCrypto", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperService"]),
+        .executable(name: "giftkeeper", targets: ["giftkeeper"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

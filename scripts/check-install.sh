@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # `make install PREFIX=<a temporary directory>`, then checks what a user gets: a binary
-# that runs (the release build: the Swift runtime linked in, laid out by BOLT where BOLT is
-# installed), a man page `man -l` renders, and bash/zsh/fish completions that know the
-# subcommands and complete paths for --journal.
+# that runs (the release build: the Swift runtime linked in), a man page `man -l` renders,
+# and bash/zsh/fish completions that know the subcommands and complete paths for --journal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/bench/bolt.sh
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-install.XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 make install PREFIX="$prefix" >/dev/null
@@ -14,9 +12,6 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 "$prefix/bin/giftkeeper" --version | grep -q '^giftkeeper ' || fail "the installed binary does not run"
 if ldd "$prefix/bin/giftkeeper" | grep -q 'libswiftCore'; then
     fail "the installed binary loads the Swift runtime as a shared library: it is not the release build"
-fi
-if [[ -n $(bolt_tool) ]] && ! laid_out "$prefix/bin/giftkeeper"; then
-    fail "BOLT is installed but did not lay the binary out (scripts/bolt-release.sh)"
 fi
 page=$(MANWIDTH=80 man -l "$prefix/share/man/man1/giftkeeper.1" 2>/dev/null) || fail "man -l cannot render the page"
 for word in NAME SYNOPSIS audit export list --journal; do

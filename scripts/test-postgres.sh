@@ -29,8 +29,14 @@ server_bin() {
     echo "$bin"
 }
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+free_port() {  # a port nothing listens on, tried from a random start in 20000-59999
+    local port=$((20000 + RANDOM % 40000)) tries
+    for ((tries = 0; tries < 200; tries++)); do
+        (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+        port=$((20000 + (port - 20000 + 1) % 40000))
+    done
+    echo "test-postgres: no free port found on 127.0.0.1" >&2
+    exit 1
 }
 
 case "${1:-}" in

@@ -1,7 +1,7 @@
 /* run-timed OUT COMMAND [ARGS…]: runs COMMAND (its standard output to /dev/null) and appends
  * "wall-µs cpu-µs peak-kB" to OUT: elapsed time, user + system time and the peak resident
  * size of the process (wait4's rusage, to the microsecond; /usr/bin/time rounds to 10 ms).
- * Exits with the command's status. Built by scripts/bench-black-box.sh; never committed
+ * Exits with the command's status. Built by scripts/bench.sh; never committed
  * as a binary. */
 #include <fcntl.h>
 #include <stdio.h>
