@@ -164,36 +164,57 @@ extension Audit {
     }
 }
 
-/// Unlocks a journal for a one-shot task (export, import): signs in, runs `body`, signs out.
-/// Notifications go to standard error, so standard output stays clean for the task.
-/// A rollback found at sign-in stops the task (exit 1) and is left standing.
-func withSignedInService(
-    journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void
-) throws {
+/// Open, sign in, run, sign out: how the one-shot tasks that are not shell commands
+/// (`export`, `import`, and `sync` when it must merge) use a journal. Notifications go to
+/// standard error, so standard output stays clean for the task. A rollback found at
+/// sign-in stops the task (exit 1) and is left standing. Every failure closes the journal
+/// and is worded by the one presenter (``failure(_:console:)``).
+struct OneShotRun {
+    let service: GiftKeeperService
     let console = Console()
-    let service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
-    let progress = Progress(label: "Reading the journal")
-    service.onProgress = { progress.update(completed: $0, total: $1) }
-    service.onNotification = { notification in
-        progress.clear()
-        console.note(notification.sentence)
+    private let progress = Progress(label: "Reading the journal")
+
+    init(journal: JournalOption) {
+        service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
+        service.refusesRollback = true
+        service.onProgress = { [progress] in progress.update(completed: $0, total: $1) }
+        service.onNotification = { [progress, console] notification in
+            progress.clear()
+            console.note(notification.sentence)
+        }
+        service.onWaiting = WaitCountdown(console: console, progress: progress).update
     }
-    service.onWaiting = WaitCountdown(console: console, progress: progress).update
-    do {
-        try service.openExisting(access: .readWrite)
-        progress.clear()
+
+    /// Opens the journal, runs `body`, and closes it (signing out when signed in).
+    func run(_ body: () throws -> Void) throws {
+        do {
+            try service.openExisting(access: .readWrite)
+            progress.clear()
+            try body()
+            try service.close()
+        } catch {
+            progress.finish()
+            try? service.close()
+            throw failure(error, console: console)
+        }
+    }
+
+    /// Signs in with the password `password` reads (wiped once used).
+    func signIn(_ password: PasswordOption) throws {
         let secret = try password.readPassword()
         defer { secret.wipe() }
-        service.refusesRollback = true
         progress.show("Checking the password…")
         try service.login(password: secret)
         progress.finish()
-        try body(service)
-        try service.close()
-    } catch {
-        progress.finish()
-        try? service.close()
-        throw failure(error)
+    }
+
+    /// Opens, signs in, runs `body` with the signed-in service, signs out and closes.
+    static func signedIn(journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void) throws {
+        let run = OneShotRun(journal: journal)
+        try run.run {
+            try run.signIn(password)
+            try body(run.service)
+        }
     }
 }
 
@@ -227,7 +248,7 @@ struct Export: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        try withSignedInService(journal: journal, password: password) { service in
+        try OneShotRun.signedIn(journal: journal, password: password) { service in
             let then = try time.map { try service.state(asOf: $0) }
             let count = (then ?? service.state).presentCount
             if let output {
@@ -263,7 +284,7 @@ struct Import: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        try withSignedInService(journal: journal, password: password) { service in
+        try OneShotRun.signedIn(journal: journal, password: password) { service in
             let summary = try service.importDocument(document)
             Console().note(summary.sentence)
         }

@@ -22,25 +22,20 @@ struct Sync: ParsableCommand {
     var restoreServer = false
 
     func run() throws {
-        let console = Console()
-        let service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
-        service.refusesRollback = true
-        service.onNotification = { console.note($0.sentence) }
+        let run = OneShotRun(journal: journal)
+        let (service, console) = (run.service, run.console)
         service.onChangesElsewhere = { entries in
             for line in entries.compactMap(HistoryWords.elsewhere) { console.note(line) }
         }
-        do {
-            try service.openExisting(access: .readWrite)
+        try run.run {
             var report: SyncReport
-            do {
+            do throws(ServiceError) {
                 report = try service.sync(restoringServer: restoreServer)
             } catch {
                 guard case .mergeNeedsSignIn = error.code else { throw error }
                 // Both moved: this device's changes are decided again, which needs the keys.
                 console.note(error.sentence)
-                let secret = try password.readPassword()
-                defer { secret.wipe() }
-                try service.login(password: secret)
+                try run.signIn(password)
                 report = try service.sync(restoringServer: restoreServer)
                 try service.signOut()
                 let after = try service.sync()
@@ -48,10 +43,6 @@ struct Sync: ParsableCommand {
             }
             for resolution in report.resolutions { console.print(SyncWords.resolution(resolution)) }
             console.print(SyncWords.report(report))
-            try service.close()
-        } catch {
-            try? service.close()
-            throw failure(error, console: console)
         }
     }
 }
