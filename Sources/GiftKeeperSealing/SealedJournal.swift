@@ -137,6 +137,29 @@ package final class SealedJournal {
         return try append { batch in try addSealedToPublicKey(event, publicKey: newest.payload.publicKey, to: &batch) }
     }
 
+    /// A new key epoch: a fresh data key and key pair wrapped under `password` (new salt),
+    /// appended with `events` sealed under it; nil when another writer appended first.
+    package func startEpoch(
+        password: SecureBytes, parameters: KDFParameters, previousDataKey: SecureBytes?, eventsAfter events: [Event]
+    ) throws(SealingError) -> Keyring.Epoch? {
+        let (salt, passwordKey, dataKey, boxKeyPair): ([UInt8], SecureBytes, SecureBytes, BoxKeyPair)
+        do {
+            salt = try PasswordKDF.generateSalt()
+            passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: parameters)
+            dataKey = try AEAD.generateKey()
+            boxKeyPair = try BoxKeyPair.generate()
+        } catch {
+            throw SealingError(error)
+        }
+        defer { passwordKey.wipe() }
+        guard
+            let wrap = try appendWrap(
+                parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
+                boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, eventsAfter: events)
+        else { return nil }
+        return Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
+    }
+
     /// Appends a key-wrap frame starting a new epoch and `events` sealed under its data key,
     /// in one batch; the wrap is kept in ``wraps`` once durable. Nil (nothing written) when
     /// another writer appended first.

@@ -64,7 +64,7 @@ extension GiftKeeperService {
         }
         let sealed = try openOrCreate()
         let epoch = try sealing {
-            try self.startEpoch(in: sealed, password: password, parameters: parameters, previousDataKey: nil, eventsAfter: events)
+            try sealed.startEpoch(password: password, parameters: parameters, previousDataKey: nil, eventsAfter: events)
         }
         // Only this process knows the new journal's name yet: nobody can have appended first.
         guard let epoch else { throw ServiceError(.changedElsewhere) }
@@ -75,25 +75,6 @@ extension GiftKeeperService {
         failuresSinceLastSuccess = 0
         rememberHead()
         notify(.signedIn(name: state.accountName ?? "", failedAttempts: 0, previousVisit: nil))
-    }
-
-    /// A new key epoch: a fresh data key and key pair wrapped under `password` (new salt),
-    /// appended with `events` sealed under it; nil when another writer appended first.
-    private func startEpoch(
-        in sealed: SealedJournal, password: SecureBytes, parameters: KDFParameters, previousDataKey: SecureBytes?,
-        eventsAfter events: [Event]
-    ) throws -> Keyring.Epoch? {
-        let salt = try PasswordKDF.generateSalt()
-        let passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: parameters)
-        defer { passwordKey.wipe() }
-        let dataKey = try AEAD.generateKey()
-        let boxKeyPair = try BoxKeyPair.generate()
-        guard
-            let wrap = try sealed.appendWrap(
-                parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
-                boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, eventsAfter: events)
-        else { return nil }
-        return Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
     }
 
     /// Unlocks with `password`, replays and verifies the whole journal, records the sign-in.
@@ -245,8 +226,8 @@ extension GiftKeeperService {
                 throw ServiceError(.domain(error))
             }
             let epoch = try sealing {
-                try self.startEpoch(
-                    in: sealed, password: new, parameters: newestWrap.payload.parameters, previousDataKey: current.dataKey,
+                try sealed.startEpoch(
+                    password: new, parameters: newestWrap.payload.parameters, previousDataKey: current.dataKey,
                     eventsAfter: events)
             }
             if let epoch { started = (epoch, events) } else { try catchUp() }
