@@ -86,11 +86,29 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Application service: load → fold → decide → append → notify; audit; export; import.
+        // The sealed frame format: events sealed into frames bound to their position, key
+        // wraps and keyrings, the authenticated head a device remembers or posts.
+        .target(
+            name: "GiftKeeperSealing",
+            dependencies: ["GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto"],
+            swiftSettings: strictSettings
+        ),
+        // The JSON documents: the export document and its one writer, the import reader.
+        .target(
+            name: "GiftKeeperDocuments",
+            dependencies: [
+                "GiftKeeperDomain",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Application service: sessions, commands (load → fold → decide → append → notify),
+        // audit, and sync (a pure planner and its executor).
         .target(
             name: "GiftKeeperService",
             dependencies: [
-                "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperFiles",
+                "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperFiles", "GiftKeeperSealing",
+                "GiftKeeperDocuments",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
@@ -104,7 +122,7 @@ let package = Package(
             name: "GiftKeeperREPL",
             dependencies: [
                 "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperCrypto", "GiftKeeperJournal", "GiftKeeperFiles",
-                "CReadline",
+                "GiftKeeperSealing", "GiftKeeperDocuments", "CReadline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
@@ -184,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "GiftKeeperServiceTests",
             dependencies: [
-                "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperTestSupport",
+                "GiftKeeperService", "GiftKeeperDomain", "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperSealing",
+                "GiftKeeperDocuments", "GiftKeeperTestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             // Golden/: the export documents the tests compare with, read from the source tree.
@@ -195,7 +214,7 @@ let package = Package(
             name: "GiftKeeperREPLTests",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal", "TestProcesses",
-                "GiftKeeperTestSupport",
+                "GiftKeeperSealing", "GiftKeeperDocuments", "GiftKeeperTestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -206,7 +225,7 @@ let package = Package(
             name: "GiftKeeperFuzzTests",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
-                "GiftKeeperTestSupport",
+                "GiftKeeperSealing", "GiftKeeperDocuments", "GiftKeeperTestSupport",
             ],
             path: "Fuzz",
             exclude: ["Entry", "Corpus"],

@@ -1,3 +1,5 @@
+import GiftKeeperDocuments
+
 @testable import GiftKeeperDomain
 @testable import GiftKeeperService
 

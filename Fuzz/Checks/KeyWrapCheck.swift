@@ -1,4 +1,5 @@
 @testable import GiftKeeperCrypto
+@testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
 /// The key-wrap parser (the only payload read before a password is known): it accepts

@@ -1,4 +1,5 @@
 @testable import GiftKeeperCrypto
+@testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
 /// The record of a journal's head this machine keeps (read before any password): its

@@ -1,10 +1,12 @@
 import Foundation
+import GiftKeeperDocuments
 import GiftKeeperTestSupport
 import Testing
 
 @testable import GiftKeeperCrypto
 @testable import GiftKeeperDomain
 @testable import GiftKeeperJournal
+@testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
 /// How the seeds of `Fuzz/Corpus` were made: `GIFTKEEPER_RECORD_FUZZ_SEEDS=1 swift test
@@ -74,26 +76,28 @@ struct SeedCorpus {
         }
         try run(.createAccount(name: "Zoë"))
         try run(.signIn)
-        try run(.setCurrency(code: "EUR"))
-        try run(.addOccasion(Occasion(name: "Christmas", date: CalendarDate(year: 2026, month: 12, day: 24), isYearly: true)))
+        try run(.change(.setCurrency(code: "EUR")))
+        try run(.change(.addOccasion(Occasion(name: "Christmas", date: CalendarDate(year: 2026, month: 12, day: 24), isYearly: true))))
         try run(
-            .addPresent(
-                recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic", price: try Money.parsePrice("25.50"),
-                occasion: "Christmas", url: "https://example.com/scarf", store: "Market"))
+            .change(
+                .addPresent(
+                    recipient: "Mum", title: "Blue scarf", notes: "wool, not acrylic", price: try Money.parsePrice("25.50"),
+                    occasion: "Christmas", url: "https://example.com/scarf", store: "Market")))
         let id = try #require(PresentID(number: 1))
-        try run(.editPresent(id: id, changes: [.title("Blue wool scarf"), .price(nil), .notes("")]))
-        try run(.markPresent(id: id, status: .bought))
-        try run(.setBudget(Budget(scope: BudgetScope(recipient: "Mum", occasion: "Christmas"), amount: try Money.parsePrice("40"))))
-        try run(.clearBudget(BudgetScope(recipient: "Mum", occasion: "Christmas")))
-        try run(.removePresent(id: id))
-        try run(.restorePresent(id: id))
+        try run(.change(.editPresent(id: id, changes: [.title("Blue wool scarf"), .price(nil), .notes("")])))
+        try run(.change(.markPresent(id: id, status: .bought)))
+        try run(.change(.setBudget(Budget(scope: BudgetScope(recipient: "Mum", occasion: "Christmas"), amount: try Money.parsePrice("40")))))
+        try run(.change(.clearBudget(BudgetScope(recipient: "Mum", occasion: "Christmas"))))
+        try run(.change(.removePresent(id: id)))
+        try run(.change(.restorePresent(id: id)))
         try run(
-            .importPresent(
-                Present(
-                    id: try #require(PresentID(number: 7)), recipient: "Łukasz", title: "Chess set 🎁",
-                    price: try Money.parsePrice("1000000000"), status: .given, givenAt: at, createdAt: at, updatedAt: at)))
-        try run(.addOccasion(Occasion(name: "Birthday")))
-        try run(.removeOccasion(name: "BIRTHDAY"))
+            .change(
+                .importPresent(
+                    Present(
+                        id: try #require(PresentID(number: 7)), recipient: "Łukasz", title: "Chess set 🎁",
+                        price: try Money.parsePrice("1000000000"), status: .given, givenAt: at, createdAt: at, updatedAt: at))))
+        try run(.change(.addOccasion(Occasion(name: "Birthday"))))
+        try run(.change(.removeOccasion(name: "BIRTHDAY")))
         try run(.recordExport(presentCount: 2))
         try run(.changePassword)
         try run(.recordFailedSignIn)

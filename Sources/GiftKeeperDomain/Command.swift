@@ -11,6 +11,19 @@ public enum Command: Hashable, Sendable {
     /// still open (they crashed), record `signedOut(clean: false)`, ending them all;
     /// otherwise nothing. The service knows which sessions are live; the events cannot.
     case endUncleanSession
+    /// A change to the gift list a person asks for: what the service's `perform` runs.
+    case change(Change)
+    case changePassword
+    case recordExport(presentCount: Int)
+    /// Reverses `change` (the events one command appended), given the state just before
+    /// it: the compensating events, decided on the current state (``GiftList/compensation(for:before:at:state:)``).
+    case undo(change: [Event], stateBefore: GiftList)
+}
+
+/// A change to the gift list a person asks for (add, edit, mark, remove, plan), as opposed
+/// to the commands that only the service gives with keys or files in hand (sign-in,
+/// password change, export, undo).
+public enum Change: Hashable, Sendable {
     case addPresent(
         recipient: String, title: String, notes: String = "", price: Money? = nil, occasion: String = "",
         url: String = "", store: String = "")
@@ -22,8 +35,6 @@ public enum Command: Hashable, Sendable {
     /// An id already used in this journal (current or removed) is an error
     /// (``DomainError/presentAlreadyExists(_:)``), so importing twice never duplicates.
     case importPresent(Present)
-    case changePassword
-    case recordExport(presentCount: Int)
     /// Names, dates or re-dates an occasion; the same name and date again is a no-op.
     case addOccasion(Occasion)
     /// Removes an occasion no current present names.
@@ -34,7 +45,4 @@ public enum Command: Hashable, Sendable {
     case restorePresent(id: PresentID)
     /// Sets the journal's currency (`setup --currency`): three letters, upper-cased.
     case setCurrency(code: String)
-    /// Reverses `change` (the events one command appended), given the state just before
-    /// it: the compensating events, decided on the current state (``GiftList/compensation(for:before:at:state:)``).
-    case undo(change: [Event], stateBefore: GiftList)
 }

@@ -34,7 +34,7 @@ extension GiftList {
             return state.isSignedIn ? [event(.signedOut(clean: true))] : []
         case .endUncleanSession:
             return state.isSignedIn ? [event(.signedOut(clean: false))] : []
-        default:
+        case .changePassword, .recordExport, .undo, .change:
             break
         }
         guard state.isSignedIn else { throw .notSignedIn }
@@ -42,6 +42,28 @@ extension GiftList {
         switch command {
         case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession:
             return []  // handled above
+        case .changePassword:
+            return [event(.passwordChanged)]
+        case .recordExport(let presentCount):
+            return [event(.stateExported(presentCount: max(0, presentCount)))]
+        case .undo(let change, let before):
+            let events = compensation(for: change, before: before, at: at, state: state)
+            guard !events.isEmpty else { throw .nothingLeftToUndo }
+            return events
+        case .change(let change):
+            return try decided(change, at: at, state: state)
+        }
+    }
+
+    /// ``decide(_:at:state:)`` of a change.
+    public static func decide(_ change: Change, at: Timestamp, state: GiftList) throws(DomainError) -> [Event] {
+        try decide(.change(change), at: at, state: state)
+    }
+
+    /// The events of `change`, in a state with a signed-in account.
+    private static func decided(_ change: Change, at: Timestamp, state: GiftList) throws(DomainError) -> [Event] {
+        func event(_ body: EventBody) -> Event { Event(at: at, body) }
+        switch change {
         case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store):
             let recipient = state.recipientSpelling(try checked(recipient, .recipient, allowEmpty: false))
             let title = try checked(title, .title, allowEmpty: false)
@@ -88,10 +110,6 @@ extension GiftList {
         case .removePresent(let id):
             _ = try current(id, in: state)
             return [event(.presentRemoved(id: id))]
-        case .changePassword:
-            return [event(.passwordChanged)]
-        case .recordExport(let presentCount):
-            return [event(.stateExported(presentCount: max(0, presentCount)))]
         case .addOccasion(let occasion):
             var occasion = occasion
             occasion.name = state.occasionSpelling(try checked(occasion.name, .occasion, allowEmpty: false))
@@ -122,10 +140,6 @@ extension GiftList {
         case .setCurrency(let code):
             let code = try currencyCode(code)
             return state.currency == code ? [] : [event(.currencySet(code: code))]
-        case .undo(let change, let before):
-            let events = compensation(for: change, before: before, at: at, state: state)
-            guard !events.isEmpty else { throw .nothingLeftToUndo }
-            return events
         }
     }
 

@@ -310,70 +310,24 @@ extension GiftList {
     /// equal when folded, or sharing most of their words (at least half of the shorter
     /// title's words, words of three letters or more). Removed presents count only when
     /// given. Most alike first: the same title, then the larger share of words, then the
-    /// older present. Found without copying a present: `add` runs it every time.
+    /// older present.
     public func similarPresentIDs(to title: String, for recipient: String) -> [PresentID] {
         similarPresents(to: title, for: recipient, keeping: .max).mostAlike
     }
 
     /// ``similarPresentIDs(to:for:)``'s first `keeping`, and how many there are in
-    /// all: for `add`, which names the few most alike and counts the rest, without sorting
-    /// every match. `memory` keeps the presents' ``TitleTerms`` from one call to the next
-    /// (the shell's, for every `add`).
-    public func similarPresents(
-        to title: String, for recipient: String, keeping: Int, remembering memory: TitleTermsMemory? = nil
-    ) -> (mostAlike: [PresentID], count: Int) {
-        let terms = TitleTerms(title)
-        /// How alike, as shared words per word of the shorter title (2 for the same title); nil when not.
-        func likeness(_ other: borrowing TitleTerms) -> Double? {
-            if other.hasKey(of: terms) { return 2 }
-            let fewer = min(terms.wordHashes.count, other.wordHashes.count)
-            guard fewer > 0 else { return nil }
-            let shared = terms.sharedWords(with: other)
-            return shared > 0 && shared * 2 >= fewer ? Double(shared) / Double(fewer) : nil
+    /// all: for `add`, which names the few most alike and counts the rest. Only the
+    /// recipient's presents are compared (by folded name, through the index).
+    public func similarPresents(to title: String, for recipient: String, keeping: Int) -> (mostAlike: [PresentID], count: Int) {
+        let sought = TitleTerms(title)
+        var matches: [(id: PresentID, likeness: Double)] = []
+        for id in presentIDsByRecipient[foldedName(recipient)] ?? [] {
+            let present = presents[id] ?? removedPresents[id].flatMap { $0.status == .given ? $0 : nil }
+            guard let present, let likeness = sought.likeness(to: TitleTerms(present.title)) else { continue }
+            matches.append((id, likeness))
         }
-        typealias Match = (id: PresentID, likeness: Double)
-        /// Most alike first, then the older present.
-        func precedes(_ one: Match, _ other: Match) -> Bool {
-            (other.likeness, one.id.number) < (one.likeness, other.id.number)
-        }
-        // Only this recipient's presents (by folded name), through the index: not the whole
-        // list on every add.
-        let recipientKey = foldedName(recipient)
-        var kept: [Match] = []
-        // The few kept, and the one more an insert holds before the last goes.
-        if keeping != .max { kept.reserveCapacity(keeping + 1) }
-        var count = 0
-        func scan(remembering remembered: inout TitleTermsMemory.Terms) {
-            for (position, id) in (presentIDsByRecipient[recipientKey] ?? []).enumerated() {
-                let found: Double?
-                if let index = remembered.index(at: position, of: id, in: presents) {
-                    found = remembered.withTerms(at: position, of: presents.values[index].title, likeness)
-                } else if let index = removedPresents.index(forKey: id), removedPresents.values[index].status == .given {
-                    found = remembered.withTerms(at: position, of: removedPresents.values[index].title, likeness)
-                } else {
-                    continue
-                }
-                guard let likeness = found else { continue }
-                count += 1
-                let match = (id: id, likeness: likeness)
-                if keeping == .max {
-                    kept.append(match)
-                } else if kept.count < keeping || kept.last.map({ precedes(match, $0) }) == true {
-                    kept.insert(match, at: kept.firstIndex { precedes(match, $0) } ?? kept.count)
-                    if kept.count > keeping { kept.removeLast() }
-                }
-            }
-        }
-        if let memory {
-            memory.update(recipientKey) { remembered in
-                scan(remembering: &remembered)
-                remembered.lastSought = (title, terms)
-            }
-        } else {
-            var fresh = TitleTermsMemory.Terms()
-            scan(remembering: &fresh)
-        }
-        if keeping == .max { kept.sort(by: precedes) }
-        return (kept.map(\.id), count)
+        // Most alike first, then the older present.
+        matches.sort { ($1.likeness, $0.id.number) < ($0.likeness, $1.id.number) }
+        return (matches.prefix(keeping).map(\.id), matches.count)
     }
 }

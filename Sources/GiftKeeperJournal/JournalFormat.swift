@@ -5,11 +5,11 @@ import GiftKeeperCrypto
 /// Version 2 has version 1's layout; only what its frames seal differs: events are padded
 /// to 64-byte blocks before sealing (the service does it). Both are read; new journals
 /// are written in version 2, and a journal keeps the version it was made with.
-enum JournalFormat {
+package enum JournalFormat {
     /// `GIFTKEEP` in ASCII.
     static let magic: [UInt8] = Array("GIFTKEEP".utf8)
     /// The version new journals are written in, and the newest this build reads.
-    static let currentVersion: UInt16 = 2
+    package static let currentVersion: UInt16 = 2
     /// Magic 8 + version 2 + flags 2 + journal id 16 + header hash 32.
     static let headerSize = 60
     /// The bytes the header hash covers: everything before it.

@@ -1,6 +1,7 @@
 public import GiftKeeperCrypto
 public import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// The result of replaying and verifying a whole journal with its password.
 public struct AuditReport: Sendable {
@@ -26,7 +27,8 @@ public struct AuditReport: Sendable {
     public var isValid: Bool { failure == nil }
 }
 
-extension GiftKeeperService {
+/// The audit (SPEC §6): a journal replayed and verified whole with its password, read-only.
+public enum JournalAudit {
     /// Replays and authenticates every frame of the journal at `journalPath` (SPEC §6).
     ///
     /// Read-only: it takes a shared lock, records nothing (not even a wrong password),
@@ -69,7 +71,7 @@ extension GiftKeeperService {
         var problem: ServiceError?
         var check = RollbackCheck(service.rememberedHead(sealed, keyring: keyring))
         do {
-            try sealed.replay(keyring: keyring, progress: progress) { frame, event in
+            try sealed.replaying(keyring: keyring, progress: progress) { frame, event in
                 check.observe(frame)
                 let record = AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event)
                 verifiedCount += 1

@@ -1,6 +1,8 @@
 public import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// Setting up, signing in and out, and changing the password: the keys' life cycle.
 extension GiftKeeperService {
@@ -61,7 +63,7 @@ extension GiftKeeperService {
             throw ServiceError(.domain(error))
         }
         let sealed = try openOrCreate()
-        let epoch = try crypto { () throws in
+        let epoch = try sealing {
             try self.startEpoch(in: sealed, password: password, parameters: parameters, previousDataKey: nil, eventsAfter: events)
         }
         // Only this process knows the new journal's name yet: nobody can have appended first.
@@ -153,7 +155,7 @@ extension GiftKeeperService {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
         let sealed = try requireJournal()
         // Another process may have changed the password since this one opened the journal.
-        try sealed.takeInOthers()
+        try sealing { try sealed.takeInOthers() }
         waitBeforeChecking(nextLoginDelay)
         try stopIfCancelled()
         do {
@@ -171,7 +173,7 @@ extension GiftKeeperService {
             if let finding = findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
             throw ServiceError(.tampered(sequence: sequence, tampering))
         } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+            throw ServiceError(sealing: SealingError(error))
         }
     }
 
@@ -180,11 +182,11 @@ extension GiftKeeperService {
     private func recordFailedLogin(in sealed: SealedJournal) throws(ServiceError) {
         let event = Event(at: environment.now(), .loginFailed)
         for _ in 0..<Self.maximumCatchUps {
-            if case .appended = try sealed.appendFailedLogin(event) {
+            if case .appended = try sealing({ try sealed.appendFailedLogin(event) }) {
                 failuresSinceLastSuccess += 1
                 return
             }
-            try sealed.takeInOthers()
+            try sealing { try sealed.takeInOthers() }
         }
         throw ServiceError(.changedElsewhere)
     }
@@ -210,7 +212,7 @@ extension GiftKeeperService {
         } catch let error as ServiceError {
             throw error
         } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+            throw ServiceError(sealing: SealingError(error))
         }
     }
 
@@ -223,7 +225,7 @@ extension GiftKeeperService {
         guard let newestWrap = sealed.wraps.last, let current = keyring.newest else { throw ServiceError(.notSignedIn) }
         waitBeforeChecking(loginDelay(afterFailures: passwordChangeFailures))
         try stopIfCancelled()
-        let matches = try crypto { () throws in
+        let matches = try sealing {
             try Keyring.passwordMatches(old, newest: newestWrap, dataKey: current.dataKey)
         }
         guard matches else {
@@ -242,7 +244,7 @@ extension GiftKeeperService {
             } catch {
                 throw ServiceError(.domain(error))
             }
-            let epoch = try crypto { () throws in
+            let epoch = try sealing {
                 try self.startEpoch(
                     in: sealed, password: new, parameters: newestWrap.payload.parameters, previousDataKey: current.dataKey,
                     eventsAfter: events)

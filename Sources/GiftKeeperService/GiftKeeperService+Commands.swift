@@ -1,31 +1,21 @@
 public import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 import OrderedCollections
 
 /// Commands: decide on the state, seal at the head's next positions, append, apply; and
 /// catching up with what other writers appended.
 extension GiftKeeperService {
-    /// Decides `command` against the current state, seals and appends the events (one fsync),
-    /// then applies them. Returns the events; `[]` when the command was already satisfied.
+    /// Decides `change` against the current state, seals and appends the events (one fsync),
+    /// then applies them. Returns the events; `[]` when the change was already made.
     @discardableResult
-    public func perform(_ command: Command) throws(ServiceError) -> [Event] {
+    public func perform(_ change: Change) throws(ServiceError) -> [Event] {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
-        switch command {
-        case .addPresent, .editPresent, .markPresent, .removePresent, .importPresent, .addOccasion, .removeOccasion,
-            .setBudget, .clearBudget, .restorePresent, .setCurrency:
-            var isUndoable = true
-            if case .importPresent = command { isUndoable = false }
-            let events = try decideAndAppend(command, keepingUndo: isUndoable)
-            if !events.isEmpty { acceptRollbackAfterChange() }
-            return events
-        case .undo:
-            throw ServiceError(.internalFailure("perform(.undo) is reserved; call undo()"))
-        case .createAccount, .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword,
-            .recordExport:
-            // These need keys, frames or files handled with them: use setup, login, signOut,
-            // changePassword, export. Going through here would record a fact that is not true.
-            throw ServiceError(.internalFailure("perform(\(command)) is reserved; call the dedicated service method"))
-        }
+        var isUndoable = true
+        if case .importPresent = change { isUndoable = false }
+        let events = try decideAndAppend(.change(change), keepingUndo: isUndoable)
+        if !events.isEmpty { acceptRollbackAfterChange() }
+        return events
     }
 
     /// Reverses the last change this session made and has not undone yet (SPEC §10),
@@ -91,7 +81,7 @@ extension GiftKeeperService {
             guard !events.isEmpty else { return [] }
             let outcome: AppendOutcome
             do {
-                outcome = try sealed.appendSealed(events, epoch: epoch)
+                outcome = try sealing { try sealed.appendSealed(events, epoch: epoch) }
             } catch {
                 guard error.isJournalReplaced else { throw error }
                 // Nothing was acknowledged: another process put a merged journal in place
@@ -123,7 +113,7 @@ extension GiftKeeperService {
     func appendSealed(_ events: [Event]) throws(ServiceError) {
         let keyring = try requireKeyring()
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
-        guard case .appended(let head) = try requireJournal().appendSealed(events, epoch: epoch) else {
+        guard case .appended(let head) = try sealing({ try requireJournal().appendSealed(events, epoch: epoch) }) else {
             throw ServiceError(.changedElsewhere)
         }
         appliedSequence = head.sequence
@@ -136,7 +126,7 @@ extension GiftKeeperService {
     public func refresh() throws(ServiceError) {
         guard let sealed else { return }
         do {
-            try sealed.takeInOthers()
+            try sealing { try sealed.takeInOthers() }
         } catch {
             guard error.isJournalReplaced else { throw error }
             // Another process merged this device's changes with another device's (a sync)
@@ -159,7 +149,7 @@ extension GiftKeeperService {
     func catchUp() throws(ServiceError) {
         let keyring = try requireKeyring()
         let sealed = try requireJournal()
-        try sealed.takeInOthers()
+        try sealing { try sealed.takeInOthers() }
         guard sealed.wraps.count == keyring.epochs.count else {
             discardSession()
             notify(.signedOut)
@@ -168,7 +158,7 @@ extension GiftKeeperService {
         var caughtUp = state
         var changes: [HistoryEntry] = []
         let telling = onChangesElsewhere != nil
-        try sealed.replay(after: appliedSequence, keyring: keyring, progress: nil) { frame, event in
+        try sealed.replaying(after: appliedSequence, keyring: keyring, progress: nil) { frame, event in
             guard let event else { return }
             if telling {
                 changes.append(
@@ -181,75 +171,15 @@ extension GiftKeeperService {
         if !changes.isEmpty { onChangesElsewhere?(changes) }
     }
 
-    /// The history in words (`history`): each event with what it changed from, computed by
-    /// replaying the journal; only the events about `present` when given. Key wraps and
-    /// facts about sessions are included (the shell words them too).
+    /// The history in words (`history`): each event with what it changed from; only the
+    /// events about `present` when given (``SealedJournal/history(of:keyring:progress:)``).
     public func historyEntries(of present: PresentID? = nil) throws(ServiceError) -> [HistoryEntry] {
-        let keyring = try requireKeyring()
-        let sealed = try requireJournal()
-        var entries: [HistoryEntry] = []
-        var replayed = GiftList()
-        try sealed.replay(keyring: keyring, progress: onProgress) { frame, event in
-            // What each event changed from is read before it is applied: no copy of the state.
-            if present == nil || (event != nil && event?.body.presentID == present) {
-                entries.append(
-                    HistoryEntry(sequence: frame.sequence, event: event, isReported: frame.kind == .publicSealed, before: replayed))
-            }
-            if let event { replayed.apply(event) }
-        }
-        return entries
+        try requireJournal().history(of: present, keyring: requireKeyring(), progress: onProgress)
     }
 
-    /// The state the journal held at `time`: its events up to the first one after `time`
-    /// folded (`--as-of`).
+    /// The state the journal held at `time` (`--as-of`).
     /// - Throws: ``ServiceError/Code/beforeJournalBegan(_:)`` when its first event is later.
     public func state(asOf time: Timestamp) throws(ServiceError) -> GiftList {
-        let keyring = try requireKeyring()
-        let sealed = try requireJournal()
-        var replayed = GiftList()
-        var first: Timestamp?
-        try sealed.replay(keyring: keyring, progress: onProgress) { _, event in
-            guard let event else { return }
-            if first == nil { first = event.at }
-            // The first event after `time` ends it: nothing later is decrypted.
-            if event.at > time { throw ReplayStop() }
-            replayed.apply(event)
-        }
-        if let first, first > time { throw ServiceError(.beforeJournalBegan(first)) }
-        return replayed
-    }
-}
-
-/// One event of the history, with what it changed from, so that it can be said in words
-/// (`p2 price 25.00 → 22.50`).
-public struct HistoryEntry: Sendable {
-    public let sequence: UInt64
-    /// The event; nil for a key wrap.
-    public let event: Event?
-    /// Written while locked (a failed sign-in): only reported.
-    public let isReported: Bool
-    /// The present the event is about, as it was before it (nil when new).
-    public let presentBefore: Present?
-    /// The budget of the event's scope before it (a `budgetSet` or `budgetCleared`).
-    public let budgetBefore: Budget?
-    /// The occasion of the event before it (an `occasionAdded` or `occasionRemoved`).
-    public let occasionBefore: Occasion?
-
-    /// The entry for `event` applied to `before` (only what it is about is kept, not the state).
-    public init(sequence: UInt64, event: Event?, isReported: Bool, before: GiftList) {
-        self.sequence = sequence
-        self.event = event
-        self.isReported = isReported
-        presentBefore = event?.body.presentID.flatMap { before.present($0)?.present }
-        switch event?.body {
-        case .budgetSet(let budget): budgetBefore = before.budgets[budget.scope.key]
-        case .budgetCleared(let scope): budgetBefore = before.budgets[scope.key]
-        default: budgetBefore = nil
-        }
-        switch event?.body {
-        case .occasionAdded(let occasion): occasionBefore = before.occasions[occasion.key]
-        case .occasionRemoved(let name): occasionBefore = before.occasions[TextFolding.key(name)]
-        default: occasionBefore = nil
-        }
+        try requireJournal().state(asOf: time, keyring: requireKeyring(), progress: onProgress)
     }
 }

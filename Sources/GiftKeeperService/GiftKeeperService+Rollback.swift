@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// The rollback memory (SPEC §5): the head remembered on this machine after each session,
 /// compared with the journal at every sign-in.
@@ -11,7 +12,7 @@ extension GiftKeeperService {
         var state = GiftList()
         state.reserveCapacity(sealed.store.frameCount)
         var check = RollbackCheck(rememberedHead(sealed, keyring: keyring))
-        try sealed.replay(keyring: keyring, progress: onProgress) { frame, event in
+        try sealed.replaying(keyring: keyring, progress: onProgress) { frame, event in
             check.observe(frame)
             if let event { state.apply(event) }
         }

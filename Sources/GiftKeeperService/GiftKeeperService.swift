@@ -1,6 +1,7 @@
 public import GiftKeeperCrypto
 public import GiftKeeperDomain
 public import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// The application service: load → fold → decide → append → apply → notify.
 ///
@@ -148,7 +149,7 @@ public final class GiftKeeperService {
         guard let store else { return }
         let finding = RollbackFinding.beforeUnlocking(
             store, stateDirectory: environment.stateDirectory, journalPath: journalPath)
-        let opened = try SealedJournal(store: store)
+        let opened = try sealing { try SealedJournal(store: store) }
         if opened.wraps.isEmpty, let finding {
             // Cut before its first key wrap, where this machine remembers more: no `setup` here.
             throw ServiceError(.rolledBack(finding))
@@ -168,20 +169,18 @@ public final class GiftKeeperService {
     /// Creates the journal for `setup` (or takes the empty one opened), never replacing a file.
     func openOrCreate() throws(ServiceError) -> SealedJournal {
         if let sealed { return sealed }
+        let store: any FrameStore
         do {
-            let created = try SealedJournal(store: try location.create())
-            sealed = created
-            return created
-        } catch let error as JournalError {
+            store = try location.create()
+        } catch {
             // Not opened first (or created by someone else since): the same refusal as a
             // journal found by open(), never a replaced file.
             if error.code == .alreadyExists { throw ServiceError(.journalExists(path: journalPath)) }
             throw ServiceError(.journal(error))
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw ServiceError(.internalFailure("\(error)"))
         }
+        let created = try sealing { try SealedJournal(store: store) }
+        sealed = created
+        return created
     }
 
     /// Releases the journal and its lock, signing out first when signed in.
@@ -235,21 +234,6 @@ public final class GiftKeeperService {
         state = GiftList()
         undoable = []
         rollbackFinding = nil
-    }
-
-    func crypto<T>(_ body: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try body()
-        } catch let error as ServiceError {
-            throw error
-        } catch let error as JournalError {
-            throw ServiceError(.journal(error))
-        } catch let error as CryptoError {
-            if case .outOfSecureMemory(let bytes) = error.code { throw ServiceError(.outOfGuardedMemory(bytes: bytes)) }
-            throw ServiceError(.internalFailure(error.description))
-        } catch {
-            throw ServiceError(.internalFailure("\(error)"))
-        }
     }
 }
 

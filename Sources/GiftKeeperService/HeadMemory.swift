@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperFiles
 import GiftKeeperJournal
+import GiftKeeperSealing
 import Glibc
 
 /// Where this machine keeps what it remembers of a journal between sessions (SPEC §5): the
@@ -82,7 +83,7 @@ enum HeadMemory {
         do {
             bytes = try head.encoded(dataKey: dataKey)
         } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+            throw ServiceError(sealing: SealingError(error))
         }
         do throws(SystemCallError) {
             try PrivateFiles.makeDirectories(directory)

@@ -36,7 +36,7 @@ public struct JournalCheck: Sendable, Equatable {
     public let problem: JournalProblem?
 }
 
-extension GiftKeeperService {
+extension JournalCheck {
     /// Checks the journal at `journalPath` without keys, changing nothing (SPEC §5): framing
     /// and the hash chain, against accidents. A copied or backed-up journal is checked as
     /// it is, whatever its owner and mode. `audit` is the check against tampering.

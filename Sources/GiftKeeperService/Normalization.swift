@@ -1,22 +1,20 @@
-import Foundation
+import GiftKeeperDocuments
 import GiftKeeperDomain
-
-/// NFC normalisation of the text users type, so "é" typed as one code point or two is the
-/// same name, title or recipient (SPEC §4).
-func normalized(_ text: String) -> String {
-    // ASCII is already NFC: skip Foundation's normaliser (most of an import's text).
-    if text.allUTF8Bytes({ $0 < 0x80 }) { return text }
-    // So is text of scalars below U+0300 (Latin-1 and Latin Extended: "Léa", "Tomás"): the
-    // first scalars that NFC changes or composes (NFC_Quick_Check No or Maybe) are the
-    // combining marks from U+0300 on.
-    if text.unicodeScalars.allSatisfy({ $0.value < 0x300 }) { return text }
-    return text.precomposedStringWithCanonicalMapping
-}
 
 func normalized(_ command: Command) -> Command {
     switch command {
     case .createAccount(let name):
         return .createAccount(name: normalized(name))
+    case .change(let change):
+        return .change(normalized(change))
+    case .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .changePassword, .recordExport, .undo:
+        return command
+    }
+}
+
+/// A change with every text it carries normalised; prices, ids and dates as they are.
+func normalized(_ change: Change) -> Change {
+    switch change {
     case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store):
         return .addPresent(
             recipient: normalized(recipient), title: normalized(title), notes: normalized(notes),
@@ -45,11 +43,8 @@ func normalized(_ command: Command) -> Command {
         return .setBudget(budget)
     case .clearBudget(let scope):
         return .clearBudget(normalized(scope))
-    case .signIn, .recordFailedSignIn, .signOut, .endUncleanSession, .markPresent, .removePresent, .importPresent,
-        .changePassword, .recordExport, .restorePresent, .setCurrency, .undo:
-        // No free text to normalise here (an import's is normalised as it is read; a
-        // currency is three letters).
-        return command
+    case .markPresent, .removePresent, .importPresent, .restorePresent, .setCurrency:
+        return change
     }
 }
 

@@ -1,6 +1,7 @@
 import GiftKeeperCrypto
 import GiftKeeperFiles
 public import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// What a device remembers of the server its journal is shared through (SPEC §12): the
 /// server's URL (no password: that stays in `~/.pgpass`) and the shared head — the last
@@ -42,7 +43,7 @@ public struct RemoteRecord: Equatable, Sendable {
         do {
             return try randomBytes(count: 16)
         } catch {
-            throw ServiceError(.internalFailure("no random bytes for a device id"))
+            throw ServiceError(sealing: SealingError(error))
         }
     }
 

@@ -1,4 +1,5 @@
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// What comparing a journal with the head remembered on this machine found (SPEC §5):
 /// the journal was rolled back, replaced, or the record of it altered.

@@ -1,6 +1,9 @@
+public import GiftKeeperCrypto
+public import GiftKeeperDocuments
 public import GiftKeeperDomain
 import GiftKeeperFiles
 public import GiftKeeperJournal
+public import GiftKeeperSealing
 
 /// A failure of the application service, as data. The shell words it (`Messages.swift`
 /// in GiftKeeperREPL); no case carries a secret.
@@ -39,8 +42,8 @@ public struct ServiceError: Error, Sendable {
         case fileIO(operation: String, path: String, errno: Int32)
         /// An import document was rejected; nothing was appended.
         case importRejected(location: String, reason: ImportRejection)
-        /// Guarded memory or a libsodium call failed.
-        case internalFailure(String)
+        /// A libsodium call failed.
+        case crypto(CryptoError)
         /// `sodium_malloc` could not lock `bytes` more bytes of memory (the lock limit).
         case outOfGuardedMemory(bytes: Int)
         /// The user cancelled the command (Ctrl-C) before anything was recorded.
@@ -92,6 +95,22 @@ public struct ServiceError: Error, Sendable {
         self.code = code
     }
 
+    /// A failure of the sealed layer, passed on.
+    init(sealing error: SealingError) {
+        switch error {
+        case .tampered(let sequence, let tampering): code = .tampered(sequence: sequence, tampering)
+        case .unsupportedEvent(let sequence, let decoding): code = .unsupportedEvent(sequence: sequence, decoding)
+        case .journal(let failure): code = .journal(failure)
+        case .crypto(let failure): code = Self.code(of: failure)
+        }
+    }
+
+    /// A libsodium or guarded-memory failure.
+    static func code(of failure: CryptoError) -> Code {
+        if case .outOfSecureMemory(let bytes) = failure.code { return .outOfGuardedMemory(bytes: bytes) }
+        return .crypto(failure)
+    }
+
     /// Whether the journal file was replaced under this handle by another process (a sync
     /// that merged): nothing was acknowledged, and the journal is to be opened again.
     var isJournalReplaced: Bool {
@@ -122,7 +141,7 @@ public struct ServiceError: Error, Sendable {
             return 3
         case .tampered, .rolledBack:
             return 1
-        case .fileIO, .internalFailure, .outOfGuardedMemory:
+        case .fileIO, .crypto, .outOfGuardedMemory:
             return 5
         case .cancelled:
             return 130
@@ -131,96 +150,23 @@ public struct ServiceError: Error, Sendable {
 
 }
 
-/// What does not authenticate or does not belong in a journal that decrypts: tampering or
-/// damage found with the keys (the keyless checks are ``JournalDamage``).
-public enum Tampering: Sendable, Equatable {
-    /// An event frame comes before any key wrap.
-    case eventBeforeKeyWrap
-    /// The first frame is not a key wrap.
-    case noLeadingKeyWrap
-    /// The journal has no key wrap at all.
-    case noKeyWrap
-    /// A key wrap's derivation cost is beyond the sane bounds: refused before any work.
-    case unsafeKeyDerivation(opsLimit: UInt64, memLimit: UInt64)
-    /// A key wrap's clear part cannot be read.
-    case malformedKeyWrap(KeyWrapFault)
-    /// A key wrap where the keyring has none.
-    case unexpectedKeyWrap
-    /// A key wrap given to be opened as an event.
-    case keyWrapOpenedAsEvent
-    /// A key wrap's sealed keys do not open under the data key its successor names.
-    case keyWrapDoesNotAuthenticate
-    /// A key epoch whose previous data key no later wrap gave.
-    case noPreviousDataKey
-    /// The first key wrap names a previous data key.
-    case firstKeyWrapNamesPreviousKey
-    /// An event does not authenticate under its epoch's data key.
-    case eventDoesNotAuthenticate
-    /// An event authenticates but is not padded as its format version requires.
-    case eventNotPadded
-    /// A failed-login record does not open under the epoch's key pair.
-    case failedLoginDoesNotOpen
-    /// A failed-login record opens but was made for another place (moved or spliced).
-    case failedLoginMoved
-    /// A frame sealed to the public key holds another event than a failed login.
-    case notAFailedLogin
-    /// An event decrypts but does not decode.
-    case undecodableEvent(EventDecodingError)
-    /// The journal holds no account (no key wrap to audit).
-    case noAccount
+/// Runs `body`, a call into the layers below (the sealed journal, the store, libsodium):
+/// their failures as service errors, each keeping its data.
+func sealing<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+    do {
+        return try body()
+    } catch let error as ServiceError {
+        throw error
+    } catch {
+        throw ServiceError(sealing: SealingError(error))
+    }
 }
 
-/// What is wrong with the clear part of a key wrap.
-public enum KeyWrapFault: Sendable, Equatable {
-    case unknownVersion
-    case unknownAlgorithm
-    case tooShort
-    case unexpectedPreviousKeyCount(UInt8)
-    case trailingBytes
-}
-
-/// Why an import document was rejected at one place in it, as data (the shell words it).
-public enum ImportRejection: Sendable, Equatable {
-    /// Not JSON; `detail` is the JSON parser's own account of what and where.
-    case notJSON(detail: String)
-    /// The document could not be read; `detail` is the decoder's account, when it gave one.
-    case unreadable(detail: String?)
-    /// The document is not a JSON object.
-    case notAnObject
-    /// A list (`presents`, `occasions`, `budgets`) is not a list.
-    case notAList(of: String)
-    /// A member of `presents` is not an object.
-    case presentNotAnObject
-    /// A value of the wrong kind where the document's shape is fixed, as the decoder says.
-    case wrongShape(detail: String)
-    /// `format` is absent.
-    case formatMissing
-    /// `format` is not a string.
-    case formatNotAString
-    /// `format` names another document than an export v1 or v2.
-    case unknownFormat(String)
-    /// A member the document's version does not have.
-    case unknownField
-    /// A required member is absent.
-    case missing
-    /// A member that must be a string is not.
-    case notAString
-    /// A member that must be a string or null is neither.
-    case notAStringOrNull
-    /// A member that must be true or false is not.
-    case notABool
-    /// A date member is not a date or null.
-    case notADate
-    /// A time member is not an ISO-8601 UTC time.
-    case notATime(String)
-    /// An id member is not a present id.
-    case notAPresentID(String)
-    /// A price member is not a decimal string or null.
-    case notAPrice
-    /// A status member is not one of the statuses.
-    case notAStatus(String)
-    /// The same present id is given twice.
-    case duplicateID(PresentID)
-    /// A present breaks a rule of the gift list (an empty title, a bad price...).
-    case rule(DomainError)
+extension SealedJournal {
+    /// ``replay(after:keyring:progress:_:)``, its failures as service errors.
+    func replaying(
+        after sequence: UInt64 = 0, keyring: Keyring, progress: ((Int, Int) -> Void)?, _ body: (FrameView, Event?) throws -> Void
+    ) throws(ServiceError) {
+        try sealing { try replay(after: sequence, keyring: keyring, progress: progress, body) }
+    }
 }

@@ -33,7 +33,7 @@ struct GiftKeeperCommand: ParsableCommand {
             Exit codes: 0 ok, 1 the journal failed verification, 2 usage error, 3 wrong password, \
             4 journal missing, in use, unreadable or of an unknown version, 5 I/O failure.
             """,
-        version: "giftkeeper \(version) (journal format 1, libsodium \(Sodium.libraryVersion))",
+        version: "giftkeeper \(version) (journal format \(JournalFormat.currentVersion), libsodium \(Sodium.libraryVersion))",
         // Each names itself (`commandName`): argument-parser would otherwise derive the name
         // with `String(describing:)`, whose dynamic casts scan every conformance record of the
         // process, at every start (docs/performance.md, "Start-up").

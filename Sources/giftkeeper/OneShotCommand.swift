@@ -83,16 +83,12 @@ enum OneShotCommand {
 /// The one-shot commands as argument-parser sees them, for `--help`, the man page and the
 /// completion scripts only: `main` runs a one-shot before argument-parser parses anything,
 /// with the shell's own declarations (`giftkeeper list --help` shows them).
-protocol OneShotName {
-    static var name: String { get }
-}
-
-struct OneShotEntry<Name: OneShotName>: ParsableCommand {
+struct OneShotEntry<Command: ParsableCommand>: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-            commandName: Name.name, abstract: OneShot.abstract(for: Name.name),
-            discussion: "The shell's '\(Name.name)', one-shot: signs in, runs it, signs out. "
-                + "'giftkeeper \(Name.name) --help' shows its arguments and options.")
+            commandName: Command._commandName, abstract: Command.configuration.abstract,
+            discussion: "The shell's '\(Command._commandName)', one-shot: signs in, runs it, signs out. "
+                + "'giftkeeper \(Command._commandName) --help' shows its arguments and options.")
     }
 
     @OptionGroup var journal: JournalOption
@@ -102,24 +98,10 @@ struct OneShotEntry<Name: OneShotName>: ParsableCommand {
 }
 
 enum OneShotEntries {
-    enum Add: OneShotName { static let name = "add" }
-    enum List: OneShotName { static let name = "list" }
-    enum Show: OneShotName { static let name = "show" }
-    enum Edit: OneShotName { static let name = "edit" }
-    enum Mark: OneShotName { static let name = "mark" }
-    enum Remove: OneShotName { static let name = "remove" }
-    enum Restore: OneShotName { static let name = "restore" }
-    enum Occasion: OneShotName { static let name = "occasion" }
-    enum Budget: OneShotName { static let name = "budget" }
-    enum Upcoming: OneShotName { static let name = "upcoming" }
-    enum Summary: OneShotName { static let name = "summary" }
-    enum Gifts: OneShotName { static let name = "gifts" }
-    enum History: OneShotName { static let name = "history" }
+    /// One entry for each of ``OneShot/commands``, in their order.
+    static let all: [any ParsableCommand.Type] = OneShot.commands.map { entry(for: $0) }
 
-    static let all: [any ParsableCommand.Type] = [
-        OneShotEntry<Add>.self, OneShotEntry<List>.self, OneShotEntry<Show>.self, OneShotEntry<Edit>.self,
-        OneShotEntry<Mark>.self, OneShotEntry<Remove>.self, OneShotEntry<Restore>.self, OneShotEntry<Occasion>.self,
-        OneShotEntry<Budget>.self, OneShotEntry<Upcoming>.self, OneShotEntry<Summary>.self, OneShotEntry<Gifts>.self,
-        OneShotEntry<History>.self,
-    ]
+    private static func entry<Command: ParsableCommand>(for _: Command.Type) -> any ParsableCommand.Type {
+        OneShotEntry<Command>.self
+    }
 }

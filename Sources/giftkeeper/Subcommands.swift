@@ -1,5 +1,6 @@
 import ArgumentParser
 import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperREPL
@@ -83,7 +84,7 @@ struct Audit: ParsableCommand {
             defer { progress.finish() }
             // On a terminal: the key derivation takes a while, so say what is happening.
             progress.show("Checking the password…")
-            report = try GiftKeeperService.audit(
+            report = try JournalAudit.audit(
                 journalPath: journal.path, password: secret, environment: journal.environment,
                 progress: { progress.update(completed: $0, total: $1) },
                 onRecord: { record in
@@ -281,7 +282,7 @@ struct Verify: ParsableCommand {
         let console = Console()
         let report: JournalCheck
         do {
-            report = try GiftKeeperService.verify(journalPath: journal.path)
+            report = try JournalCheck.verify(journalPath: journal.path)
         } catch {
             throw failure(error, console: console)
         }

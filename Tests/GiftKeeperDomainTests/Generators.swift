@@ -112,30 +112,32 @@ struct Bits {
     /// Any command, likely to succeed about half the time.
     mutating func command() -> Command {
         switch below(21) {
-        case 15: .addOccasion(occasion())
-        case 16: .removeOccasion(name: pick(Self.occasionNames))
-        case 17: .setBudget(Budget(scope: scope(), amount: price() ?? .zero))
-        case 18: .clearBudget(scope())
-        case 19: .restorePresent(id: id())
-        case 20: .setCurrency(code: pick(["EUR", "usd", "E", "€€€"]))
+        case 15: .change(.addOccasion(occasion()))
+        case 16: .change(.removeOccasion(name: pick(Self.occasionNames)))
+        case 17: .change(.setBudget(Budget(scope: scope(), amount: price() ?? .zero)))
+        case 18: .change(.clearBudget(scope()))
+        case 19: .change(.restorePresent(id: id()))
+        case 20: .change(.setCurrency(code: pick(["EUR", "usd", "E", "€€€"])))
         case 0: .createAccount(name: text())
         case 1: .signIn
         case 2: .recordFailedSignIn
         case 3: .signOut
         case 4: .endUncleanSession
         case 5, 6:
-            .addPresent(
-                recipient: pick(["Mum", "mum", "Zoë", "zoe", text()]), title: text(), notes: text(), price: price(),
-                occasion: pick(Self.occasionNames), url: text(), store: text())
-        case 7, 8: .editPresent(id: id(), changes: (0..<below(4)).map { _ in change() })
-        case 9, 10: .markPresent(id: id(), status: pick(PresentStatus.allCases))
-        case 11: .removePresent(id: id())
+            .change(
+                .addPresent(
+                    recipient: pick(["Mum", "mum", "Zoë", "zoe", text()]), title: text(), notes: text(), price: price(),
+                    occasion: pick(Self.occasionNames), url: text(), store: text()))
+        case 7, 8: .change(.editPresent(id: id(), changes: (0..<below(4)).map { _ in change() }))
+        case 9, 10: .change(.markPresent(id: id(), status: pick(PresentStatus.allCases)))
+        case 11: .change(.removePresent(id: id()))
         case 12: .changePassword
         case 13:
-            .importPresent(
-                Present(
-                    id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
-                    status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp()))
+            .change(
+                .importPresent(
+                    Present(
+                        id: id(), recipient: text(), title: text(), notes: text(), price: price(), occasion: text(),
+                        status: pick(PresentStatus.allCases), createdAt: timestamp(), updatedAt: timestamp())))
         default: .recordExport(presentCount: below(20))
         }
     }

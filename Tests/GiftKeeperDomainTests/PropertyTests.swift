@@ -44,8 +44,9 @@ import Testing
             forEachDecided(commands) { command, events, before, state, time in
                 guard !events.isEmpty else { return }
                 switch command {
-                case .addPresent, .editPresent, .markPresent, .removePresent, .restorePresent, .addOccasion,
-                    .removeOccasion, .setBudget, .clearBudget, .setCurrency:
+                case .change(.addPresent), .change(.editPresent), .change(.markPresent), .change(.removePresent),
+                    .change(.restorePresent), .change(.addOccasion), .change(.removeOccasion), .change(.setBudget),
+                    .change(.clearBudget), .change(.setCurrency):
                     // What the service keeps of the state before: the slice the events touched.
                     let snapshot = before.undoSnapshot(for: events)
                     let compensation = GiftList.compensation(for: events, before: snapshot, at: at(time + 1), state: state)
@@ -108,7 +109,7 @@ import Testing
         await propertyCheck(count: 300, input: Generate.commands(0...50)) { commands in
             try forEachDecided(commands) { command, _, _, state, time in
                 switch command {
-                case .markPresent, .editPresent, .endUncleanSession:
+                case .change(.markPresent), .change(.editPresent), .endUncleanSession:
                     let again = try GiftList.decide(command, at: at(time + 1), state: state)
                     #expect(again == [], "\(command) decided twice")
                 default:

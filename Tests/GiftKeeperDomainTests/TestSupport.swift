@@ -36,7 +36,7 @@ func run(_ commands: [Command], from start: GiftList = GiftList()) throws -> (st
 func aliceWithTwoPresents() throws -> GiftList {
     try run([
         .createAccount(name: "Alice"),
-        .addPresent(recipient: "Mum", title: "Blue scarf", price: cents(2500), occasion: "Christmas"),
-        .addPresent(recipient: "Dad", title: "Book"),
+        .change(.addPresent(recipient: "Mum", title: "Blue scarf", price: cents(2500), occasion: "Christmas")),
+        .change(.addPresent(recipient: "Dad", title: "Book")),
     ]).state
 }

@@ -272,7 +272,7 @@ struct SubcommandTests {
         let version = try await sandbox.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("giftkeeper "), "\(version)")
-        #expect(version.stdout.contains("journal format 1"))
+        #expect(version.stdout.contains("journal format 2"))
         let help = try await sandbox.run(["--help"])
         #expect(help.status == 0)
         for word in ["USAGE:", "repl", "audit", "export", "import", "verify", "--journal", "GIFTKEEPER_JOURNAL"] {

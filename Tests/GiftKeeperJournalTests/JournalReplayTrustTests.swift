@@ -4,6 +4,8 @@ import GiftKeeperTestSupport
 import Glibc
 import Testing
 
+@testable import GiftKeeperSealing
+
 extension JournalTestSuite {
     /// The index opening keeps (so the service needs no second pass) and the replay that
     /// trusts the chain opening verified (login, history, audit).

@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService

@@ -1,9 +1,11 @@
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
 import Testing
 
 @testable import GiftKeeperREPL
+@testable import GiftKeeperSealing
 
 /// The reasons below the shell are data; the shell words them (Reasons.swift), and the
 /// sentences that quote them read as they did when the reasons were strings.

@@ -1,3 +1,4 @@
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import GiftKeeperTestSupport

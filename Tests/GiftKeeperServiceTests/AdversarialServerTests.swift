@@ -6,6 +6,7 @@ import Glibc
 import OrderedCollections
 import Testing
 
+@testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
 /// A server that lies (SPEC §12: the server is not trusted). It keeps the frames devices

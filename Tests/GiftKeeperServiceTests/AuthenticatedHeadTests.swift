@@ -2,6 +2,7 @@ import GiftKeeperCrypto
 import GiftKeeperJournal
 import Testing
 
+@testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
 /// The one authenticated head, in its two layouts: the head remembered on this machine

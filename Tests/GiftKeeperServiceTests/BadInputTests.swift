@@ -90,7 +90,7 @@ import Testing
     @Test func emptyWhitespaceAndOverlongTextIsRefused() throws {
         let (sandbox, service) = try signedInWithPresents()
         let p1 = try #require(PresentID(number: 1))
-        let cases: [(String, Command, DomainError)] = [
+        let cases: [(String, Change, DomainError)] = [
             ("empty title", .addPresent(recipient: "Mum", title: ""), .emptyValue(.title)),
             ("whitespace title", .addPresent(recipient: "Mum", title: "  \t "), .emptyValue(.title)),
             ("empty recipient", .addPresent(recipient: " ", title: "Kite"), .emptyValue(.recipient)),
@@ -133,7 +133,7 @@ import Testing
         let (sandbox, service) = try signedInWithPresents()
         let unknown = try #require(PresentID(number: 99))
         let removed = try #require(PresentID(number: 2))
-        let cases: [(String, Command, DomainError)] = [
+        let cases: [(String, Change, DomainError)] = [
             ("edit unknown", .editPresent(id: unknown, changes: [.title("x")]), .unknownPresent(unknown)),
             ("mark unknown", .markPresent(id: unknown, status: .bought), .unknownPresent(unknown)),
             ("remove unknown", .removePresent(id: unknown), .unknownPresent(unknown)),
@@ -194,10 +194,9 @@ import Testing
         try addScenarioPresents(service)
         try service.signOut()
         let p1 = try #require(PresentID(number: 1))
-        let commands: [Command] = [
+        let commands: [Change] = [
             .addPresent(recipient: "Mum", title: "Hat"), .editPresent(id: p1, changes: [.title("Hat")]),
-            .markPresent(id: p1, status: .given), .removePresent(id: p1), .recordExport(presentCount: 0),
-            .changePassword,
+            .markPresent(id: p1, status: .given), .removePresent(id: p1),
         ]
         for command in commands {
             let error = try expectRefusedUnchanged(sandbox, service, "\(command)") { try service.perform(command) }
@@ -295,7 +294,7 @@ import Testing
         #expect(error?.exitCode == 4)
         #expect(try sandbox.journalBytes() == newer)
         let audit = serviceError {
-            _ = try GiftKeeperService.audit(
+            _ = try JournalAudit.audit(
                 journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         }
         #expect(audit?.journalErrorCode == .unsupportedVersion(3))

@@ -5,6 +5,7 @@ import GiftKeeperTestSupport
 import OrderedCollections
 import Testing
 
+@testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
 /// Devices sharing one journal through a server (SPEC §12), the server in memory: each

@@ -1,5 +1,6 @@
 import Foundation
 import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperTestSupport
@@ -79,7 +80,7 @@ import Testing
         #expect(verify.isValid)
         #expect(verify.header?.formatVersion == 1)
 
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("golden2"), environment: sandbox.environment())
         #expect(report.isValid, "\(String(describing: report.problem))")
         #expect(report.records.count == verify.frameCount)

@@ -46,7 +46,7 @@ import Testing
         let verify = try Journal.verify(at: sandbox.journalPath)
         #expect(verify.isValid)
         #expect(verify.header?.formatVersion == 2)
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("golden3"), environment: sandbox.environment())
         #expect(report.isValid, "\(String(describing: report.problem))")
         #expect(report.reportedFailedLogins.count == 1)

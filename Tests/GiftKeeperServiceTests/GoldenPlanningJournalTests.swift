@@ -52,7 +52,7 @@ import Testing
 
     @Test func theCommittedV2JournalStillOpensToTheSameState() throws {
         let (sandbox, _) = try Golden.sandbox(with: Self.journalName)
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("golden"), environment: sandbox.environment())
         #expect(report.isValid, "\(String(describing: report.problem))")
         #expect(

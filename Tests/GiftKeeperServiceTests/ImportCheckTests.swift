@@ -1,5 +1,6 @@
 import Foundation
 import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService

@@ -49,7 +49,7 @@ import Testing
         try elsewhere.close()
         try sandbox.writeJournal(try other.journalBytes())
 
-        let audit = try GiftKeeperService.audit(
+        let audit = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(audit.rollback == .journalReplaced)
         #expect(!audit.isValid)

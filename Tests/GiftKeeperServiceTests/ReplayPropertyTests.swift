@@ -8,7 +8,7 @@ import Testing
 
 /// What the random command loop may do next.
 private enum Step {
-    case command(Command)
+    case command(Change)
     case signOut
     case login(correct: Bool)
 }
@@ -133,7 +133,7 @@ private struct CommandGenerator {
         #expect(accepted > 0 && refused > 0, "seed \(seed): the generator should produce both")
         // And the whole journal audits valid.
         try replayed.close()
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid, "seed \(seed): \(String(describing: report.problem))")
     }

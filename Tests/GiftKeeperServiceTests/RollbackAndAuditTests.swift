@@ -54,7 +54,7 @@ import Testing
             !sandbox.notifications.items.contains { if case .eventsMissing = $0 { true } else { false } },
             "\(sandbox.notifications.items)")
         try service.close()
-        let audit = try GiftKeeperService.audit(
+        let audit = try JournalAudit.audit(
             journalPath: elsewhere, password: password("correct horse"), environment: sandbox.environment())
         #expect(audit.failure == nil, "\(String(describing: audit.failure))")
         #expect(try sandbox.headFiles().count == 2)
@@ -165,7 +165,7 @@ extension RollbackTests {
         try busyJournal(sandbox)
         let before = try sandbox.journalBytes()
         let frames = try RawJournal(before).frames
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
         #expect(report.isValid)
         #expect(report.problem == nil)
@@ -195,7 +195,7 @@ extension RollbackTests {
         let before = try sandbox.journalBytes()
         for secret in ["wrong", "correct horse"] {  // the old password opens only the old epoch
             let error = serviceError {
-                _ = try GiftKeeperService.audit(
+                _ = try JournalAudit.audit(
                     journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
             }
             #expect(error?.wrongPasswordRecorded == false, "\(secret): \(String(describing: error))")
@@ -214,7 +214,7 @@ extension RollbackTests {
         let whole = try sandbox.journalBytes()
         let torn = whole + [0x20, 0, 0, 0, 99, 0, 0, 0, 0, 0]
         try sandbox.writeJournal(torn)
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
         #expect(report.isValid)
         #expect(report.tornTail.map { [$0.offset, $0.length] } == [whole.count, 10])
@@ -233,13 +233,13 @@ extension RollbackTests {
         let sandbox = try Sandbox()
         try busyJournal(sandbox)
         let whole = try sandbox.journalBytes()
-        let good = try GiftKeeperService.audit(
+        let good = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
         // Flip a byte in the middle of the last frame's payload: the chain breaks there.
         var damaged = whole
         damaged[whole.count - 40] ^= 0x01
         try sandbox.writeJournal(damaged)
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
         #expect(!report.isValid)
         #expect(report.problem?.exitCode == 1)
@@ -258,7 +258,7 @@ extension RollbackTests {
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()
         try service.perform(.addPresent(recipient: "Mum", title: "Scarf"))
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid)
         #expect(
@@ -275,7 +275,7 @@ extension RollbackTests {
         let service = try sandbox.signIn(password: "battery staple")
         let history = try service.historyEntries()
         try service.close()
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
         // The audit sees the history plus the sign-out that close() appended.
         let audited = report.records.prefix(history.count)

@@ -37,7 +37,7 @@ import Testing
     }
 
     private func audit(_ sandbox: Sandbox) throws -> AuditReport {
-        try GiftKeeperService.audit(
+        try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
     }
 

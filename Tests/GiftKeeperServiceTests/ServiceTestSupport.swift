@@ -1,5 +1,6 @@
 import Foundation
 import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperService
@@ -7,6 +8,8 @@ import GiftKeeperTestSupport
 import Glibc
 import OrderedCollections
 import Testing
+
+@testable import GiftKeeperSealing
 
 // MARK: - Injected clock and sleep
 

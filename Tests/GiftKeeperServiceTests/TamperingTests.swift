@@ -6,6 +6,8 @@ import GiftKeeperService
 import OrderedCollections
 import Testing
 
+@testable import GiftKeeperSealing
+
 /// The threat model's "writes the journal file" attacker, through the service: every change
 /// is made with the keyless chain recomputed, so `verify` passes and only the keys catch it.
 @Suite struct TamperingTests {
@@ -27,7 +29,7 @@ import Testing
         #expect(verify.isValid, "the forger recomputed the chain", sourceLocation: sourceLocation)
         let before = try sandbox.journalBytes()
 
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
         #expect(!report.isValid, sourceLocation: sourceLocation)
         #expect(
@@ -125,7 +127,7 @@ import Testing
         #expect(error?.tampered?.tampering == .unsafeKeyDerivation(opsLimit: opsLimit, memLimit: memLimit))
         #expect(error?.exitCode == 1)
         let audit = serviceError {
-            _ = try GiftKeeperService.audit(
+            _ = try JournalAudit.audit(
                 journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         }
         #expect(audit?.tampered?.sequence == 1)
@@ -159,7 +161,7 @@ import Testing
         // The wrap's additional data binds this journal's id: neither password unwraps it.
         for secret in ["correct horse", "other password"] {
             let audit = serviceError {
-                _ = try GiftKeeperService.audit(
+                _ = try JournalAudit.audit(
                     journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
             }
             // This machine remembers the journal's head: the splice shows as altered history.
@@ -220,7 +222,7 @@ import Testing
         #expect(reopened.state.presents == made.presents)
         #expect(reopened.state.presentIDsByRecipient == made.presentIDsByRecipient)
         try reopened.close()
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid)
         #expect(report.records.map(\.sequence) == Array(1...UInt64(report.records.count)))
@@ -263,7 +265,7 @@ import Testing
         try sandbox.writeJournal(raw.encoded())
         #expect(try Journal.verify(at: sandbox.journalPath).isValid)
 
-        let report = try GiftKeeperService.audit(
+        let report = try JournalAudit.audit(
             journalPath: sandbox.journalPath, password: password("correct horse"), environment: sandbox.environment())
         #expect(report.isValid)
         #expect(report.reportedFailedLogins == [forgedAt])

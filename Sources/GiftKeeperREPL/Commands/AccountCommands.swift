@@ -28,8 +28,10 @@ struct SetupCommand: ShellCommand {
     @Option(help: ArgumentHelp("The currency amounts are in, shown with them: EUR, USD, GBP…", valueName: "CODE"))
     var currency: String?
 
-    static let prompts = [ArgumentPrompt("name", "Your name")]
+    static var prompts: [ArgumentPrompt<Self>] { [ArgumentPrompt(\.name, "Your name")] }
     static let passwordsAsked = 2
+    /// An account command: never one-shot.
+    static var runsOneShot: Bool { false }
 
     static func secretSafeUsage(positional: Int) -> String? {
         guard positional > 1 else { return nil }
@@ -44,23 +46,24 @@ struct SetupCommand: ShellCommand {
         return request.word.hasPrefix("-") ? ["--kdf", "--currency"] : []
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         let service = shell.service
         guard service.phase == .noAccount else {
             if service.phase == .signedIn { throw REPLError(.setupWhileSignedIn) }
             throw ServiceError(.journalExists(path: service.journalPath))
         }
-        let name = try shell.completing(line).text("name") ?? ""
+        self = try shell.completing(self)
+        let name = self.name ?? ""
         try service.checkSetup(name: name)
-        let currency = try line.text("currency").map { try GiftList.currencyCode($0) }
+        let currency = try self.currency.map { try GiftList.currencyCode($0) }
         let first = try shell.readPassword("New password: ")
         defer { first.wipe() }
         try GiftKeeperService.checkNewPassword(first)
         let second = try shell.readPassword("Repeat the password: ")
         defer { second.wipe() }
         guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
-        let cost = KDFCost(rawValue: line.text("kdf") ?? "") ?? .moderate
-        try shell.checking { try service.setup(name: name, password: first, parameters: cost.parameters, currency: currency) }
+        let parameters = kdf.parameters
+        try shell.checking { try service.setup(name: name, password: first, parameters: parameters, currency: currency) }
         shell.console.print(
             "Journal created at \(service.journalPath) (mode 0600). Type 'add <recipient> <title>' to add a present.")
     }
@@ -72,13 +75,15 @@ struct LoginCommand: ShellCommand {
         commandName: "login", abstract: "Unlock the journal (asks for the password).", usage: "login")
 
     static let passwordsAsked = 1
+    static var runsOneShot: Bool { false }
 
     static func secretSafeUsage(positional: Int) -> String? {
         "'login' takes no arguments: the password is asked for after it "
             + "(in a script, on the next line), never typed on the command line."
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    /// Changes nothing of itself: the shell runs it as it starts, with no line parsed.
+    func run(in shell: any Shell) throws {
         let service = shell.service
         switch service.phase {
         case .noAccount: throw REPLError(.noAccountYet)
@@ -99,8 +104,9 @@ struct SignOutCommand: ShellCommand {
 
     /// `signout` emptied the history; it does not start the next one either.
     static var keepsLineInHistory: Bool { false }
+    static var runsOneShot: Bool { false }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         guard shell.service.phase == .signedIn else {
             shell.console.print("Already signed out.")
             return
@@ -117,13 +123,14 @@ struct PasswdCommand: ShellCommand {
         commandName: "passwd", abstract: "Change the password (current one, then the new one twice).", usage: "passwd")
 
     static let passwordsAsked = 3
+    static var runsOneShot: Bool { false }
 
     static func secretSafeUsage(positional: Int) -> String? {
         "'passwd' takes no arguments: the current password and the new one twice are asked for after it "
             + "(in a script, on the next three lines), never typed on the command line."
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
         let service = shell.service
         let old = try shell.readPassword("Current password: ")
@@ -153,7 +160,9 @@ struct QuitCommand: ShellCommand {
         commandName: "quit", abstract: "Sign out and leave (also Ctrl-D).", usage: "quit",
         discussion: "'exit' does the same.", aliases: ["exit"])
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
         shell.stop()
     }
 }

@@ -25,31 +25,35 @@ struct AddCommand: ShellCommand {
     @Option(parsing: .unconditional, help: "The shop.") var store: String?
 
     /// `add` alone is a wizard: who and what, then (on a terminal) the optional fields.
-    static let prompts = [
-        ArgumentPrompt("recipient", "Recipient"), ArgumentPrompt("title", "Title"),
-        ArgumentPrompt("price", "Price (Enter skips)", isOptional: true, check: { _ = try Money.parsePrice($0) }),
-        ArgumentPrompt("occasion", "Occasion (Enter skips)", isOptional: true),
-        ArgumentPrompt("notes", "Notes (Enter skips)", isOptional: true),
-        ArgumentPrompt("url", "URL (Enter skips)", isOptional: true),
-        ArgumentPrompt("store", "Store (Enter skips)", isOptional: true),
-    ]
+    static var prompts: [ArgumentPrompt<Self>] {
+        let arguments: [KeyPath<Self, String?>] = [\.recipient, \.title]
+        return [
+            ArgumentPrompt(\.recipient, "Recipient"), ArgumentPrompt(\.title, "Title", after: [\.recipient]),
+            ArgumentPrompt(
+                \.price, "Price (Enter skips)", option: "--price", after: arguments, isOptional: true,
+                check: { _ = try Money.parsePrice($0) }),
+            ArgumentPrompt(\.occasion, "Occasion (Enter skips)", option: "--occasion", after: arguments, isOptional: true),
+            ArgumentPrompt(\.notes, "Notes (Enter skips)", option: "--notes", after: arguments, isOptional: true),
+            ArgumentPrompt(\.url, "URL (Enter skips)", option: "--url", after: arguments, isOptional: true),
+            ArgumentPrompt(\.store, "Store (Enter skips)", option: "--store", after: arguments, isOptional: true),
+        ]
+    }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.precedingWords.last == "--occasion" { return shell.occasionNames }
         return request.wordIndex == 1 ? shell.recipients : []
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let line = try shell.completing(line)
-        let recipient = line.text("recipient") ?? ""
-        let title = line.text("title") ?? ""
-        let price = try line.text("price").map { try Money.parsePrice($0) }
+        self = try shell.completing(self)
+        let recipient = self.recipient ?? ""
+        let title = self.title ?? ""
+        let price = try self.price.map { try Money.parsePrice($0) }
         // What the list says before the change, read in place (no copy of the list is kept
         // across the change: the service would copy all of it to apply the new event).
-        let titleTerms = shell.titleTerms
         let (budgets, recall) = shell.service.readingState { state in
-            let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown, remembering: titleTerms)
+            let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown)
             return (
                 state.budgetStandings,
                 GiftMemory.Recall(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
@@ -57,8 +61,8 @@ struct AddCommand: ShellCommand {
         }
         let events = try shell.service.perform(
             .addPresent(
-                recipient: recipient, title: title, notes: line.text("notes") ?? "", price: price,
-                occasion: line.text("occasion") ?? "", url: line.text("url") ?? "", store: line.text("store") ?? ""))
+                recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion ?? "",
+                url: url ?? "", store: store ?? ""))
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
             // The line and its notes written straight into the output, in one write.

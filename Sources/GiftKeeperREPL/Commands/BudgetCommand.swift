@@ -1,11 +1,12 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
 /// `budget set <amount> [--for RECIPIENT] [--occasion NAME]`, `budget clear [--for …] [--occasion …]`,
 /// `budget [--as-of DATE]`: budgets and how they stand.
-struct BudgetCommand: ShellCommand {
+struct BudgetCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "budget",
         abstract: "Budgets per recipient and occasion: set, clear, or show how they stand.",
@@ -36,21 +37,21 @@ struct BudgetCommand: ShellCommand {
         }
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let scope = BudgetScope(recipient: line.text("recipient"), occasion: line.text("occasion"))
-        let action = line.text("action")?.lowercased() ?? "show"
-        if action != "set", let extra = line.texts("amount").first {
+        let scope = BudgetScope(recipient: recipient, occasion: occasion)
+        let action = self.action?.lowercased() ?? "show"
+        if action != "set", let extra = amount.first {
             throw REPLError(.unexpectedWords(command: "budget \(action)", words: [extra]))
         }
-        if line.flag("json"), action != "show" {
+        if json, action != "show" {
             throw REPLError(.unexpectedWords(command: "budget \(action)", words: ["--json"]))
         }
         switch action {
         case "show":
-            try show(shell, asOf: line.text("asOf"), json: try StructuredOutput.format(line) == .json)
+            try Self.show(shell, asOf: asOf, json: try StructuredOutput.format(self) == .json)
         case "set":
-            let words = line.texts("amount")
+            let words = self.amount
             guard let text = words.first else { throw REPLError(.missingAmount) }
             guard words.count == 1 else { throw REPLError(.unexpectedWords(command: "budget set", words: Array(words.dropFirst()))) }
             let amount = try Money.parsePrice(text)
@@ -72,7 +73,7 @@ struct BudgetCommand: ShellCommand {
                 shell.console.print("Cleared the budget for \(cleared.words).")
             }
         case let word:
-            throw REPLError(.unknownAction(command: "budget", word: word, actions: actions))
+            throw REPLError(.unknownAction(command: "budget", word: word, actions: Self.actions))
         }
     }
 

@@ -15,7 +15,7 @@ struct EditCommand: PresentIDCommand {
     var changes: [String] = []
 
     // The answer splits like a command line: `price=5 notes="wool, red"` is two changes.
-    static let prompts = [idPrompt, ArgumentPrompt("changes", "Change (field=value)", answer: .words)]
+    static var prompts: [ArgumentPrompt<Self>] { [idPrompt, ArgumentPrompt(words: \.changes, "Change (field=value)", after: [\.id])] }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.wordIndex == 1 { return shell.presentIDs }
@@ -25,13 +25,12 @@ struct EditCommand: PresentIDCommand {
         return PresentField.allCases.map { $0.rawValue + "=" }
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let line = try shell.completing(line)
-        let id = try presentID(line)
-        let assignments = line.texts("changes")
+        self = try shell.completing(self)
+        let id = try presentID()
         var changes: [PresentChange] = []
-        for assignment in assignments {
+        for assignment in self.changes {
             guard let equals = assignment.firstIndex(of: "=") else {
                 throw REPLError(.expectedAssignment(assignment))
             }

@@ -19,14 +19,17 @@ struct ExportCommand: ShellCommand {
     @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
     var asOf: String?
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    /// `giftkeeper export` is a subcommand of its own.
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
         let service = shell.service
         // The state to export: today's, or the one `--as-of` names.
-        let asOf = try shell.state(asOf: line.text("asOf"))
+        let asOf = try shell.state(asOf: self.asOf)
         let count = asOf.presents.count
-        let force = line.flag("force")
-        let target = try exportDestination(file: line.text("file"), output: line.text("output"))
+        let force = self.force
+        let target = try exportDestination(file: file, output: output)
         if let path = target.map(expandingTilde) {
             try PrivateFile.checkWritable(path, replacing: force)
             var file = PrivateFile.Writer(path: path, replacing: force)

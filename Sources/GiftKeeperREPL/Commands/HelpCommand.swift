@@ -7,12 +7,14 @@ struct HelpCommand: ShellCommand {
 
     @Argument(help: "A command name.") var command: String?
 
+    static var runsOneShot: Bool { false }
+
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? ShellCommands.names.sorted() : []
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
-        guard let command = line.text("command") else {
+    mutating func run(in shell: any Shell) throws {
+        guard let command else {
             shell.console.print("Commands (type 'help <command>' for details):")
             let rows = ShellCommands.all.map { type -> [String] in
                 [type.names.joined(separator: ", "), type.configuration.abstract]

@@ -1,10 +1,11 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
 /// `history [<id>] [--last N]`: the trail in words, local times; with an id, one present's life.
-struct HistoryCommand: ShellCommand {
+struct HistoryCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "What happened, in words, with local times; with an id, one present's life.",
@@ -21,20 +22,19 @@ struct HistoryCommand: ShellCommand {
             ? shell.presentIDs + shell.service.state.removedPresents.keys.map(\.description) : []
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let last = line.text("last").flatMap { Int($0) }
         if let last, last < 1 {
             throw REPLError(.invalidCount(last))
         }
-        let id = try line.text("id").map { try PresentID.parse($0.trimmedWhitespace()) }
+        let id = try self.id.map { try PresentID.parse($0.trimmedWhitespace()) }
         if let id, shell.service.state.present(id) == nil { throw DomainError.unknownPresent(id) }
         var entries = try shell.service.historyEntries(of: id)
         shell.progress.clear()  // the replay's progress line, if it was long enough to show one
         if let last, entries.count > last {
             entries = Array(entries.suffix(last))
         }
-        if try StructuredOutput.format(line) == .json {
+        if try StructuredOutput.format(self) == .json {
             shell.console.write(
                 JSONWriter.document(
                     .array(

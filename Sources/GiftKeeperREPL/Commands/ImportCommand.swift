@@ -12,11 +12,14 @@ struct ImportCommand: ShellCommand {
 
     @Argument(help: "A giftkeeper.export.v2 (or v1) JSON file.") var file: String?
 
-    static let prompts = [ArgumentPrompt("file", "File to import")]
+    static var prompts: [ArgumentPrompt<Self>] { [ArgumentPrompt(\.file, "File to import")] }
+    /// `giftkeeper import` is a subcommand of its own.
+    static var runsOneShot: Bool { false }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let path = expandingTilde(try shell.completing(line).text("file") ?? "")
+        self = try shell.completing(self)
+        let path = expandingTilde(file ?? "")
         let bytes = try PrivateFile.read(path)
         let summary = try shell.service.importDocument(bytes)
         shell.console.print(summary.sentence)

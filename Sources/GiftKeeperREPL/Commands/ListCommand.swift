@@ -1,11 +1,12 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
 /// `list [recipient...] [--status S[,S…]] [--occasion NAME] [--search TEXT] [--sort FIELD]
 /// [--all] [--as-of DATE]`: the presents as a table, with a totals line.
-struct ListCommand: ShellCommand {
+struct ListCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List presents: id, recipient, title, occasion, price, status.",
@@ -36,14 +37,13 @@ struct ListCommand: ShellCommand {
         }
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
         let query = PresentQuery(
-            statuses: try line.text("status").map { try PresentStatus.parseList($0) } ?? [],
-            recipients: line.texts("recipients"), occasion: line.text("occasion"), search: line.text("search"),
-            sort: try line.text("sort").map { try PresentSort(parsing: $0) } ?? .created, includesAll: line.flag("all"))
-        let format = try StructuredOutput.format(line)
-        let state = try shell.state(asOf: line.text("asOf"))
+            statuses: try status.map { try PresentStatus.parseList($0) } ?? [], recipients: recipients, occasion: occasion,
+            search: search, sort: try sort.map { try PresentSort(parsing: $0) } ?? .created, includesAll: all)
+        let format = try StructuredOutput.format(self)
+        let state = try shell.state(asOf: asOf)
         let listed = state.presents(matching: query)
         switch format {
         case .json:

@@ -13,9 +13,12 @@ struct MarkCommand: PresentIDCommand {
     @Argument(help: "A present id such as p3.") var id: String?
     @Argument(help: "idea, bought, wrapped or given.") var status: String?
 
-    static let prompts = [
-        idPrompt, ArgumentPrompt("status", "Status (idea, bought, wrapped, given)", check: { _ = try PresentStatus(parsing: $0) }),
-    ]
+    static var prompts: [ArgumentPrompt<Self>] {
+        [
+            idPrompt,
+            ArgumentPrompt(\.status, "Status (idea, bought, wrapped, given)", after: [\.id], check: { _ = try PresentStatus(parsing: $0) }),
+        ]
+    }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         switch request.wordIndex {
@@ -25,11 +28,11 @@ struct MarkCommand: PresentIDCommand {
         }
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let line = try shell.completing(line)
-        let id = try presentID(line)
-        let status = try PresentStatus(parsing: line.text("status") ?? "")
+        self = try shell.completing(self)
+        let id = try presentID()
+        let status = try PresentStatus(parsing: self.status ?? "")
         let events = try shell.service.perform(.markPresent(id: id, status: status))
         shell.console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")
     }

@@ -1,10 +1,11 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
 /// `occasion add <name> [--date YYYY-MM-DD] [--yearly]`, `occasion list`, `occasion remove <name>`.
-struct OccasionCommand: ShellCommand {
+struct OccasionCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "occasion",
         abstract: "Occasions with dates: add, list, remove.",
@@ -21,9 +22,12 @@ struct OccasionCommand: ShellCommand {
     @Flag(help: "occasion list: one JSON document (an array of occasions) instead of the table.") var json = false
 
     /// The name, for the actions that take one.
-    static let prompts = [
-        ArgumentPrompt("name", "Occasion", neededWhen: { ["add", "remove", "rm"].contains($0.text("action")?.lowercased()) })
-    ]
+    static var prompts: [ArgumentPrompt<Self>] {
+        [
+            ArgumentPrompt(
+                \.name, "Occasion", after: [\.action], neededWhen: { ["add", "remove", "rm"].contains($0.action?.lowercased()) })
+        ]
+    }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.wordIndex == 1 { return actions }
@@ -33,22 +37,22 @@ struct OccasionCommand: ShellCommand {
         return request.precedingWords.last == "--date" ? [] : ["--date", "--yearly"]
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let line = try shell.completing(line)
-        let action = line.text("action")?.lowercased() ?? "list"
-        if line.flag("json"), action != "list", action != "ls" {
+        self = try shell.completing(self)
+        let action = self.action?.lowercased() ?? "list"
+        if json, action != "list", action != "ls" {
             throw REPLError(.unexpectedWords(command: "occasion \(action)", words: ["--json"]))
         }
         switch action {
         case "list", "ls":
-            list(shell, json: try StructuredOutput.format(line) == .json)
+            Self.list(shell, json: try StructuredOutput.format(self) == .json)
         case "add":
-            let name = line.text("name") ?? ""
-            let date = try line.text("date").map { try CalendarDate(parsing: $0) }
-            if line.flag("yearly") && date == nil { throw REPLError(.yearlyWithoutDate) }
+            let name = self.name ?? ""
+            let date = try self.date.map { try CalendarDate(parsing: $0) }
+            if yearly && date == nil { throw REPLError(.yearlyWithoutDate) }
             let existed = shell.service.state.occasions[TextFolding.key(name)] != nil
-            let events = try shell.service.perform(.addOccasion(Occasion(name: name, date: date, isYearly: line.flag("yearly"))))
+            let events = try shell.service.perform(.addOccasion(Occasion(name: name, date: date, isYearly: yearly)))
             guard let event = events.first, case .occasionAdded(let occasion) = event.body else {
                 shell.console.print("That occasion already has that date; nothing changed.")
                 return
@@ -57,13 +61,13 @@ struct OccasionCommand: ShellCommand {
             shell.console.print(
                 "Saved occasion \"\(shell.service.state.occasions[occasion.key]?.name ?? occasion.name)\"\(when)\(existed ? " (changed)" : "").")
         case "remove", "rm":
-            let name = line.text("name") ?? ""
+            let name = self.name ?? ""
             let events = try shell.service.perform(.removeOccasion(name: name))
             if case .occasionRemoved(let removed) = events.first?.body {
                 shell.console.print("Removed occasion \"\(removed)\".")
             }
         default:
-            throw REPLError(.unknownAction(command: "occasion", word: action, actions: actions))
+            throw REPLError(.unknownAction(command: "occasion", word: action, actions: Self.actions))
         }
     }
 

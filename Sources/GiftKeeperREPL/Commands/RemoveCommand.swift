@@ -10,10 +10,10 @@ struct RemoveCommand: PresentIDCommand {
 
     @Argument(help: "A present id such as p3.") var id: String?
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let line = try shell.completing(line)
-        let id = try presentID(line)
+        self = try shell.completing(self)
+        let id = try presentID()
         try shell.service.perform(.removePresent(id: id))
         shell.console.print("Saved \(id): removed (the history keeps it).")
     }

@@ -14,10 +14,10 @@ struct RestoreCommand: PresentIDCommand {
         request.wordIndex == 1 ? shell.service.state.removedPresents.keys.map(\.description) : []
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let line = try shell.completing(line)
-        let id = try presentID(line)
+        self = try shell.completing(self)
+        let id = try presentID()
         let before = shell.service.state.budgetStandings
         try shell.service.perform(.restorePresent(id: id))
         if let present = shell.service.state[id: id] {
@@ -33,7 +33,10 @@ struct UndoCommand: ShellCommand {
         commandName: "undo", abstract: "Reverse this session's last change (repeatable).", usage: "undo",
         discussion: "The reversal is recorded as new events: the history keeps both.")
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    /// A new session has nothing to undo.
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
         let (undone, before, _) = try shell.service.undo()
         var state = before

@@ -9,11 +9,12 @@ import OrderedCollections
 ///
 /// Every command is registered once, in ``ShellCommands/all``. The shell finds a line's
 /// command by its first word and parses only that command; prompts, script answers, help
-/// and completion all read the same declarations. Adding a command is one new file and
-/// one line in ``ShellCommands/all``.
+/// and completion all read the same declarations; argument-parser parses the line into
+/// the command's own properties. Adding a command is one new file and one line in
+/// ``ShellCommands/all``.
 protocol ShellCommand: ParsableCommand {
     /// The arguments it asks for when its line leaves them out, in the order it asks.
-    static var prompts: [ArgumentPrompt] { get }
+    static var prompts: [ArgumentPrompt<Self>] { get }
 
     /// How many passwords it always asks for (after its arguments).
     static var passwordsAsked: Int { get }
@@ -28,13 +29,17 @@ protocol ShellCommand: ParsableCommand {
     /// Whether the line that ran it may go into the shell's history afterwards.
     static var keepsLineInHistory: Bool { get }
 
-    /// Runs the command with the values `line` gives its declarations. Errors are reported
-    /// by the shell, one line each.
-    static func run(_ line: BoundLine, in shell: any Shell) throws
+    /// Whether it also runs one-shot from the command line (``OneShot``): true for every
+    /// command that reads or changes the list.
+    static var runsOneShot: Bool { get }
+
+    /// Runs the command, its properties parsed from its line. Errors are reported by the
+    /// shell, one line each.
+    mutating func run(in shell: any Shell) throws
 }
 
 extension ShellCommand {
-    static var prompts: [ArgumentPrompt] { [] }
+    static var prompts: [ArgumentPrompt<Self>] { [] }
 
     static var passwordsAsked: Int { 0 }
 
@@ -44,10 +49,10 @@ extension ShellCommand {
         ScriptAnswers(arguments: prompts.filter { !$0.isOptional && $0.neededWhen == nil }.count, passwords: passwordsAsked)
     }
 
-    /// The lines this command reads after `line`, in a script: each argument it will ask
+    /// The lines this command reads after its line, in a script: each argument it will ask
     /// for because the line left it out, then its passwords.
-    static func answers(for line: BoundLine) -> ScriptAnswers {
-        ScriptAnswers(arguments: prompts.filter { !$0.isOptional && $0.isAsked(by: line) }.count, passwords: passwordsAsked)
+    var answers: ScriptAnswers {
+        ScriptAnswers(arguments: Self.prompts.filter { !$0.isOptional && $0.isAsked(by: self) }.count, passwords: Self.passwordsAsked)
     }
 
     /// What the command would have asked for when its line did not parse, judged from
@@ -63,34 +68,45 @@ extension ShellCommand {
 
     static var keepsLineInHistory: Bool { true }
 
+    static var runsOneShot: Bool { true }
+
     /// The name and aliases the command answers to.
     static var names: [String] { [_commandName] + configuration.aliases }
 
-    /// The long options that take a value (`--price 25`), read from the declarations.
+    /// The long options that take a value (`--price 25`): those argument-parser's help
+    /// shows with one (`--price <price>`). Read only for a line it could not parse.
     static var valueOptions: Set<String> {
-        Set((LineBinding.declarations(of: Self.self) ?? []).filter { $0.kind == .option }.compactMap(\.longName))
+        var options: Set<String> = []
+        for line in helpMessage(columns: 10_000).split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if words.count > 1, words[0].hasPrefix("--"), words[1].hasPrefix("<") { options.insert(String(words[0])) }
+        }
+        return options
     }
 }
 
 /// A command whose first argument is a present id (`show`, `remove`, `edit`, `mark`):
 /// it completes ids there, and asks for the id when the line leaves it out.
-protocol PresentIDCommand: ShellCommand {}
+protocol PresentIDCommand: ShellCommand {
+    /// The present id as typed (asked for when left out).
+    var id: String? { get set }
+}
 
 extension PresentIDCommand {
-    static var prompts: [ArgumentPrompt] { [idPrompt] }
+    static var prompts: [ArgumentPrompt<Self>] { [idPrompt] }
 
     /// "Present id", checked on a terminal as it is typed.
-    static var idPrompt: ArgumentPrompt {
-        ArgumentPrompt("id", "Present id", check: { _ = try PresentID.parse($0.trimmedWhitespace()) })
+    static var idPrompt: ArgumentPrompt<Self> {
+        ArgumentPrompt(\.id, "Present id", check: { _ = try PresentID.parse($0.trimmedWhitespace()) })
     }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? shell.presentIDs : []
     }
 
-    /// The present id of a line the shell completed (``Shell/completing(_:)``).
-    static func presentID(_ line: BoundLine) throws -> PresentID {
-        try PresentID.parse((line.text("id") ?? "").trimmedWhitespace())
+    /// The present id, once the shell completed the command (``Shell/completing(_:)``).
+    func presentID() throws -> PresentID {
+        try PresentID.parse((id ?? "").trimmedWhitespace())
     }
 }
 
@@ -183,16 +199,14 @@ protocol Shell: AnyObject {
     var service: GiftKeeperService { get }
     var console: Console { get }
     var progress: Progress { get }
-    /// Gift memory's remembered title terms (for `add`).
-    var titleTerms: TitleTermsMemory { get }
     /// On a terminal (prompts, waits shown) rather than a script.
     var isInteractive: Bool { get }
 
-    /// `line` with the arguments it left out asked for (``ShellCommand/prompts``, in order):
-    /// on a terminal prompts that complete as the command line does there, a wrong answer
-    /// asked again where the prompt checks it, and, once one was asked, the optional ones
-    /// (Enter skips); in a script the next lines. Ctrl-C throws a cancellation.
-    func completing(_ line: BoundLine) throws -> BoundLine
+    /// `command` with the arguments its line left out asked for (``ShellCommand/prompts``,
+    /// in order): on a terminal prompts that complete as the command line does there, a
+    /// wrong answer asked again where the prompt checks it, and, once one was asked, the
+    /// optional ones (Enter skips); in a script the next lines. Ctrl-C throws a cancellation.
+    func completing<Command: ShellCommand>(_ command: Command) throws -> Command
     /// Reads a password (the terminal with echo off, a password file, or the script's next line).
     func readPassword(_ prompt: String) throws -> SecureBytes
     /// Runs a password check; on a terminal, keys typed meanwhile are hidden and dropped.

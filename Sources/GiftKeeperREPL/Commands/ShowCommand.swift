@@ -1,10 +1,11 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
 /// `show <id>`: every field of one present, removed ones included.
-struct ShowCommand: PresentIDCommand {
+struct ShowCommand: PresentIDCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Show every field of a present.", usage: "show <id> [--as-of DATE] [--json]")
 
@@ -13,15 +14,15 @@ struct ShowCommand: PresentIDCommand {
     var asOf: String?
     @Flag(help: "One JSON document (the present) instead of the table.") var json = false
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let line = try shell.completing(line)
-        let id = try presentID(line)
-        let state = try shell.state(asOf: line.text("asOf"))
+        self = try shell.completing(self)
+        let id = try presentID()
+        let state = try shell.state(asOf: asOf)
         guard let (present, isRemoved) = state.present(id) else {
             throw DomainError.unknownPresent(id)
         }
-        if try StructuredOutput.format(line) == .json {
+        if try StructuredOutput.format(self) == .json {
             shell.console.write(JSONWriter.document(StructuredOutput.present(present, isRemoved: isRemoved)))
             return
         }
@@ -38,7 +39,7 @@ struct ShowCommand: PresentIDCommand {
                 ["title", present.title],
                 ["price", present.price.map { shell.amount($0) } ?? "-"],
                 ["status", present.status.rawValue + (present.givenAt.map { " (given \(LocalTime.dateAndMinute($0)))" } ?? "")],
-                ["occasion", occasionText(present.occasion, in: state)],
+                ["occasion", Self.occasionText(present.occasion, in: state)],
                 ["url", present.url.isEmpty ? "-" : present.url],
                 ["store", present.store.isEmpty ? "-" : present.store],
             ] + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [

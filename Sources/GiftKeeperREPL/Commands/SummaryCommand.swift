@@ -1,4 +1,5 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import Glibc
@@ -6,7 +7,7 @@ import OrderedCollections
 
 /// `summary [--occasion NAME] [--year YYYY] [--as-of DATE]`: per recipient the count,
 /// planned, spent and budget, with a bar chart.
-struct SummaryCommand: ShellCommand {
+struct SummaryCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "summary",
         abstract: "Per recipient: presents, planned, spent, budget, and a bar chart.",
@@ -31,15 +32,15 @@ struct SummaryCommand: ShellCommand {
     /// The chart's width in cells.
     static let barWidth = 20
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let year = try line.text("year").map { text -> Int in
+        let year = try self.year.map { text -> Int in
             guard let year = Int(text.trimmedWhitespace()), (1...9999).contains(year) else { throw REPLError(.invalidYear(text)) }
             return year
         }
-        let state = try shell.state(asOf: line.text("asOf"))
-        let rows = state.summary(occasion: line.text("occasion"), year: year, day: LocalTime.date)
-        if try StructuredOutput.format(line) == .json {
+        let state = try shell.state(asOf: asOf)
+        let rows = state.summary(occasion: occasion, year: year, day: LocalTime.date)
+        if try StructuredOutput.format(self) == .json {
             shell.console.write(
                 JSONWriter.document(
                     .object([
@@ -73,8 +74,8 @@ struct SummaryCommand: ShellCommand {
             table.render(
                 rows.map { row in
                     let total = (row.planned + row.spent).minorUnits
-                    let cells = cellsFor(total, of: largest)
-                    let spentCells = min(cells, cellsFor(row.spent.minorUnits, of: largest))
+                    let cells = Self.cellsFor(total, of: largest)
+                    let spentCells = min(cells, Self.cellsFor(row.spent.minorUnits, of: largest))
                     var budget = row.budget?.description ?? "-"
                     if let amount = row.budget, MoneyTotal(amount) < row.planned + row.spent { budget += " OVER" }
                     return [

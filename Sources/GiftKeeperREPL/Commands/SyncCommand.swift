@@ -15,8 +15,11 @@ struct SyncCommand: ShellCommand {
     @Flag(help: "The server holds fewer frames than this device saw there (restored from a backup): send them back.")
     var restoreServer = false
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
-        let report = try shell.service.sync(restoringServer: line.flag("restoreServer"))
+    /// `giftkeeper sync` is a subcommand of its own (it signs in only when it must merge).
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
+        let report = try shell.service.sync(restoringServer: restoreServer)
         for resolution in report.resolutions { shell.console.print(SyncWords.resolution(resolution)) }
         shell.console.print(SyncWords.report(report))
     }

@@ -1,11 +1,12 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
 /// `upcoming [--days N]`: dated occasions in the next N days (60), soonest first, with what
 /// is still to buy and to wrap.
-struct UpcomingCommand: ShellCommand {
+struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "upcoming",
         abstract: "Occasions coming up, with what is still to buy and to wrap.",
@@ -15,14 +16,14 @@ struct UpcomingCommand: ShellCommand {
     var days: String?
     @Flag(help: "One JSON document (an array of occasions) instead of the text.") var json = false
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let text = line.text("days") ?? "60"
+        let text = self.days ?? "60"
         guard let days = Int(text.trimmedWhitespace()), days >= 0, days <= 36_600 else { throw REPLError(.invalidDays(text)) }
         let state = shell.service.state
         let today = LocalTime.date(shell.service.now)
         let upcoming = state.upcoming(today: today, days: days)
-        if try StructuredOutput.format(line) == .json {
+        if try StructuredOutput.format(self) == .json {
             let ids = { (presents: [Present]) in JSONValue.array(presents.map { .string($0.id.description) }) }
             shell.console.write(
                 JSONWriter.document(
@@ -50,9 +51,9 @@ struct UpcomingCommand: ShellCommand {
             if item.toBuy.isEmpty && item.toWrap.isEmpty && item.ready.isEmpty {
                 lines.append("  nothing planned yet")
             }
-            if !item.toBuy.isEmpty { lines.append("  to buy (\(item.toBuy.count)): " + describe(item.toBuy, shell)) }
-            if !item.toWrap.isEmpty { lines.append("  to wrap (\(item.toWrap.count)): " + describe(item.toWrap, shell)) }
-            if !item.ready.isEmpty { lines.append("  wrapped, ready (\(item.ready.count)): " + describe(item.ready, shell)) }
+            if !item.toBuy.isEmpty { lines.append("  to buy (\(item.toBuy.count)): " + Self.describe(item.toBuy, shell)) }
+            if !item.toWrap.isEmpty { lines.append("  to wrap (\(item.toWrap.count)): " + Self.describe(item.toWrap, shell)) }
+            if !item.ready.isEmpty { lines.append("  wrapped, ready (\(item.ready.count)): " + Self.describe(item.ready, shell)) }
         }
         shell.console.print(lines.joined(separator: "\n"))
     }
@@ -68,7 +69,7 @@ struct UpcomingCommand: ShellCommand {
 }
 
 /// `gifts <recipient>`: everything ever given to one person, by year and occasion.
-struct GiftsCommand: ShellCommand {
+struct GiftsCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "gifts", abstract: "Everything given to one person, by year and occasion.",
         usage: "gifts <recipient> [--json]")
@@ -76,18 +77,19 @@ struct GiftsCommand: ShellCommand {
     @Argument(help: "Who (case and accents ignored).") var recipient: String?
     @Flag(help: "One JSON document (the presents given, oldest first) instead of the text.") var json = false
 
-    static let prompts = [ArgumentPrompt("recipient", "Recipient")]
+    static var prompts: [ArgumentPrompt<Self>] { [ArgumentPrompt(\.recipient, "Recipient")] }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         request.wordIndex == 1 ? shell.recipients : []
     }
 
-    static func run(_ line: BoundLine, in shell: any Shell) throws {
+    mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let recipient = try shell.completing(line).text("recipient") ?? ""
+        self = try shell.completing(self)
+        let recipient = self.recipient ?? ""
         let state = shell.service.state
         let gifts = state.gifts(for: recipient)
-        if try StructuredOutput.format(line) == .json {
+        if try StructuredOutput.format(self) == .json {
             shell.console.write(
                 JSONWriter.document(
                     .array(gifts.map { StructuredOutput.present($0, isRemoved: state.presents[$0.id] == nil) })))

@@ -1,29 +1,23 @@
-import ArgumentParser
+public import ArgumentParser
 
 /// The shell commands that also run one-shot from the command line (SPEC §11): every one
 /// that reads or changes the list, from the same declarations as in the shell.
 /// `giftkeeper list --status idea` signs in, runs `list --status idea`, and signs out.
 public enum OneShot {
-    /// The commands, in the shell's order. Not the account commands (setup, login, signout,
-    /// passwd), nor `undo` (a new session has nothing to undo), `help` or `quit`; `export`,
-    /// `import` and `sync` (which signs in only when it must merge) have subcommands of their own.
-    static let commands: [any ShellCommand.Type] = [
-        AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self,
-        RestoreCommand.self, OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self,
-        GiftsCommand.self, HistoryCommand.self,
-    ]
+    /// The commands, in the shell's order: those of ``ShellCommands/all`` that run one-shot
+    /// (``ShellCommand/runsOneShot``).
+    static let shellCommands: [any ShellCommand.Type] = ShellCommands.all.filter { $0.runsOneShot }
+
+    /// The same, as argument-parser commands: the command line's help, man page and
+    /// completion scripts list one subcommand for each.
+    public static var commands: [any ParsableCommand.Type] { shellCommands }
 
     /// Their names (not aliases), for the command line's help.
-    public static var names: [String] { commands.map { $0._commandName } }
+    public static var names: [String] { shellCommands.map { $0._commandName } }
 
     /// The one-shot command `name` (or an alias) names.
     private static func command(named name: String) -> (any ShellCommand.Type)? {
-        commands.first { $0.names.contains(name) }
-    }
-
-    /// The command's one-line description, as `help` shows it.
-    public static func abstract(for name: String) -> String {
-        command(named: name)?.configuration.abstract ?? ""
+        shellCommands.first { $0.names.contains(name) }
     }
 
     /// Whether `name` (or an alias) is a one-shot command.

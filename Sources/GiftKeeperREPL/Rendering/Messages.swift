@@ -1,3 +1,5 @@
+import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperFiles
 import GiftKeeperJournal
@@ -269,8 +271,8 @@ extension ServiceError {
         case .cloneNeedsJournal(let server, let found):
             if found.isEmpty { return "The server \(server) holds no journal yet. Push one first: 'giftkeeper sync --remote URL'." }
             return "The server \(server) holds \(found.count) journals; name one: " + found.joined(separator: ", ") + "."
-        case .internalFailure(let reason):
-            return "Internal failure: \(reason). Nothing more was written; please report this."
+        case .crypto(let failure):
+            return "Internal failure: \(failure.description). Nothing more was written; please report this."
         case .outOfGuardedMemory(let bytes):
             return "Could not lock \(bytes) more bytes of memory for the keys. Nothing more was written; "
                 + "raise the limit of locked memory ('ulimit -l') and try again."

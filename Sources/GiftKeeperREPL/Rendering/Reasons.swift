@@ -1,5 +1,7 @@
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 import GiftKeeperService
 
 // The reasons the targets below the shell give as data (what does not verify, what does

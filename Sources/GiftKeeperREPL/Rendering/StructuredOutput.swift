@@ -1,3 +1,4 @@
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperService
 
@@ -6,12 +7,10 @@ import GiftKeeperService
 /// RFC 4180 CSV. Written as they are, not through the terminal's sanitising: JSON escapes
 /// every control character, and CSV quotes any field that holds one.
 enum StructuredOutput {
-    /// `--json` or `--csv`, as far as the line's command declares them; refused together.
-    static func format(_ line: BoundLine) throws -> Format {
-        let json = line.declares("json") && line.flag("json")
-        let csv = line.declares("csv") && line.flag("csv")
-        if json && csv { throw REPLError(.conflictingOptions("--json", "--csv")) }
-        return json ? .json : csv ? .csv : .text
+    /// `--json` or `--csv`, as far as the command declares them; refused together.
+    static func format(_ command: some StructuredOutputOptions) throws -> Format {
+        if command.json && command.csv { throw REPLError(.conflictingOptions("--json", "--csv")) }
+        return command.json ? .json : command.csv ? .csv : .text
     }
 
     enum Format {
@@ -80,4 +79,15 @@ extension String {
         }
         return String(out)
     }
+}
+
+/// A command that declares `--json` (and perhaps `--csv`): what it shows, for scripts.
+protocol StructuredOutputOptions {
+    var json: Bool { get }
+    /// `--csv`; false for a command that does not declare it.
+    var csv: Bool { get }
+}
+
+extension StructuredOutputOptions {
+    var csv: Bool { false }
 }

@@ -22,8 +22,6 @@ public struct REPLError: Error, CustomStringConvertible {
         case unexpectedWords(command: String, words: [String])
         /// `budget set` without an amount.
         case missingAmount
-        /// A command whose parsed values could not be read back (a programming error).
-        case unreadableDeclarations(String)
         /// Two options that exclude each other (`--json` and `--csv`).
         case conflictingOptions(String, String)
         /// `export --output ''`.
@@ -73,8 +71,6 @@ public struct REPLError: Error, CustomStringConvertible {
             return "--output needs a file name, e.g. --output gifts.json (or - for standard output)."
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
-        case .unreadableDeclarations(let command):
-            return "Internal failure: the arguments of '\(command)' could not be read. Nothing was done; please report this."
         }
     }
 }

@@ -8,28 +8,28 @@ import OrderedCollections
 
 /// Asking for what a line left out, passwords, and completing what is typed.
 extension REPLSession {
-    func completing(_ line: BoundLine) throws -> BoundLine {
-        guard let command = line.command else { return line }
-        var line = line
+    func completing<Command: ShellCommand>(_ command: Command) throws -> Command {
+        var command = command
         var asked = false
-        for prompt in command.prompts where !prompt.isOptional && prompt.isAsked(by: line) {
-            line[prompt.key] = try answer(prompt, on: line)
+        for prompt in Command.prompts where !prompt.isOptional && prompt.isAsked(by: command) {
+            try answer(prompt, into: &command)
             asked = true
         }
         // The wizard (`add` alone): the optional fields, on a terminal only.
-        guard asked, isInteractive else { return line }
-        for prompt in command.prompts where prompt.isOptional && prompt.isAsked(by: line) {
-            line[prompt.key] = try answer(prompt, on: line)
+        guard asked, isInteractive else { return command }
+        for prompt in Command.prompts where prompt.isOptional && prompt.isAsked(by: command) {
+            try answer(prompt, into: &command)
         }
-        return line
+        return command
     }
 
     /// Asks for `prompt`'s argument until an answer passes its check (a script's first
-    /// answer is taken as it is). Nil for an optional one skipped with Enter.
-    func answer(_ prompt: ArgumentPrompt, on line: BoundLine) throws -> LineBinding.Given? {
+    /// answer is taken as it is), and sets it; an optional one skipped with Enter stays unset.
+    func answer<Command: ShellCommand>(_ prompt: ArgumentPrompt<Command>, into command: inout Command) throws {
         while true {
-            let text = try ask(prompt.label, style: prompt.answer == .words ? .words : .wholeLine, after: line.words(before: prompt.key))
-            if prompt.isOptional, text.trimmedWhitespace().isEmpty { return nil }
+            let text = try ask(
+                prompt.label, style: prompt.splitsIntoWords ? .words : .wholeLine, after: prompt.words(before: command))
+            if prompt.isOptional, text.trimmedWhitespace().isEmpty { return }
             if isInteractive, let check = prompt.check {
                 do {
                     try check(text)
@@ -38,10 +38,8 @@ extension REPLSession {
                     continue
                 }
             }
-            switch prompt.answer {
-            case .whole: return .text(text)
-            case .words: return .texts(try CommandLineTokenizer.split(text))
-            }
+            try prompt.set(text, in: &command)
+            return
         }
     }
 
@@ -113,7 +111,7 @@ extension REPLSession {
     /// The interactive login at start-up: true to try again after a wrong password.
     func login() -> Bool {
         do {
-            try LoginCommand.run(BoundLine(declarations: []), in: self)
+            try LoginCommand().run(in: self)
             return false
         } catch let error as PasswordInputError where error.code == .endOfInput {
             // Ctrl-D at the start-up prompt: stay locked at the prompt.

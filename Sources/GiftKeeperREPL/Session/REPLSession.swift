@@ -21,7 +21,6 @@ public final class REPLSession: Shell {
     let console: Console
     /// Opening and unlocking show it on a terminal; anything printed clears it first.
     let progress = Progress(label: "Reading the journal")
-    let titleTerms = TitleTermsMemory()
     var exitCode: Int32 = 0
     /// Answer lines (prompted arguments, passwords) the running command has read so far.
     var answersRead = ScriptAnswers()
@@ -134,7 +133,7 @@ public final class REPLSession: Shell {
             report(error)
         } else {
             do {
-                try LoginCommand.run(BoundLine(declarations: []), in: self)
+                try LoginCommand().run(in: self)
             } catch {
                 report(error)
             }
@@ -159,15 +158,15 @@ public final class REPLSession: Shell {
             fail("Unknown command '\(words.first ?? "")'. Type 'giftkeeper --help' to see the commands.", code: 2)
             return false
         }
-        let line: BoundLine
+        let command: any ShellCommand
         do {
-            line = try parse(type, Array(words.dropFirst()))
+            command = try type.parse(Array(words.dropFirst()))
         } catch {
             fail(sentence(type.message(for: error)) + " Type 'giftkeeper \(name) --help' for its usage.", code: 2)
             return false
         }
         do {
-            _ = try StructuredOutput.format(line)
+            if let formatted = command as? any StructuredOutputOptions { _ = try StructuredOutput.format(formatted) }
         } catch {
             report(error)
             return false
@@ -288,9 +287,9 @@ public final class REPLSession: Shell {
         promptCancelled = false
         var expected = ScriptAnswers()
         defer { skipUnreadAnswers(expected) }
-        let line: BoundLine
+        var command: any ShellCommand
         do {
-            line = try parse(type, Array(words.dropFirst()))
+            command = try type.parse(Array(words.dropFirst()))
         } catch {
             // What it would have asked for, judged from the words that look like arguments.
             let positional = ShellCommands.positionalWords(words, of: type).count
@@ -305,14 +304,14 @@ public final class REPLSession: Shell {
             }
             return true
         }
-        expected = type.answers(for: line)
+        expected = command.answers
         do {
             // What other processes changed is taken in (and said) before the command sees the list.
             try service.refresh()
             idleCheckFailed = false
             sayChangesElsewhere()
             let head = service.headSequence
-            try type.run(line, in: self)
+            try command.run(in: self)
             // A change (a sign-in included) goes to the server at once, when there is one.
             if service.headSequence != head, type != SyncCommand.self { syncAfterChange() }
         } catch {
@@ -330,17 +329,6 @@ public final class REPLSession: Shell {
         } else {
             fail(presented.sentence, code: presented.exitCode)
         }
-    }
-
-    /// Binds `arguments` to `type`'s declarations: a plain line directly (``LineBinding``),
-    /// anything else through argument-parser, which words its errors.
-    func parse<Command: ShellCommand>(_ type: Command.Type, _ arguments: [String]) throws -> BoundLine {
-        if let bound = LineBinding.bind(type, arguments) { return bound }
-        let parsed = try Command.parse(arguments)
-        guard let bound = LineBinding.bound(from: parsed) else {
-            throw REPLError(.unreadableDeclarations(Command._commandName))
-        }
-        return bound
     }
 
     /// Reports an error; in a script, the first failure's code becomes the exit code (the

@@ -1,14 +1,14 @@
-import GiftKeeperCrypto
-import GiftKeeperDomain
-import GiftKeeperJournal
+package import GiftKeeperCrypto
+package import GiftKeeperDomain
+package import GiftKeeperJournal
 import Glibc
 
 /// Seals events into frame payloads and opens them again: the one place that knows
 /// which key and which additional data each frame kind uses.
-enum EventSealing {
+package enum EventSealing {
     /// Kind 1: nonce ‖ XChaCha20-Poly1305(EventCodec bytes, padded from format version 2)
     /// ‖ tag under the epoch's data key, AD = binding(event).
-    static func sealed(_ event: Event, dataKey: SecureBytes, binding: FrameBinding) throws -> [UInt8] {
+    package static func sealed(_ event: Event, dataKey: SecureBytes, binding: FrameBinding) throws -> [UInt8] {
         let plaintext = EventCodec.encode(event, reservingAfter: binding.padsPayloads ? FrameBinding.paddingBlock : 0)
         return try AEAD.seal(padded(plaintext, binding), key: dataKey, additionalData: binding.bytes(for: .event))
     }
@@ -16,7 +16,7 @@ enum EventSealing {
     /// Kind 2: crypto_box_seal(binding(failedLoginRecord) ‖ EventCodec bytes, padded from
     /// format version 2) to the epoch's public key. A sealed box has no additional data, so
     /// the binding travels inside and is compared on opening.
-    static func sealedToPublicKey(_ event: Event, publicKey: [UInt8], binding: FrameBinding) throws -> [UInt8] {
+    package static func sealedToPublicKey(_ event: Event, publicKey: [UInt8], binding: FrameBinding) throws -> [UInt8] {
         try SealedBox.seal(padded(binding.bytes(for: .failedLoginRecord) + EventCodec.encode(event), binding), to: publicKey)
     }
 
@@ -30,7 +30,7 @@ enum EventSealing {
 
     /// The length of an opened plaintext of `count` bytes before its padding (all of it
     /// before version 2); `unpad` reads the padding for a block size.
-    static func unpaddedLength(_ count: Int, pads: Bool, _ unpad: (Int) -> Int?) throws(OpenFailure) -> Int {
+    package static func unpaddedLength(_ count: Int, pads: Bool, _ unpad: (Int) -> Int?) throws(OpenFailure) -> Int {
         guard pads else { return count }
         guard let length = unpad(FrameBinding.paddingBlock) else {
             throw .doesNotAuthenticate(.eventNotPadded)
@@ -38,12 +38,12 @@ enum EventSealing {
         return length
     }
 
-    enum OpenFailure: Error {
+    package enum OpenFailure: Error {
         case doesNotAuthenticate(Tampering)
         case undecodable(EventDecodingError)
     }
 
-    static func open(
+    package static func open(
         _ frame: FrameView, binding: FrameBinding, epoch: Keyring.Epoch
     ) throws(OpenFailure) -> Event {
         let plaintext: [UInt8]
@@ -92,7 +92,7 @@ enum EventSealing {
 /// One additional-data buffer whose fixed part is written once, and one plaintext buffer
 /// that grows to the largest event seen; each event is decoded by ``EventCodec`` straight
 /// from it. The plaintext buffer is zeroed when the opener goes away. One per replay.
-final class EventOpener {
+package final class EventOpener {
     private let additionalData: EventAdditionalData
     private var plaintext: UnsafeMutableRawBufferPointer
     /// Whether the journal's events are padded (format version 2 on).
@@ -102,7 +102,7 @@ final class EventOpener {
         private let binding: (UInt64, FrameKind, [UInt8]) -> FrameBinding
     #endif
 
-    init(formatVersion: UInt16, journalID: [UInt8], binding: @escaping (UInt64, FrameKind, [UInt8]) -> FrameBinding) {
+    package init(formatVersion: UInt16, journalID: [UInt8], binding: @escaping (UInt64, FrameKind, [UInt8]) -> FrameBinding) {
         additionalData = EventAdditionalData(formatVersion: formatVersion, journalID: journalID)
         pads = FrameBinding.padsPayloads(formatVersion: formatVersion)
         plaintext = .allocate(byteCount: 4096, alignment: 16)
@@ -120,7 +120,7 @@ final class EventOpener {
 
     /// Authenticates a kind-1 frame under `dataKey` with its binding as additional data and
     /// decodes its event; the same checks and failures as ``EventSealing/open(_:binding:epoch:)``.
-    func open(_ frame: FrameView, dataKey: SecureBytes) throws(EventSealing.OpenFailure) -> Event {
+    package func open(_ frame: FrameView, dataKey: SecureBytes) throws(EventSealing.OpenFailure) -> Event {
         additionalData.update(sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash)
         #if DEBUG
             assert(Array(additionalData.bytes) == binding(frame.sequence, frame.kind, Array(frame.previousHash)).bytes(for: .event))

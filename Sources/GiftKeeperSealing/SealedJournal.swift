@@ -1,6 +1,6 @@
-import GiftKeeperCrypto
-import GiftKeeperDomain
-import GiftKeeperJournal
+package import GiftKeeperCrypto
+package import GiftKeeperDomain
+package import GiftKeeperJournal
 
 /// A frame store seen through the journal's keys: the layer between the store and the
 /// service that seals events into frames and opens them again.
@@ -8,31 +8,31 @@ import GiftKeeperJournal
 /// It is the one place that binds a frame to its position (``binding(sequence:kind:previousHash:)``),
 /// reads the key wraps before sign-in, appends sealed events, failed logins and new key
 /// epochs, and replays the chain under a keyring. It knows nothing of sessions or rules.
-final class SealedJournal {
-    let store: any FrameStore
+package final class SealedJournal {
+    package let store: any FrameStore
 
     /// The key wraps, in order; read when opened, kept up to date by appends.
-    private(set) var wraps: [KeyWrapRecord] = []
+    package private(set) var wraps: [KeyWrapRecord] = []
 
     /// Opens the sealed view of `store`: parses and checks its key wraps (no key needed).
-    init(store: any FrameStore) throws(ServiceError) {
+    package init(store: any FrameStore) throws(SealingError) {
         self.store = store
         try readWraps()
     }
 
-    var header: JournalHeader { store.header }
-    var head: JournalHead { store.head }
-    var path: String { store.path }
+    package var header: JournalHeader { store.header }
+    package var head: JournalHead { store.head }
+    package var path: String { store.path }
 
     /// The failed logins recorded since the last other frame (they end the journal).
-    var trailingFailures: Int {
+    package var trailingFailures: Int {
         let index = store.frameIndex
         return index.trailingKind == .publicSealed ? index.trailingCount : 0
     }
 
     /// What every sealed item of the frame at `sequence` is bound to. The only place a
     /// ``FrameBinding`` is made.
-    func binding(sequence: UInt64, kind: FrameKind, previousHash: [UInt8]) -> FrameBinding {
+    package func binding(sequence: UInt64, kind: FrameKind, previousHash: [UInt8]) -> FrameBinding {
         FrameBinding(
             formatVersion: header.formatVersion, journalID: header.journalID, sequence: sequence, kind: kind,
             previousHash: previousHash)
@@ -43,12 +43,12 @@ final class SealedJournal {
     /// Reads what is readable without a key, from what the store noted (``FrameIndex``): no
     /// second pass over the frames. Checks those of a pass in order: an event before any
     /// key wrap, then each wrap's parameters.
-    private func readWraps() throws(ServiceError) {
+    private func readWraps() throws(SealingError) {
         let index = store.frameIndex
         if let firstEvent = index.firstDataSealedSequence,
             index.keyWraps.first.map({ firstEvent < $0.sequence }) ?? true
         {
-            throw ServiceError(.tampered(sequence: firstEvent, .eventBeforeKeyWrap))
+            throw SealingError.tampered(sequence: firstEvent, .eventBeforeKeyWrap)
         }
         var found: [KeyWrapRecord] = []
         found.reserveCapacity(index.keyWraps.count)
@@ -61,27 +61,27 @@ final class SealedJournal {
             }
         }
         if !found.isEmpty, found[0].binding.sequence != 1 {
-            throw ServiceError(.tampered(sequence: 1, .noLeadingKeyWrap))
+            throw .tampered(sequence: 1, .noLeadingKeyWrap)
         }
         wraps = found
     }
 
-    private static func wrapProblem(_ error: KeyWrapPayload.ParseFailure, sequence: UInt64) -> ServiceError {
+    private static func wrapProblem(_ error: KeyWrapPayload.ParseFailure, sequence: UInt64) -> SealingError {
         switch error {
         case .malformed(let fault):
-            return ServiceError(.tampered(sequence: sequence, .malformedKeyWrap(fault)))
+            return .tampered(sequence: sequence, .malformedKeyWrap(fault))
         case .unsafeParameters(let ops, let mem):
-            return ServiceError(.tampered(sequence: sequence, .unsafeKeyDerivation(opsLimit: ops, memLimit: mem)))
+            return .tampered(sequence: sequence, .unsafeKeyDerivation(opsLimit: ops, memLimit: mem))
         }
     }
 
     /// Takes in the frames other writers appended since this handle last looked, and the
     /// key wraps among them (a password changed elsewhere).
-    func takeInOthers() throws(ServiceError) {
+    package func takeInOthers() throws(SealingError) {
         do {
             _ = try store.waitForFrames(after: store.head.sequence, milliseconds: 0)
         } catch {
-            throw ServiceError(.journal(error))
+            throw .journal(error)
         }
         if store.frameIndex.keyWraps.count != wraps.count { try readWraps() }
     }
@@ -90,7 +90,7 @@ final class SealedJournal {
 
     /// Seals `events` under `epoch`'s data key at the positions after the head and appends
     /// them as one batch (one fsync). A conflict (another writer first) writes nothing.
-    func appendSealed(_ events: [Event], epoch: Keyring.Epoch) throws(ServiceError) -> AppendOutcome {
+    package func appendSealed(_ events: [Event], epoch: Keyring.Epoch) throws(SealingError) -> AppendOutcome {
         try append { batch in
             for event in events { try addSealed(event, dataKey: epoch.dataKey, to: &batch) }
         }
@@ -112,11 +112,11 @@ final class SealedJournal {
     /// then `events` sealed after them, each as it was first recorded (a failed sign-in to
     /// the newest public key, every other event under `epoch`'s data key), replace this
     /// journal's frames after `batch`'s base at once, if its head is still this handle's.
-    func replaceTail(with batch: FrameBatch, sealing events: [Event], epoch: Keyring.Epoch) throws(ServiceError)
+    package func replaceTail(with batch: FrameBatch, sealing events: [Event], epoch: Keyring.Epoch) throws(SealingError)
         -> AppendOutcome
     {
         guard let local = store as? any RewritableFrameStore else {
-            throw ServiceError(.internalFailure("the journal's store cannot be merged into"))
+            throw .journal(JournalError(.unusable, path: path))
         }
         return try sealing {
             var batch = batch
@@ -132,7 +132,7 @@ final class SealedJournal {
     }
 
     /// Records a failed login without the password: sealed to the newest epoch's public key.
-    func appendFailedLogin(_ event: Event) throws(ServiceError) -> AppendOutcome {
+    package func appendFailedLogin(_ event: Event) throws(SealingError) -> AppendOutcome {
         guard let newest = wraps.last else { return .appended(head) }
         return try append { batch in try addSealedToPublicKey(event, publicKey: newest.payload.publicKey, to: &batch) }
     }
@@ -140,10 +140,10 @@ final class SealedJournal {
     /// Appends a key-wrap frame starting a new epoch and `events` sealed under its data key,
     /// in one batch; the wrap is kept in ``wraps`` once durable. Nil (nothing written) when
     /// another writer appended first.
-    func appendWrap(
+    package func appendWrap(
         parameters: KDFParameters, salt: [UInt8], passwordKey: SecureBytes, dataKey: SecureBytes,
         boxKeyPair: BoxKeyPair, previousDataKey: SecureBytes?, eventsAfter events: [Event]
-    ) throws(ServiceError) -> KeyWrapRecord? {
+    ) throws(SealingError) -> KeyWrapRecord? {
         var record: KeyWrapRecord?
         let outcome = try append { batch in
             let binding = self.binding(sequence: batch.nextSequence, kind: .keyWrap, previousHash: batch.previousHash)
@@ -154,8 +154,7 @@ final class SealedJournal {
             record = KeyWrapRecord(binding: binding, payload: try KeyWrapPayload(parsing: payload))
             for event in events { try addSealed(event, dataKey: dataKey, to: &batch) }
         }
-        guard case .appended = outcome else { return nil }
-        guard let record else { throw ServiceError(.internalFailure("key wrap was not written")) }
+        guard case .appended = outcome, let record else { return nil }
         wraps.append(record)
         return record
     }
@@ -163,7 +162,7 @@ final class SealedJournal {
     /// Builds a batch on the store's head with `build` and appends it. A fatal signal's key
     /// wipe waits for the batch (``SecureBytes/whileKeysInUse(_:)``), so no frame sealed
     /// under a zeroed key reaches the store.
-    private func append(_ build: (inout FrameBatch) throws -> Void) throws(ServiceError) -> AppendOutcome {
+    private func append(_ build: (inout FrameBatch) throws -> Void) throws(SealingError) -> AppendOutcome {
         try sealing {
             var batch = store.makeBatch()
             try build(&batch)
@@ -172,16 +171,12 @@ final class SealedJournal {
     }
 
     /// Runs `body`, which seals with keys and writes what it sealed, while a fatal signal's
-    /// key wipe waits; its failures as service errors.
-    private func sealing<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+    /// key wipe waits; its failures as sealing errors.
+    private func sealing<T>(_ body: () throws -> T) throws(SealingError) -> T {
         do {
             return try SecureBytes.whileKeysInUse(body)
-        } catch let error as ServiceError {
-            throw error
-        } catch let error as JournalError {
-            throw ServiceError(.journal(error))
         } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+            throw SealingError(error)
         }
     }
 
@@ -194,10 +189,10 @@ final class SealedJournal {
     ///
     /// Each frame's previous hash is bound into its additional data, so a frame changed,
     /// moved or spliced fails to authenticate. No allocation per kind-1 frame (``EventOpener``).
-    func replay(
+    package func replay(
         after sequence: UInt64 = 0, keyring: Keyring, progress: ((Int, Int) -> Void)?,
         _ body: (FrameView, Event?) throws -> Void
-    ) throws(ServiceError) {
+    ) throws(SealingError) {
         let opener = EventOpener(formatVersion: header.formatVersion, journalID: header.journalID) {
             [unowned self] in self.binding(sequence: $0, kind: $1, previousHash: $2)
         }
@@ -209,13 +204,13 @@ final class SealedJournal {
                 if frame.kind == .keyWrap {
                     epochIndex += 1
                     guard epochIndex < epochs.count, epochs[epochIndex].wrapSequence == frame.sequence else {
-                        throw ServiceError(.tampered(sequence: frame.sequence, .unexpectedKeyWrap))
+                        throw SealingError.tampered(sequence: frame.sequence, .unexpectedKeyWrap)
                     }
                     try body(frame, nil)
                     return
                 }
                 guard epochIndex >= 0 else {
-                    throw ServiceError(.tampered(sequence: frame.sequence, .eventBeforeKeyWrap))
+                    throw SealingError.tampered(sequence: frame.sequence, .eventBeforeKeyWrap)
                 }
                 let event: Event
                 do throws(EventSealing.OpenFailure) {
@@ -231,27 +226,23 @@ final class SealedJournal {
                 }
                 try body(frame, event)
             }
-        } catch let error as JournalError {
-            throw ServiceError(.journal(error))
-        } catch let error as ServiceError {
-            throw error
         } catch {
             // The body stopped the replay early, on purpose: what it read is its answer.
             if error is ReplayStop { return }
-            throw ServiceError(.internalFailure("\(error)"))
+            throw SealingError(error)
         }
     }
 
-    static func problem(_ failure: EventSealing.OpenFailure, sequence: UInt64) -> ServiceError {
+    package static func problem(_ failure: EventSealing.OpenFailure, sequence: UInt64) -> SealingError {
         switch failure {
         case .doesNotAuthenticate(let tampering):
-            return ServiceError(.tampered(sequence: sequence, tampering))
+            return .tampered(sequence: sequence, tampering)
         case .undecodable(let error):
             switch error {
             case .unknownEventType, .unsupportedSchemaVersion:
-                return ServiceError(.unsupportedEvent(sequence: sequence, error))
+                return .unsupportedEvent(sequence: sequence, error)
             case .truncated, .varintOverflow, .nonCanonicalVarint, .invalidUTF8, .invalidValue, .trailingBytes:
-                return ServiceError(.tampered(sequence: sequence, .undecodableEvent(error)))
+                return .tampered(sequence: sequence, .undecodableEvent(error))
             }
         }
     }
@@ -259,4 +250,6 @@ final class SealedJournal {
 
 /// Thrown inside a replay callback to stop early: after a problem (recorded by the caller,
 /// and thrown), or because the body has read all it needs (the replay then just ends).
-struct ReplayStop: Error {}
+package struct ReplayStop: Error {
+    package init() {}
+}

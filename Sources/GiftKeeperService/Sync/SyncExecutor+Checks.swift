@@ -1,10 +1,11 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// What every sync checks of a server that is not trusted (SPEC §12), besides what
 /// ``SyncPlan`` checks of its chain: that the heads other devices posted lie on it.
-extension GiftKeeperService {
+extension SyncExecutor {
     /// Compares the chain the server shows this device with the heads the other devices
     /// posted (``AuthenticatedHead``): each must be a frame of it. Needs the keys (signed in);
     /// without them the heads wait for a sync that has them. While restoring a server from
@@ -13,7 +14,7 @@ extension GiftKeeperService {
         _ heads: [[UInt8]: [UInt8]], link: RemoteLink, theirs: [[UInt8]], restoringServer: Bool,
         report: inout SyncReport
     ) throws(ServiceError) {
-        guard let keyring, let sealed else { return }
+        guard let keyring = session.keyring, let sealed = session.sealed else { return }
         let server = link.location.description
         var checked = 0
         defer { report.otherDevices = checked }
@@ -60,7 +61,7 @@ extension GiftKeeperService {
     /// This device's head record for `head`, authenticated under the newest epoch's data
     /// key; nil without the keys (signed out).
     func headRecord(_ link: RemoteLink, head: JournalHead) throws(ServiceError) -> (device: [UInt8], record: [UInt8])? {
-        guard let keyring, let epoch = keyring.newest, let sealed else { return nil }
+        guard let keyring = session.keyring, let epoch = keyring.newest, let sealed = session.sealed else { return nil }
         do {
             let record = try AuthenticatedHead(
                 journalID: sealed.header.journalID, device: link.record.device, head: head,
@@ -68,7 +69,7 @@ extension GiftKeeperService {
             ).encoded(dataKey: epoch.dataKey)
             return (link.record.device, record)
         } catch {
-            throw ServiceError(.internalFailure("\(error)"))
+            throw ServiceError(sealing: SealingError(error))
         }
     }
 }

@@ -1,5 +1,5 @@
-import GiftKeeperCrypto
-import GiftKeeperJournal
+package import GiftKeeperCrypto
+package import GiftKeeperJournal
 
 /// The payload of a key-wrap frame (kind 3), format v1. The only part of the journal,
 /// besides the header, that must be readable before unlocking.
@@ -20,27 +20,27 @@ import GiftKeeperJournal
 /// 211    72  (when 1) the previous data key, sealed under this data key;
 ///            AD = binding(previousDataKey)
 /// ```
-struct KeyWrapPayload {
-    static let version: UInt8 = 1
-    static let clearLength = 66
-    static let sealedKeyLength = AEAD.nonceLength + 32 + AEAD.tagLength
+package struct KeyWrapPayload {
+    package static let version: UInt8 = 1
+    package static let clearLength = 66
+    package static let sealedKeyLength = AEAD.nonceLength + 32 + AEAD.tagLength
 
-    let parameters: KDFParameters
-    let salt: [UInt8]
-    let publicKey: [UInt8]
-    let wrappedDataKey: [UInt8]
-    let sealedSecretKey: [UInt8]
-    let sealedPreviousDataKey: [UInt8]?
+    package let parameters: KDFParameters
+    package let salt: [UInt8]
+    package let publicKey: [UInt8]
+    package let wrappedDataKey: [UInt8]
+    package let sealedSecretKey: [UInt8]
+    package let sealedPreviousDataKey: [UInt8]?
     /// Bytes 0..<66, bound into the wrapped data key's additional data.
-    let clearPart: [UInt8]
+    package let clearPart: [UInt8]
 
-    enum ParseFailure: Error, Equatable {
+    package enum ParseFailure: Error, Equatable {
         case malformed(KeyWrapFault)
         case unsafeParameters(opsLimit: UInt64, memLimit: UInt64)
     }
 
     /// Parses and bounds a stored payload before any work is done with it.
-    init(parsing payload: [UInt8]) throws(ParseFailure) {
+    package init(parsing payload: [UInt8]) throws(ParseFailure) {
         var reader = ByteReader(payload)
         guard reader.readByte() == Self.version else { throw .malformed(.unknownVersion) }
         guard reader.readByte() == KDFParameters.argon2id13 else { throw .malformed(.unknownAlgorithm) }
@@ -78,7 +78,7 @@ struct KeyWrapPayload {
 
     /// Builds a new wrap: the data key sealed under `passwordKey`, the box secret key and
     /// (after a password change) the previous data key sealed under `dataKey`.
-    static func make(
+    package static func make(
         parameters: KDFParameters, salt: [UInt8], passwordKey: SecureBytes, dataKey: SecureBytes,
         boxKeyPair: BoxKeyPair, previousDataKey: SecureBytes?, binding: FrameBinding
     ) throws -> [UInt8] {
@@ -101,9 +101,9 @@ struct KeyWrapPayload {
 }
 
 /// A key-wrap frame as found in the journal: where it stands and what it says.
-struct KeyWrapRecord {
-    let binding: FrameBinding
-    let payload: KeyWrapPayload
+package struct KeyWrapRecord {
+    package let binding: FrameBinding
+    package let payload: KeyWrapPayload
 }
 
 /// The data keys of every epoch of an unlocked journal, in guarded memory.
@@ -112,20 +112,26 @@ struct KeyWrapRecord {
 /// data key and failed logins to its public key. A password change starts a new epoch whose
 /// wrap also carries the previous data key, so the newest password opens all history and
 /// an old one only what was written before the change.
-final class Keyring {
-    struct Epoch {
-        let wrapSequence: UInt64
-        let dataKey: SecureBytes
-        let boxKeyPair: BoxKeyPair
+package final class Keyring {
+    package struct Epoch {
+        package let wrapSequence: UInt64
+        package let dataKey: SecureBytes
+        package let boxKeyPair: BoxKeyPair
+
+        package init(wrapSequence: UInt64, dataKey: SecureBytes, boxKeyPair: BoxKeyPair) {
+            self.wrapSequence = wrapSequence
+            self.dataKey = dataKey
+            self.boxKeyPair = boxKeyPair
+        }
     }
 
-    private(set) var epochs: [Epoch]
+    package private(set) var epochs: [Epoch]
 
-    init(epochs: [Epoch]) {
+    package init(epochs: [Epoch]) {
         self.epochs = epochs
     }
 
-    enum UnlockFailure: Error {
+    package enum UnlockFailure: Error {
         /// The password does not open the newest wrap.
         case wrongPassword
         /// A wrap opened but its other sealed keys did not: the journal was altered.
@@ -134,7 +140,7 @@ final class Keyring {
 
     /// Unlocks with `password` against the newest wrap, then walks back through the chain
     /// of previous data keys. The password key is wiped before returning.
-    static func unlock(password: SecureBytes, wraps: [KeyWrapRecord]) throws -> Keyring {
+    package static func unlock(password: SecureBytes, wraps: [KeyWrapRecord]) throws -> Keyring {
         guard let newest = wraps.last else { throw UnlockFailure.damagedWrap(sequence: 0, .noKeyWrap) }
         let passwordKey = try PasswordKDF.deriveKey(
             password: password, salt: newest.payload.salt, parameters: newest.payload.parameters)
@@ -151,7 +157,7 @@ final class Keyring {
     }
 
     /// Checks whether `password` opens the newest wrap and yields the same data key.
-    static func passwordMatches(_ password: SecureBytes, newest: KeyWrapRecord, dataKey: SecureBytes) throws -> Bool {
+    package static func passwordMatches(_ password: SecureBytes, newest: KeyWrapRecord, dataKey: SecureBytes) throws -> Bool {
         let passwordKey = try PasswordKDF.deriveKey(
             password: password, salt: newest.payload.salt, parameters: newest.payload.parameters)
         defer { passwordKey.wipe() }
@@ -198,19 +204,19 @@ final class Keyring {
     }
 
     /// The epoch a frame at `sequence` belongs to: the newest wrap at or before it.
-    func epochIndex(for sequence: UInt64) -> Int? {
+    package func epochIndex(for sequence: UInt64) -> Int? {
         epochs.lastIndex { $0.wrapSequence <= sequence }
     }
 
-    var newest: Epoch? { epochs.last }
+    package var newest: Epoch? { epochs.last }
 
     /// Adds the epoch a password change just started.
-    func append(_ epoch: Epoch) {
+    package func append(_ epoch: Epoch) {
         epochs.append(epoch)
     }
 
     /// Zeroes every key. The keyring is unusable afterwards.
-    func wipe() {
+    package func wipe() {
         for epoch in epochs {
             epoch.dataKey.wipe()
             epoch.boxKeyPair.secretKey.wipe()

@@ -2,35 +2,35 @@
 /// additional data, the remembered head). Internal: the formats are documented in
 /// docs/journal-format.md.
 extension Array where Element == UInt8 {
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+    package mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
 
 /// A cursor over bytes that never traps: every read checks the bounds.
-struct ByteReader {
+package struct ByteReader {
     private let bytes: [UInt8]
-    private(set) var offset = 0
+    package private(set) var offset = 0
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
-    mutating func read(_ count: Int) -> [UInt8]? {
+    package mutating func read(_ count: Int) -> [UInt8]? {
         guard count >= 0, remaining >= count else { return nil }
         defer { offset += count }
         return Array(bytes[offset..<offset + count])
     }
 
-    mutating func readByte() -> UInt8? {
+    package mutating func readByte() -> UInt8? {
         guard remaining >= 1 else { return nil }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func readLittleEndian<T: FixedWidthInteger>(_: T.Type) -> T? {
+    package mutating func readLittleEndian<T: FixedWidthInteger>(_: T.Type) -> T? {
         guard let raw = read(MemoryLayout<T>.size) else { return nil }
         var value = T.zero
         for (index, byte) in raw.enumerated() {
@@ -40,7 +40,7 @@ struct ByteReader {
     }
 
     /// The bytes from `start` up to the current offset.
-    func consumed(from start: Int) -> [UInt8] {
+    package func consumed(from start: Int) -> [UInt8] {
         Array(bytes[start..<offset])
     }
 }

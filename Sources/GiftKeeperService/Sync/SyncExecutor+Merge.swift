@@ -1,36 +1,37 @@
 import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
 
 /// Offline changes decided again after other devices' (SPEC §12), and what a sync does
 /// with the journal file and the server link.
-extension GiftKeeperService {
+extension SyncExecutor {
     /// This device's frames after `common` decided again after the server's, the journal
     /// file replaced by the shared frames plus them (at once), and the session rebuilt on it.
     func merge(
         _ link: RemoteLink, server: any FrameStore, common: JournalHead, pendingCount: Int, report: inout SyncReport
     ) throws(ServiceError) {
-        let sealed = try requireJournal()
-        guard let keyring, let epoch = keyring.newest else {
+        let sealed = try session.requireJournal()
+        guard let keyring = session.keyring, let epoch = keyring.newest else {
             throw ServiceError(.mergeNeedsSignIn(pending: UInt64(pendingCount)))
         }
         if let newest = sealed.wraps.last, newest.binding.sequence > common.sequence {
             throw ServiceError(.offlinePasswordChangeConflicts)
         }
-        let shared = try SealedJournal(store: server)
+        let shared = try sealing { try SealedJournal(store: server) }
         guard shared.wraps.count <= keyring.epochs.count else { throw ServiceError(.passwordChangedOnAnotherDevice) }
 
         var pending: [Event] = []
-        try sealed.replay(after: common.sequence, keyring: keyring, progress: nil) { _, event in
+        try sealed.replaying(after: common.sequence, keyring: keyring, progress: nil) { _, event in
             if let event { pending.append(event) }
         }
         var merged = GiftList()
-        try sealed.replay(keyring: keyring, progress: nil) { frame, event in
+        try sealed.replaying(keyring: keyring, progress: nil) { frame, event in
             if frame.sequence > common.sequence { throw ReplayStop() }
             if let event { merged.apply(event) }
         }
         var changes: [HistoryEntry] = []
-        try shared.replay(after: common.sequence, keyring: keyring, progress: nil) { frame, event in
+        try shared.replaying(after: common.sequence, keyring: keyring, progress: nil) { frame, event in
             guard let event else { return }
             changes.append(HistoryEntry(sequence: frame.sequence, event: event, isReported: frame.kind == .publicSealed, before: merged))
             merged.apply(event)
@@ -40,71 +41,28 @@ extension GiftKeeperService {
         var batch = FrameBatch(after: common, path: sealed.path)
         try copyFrames(of: server, after: Int(common.sequence), into: &batch)
         let received = batch.count
-        guard case .appended = try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) else {
+        guard case .appended = try sealing({ try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) }) else {
             return  // another process appended: again
         }
-        try reopenAfterRewrite(keyring: keyring)
+        try session.reopenAfterRewrite(keyring: keyring)
         report.received += received
         report.resolutions += resolutions
-        if !changes.isEmpty { onChangesElsewhere?(changes) }
-    }
-
-    /// Opens the journal again after another process replaced it (``refresh()``): signed
-    /// in, the state is rebuilt from it; locked, only the store is opened again.
-    func reopenReplacedJournal() throws(ServiceError) {
-        if let keyring {
-            try reopenAfterRewrite(keyring: keyring)
-            return
-        }
-        let reopened = try SealedJournal(store: try openedAgain())
-        sealed = reopened
-        failuresSinceLastSuccess = reopened.trailingFailures
-    }
-
-    /// The journal's store, opened again (the file now at its path).
-    func openedAgain() throws(ServiceError) -> any FrameStore {
-        let store: (any FrameStore)?
-        do {
-            store = try location.open(access: .readWrite, toleratingDamage: false, progress: nil)
-        } catch {
-            throw ServiceError(.journal(error))
-        }
-        guard let store else { throw ServiceError(.noJournal(path: journalPath)) }
-        return store
-    }
-
-    /// Opens the journal file again after it was replaced, and rebuilds the state from it.
-    /// The rollback memory takes the new head (the old one is no longer in the file).
-    func reopenAfterRewrite(keyring: Keyring) throws(ServiceError) {
-        sealed?.store.endSession()
-        let store = try openedAgain()
-        let reopened = try SealedJournal(store: store)
-        _ = store.beginSession()
-        var rebuilt = GiftList()
-        rebuilt.reserveCapacity(store.frameCount)
-        try reopened.replay(keyring: keyring, progress: nil) { _, event in
-            if let event { rebuilt.apply(event) }
-        }
-        sealed = reopened
-        state = rebuilt
-        appliedSequence = reopened.head.sequence
-        undoable = []
-        rememberHead()
+        if !changes.isEmpty { session.onChangesElsewhere?(changes) }
     }
 
     /// The link to the journal's server, made on first use.
     func requireRemote() throws(ServiceError) -> RemoteLink {
-        if let remote { return remote }
-        let sealed = try requireJournal()
-        guard let url = remoteURL, let open = environment.remoteLocation else { throw ServiceError(.noRemote) }
+        if let remote = session.remote { return remote }
+        let sealed = try session.requireJournal()
+        guard let url = session.remoteURL, let open = session.environment.remoteLocation else { throw ServiceError(.noRemote) }
         let location: any RemoteLocation
         do {
             location = try open(url)
         } catch {
             throw ServiceError(.journal(error))
         }
-        let remembered = environment.stateDirectory.flatMap {
-            RemoteRecord.read(from: $0, journalID: sealed.header.journalID, journalPath: journalPath)
+        let remembered = session.environment.stateDirectory.flatMap {
+            RemoteRecord.read(from: $0, journalID: sealed.header.journalID, journalPath: session.journalPath)
         }
         let record: RemoteRecord
         if let remembered, remembered.url == url {
@@ -113,7 +71,7 @@ extension GiftKeeperService {
             record = try RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
         }
         let link = RemoteLink(location: location, record: record)
-        remote = link
+        session.remote = link
         return link
     }
 
@@ -121,8 +79,8 @@ extension GiftKeeperService {
     func remember(_ link: RemoteLink, shared: JournalHead) throws(ServiceError) {
         link.record.shared = shared
         link.recordIsUnsaved = false
-        guard let directory = environment.stateDirectory, let sealed else { return }
-        try link.record.write(to: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        guard let directory = session.environment.stateDirectory, let sealed = session.sealed else { return }
+        try link.record.write(to: directory, journalID: sealed.header.journalID, journalPath: session.journalPath)
     }
 
     /// Runs a call to the server; a failure drops the connection (the next sync connects again).
@@ -164,6 +122,6 @@ func copyFrames(of store: any FrameStore, after sequence: Int, into batch: inout
     } catch let error as JournalError {
         throw ServiceError(.journal(error))
     } catch {
-        throw ServiceError(.internalFailure("\(error)"))
+        throw ServiceError(sealing: SealingError(error))
     }
 }

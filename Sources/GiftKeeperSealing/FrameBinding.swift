@@ -1,4 +1,4 @@
-import GiftKeeperJournal
+package import GiftKeeperJournal
 
 /// What every sealed item in a frame is bound to: the additional data of its AEAD.
 ///
@@ -7,9 +7,9 @@ import GiftKeeperJournal
 /// sequence number and the previous hash means a frame cannot be moved, duplicated or
 /// spliced into another journal without its AEAD failing, even by someone who recomputes
 /// the (unkeyed) chain hashes.
-struct FrameBinding: Equatable {
+package struct FrameBinding: Equatable {
     /// Which sealed item of a frame the binding is for, so one can never pass for another.
-    enum Purpose: UInt8 {
+    package enum Purpose: UInt8 {
         case event = 1
         case wrappedDataKey = 2
         case boxSecretKey = 3
@@ -17,23 +17,23 @@ struct FrameBinding: Equatable {
         case failedLoginRecord = 5
     }
 
-    static let length = 60
+    package static let length = 60
 
     /// The block size events are padded to from format version 2 (SPEC §12: 64-byte buckets).
-    static let paddingBlock = 64
+    package static let paddingBlock = 64
 
     /// Whether events sealed in a journal of `formatVersion` are padded (from version 2).
-    static func padsPayloads(formatVersion: UInt16) -> Bool { formatVersion >= 2 }
+    package static func padsPayloads(formatVersion: UInt16) -> Bool { formatVersion >= 2 }
 
-    var padsPayloads: Bool { Self.padsPayloads(formatVersion: formatVersion) }
+    package var padsPayloads: Bool { Self.padsPayloads(formatVersion: formatVersion) }
 
-    let formatVersion: UInt16
-    let journalID: [UInt8]
-    let sequence: UInt64
-    let kind: FrameKind
-    let previousHash: [UInt8]
+    package let formatVersion: UInt16
+    package let journalID: [UInt8]
+    package let sequence: UInt64
+    package let kind: FrameKind
+    package let previousHash: [UInt8]
 
-    func bytes(for purpose: Purpose) -> [UInt8] {
+    package func bytes(for purpose: Purpose) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(Self.length)
         out.append(purpose.rawValue)
@@ -51,14 +51,14 @@ struct FrameBinding: Equatable {
 /// The fixed part (purpose, format version, journal id) is written once; each frame only
 /// changes the sequence number, the kind and the previous hash. Same bytes as
 /// ``FrameBinding/bytes(for:)`` with ``FrameBinding/Purpose/event``, without allocating.
-final class EventAdditionalData {
+package final class EventAdditionalData {
     private static let sequenceOffset = 19
     private static let kindOffset = 27
     private static let previousHashOffset = 28
 
-    let bytes: UnsafeMutableRawBufferPointer
+    package let bytes: UnsafeMutableRawBufferPointer
 
-    init(formatVersion: UInt16, journalID: [UInt8]) {
+    package init(formatVersion: UInt16, journalID: [UInt8]) {
         precondition(journalID.count == 16, "journal id must be 16 bytes")
         bytes = .allocate(byteCount: FrameBinding.length, alignment: 8)
         bytes.initializeMemory(as: UInt8.self, repeating: 0)
@@ -75,7 +75,7 @@ final class EventAdditionalData {
 
     /// Points the buffer at one frame; `previousHash` must be 32 bytes.
     @inline(__always)
-    func update(sequence: UInt64, kind: FrameKind, previousHash: UnsafeRawBufferPointer) {
+    package func update(sequence: UInt64, kind: FrameKind, previousHash: UnsafeRawBufferPointer) {
         precondition(previousHash.count == 32, "previous hash must be 32 bytes")
         bytes.storeBytes(of: sequence.littleEndian, toByteOffset: Self.sequenceOffset, as: UInt64.self)
         bytes[Self.kindOffset] = kind.rawValue

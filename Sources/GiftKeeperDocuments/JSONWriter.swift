@@ -1,4 +1,4 @@
-import GiftKeeperDomain
+package import GiftKeeperDomain
 
 /// The one JSON writer: the export document, `audit --json`, and every `--json` output.
 ///
@@ -16,7 +16,7 @@ public struct JSONWriter {
     }
 
     /// Hands over every whole chunk and keeps the rest (less than a chunk) at the front.
-    mutating func emitFullChunks<Failure: Error>(
+    package mutating func emitFullChunks<Failure: Error>(
         chunkSize: Int, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
         var start = 0
@@ -28,7 +28,7 @@ public struct JSONWriter {
     }
 
     /// Hands over everything written (the end of the document).
-    mutating func emitAll<Failure: Error>(
+    package mutating func emitAll<Failure: Error>(
         chunkSize: Int, to emit: (ArraySlice<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
         try emitFullChunks(chunkSize: chunkSize, to: emit)
@@ -52,7 +52,7 @@ public struct JSONWriter {
     }
 
     /// A price as the JSON string `Money.description` gives (`"25.00"`).
-    mutating func price(_ price: Money) {
+    package mutating func price(_ price: Money) {
         guard price.minorUnits >= 0 else { return string(price.description) }  // never: Money is non-negative
         let units = UInt64(price.minorUnits)
         bytes.append(UInt8(ascii: "\""))

@@ -1,5 +1,5 @@
 import Foundation
-import GiftKeeperDomain
+package import GiftKeeperDomain
 
 /// Reads a `giftkeeper.export.v1` or `v2` document back into presents (and, from v2,
 /// occasions, budgets and the currency), checking every field
@@ -14,24 +14,24 @@ import GiftKeeperDomain
 /// ways, both harmless here: a trailing comma is accepted, and of a key given twice in
 /// one object the first is read. The `Decodable` types below read the fields loosely, so
 /// that a value of the wrong kind is named by this reader, in words.
-enum ImportDocument {
-    struct Rejection: Error, Equatable {
-        let location: String
+package enum ImportDocument {
+    package struct Rejection: Error, Equatable {
+        package let location: String
         /// What is wrong there, or a rule of the list.
-        let reason: ImportRejection
+        package let reason: ImportRejection
 
-        init(location: String, reason: ImportRejection) {
+        package init(location: String, reason: ImportRejection) {
             self.location = location
             self.reason = reason
         }
 
-        init(location: String, rule: DomainError) {
+        package init(location: String, rule: DomainError) {
             self.location = location
             self.reason = .rule(rule)
         }
     }
 
-    static func parse(_ bytes: [UInt8]) throws(Rejection) -> Document {
+    package static func parse(_ bytes: [UInt8]) throws(Rejection) -> Document {
         // The decoder reads the caller's bytes where they are: a copy into a new `Data`
         // would be the document's size again (500 MB for a million presents).
         let result: Result<Document, Rejection> = bytes.withUnsafeBytes { raw in
@@ -134,7 +134,7 @@ enum ImportDocument {
     }
 
     /// `presents[3].price` for a coding path.
-    static func place(_ path: [any CodingKey]) -> String {
+    package static func place(_ path: [any CodingKey]) -> String {
         guard let first = path.first else { return "the document" }
         let lists = ["presents", "occasions", "budgets"]
         guard lists.contains(first.stringValue) else { return "'\(first.stringValue)'" }
@@ -154,13 +154,13 @@ enum ImportDocument {
     /// The top-level object: `format`, then `presents` (and in v2 `occasions`, `budgets`
     /// and `account.currency`); anything else (`account.name`) is JSON the decoder has read
     /// and checked, and is ignored.
-    struct Document: Decodable {
-        var presents: [Present] = []
+    package struct Document: Decodable {
+        package var presents: [Present] = []
         var occasions: [Occasion] = []
         var budgets: [Budget] = []
         var currency: String?
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: Key.self)
             for key in object.allKeys where key.stringValue != "presents" {
                 _ = try object.decode(AnyValue.self, forKey: key)
@@ -205,7 +205,7 @@ enum ImportDocument {
 
         /// The commands that recreate the occasions, budgets and currency, each with the
         /// place in the document it came from (for a rejection).
-        var planning: [(command: Command, location: String)] {
+        package var planning: [(change: Change, location: String)] {
             occasions.enumerated().map { (.addOccasion($0.element), "occasions[\($0.offset)].name") }
                 + budgets.enumerated().map { (.setBudget($0.element), "budgets[\($0.offset)]") }
                 + (currency.map { [(.setCurrency(code: $0), "account.currency")] } ?? [])

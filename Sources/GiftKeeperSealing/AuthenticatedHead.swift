@@ -1,5 +1,5 @@
-import GiftKeeperCrypto
-import GiftKeeperJournal
+package import GiftKeeperCrypto
+package import GiftKeeperJournal
 
 /// A journal head authenticated under a subkey of one key epoch's data key (which never
 /// leaves the devices), so that whoever holds the record without the keys cannot forge it:
@@ -13,12 +13,19 @@ import GiftKeeperJournal
 /// before it under a `crypto_kdf` subkey of that epoch's data key:
 /// - remembered: magic `GKHEAD01`, 104 bytes, subkey 1, context `GKhead01`;
 /// - posted: magic `GKDEVHD1`, 120 bytes, subkey 2, context `GKdevhd1`.
-struct AuthenticatedHead: Equatable {
-    let journalID: [UInt8]
+package struct AuthenticatedHead: Equatable {
+    package let journalID: [UInt8]
     /// The device that posted it; nil for the head remembered on this machine.
-    let device: [UInt8]?
-    let head: JournalHead
-    let epochWrapSequence: UInt64
+    package let device: [UInt8]?
+    package let head: JournalHead
+    package let epochWrapSequence: UInt64
+
+    package init(journalID: [UInt8], device: [UInt8]?, head: JournalHead, epochWrapSequence: UInt64) {
+        self.journalID = journalID
+        self.device = device
+        self.head = head
+        self.epochWrapSequence = epochWrapSequence
+    }
 
     /// What each of the two records is.
     private struct Layout {
@@ -41,7 +48,7 @@ struct AuthenticatedHead: Equatable {
     private var layout: Layout { device == nil ? .remembered : .posted }
 
     /// The length of a record: posted by a device, or remembered on this machine.
-    static func length(posted: Bool) -> Int { (posted ? Layout.posted : Layout.remembered).length }
+    package static func length(posted: Bool) -> Int { (posted ? Layout.posted : Layout.remembered).length }
 
     private var body: [UInt8] {
         var out = layout.magic
@@ -54,14 +61,14 @@ struct AuthenticatedHead: Equatable {
     }
 
     /// The record, authenticated under `dataKey` (the epoch `epochWrapSequence` names).
-    func encoded(dataKey: SecureBytes) throws -> [UInt8] {
+    package func encoded(dataKey: SecureBytes) throws -> [UInt8] {
         let key = try SubkeyDerivation.derive(from: dataKey, id: layout.subkeyID, context: layout.context)
         defer { key.wipe() }
         return body + (try Blake2b.mac(body, key: key))
     }
 
     /// What reading a record found.
-    enum Reading: Equatable {
+    package enum Reading: Equatable {
         /// Authenticated.
         case verified(AuthenticatedHead)
         /// Well-formed, of an epoch this session does not hold: a password changed on another
@@ -75,7 +82,7 @@ struct AuthenticatedHead: Equatable {
 
     /// The fields of a record, unauthenticated; nil when it is not one. `posted`: a device's
     /// record (with its device id), else one remembered on this machine.
-    static func parse(_ record: [UInt8], posted: Bool) -> AuthenticatedHead? {
+    package static func parse(_ record: [UInt8], posted: Bool) -> AuthenticatedHead? {
         let layout = posted ? Layout.posted : Layout.remembered
         var reader = ByteReader(record)
         guard record.count == layout.length, reader.read(layout.magic.count) == layout.magic,
@@ -93,7 +100,7 @@ struct AuthenticatedHead: Equatable {
     /// Reads and authenticates a record of `journalID`: posted by `device`, or, when it is nil,
     /// remembered on this machine. `dataKey(wrapSequence)` gives the data key of an epoch
     /// this session holds.
-    static func read(
+    package static func read(
         _ record: [UInt8], journalID: [UInt8], device: [UInt8]?, dataKey: (UInt64) -> SecureBytes?
     ) -> Reading {
         let posted = device != nil

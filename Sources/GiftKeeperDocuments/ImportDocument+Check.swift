@@ -1,0 +1,110 @@
+public import GiftKeeperDomain
+import OrderedCollections
+
+/// An export document (v1 or v2) read and checked as far as it can be without the journal's keys:
+/// JSON, the `format` tag, every field, unique ids, prices, statuses, lengths and empty
+/// texts, its presents' texts trimmed as `decide` trims them (``GiftList/checkedImport(_:)``).
+/// Only "an id already in the journal" is left, for the service's import.
+public struct CheckedImportDocument: Sendable {
+    package let contents: ImportDocument.Document
+
+    /// How many presents it holds.
+    public var presentCount: Int { contents.presents.count }
+}
+
+extension ImportDocument {
+    /// Reads and checks an export document before any journal is opened or password asked
+    /// for (SPEC §6), so a malformed one costs no key derivation and appends nothing.
+    ///
+    /// Every present is also put to the domain's rules against an empty signed-in list,
+    /// which checks everything but the ids already in a journal.
+    package static func check(_ bytes: [UInt8]) throws(Rejection) -> CheckedImportDocument {
+        // One variable from the parse on: the presents are checked in place, not copied.
+        var contents = try parse(bytes)
+        let at = Timestamp(millisecondsSinceEpoch: 0)
+        let blank: GiftList
+        do {
+            // Any account will do: the rules that need no state are the same for every one.
+            blank = GiftList.fold(try GiftList.decide(.createAccount(name: "import"), at: at, state: GiftList()))
+        } catch {
+            throw Rejection(location: "the document", rule: error)
+        }
+        for index in contents.presents.indices {
+            do {
+                // What `decide` of `importPresent` checks without the journal, kept: the
+                // import then decides each present once more only against the journal's ids.
+                contents.presents[index] = try GiftList.checkedImport(contents.presents[index])
+            } catch {
+                throw Rejection(rule: error, present: index)
+            }
+        }
+        for (change, location) in contents.planning {
+            do {
+                _ = try GiftList.decide(change, at: at, state: blank)
+            } catch {
+                throw Rejection(location: location, rule: error)
+            }
+        }
+        return CheckedImportDocument(contents: contents)
+    }
+}
+
+extension CheckedImportDocument {
+    /// The events that recreate the document in `state` at `now`, and the state after them.
+    /// Each present is checked against the journal's ids first (one used, removed presents
+    /// included, is refused); occasions and budgets follow as the document has them (the
+    /// same ones again add nothing), its currency only where the journal has none (v2).
+    package func events(at now: Timestamp, onto state: GiftList) throws(ImportDocument.Rejection)
+        -> (events: [Event], state: GiftList)
+    {
+        var planned = state
+        planned.reserveCapacity(state.presents.count + contents.presents.count)
+        var events: [Event] = []
+        events.reserveCapacity(contents.presents.count)
+        for (index, present) in contents.presents.enumerated() {
+            do {
+                let event = try GiftList.decideImport(ofChecked: present, at: now, state: planned)
+                planned.apply(event)
+                events.append(event)
+            } catch {
+                throw ImportDocument.Rejection(rule: error, present: index)
+            }
+        }
+        for (change, _) in contents.planning {
+            if case .setCurrency = change, planned.currency != nil { continue }
+            do {
+                let produced = try GiftList.decide(change, at: now, state: planned)
+                for event in produced { planned.apply(event) }
+                events += produced
+            } catch {
+                throw ImportDocument.Rejection(location: "the document", rule: error)
+            }
+        }
+        return (events, planned)
+    }
+}
+
+extension ImportDocument.Rejection {
+    /// A domain refusal of the present at `index` of `presents`, at the field it is about.
+    package init(rule error: DomainError, present index: Int) {
+        self.init(location: "presents[\(index)]" + Self.field(of: error), rule: error)
+    }
+
+    /// The field a domain refusal of an imported present is about (`.title`, `.id` …), so
+    /// the rejection names it like the parser's own rejections do.
+    private static func field(of error: DomainError) -> String {
+        switch error {
+        case .emptyValue(let field), .tooLong(let field, _, _), .controlCharacter(let field, _):
+            return "." + field.rawValue
+        case .presentAlreadyExists, .presentRemoved, .unknownPresent, .invalidPresentID, .presentIDsExhausted,
+            .importedIDTooLarge:
+            return ".id"
+        case .invalidPrice:
+            return ".price"
+        case .unknownStatus:
+            return ".status"
+        default:
+            return ""
+        }
+    }
+}

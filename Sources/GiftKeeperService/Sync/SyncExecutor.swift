@@ -1,0 +1,254 @@
+import GiftKeeperCrypto
+public import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperSealing
+
+/// What one ``GiftKeeperService/sync(restoringServer:)`` did.
+public struct SyncReport: Sendable, Equatable {
+    /// The journal's copy on the server: its address and `#` the first digits of the
+    /// journal's id (what `clone` takes).
+    public var server: String
+    /// Whether this sync made the server's copy of the journal (its first push).
+    public var createdOnServer = false
+    /// Frames sent to the server, and received from it.
+    public var sent = 0
+    public var received = 0
+    /// How this device's offline changes met other devices' (each told in one line).
+    public var resolutions: [Resolution] = []
+    /// The other devices whose posted heads this sync found in the server's chain (checked
+    /// only when signed in; nil when not checked).
+    public var otherDevices: Int?
+}
+
+/// The server a journal is shared through: where it is, the connection while one is open,
+/// and what this device remembers of it.
+final class RemoteLink {
+    let location: any RemoteLocation
+    var record: RemoteRecord
+    /// The server's copy, open; nil until connected, and again after a failure.
+    var store: (any SharedFrameStore)?
+    /// The head this device last posted there (``AuthenticatedHead``).
+    var postedHead: JournalHead?
+    /// Whether ``record`` moved since it was last written (a send-only sync keeps it in
+    /// memory until sign-out, closing, or the next full sync).
+    var recordIsUnsaved = false
+    /// The other devices' heads as last checked (a send-only sync checks only when they moved).
+    var checkedHeads: [[UInt8]: [UInt8]] = [:]
+    /// When a connection last failed: while offline, the shell tries again only now and then.
+    var lastFailure: ContinuousClock.Instant?
+
+    init(location: any RemoteLocation, record: RemoteRecord) {
+        self.location = location
+        self.record = record
+    }
+}
+
+/// Sync's executor (SPEC §12): connects, reads, sends and merges as ``SyncPlan`` decides,
+/// for one session (whose journal, keys and state it reads and rebuilds). The sync service
+/// to come replaces this type; the planner stays.
+struct SyncExecutor {
+    let session: GiftKeeperService
+}
+
+/// Devices (SPEC §12): the journal file stays this device's journal; a server holds a
+/// shared copy, which `sync` brings level with it, frame for frame (the frames are the same
+/// bytes in both, their binding being the journal id and the position).
+///
+/// - Nothing new on the server: this device's new frames are sent (one transaction).
+/// - Nothing new here: the server's new frames are appended here, and told.
+/// - Both: this device's frames since the shared position are opened, decided again after
+///   the server's (``GiftList/rebase(_:onto:)``), sealed at their new positions, and the
+///   journal file is replaced at once by the shared frames plus them; they are sent next.
+///
+/// A server is not trusted: every frame it sends is verified against the chain, and the
+/// position this device last saw it hold (``RemoteRecord/shared``) must still hold the
+/// same frame — a server that forked, rewrote or lost frames is reported, never followed.
+extension SyncExecutor {
+    /// Brings the journal and the server's copy level (see the summary above): sends
+    /// this device's new frames, takes in other devices' (told to ``onChangesElsewhere``),
+    /// and merges offline changes when both moved (which needs a signed-in session).
+    ///
+    /// With `restoringServer`, a server holding fewer frames than this device saw there (a
+    /// backup restored) is given this device's frames back instead of being reported.
+    /// - Throws: ``ServiceError/Code/noRemote``; ``JournalError/Code/unreachable(reason:)``
+    ///   when offline (nothing is lost: the frames wait here); `.remoteBehind`,
+    ///   `.remoteDiverged` or `.journal(.corrupt)` for a server that does not hold what it
+    ///   should (exit 1).
+    func sync(restoringServer: Bool) throws(ServiceError) -> SyncReport {
+        let link = try requireRemote()
+        var report = SyncReport(server: link.location.description)
+        do {
+            if !restoringServer, try sendOnly(link, report: &report) { return report }
+            for _ in 0..<GiftKeeperService.maximumCatchUps {
+                if try syncStep(link, restoringServer: restoringServer, report: &report) { return report }
+            }
+        } catch {
+            if case .journal(let failure) = error.code, case .unreachable = failure.code {
+                link.store = nil
+                link.lastFailure = .now
+            }
+            throw error
+        }
+        throw ServiceError(.changedElsewhere)
+    }
+
+    /// For the shell while it waits for input: syncs when the server told of other devices'
+    /// frames (or the poll interval passed), or when frames wait to be sent; while offline,
+    /// tries again every ``offlineRetry``. Nil when there was nothing to do.
+    func syncIfNeeded() throws(ServiceError) -> SyncReport? {
+        guard let link = session.remote else {
+            guard session.remoteURL != nil else { return nil }
+            return try sync(restoringServer: false)
+        }
+        guard let store = link.store else {
+            if let failed = link.lastFailure, ContinuousClock.now - failed < Self.offlineRetry { return nil }
+            return try sync(restoringServer: false)
+        }
+        let moved: Bool
+        do {
+            moved = try store.waitForFrames(after: link.record.shared.sequence, milliseconds: 0)
+        } catch {
+            link.store = nil
+            link.lastFailure = .now
+            throw ServiceError(.journal(error))
+        }
+        guard moved || session.unsentFrames > 0 else { return nil }
+        return try sync(restoringServer: false)
+    }
+
+    /// How often a shell offline tries to reach the server again.
+    static let offlineRetry = Duration.seconds(15)
+
+    /// The common case after a change: connected, level with the server at the last sync,
+    /// nothing heard from it since. This device's new frames are sent with its head in one
+    /// request, and nothing is read (a server that forks or hides frames is caught by the
+    /// next sync that reads, as every read checks the chain and the other devices' heads).
+    /// The shared head is remembered in memory, written at sign-out, on closing, or by the
+    /// next full sync: lost in a crash, the older one it leaves makes the next sync send
+    /// frames the server has already, nothing more. False when a full sync must decide.
+    private func sendOnly(_ link: RemoteLink, report: inout SyncReport) throws(ServiceError) -> Bool {
+        guard let server = link.store, server.head == link.record.shared else { return false }
+        try session.refresh()
+        let sealed = try session.requireJournal()
+        guard sealed.head.sequence > server.head.sequence else { return false }
+        let heard = try remoteCall(link) { () throws(JournalError) in
+            try server.waitForFrames(after: server.head.sequence, milliseconds: 0)
+        }
+        guard !heard else { return false }
+        var batch = server.makeBatch()
+        try copyFrames(of: sealed.store, after: Int(server.head.sequence), into: &batch)
+        guard batch.head == sealed.head else { return false }  // not built on what was shared
+        let posting = try headRecord(link, head: batch.head)
+        let (outcome, heads) = try remoteCall(link) { () throws(JournalError) in try server.append(batch, posting: posting) }
+        guard case .appended(let head) = outcome else { return false }
+        report.server = server.path
+        report.sent += batch.count
+        link.record.shared = head
+        link.recordIsUnsaved = true
+        if posting != nil { link.postedHead = head }
+        // The other devices' heads came with the append: checked against the chain the
+        // server now holds, this device's (read again only when one of them moved).
+        if session.keyring != nil, heads.filter({ $0.key != link.record.device }) != link.checkedHeads {
+            let theirs: [[UInt8]]
+            do {
+                theirs = try chainHashes(sealed.store)
+            } catch {
+                throw ServiceError(.journal(error))
+            }
+            try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: false, report: &report)
+        }
+        return true
+    }
+
+    /// Writes what this device remembers of its server, when a send-only sync moved it.
+    func saveRemoteRecord() throws(ServiceError) {
+        guard let link = session.remote, link.recordIsUnsaved else { return }
+        try remember(link, shared: link.record.shared)
+    }
+
+    /// One pass: returns true once the journal and the server hold the same frames.
+    private func syncStep(_ link: RemoteLink, restoringServer: Bool, report: inout SyncReport) throws(ServiceError) -> Bool {
+        try session.refresh()
+        let sealed = try session.requireJournal()
+        let server = try connect(link, restoringServer: restoringServer, report: &report)
+        report.server = server.path
+        let ours: [[UInt8]]
+        do {
+            ours = try chainHashes(sealed.store)
+        } catch {
+            throw ServiceError(.journal(error))
+        }
+        // The devices' heads first, then every frame the server holds: a head was posted
+        // after its frames were, so an honest server's chain read now holds them all.
+        let (heads, theirs) = try remoteCall(link) { () throws(JournalError) in
+            let heads = try server.deviceHeads()
+            try server.fetch()
+            return (heads, try chainHashes(server))
+        }
+        let plan = try SyncPlan.decide(
+            ours: ours, theirs: theirs, genesis: sealed.header.genesisHash, shared: link.record.shared,
+            restoringServer: restoringServer, server: link.location.description)
+        try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: restoringServer, report: &report)
+        let common = Int(plan.common.sequence)
+        switch plan.action {
+        case .level:
+            try remember(link, shared: plan.common)
+            try postHead(link, server: server, head: plan.common)
+            return true
+        case .send:
+            var batch = server.makeBatch()
+            try copyFrames(of: sealed.store, after: common, into: &batch)
+            guard case .appended(let head) = try remoteCall(link, { () throws(JournalError) in try server.append(batch) })
+            else { return false }  // another device appended first: read again
+            report.sent += batch.count
+            // Appended right after the head the server showed: it holds this device's frames.
+            try remember(link, shared: head)
+            try postHead(link, server: server, head: head)
+            return true
+        case .receive:
+            var batch = sealed.store.makeBatch()
+            try copyFrames(of: server, after: common, into: &batch)
+            let outcome: AppendOutcome
+            do {
+                outcome = try sealed.store.append(batch)
+            } catch {
+                throw ServiceError(.journal(error))
+            }
+            guard case .appended(let head) = outcome else { return false }  // another process appended: again
+            report.received += batch.count
+            try remember(link, shared: head)
+            if session.keyring != nil { try session.catchUp() }
+            try postHead(link, server: server, head: head)
+            return true
+        case .merge(let pending):
+            try merge(link, server: server, common: plan.common, pendingCount: pending, report: &report)
+            return false
+        }
+    }
+
+    /// The server's copy, connecting (or making it, the first push) when not connected.
+    private func connect(_ link: RemoteLink, restoringServer: Bool, report: inout SyncReport) throws(ServiceError)
+        -> any SharedFrameStore
+    {
+        if let store = link.store { return store }
+        let sealed = try session.requireJournal()
+        let opened = try remoteCall(link) { () throws(JournalError) in
+            try link.location.open(journalID: sealed.header.journalID)
+        }
+        let store: any SharedFrameStore
+        if let opened {
+            store = opened
+        } else {
+            // No copy there: the first push, or a server that lost it.
+            guard link.record.shared.sequence == 0 || restoringServer else {
+                throw ServiceError(
+                    .remoteBehind(server: link.location.description, has: 0, shared: link.record.shared.sequence))
+            }
+            store = try remoteCall(link) { () throws(JournalError) in try link.location.create(header: sealed.header) }
+            report.createdOnServer = true
+        }
+        link.store = store
+        link.lastFailure = nil
+        return store
+    }
+}
