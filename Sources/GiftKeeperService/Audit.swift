@@ -69,7 +69,7 @@ public enum JournalAudit {
         var verifiedCount = 0
         var failedLogins: [Timestamp] = []
         var problem: ServiceError?
-        var check = RollbackCheck(service.rememberedHead(sealed, keyring: keyring))
+        var check = RollbackCheck(service.memory.remembered(sealed, keyring: keyring))
         do {
             try sealed.replaying(keyring: keyring, progress: progress) { frame, event in
                 check.observe(frame)

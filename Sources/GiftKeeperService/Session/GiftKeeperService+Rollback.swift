@@ -11,7 +11,7 @@ extension GiftKeeperService {
     func foldCheckingRollback(_ sealed: SealedJournal, keyring: Keyring) throws(ServiceError) -> GiftList {
         var state = GiftList()
         state.reserveCapacity(sealed.store.frameCount)
-        var check = RollbackCheck(rememberedHead(sealed, keyring: keyring))
+        var check = RollbackCheck(memory.remembered(sealed, keyring: keyring))
         try sealed.replaying(keyring: keyring, progress: onProgress) { frame, event in
             check.observe(frame)
             if let event { state.apply(event) }
@@ -23,45 +23,14 @@ extension GiftKeeperService {
         return state
     }
 
-    func rememberedHead(_ sealed: SealedJournal, keyring: Keyring) -> AuthenticatedHead.Reading? {
-        guard let directory = environment.stateDirectory else { return nil }
-        let result = HeadMemory.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath) { wrapSequence in
-            keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
-        }
-        if result == nil,
-            HeadMemory.somethingElseIsThere(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
-        {
-            warnRollbackMemoryUnavailable(directory)
-        }
-        return result
-    }
-
-    /// Says once a session that the record cannot be kept: silently losing it would
-    /// silently lose rollback detection.
-    func warnRollbackMemoryUnavailable(_ directory: String) {
-        guard !warnedRollbackMemory else { return }
-        warnedRollbackMemory = true
-        notify(.rollbackMemoryUnavailable(directory: directory))
-    }
-
     /// Remembers the current head; a failure here is not fatal (the journal is intact).
     ///
     /// Never while a rollback found at sign-in stands: the remembered head is the evidence,
     /// and overwriting it with this older or other history would silence the warning.
     func rememberHead() {
-        guard rollbackFinding == nil else { return }
-        guard let directory = environment.stateDirectory, let sealed, let epoch = keyring?.newest else { return }
-        let head = AuthenticatedHead(
-            journalID: sealed.header.journalID, device: nil, head: sealed.head, epochWrapSequence: epoch.wrapSequence)
-        do {
-            try HeadMemory.write(head, to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
-        } catch {
-            warnRollbackMemoryUnavailable(directory)
-            return
-        }
+        guard rollbackFinding == nil, let sealed, let epoch = keyring?.newest else { return }
         // This journal is now the one this machine knows at this path.
-        HeadMemory.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
-        findingBeforeUnlocking = nil
+        if memory.remember(sealed, epoch: epoch) { findingBeforeUnlocking = nil }
     }
 
     /// After a change the user made: when a rollback warning stands and this session may

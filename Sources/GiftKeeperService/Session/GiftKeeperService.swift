@@ -29,8 +29,10 @@ public final class GiftKeeperService {
     var keyring: Keyring?
     /// The last sequence number folded into ``state``.
     var appliedSequence: UInt64 = 0
-    /// Whether this session said once that the rollback memory cannot be kept.
-    var warnedRollbackMemory = false
+    /// What this machine remembers of the journal's head (SPEC §5).
+    private(set) lazy var memory = RollbackMemory(directory: environment.stateDirectory, journalPath: journalPath) {
+        [unowned self] notification in notify(notification)
+    }
 
     /// The changes this session made, oldest first, that `undo` can still reverse.
     var undoable: [UndoableChange] = []

@@ -1,0 +1,55 @@
+import GiftKeeperJournal
+import GiftKeeperSealing
+
+/// The rollback memory of the journal at one path on this machine (SPEC §5): the head
+/// written after each session, read back at sign-in and compared with the journal
+/// (``RollbackCheck``). Said once a session when it cannot be kept: silently losing it
+/// would silently lose rollback detection.
+final class RollbackMemory {
+    let directory: String?
+    let journalPath: String
+    private let tell: (LoginNotification) -> Void
+    private var saidUnavailable = false
+
+    init(directory: String?, journalPath: String, tell: @escaping (LoginNotification) -> Void) {
+        self.directory = directory
+        self.journalPath = journalPath
+        self.tell = tell
+    }
+
+    /// The head remembered for `sealed`'s journal, authenticated under `keyring`; nil when
+    /// there is none (or none readable, which is said).
+    func remembered(_ sealed: SealedJournal, keyring: Keyring) -> AuthenticatedHead.Reading? {
+        guard let directory else { return nil }
+        let journalID = sealed.header.journalID
+        let result = HeadMemory.read(from: directory, journalID: journalID, journalPath: journalPath) { wrapSequence in
+            keyring.epochs.first { $0.wrapSequence == wrapSequence }?.dataKey
+        }
+        if result == nil, HeadMemory.somethingElseIsThere(in: directory, journalID: journalID, journalPath: journalPath) {
+            unavailable(directory)
+        }
+        return result
+    }
+
+    /// Writes `sealed`'s head under `epoch`, and forgets any other journal remembered at
+    /// this path; false when it could not be written (which is said).
+    func remember(_ sealed: SealedJournal, epoch: Keyring.Epoch) -> Bool {
+        guard let directory else { return false }
+        let head = AuthenticatedHead(
+            journalID: sealed.header.journalID, device: nil, head: sealed.head, epochWrapSequence: epoch.wrapSequence)
+        do {
+            try HeadMemory.write(head, to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
+        } catch {
+            unavailable(directory)
+            return false
+        }
+        HeadMemory.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        return true
+    }
+
+    private func unavailable(_ directory: String) {
+        guard !saidUnavailable else { return }
+        saidUnavailable = true
+        tell(.rollbackMemoryUnavailable(directory: directory))
+    }
+}
