@@ -90,7 +90,7 @@ struct Audit: ParsableCommand {
                 onRecord: { record in
                     // The lines themselves show the progress on a shared screen.
                     if sharesTerminal { progress.finish() }
-                    if json { lines.print(jsonLine(record)) } else { lines.print { write(record, into: &$0) } }
+                    lines.print(json ? jsonLine(record) : textLine(record))
                 })
             lines.flush()
         } catch {
@@ -133,17 +133,10 @@ struct Audit: ParsableCommand {
         ])
     }
 
-    /// One record's text line, tab-separated (sequence, time, event, summary), appended to
-    /// `bytes` without a string made for it or for its time: a line per frame.
-    private func write(_ record: AuditRecord, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: String(record.sequence).utf8)
-        bytes.append(UInt8(ascii: "\t"))
-        if let time = record.at { time.writeISO8601(into: &bytes) } else { bytes.append(UInt8(ascii: "-")) }
-        bytes.append(UInt8(ascii: "\t"))
-        bytes.append(contentsOf: record.type.utf8)
-        bytes.append(UInt8(ascii: "\t"))
-        bytes.append(contentsOf: AuditWords.summary(record).utf8)
-        if record.isReported { bytes.append(contentsOf: " (reported)".utf8) }
+    /// One record's text line, tab-separated: sequence, time, event, summary.
+    private func textLine(_ record: AuditRecord) -> String {
+        "\(record.sequence)\t\(record.at?.iso8601 ?? "-")\t\(record.type)\t\(AuditWords.summary(record))"
+            + (record.isReported ? " (reported)" : "")
     }
 }
 

@@ -8,7 +8,19 @@ import Testing
 /// once killed the process; now each is an error the program handles (signed out, keys
 /// wiped, one line, exit 5), and nothing acknowledged is lost.
 @Suite(.serialized, .programSlot) struct OutputFailureTests {
-    static let presents = (1...1500).map { #"Recipient\#($0 % 7) "A present with a longer title, number \#($0)" --price 12.50"# }
+    /// A journal of 1,500 presents (seven people, titles alike, a price each) whose audit,
+    /// export and list fill a pipe, imported in one command: 1,500 scripted `add` lines
+    /// take longer than a test may wait in a debug build on a loaded machine.
+    func createJournalOfManyPresents(_ sandbox: Sandbox) async throws {
+        try await sandbox.createJournal()
+        let presents = (1...1500).map { number in
+            #"{"createdAt":"2026-12-01T09:00:01.000Z","id":"p\#(number)","price":"12.50","recipient":"Recipient\#(number % 7)","status":"idea","title":"A present with a longer title, number \#(number)","updatedAt":"2026-12-01T09:00:01.000Z"}"#
+        }
+        let document = sandbox.root + "/presents.json"
+        try writeNewFile(Array(#"{"format":"giftkeeper.export.v1","presents":[\#(presents.joined(separator: ","))]}"#.utf8), to: document)
+        let imported = try await sandbox.script(["login", "secret-pw", "import \(document)", "quit"])
+        #expect(imported.status == 0 && imported.stdout.contains("Imported 1500 presents"), "\(imported)")
+    }
 
     /// Runs `command` under bash with the sandbox's environment; `BIN`, `J` and `P` are set.
     func bash(_ sandbox: Sandbox, _ command: String, password: String = "secret-pw") async throws -> Outcome {
@@ -31,7 +43,7 @@ import Testing
     @Test("audit | head -1: exit 5 with one line, not death by SIGPIPE")
     func auditIntoAClosedPipe() async throws {
         let sandbox = try Sandbox()
-        try await sandbox.createJournal(presents: Self.presents)
+        try await createJournalOfManyPresents(sandbox)
         let outcome = try await bash(
             sandbox, #""$BIN" audit --journal "$J" --password-file "$P" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
@@ -43,7 +55,7 @@ import Testing
     @Test("export --output - | head -c 100: exit 5, signed out, the export not recorded")
     func exportIntoAClosedPipe() async throws {
         let sandbox = try Sandbox()
-        try await sandbox.createJournal(presents: Self.presents)
+        try await createJournalOfManyPresents(sandbox)
         let outcome = try await bash(
             sandbox, #""$BIN" export --journal "$J" --password-file "$P" --output - | head -c 100 >/dev/null; echo "status=${PIPESTATUS[0]}""#)
         #expect(outcome.stdout.contains("status=5"), "\(outcome)")
@@ -55,7 +67,7 @@ import Testing
     @Test("A script piped into head -1 stops at the closed pipe, signs out, runs nothing after it")
     func scriptIntoAClosedPipe() async throws {
         let sandbox = try Sandbox()
-        try await sandbox.createJournal(presents: Self.presents)
+        try await createJournalOfManyPresents(sandbox)
         let script = sandbox.root + "/script.txt"
         try writeNewFile(Array("login\nsecret-pw\nlist\nadd Late \"After the pipe closed\"\nquit\n".utf8), to: script)
         let outcome = try await bash(sandbox, #""$BIN" --journal "$J" < "\#(script)" | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#)

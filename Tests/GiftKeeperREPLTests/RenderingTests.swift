@@ -158,83 +158,22 @@ import Testing
             for line in lines { gathering.print(line) }
             gathering.flush()
         }
-        // Written straight into the buffer, as audit writes its text lines.
-        let writtenInPlace = written { fd in
-            var gathering = Console.Lines(Console(output: fd, error: fd))
-            for line in lines { gathering.print { $0.append(contentsOf: line.utf8) } }
-            gathering.flush()
-        }
         #expect(gathered == printed)
-        #expect(writtenInPlace == printed)
         #expect(printed.hasPrefix("1\t2026-11-25T20:55:00.000Z\tpresentImported\t"))
     }
 
-    /// The eight-at-a-time check of output bytes agrees with the byte-by-byte rule at every
-    /// length and alignment, whichever byte of a word is the odd one: the edges of
-    /// printable ASCII (0x1F, 0x20, 0x7E, 0x7F), tabs, newlines, UTF-8 and 0xFF.
-    @Test func theWordAtATimeCheckAgreesWithTheByteRule() throws {
-        let edges: [UInt8] = [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
-        var generator = TestRandom()
-        for _ in 0..<20_000 {
-            let count = Int.random(in: 0...40, using: &generator)
-            var bytes = (0..<count).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
-            for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
-                bytes[Int.random(in: 0..<count, using: &generator)] = try #require(edges.randomElement(using: &generator))
-            }
-            let offset = Int.random(in: 0...min(7, count), using: &generator)
-            bytes.withUnsafeBufferPointer { all in
-                let part = UnsafeBufferPointer(rebasing: all[offset...])
-                #expect(Console.allKeptAsIs(part) == part.allSatisfy(Console.isKeptAsIs), generator.comment("\(Array(part))"))
-            }
-        }
-    }
-
-    /// The check of a line's UTF-8 agrees with the sanitiser (tabs and newlines kept) on
-    /// lines of accented letters, emoji, symbols around the controls it must catch (C0,
-    /// DEL, C1, the bidirectional controls) and the scalars beside them.
-    @Test func theUTF8CheckAgreesWithTheSanitiser() throws {
-        let scalars: [Unicode.Scalar] = [
-            "a", " ", "\t", "\n", "\r", "\u{1B}", "\u{7E}", "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "é", "Ā",
-            "\u{2029}", "\u{2026}", "\u{2029}", "\u{202A}", "\u{202E}", "\u{202F}", "\u{2065}", "\u{2066}", "\u{2069}",
-            "\u{206A}", "\u{20AC}", "\u{2E80}", "書", "\u{1F381}",
-        ]
-        var generator = TestRandom()
-        for _ in 0..<20_000 {
-            var text = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...12, using: &generator) { text.append(try #require(scalars.randomElement(using: &generator))) }
-            var line = String(text)
-            let kept = line.withUTF8(Console.keepsUTF8AsIs)
-            #expect(
-                kept == (TerminalText.sanitized(line, keeping: Console.keptInLines) == line), generator.comment("\(line.unicodeScalars.map(\.value))")
-            )
-            var appended: [UInt8] = []
-            Console.appendOutputLine(line, to: &appended)
-            #expect(appended == Array(Console.outputLine(line).utf8), generator.comment())
-        }
-    }
-
-    /// Numbers written as digits into a line are their decimal text, from 0 to the largest.
-    @Test func numbersAreWrittenAsTheirDigits() {
-        for number: UInt64 in [0, 7, 9, 10, 99, 100, 12_345, 1_000_000, 9_999_999_999_999_999_999, .max] {
-            var line = Array("p".utf8)
-            line.append(decimal: number)
-            #expect(String(decoding: line, as: UTF8.self) == "p\(number)")
-        }
-    }
-
-    /// The lines `add` writes straight into the output, word for word: the `Saved` line
-    /// (a long title, an accented name) and the count notes (one present, several, a
-    /// recipient that needs quotes), each a line of its own, written together.
+    /// The lines `add` writes, word for word: the `Saved` line (a long title, an accented
+    /// name) and the count notes (one present, several, a recipient that needs quotes),
+    /// each a line of its own, written together.
     @Test func addsLinesAreWrittenWordForWord() throws {
         let long = String(repeating: "Wooden board game ", count: 9)
         let id = try #require(PresentID(number: 12))
         let text = written { fd in
-            var lines = Console.Lines(Console(output: fd, error: fd), reserving: 16)
-            lines.print { GiftMemory.saved(id, title: long, for: "Zoë", to: &$0) }
-            GiftMemory.Recall([], of: 4, for: "Aunt May", in: GiftList()).write(to: &lines)
-            GiftMemory.Recall([], of: 20, for: "Mum", in: GiftList()).write(to: &lines)
-            GiftMemory.Recall([], of: 3, for: "Mum", in: GiftList()).write(to: &lines)
-            lines.flush()
+            Console(output: fd, error: fd).print(
+                lines: [GiftMemory.saved(id, title: long, for: "Zoë")]
+                    + GiftMemory([], of: 4, for: "Aunt May", in: GiftList()).notes
+                    + GiftMemory([], of: 20, for: "Mum", in: GiftList()).notes
+                    + GiftMemory([], of: 3, for: "Mum", in: GiftList()).notes)
         }
         #expect(
             text == "Saved p12: \"\(long)\" for Zoë.\n"

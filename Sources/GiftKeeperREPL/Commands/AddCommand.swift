@@ -52,11 +52,11 @@ struct AddCommand: ShellCommand {
         let price = try self.price.map { try Money.parsePrice($0) }
         // What the list says before the change, read in place (no copy of the list is kept
         // across the change: the service would copy all of it to apply the new event).
-        let (budgets, recall) = shell.service.readingState { state in
+        let (budgets, memory) = shell.service.readingState { state in
             let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown)
             return (
                 state.budgetStandings,
-                GiftMemory.Recall(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
+                GiftMemory(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
             )
         }
         let events = try shell.service.perform(
@@ -65,98 +65,31 @@ struct AddCommand: ShellCommand {
                 url: url ?? "", store: store ?? ""))
         for event in events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
-            // The line and its notes written straight into the output, in one write.
-            var lines = Console.Lines(shell.console, reserving: 1024)
-            lines.print { GiftMemory.saved(id, title: title, for: recipient, to: &$0) }
-            recall.write(to: &lines)
-            lines.flush()
+            // The line and its notes, in one write.
+            shell.console.print(lines: [GiftMemory.saved(id, title: title, for: recipient)] + memory.notes)
         }
         shell.warnOverBudget(since: budgets)
     }
 }
 
-/// The gift-memory sentences (SPEC §10), each written piece by piece into the line of
-/// output it is (no string is made for it: `add` writes a line and up to four notes, every
-/// time).
-enum GiftMemory {
+/// What gift memory (SPEC §10) tells of the list before an `add`: the first few of the
+/// similar presents, most alike first, and how many more there are. Messages.swift words it.
+struct GiftMemory {
     /// How many similar presents `add` names; the rest are counted in one more line.
     static let shown = 3
 
-    /// `Saved p12: "Kite" for Sam.`
-    static func saved(_ id: PresentID, title: String, for recipient: String, to line: inout [UInt8]) {
-        line.append("Saved p")
-        line.append(decimal: id.number)
-        line.append(": \"")
-        line.append(utf8Of: title)
-        line.append("\" for ")
-        line.append(utf8Of: recipient)
-        line.append(UInt8(ascii: "."))
-    }
+    let named: [(present: Present, isRemoved: Bool)]
+    let more: Int
+    /// The person, as first spelled.
+    let recipient: String
 
-    /// What the notes say, taken from the list before the change: the first few of the
-    /// similar presents, `mostAlike` first, and how many more there are.
-    struct Recall {
-        let named: [(present: Present, isRemoved: Bool)]
-        let more: Int
-        /// The person, as first spelled.
-        let recipient: String
-
-        init(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: borrowing GiftList) {
-            var named: [(present: Present, isRemoved: Bool)] = []
-            named.reserveCapacity(min(shown, mostAlike.count))
-            for id in mostAlike.prefix(shown) {
-                if let found = state.present(id) { named.append(found) }
-            }
-            self.named = named
-            more = max(0, count - shown)
-            self.recipient = recipient
+    init(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: borrowing GiftList) {
+        var named: [(present: Present, isRemoved: Bool)] = []
+        for id in mostAlike.prefix(Self.shown) {
+            if let found = state.present(id) { named.append(found) }
         }
-
-        /// Writes a note for each present named, then how many more.
-        func write(to lines: inout Console.Lines) {
-            for (present, isRemoved) in named {
-                lines.print { note(present, isRemoved: isRemoved, to: &$0) }
-            }
-            guard more > 0 else { return }
-            lines.print { line in
-                line.append("Note: ")
-                line.append(decimal: UInt64(more))
-                line.append(" more of ")
-                line.append(utf8Of: recipient)
-                line.append(more == 1 ? "'s present has" : "'s presents have")
-                line.append(" a similar title ('gifts ")
-                line.append(utf8Of: CommandLineTokenizer.quoted(recipient))
-                line.append("' lists what was given).")
-            }
-        }
-    }
-
-    /// `Note: Mum got "Blue scarf" for Christmas 2025 (p3).`, or what is planned.
-    static func note(_ present: Present, isRemoved: Bool, to line: inout [UInt8]) {
-        let given = present.status == .given
-        line.append("Note: ")
-        line.append(utf8Of: present.recipient)
-        line.append(given ? #" got ""# : #" already has ""#)
-        line.append(utf8Of: present.title)
-        line.append(UInt8(ascii: "\""))
-        if !present.occasion.isEmpty {
-            line.append(" for ")
-            line.append(utf8Of: present.occasion)
-        }
-        if given {
-            if let givenAt = present.givenAt {
-                line.append(" on ")
-                line.append(utf8Of: "\(LocalTime.date(givenAt))")
-            }
-            line.append(" (p")
-            line.append(decimal: present.id.number)
-        } else {
-            line.append(" planned (p")
-            line.append(decimal: present.id.number)
-            line.append(", ")
-            line.append(utf8Of: present.status.rawValue)
-            if isRemoved { line.append(", removed") }
-        }
-        line.append(").")
+        self.named = named
+        more = max(0, count - Self.shown)
+        self.recipient = recipient
     }
 }
