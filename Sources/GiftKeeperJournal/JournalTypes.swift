@@ -55,12 +55,13 @@ public struct TornTail: Sendable, Equatable {
 public struct JournalProblem: Sendable, Equatable {
     /// The sequence number expected where the problem is (0 for the file header).
     public let sequence: UInt64
-    /// The byte offset of the bad frame (0 for the file header).
-    public let offset: Int
+    /// The byte offset of the bad frame in the journal file (0 for the file header); nil
+    /// for a store that is not a file (a server), which has no offsets to tell.
+    public let offset: Int?
     /// What is wrong there; the shell words it.
     public let damage: JournalDamage
 
-    public init(sequence: UInt64, offset: Int, damage: JournalDamage) {
+    public init(sequence: UInt64, offset: Int?, damage: JournalDamage) {
         self.sequence = sequence
         self.offset = offset
         self.damage = damage

@@ -48,7 +48,7 @@ public struct VerifiedFrames: Sendable {
             }
             guard let verified else {
                 throw JournalError(
-                    .corrupt(JournalProblem(sequence: head.sequence + 1, offset: offset, damage: .frameDoesNotVerify)),
+                    .corrupt(JournalProblem(sequence: head.sequence + 1, offset: nil, damage: .frameDoesNotVerify)),
                     path: path)
             }
             self.frames.append(frame)
@@ -82,7 +82,7 @@ public struct VerifiedFrames: Sendable {
                     throw JournalError(
                         .corrupt(
                             JournalProblem(
-                                sequence: UInt64(position + 1), offset: offset, damage: .frameDoesNotVerify)),
+                                sequence: UInt64(position + 1), offset: nil, damage: .frameDoesNotVerify)),
                         path: path)
                 }
                 if verified.sequence > sequence {

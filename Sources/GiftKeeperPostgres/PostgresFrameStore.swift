@@ -132,7 +132,7 @@ public final class PostgresFrameStore: SharedFrameStore {
             let header = try VerifiedFrames.header(Array(buffer: bytes), path: name)
             guard header.journalID == journalID else {
                 throw JournalError(
-                    .corrupt(JournalProblem(sequence: 0, offset: 0, damage: .foreignHeader)),
+                    .corrupt(JournalProblem(sequence: 0, offset: nil, damage: .foreignHeader)),
                     path: name)
             }
             let store = try PostgresFrameStore(
@@ -221,7 +221,7 @@ public final class PostgresFrameStore: SharedFrameStore {
                     throw JournalError(
                         .corrupt(
                             JournalProblem(
-                                sequence: expected, offset: 0,
+                                sequence: expected, offset: nil,
                                 damage: .misplacedFrame(found: UInt64(max(0, sequence)), expected: expected))),
                         path: path)
                 }

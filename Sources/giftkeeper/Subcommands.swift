@@ -305,9 +305,9 @@ struct Verify: ParsableCommand {
                 "The last \(tail.length) bytes (from byte offset \(tail.offset)) are an incomplete write, e.g. a crash. The next session trims them.")
         }
         if let problem = report.problem {
-            let place = "sequence number \(problem.sequence) (byte offset \(problem.offset))"
-            console.print("FAILED at \(place): \(problem.damage.words)")
-            console.error("The journal failed verification at \(place): \(problem.damage.words). Restore it from a backup.")
+            let place = problem.place
+            console.print("FAILED \(place): \(problem.damage.words)")
+            console.error("The journal failed verification \(place): \(problem.damage.words). Restore it from a backup.")
             throw ExitCode(1)
         }
         console.print(

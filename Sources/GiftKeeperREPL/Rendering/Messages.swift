@@ -2,7 +2,7 @@ import GiftKeeperCrypto
 import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperFiles
-import GiftKeeperJournal
+public import GiftKeeperJournal
 public import GiftKeeperService
 import Glibc
 
@@ -41,11 +41,7 @@ extension JournalError {
         case .foreignOwner(let uid):
             return "\(quoted) belongs to another user (uid \(uid)). Only its owner may open it: ask them, or use your own journal."
         case .corrupt(let problem):
-            let place =
-                problem.sequence == 0
-                ? "in its header"
-                : "at sequence number \(problem.sequence) (byte offset \(problem.offset))"
-            return "The journal \(quoted) fails verification \(place): \(problem.damage.words). "
+            return "The journal \(quoted) fails verification \(problem.place): \(problem.damage.words). "
                 + "It is damaged or was tampered with: restore it from a backup."
         case .frameTooLarge(let size):
             return "A frame of \(size) bytes exceeds the 1 MiB bound of \(quoted). Nothing was written."
@@ -374,4 +370,13 @@ extension GiftMemory {
 /// one), else nothing: the same rule as for command names.
 private func didYouMean(_ typed: String, _ names: [String]) -> String {
     ShellCommands.closestName(to: typed, among: names).map { " Did you mean '\($0)'?" } ?? ""
+}
+
+extension JournalProblem {
+    /// Where the problem is, as a phrase: "in its header", "at sequence number 7 (byte offset 880)".
+    public var place: String {
+        guard sequence > 0 else { return "in its header" }
+        guard let offset else { return "at sequence number \(sequence)" }
+        return "at sequence number \(sequence) (byte offset \(offset))"
+    }
 }
