@@ -1,9 +1,10 @@
 // swift-tools-version: 6.1
 // GiftKeeper: a private gift-list keeper whose every action is an encrypted
 // event in an append-only journal. Dependencies point one way:
-// giftkeeper → GiftKeeperREPL → GiftKeeperService → (GiftKeeperDomain,
-// GiftKeeperJournal → GiftKeeperCrypto) → CSodium / CReadline. The journal's storage
-// is the FrameStore protocol (GiftKeeperJournal): the file, or memory in tests.
+// giftkeeper → GiftKeeperREPL → GiftKeeperService → (GiftKeeperSealing, GiftKeeperDocuments)
+// → (GiftKeeperDomain, GiftKeeperJournal → GiftKeeperCrypto) → CSodium / CReadline
+// (docs/architecture.md draws it). The journal's storage is the FrameStore protocol
+// (GiftKeeperJournal): the file, a PostgreSQL server (GiftKeeperPostgres), memory in tests.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
