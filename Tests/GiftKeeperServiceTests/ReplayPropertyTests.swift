@@ -95,7 +95,7 @@ private struct CommandGenerator {
                 case .command(let command):
                     let before = service.state
                     do {
-                        let events = try service.perform(command)
+                        let events = try service.perform(command).events
                         accepted += 1
                         // A command that changed nothing appends nothing.
                         if events.isEmpty { #expect(service.state == before, "seed \(seed) step \(index)") }

@@ -192,7 +192,7 @@ import Testing
         try sandbox.writeJournal(copy)
         let service = try interactiveSignIn(sandbox)
         // p1 is already an idea: decide returns no event, so nothing was carried on.
-        #expect(try service.perform(.markPresent(id: #require(PresentID(number: 1)), status: .idea)).isEmpty)
+        #expect(try service.perform(.markPresent(id: #require(PresentID(number: 1)), status: .idea)).events.isEmpty)
         #expect(service.rollbackFinding == .eventsMissing(count: 3))
         try service.close()
     }

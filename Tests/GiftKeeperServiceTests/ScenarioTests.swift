@@ -117,7 +117,7 @@ func addScenarioPresents(_ service: GiftKeeperService) throws {
         #expect(Array(present.occasion.unicodeScalars) == Array("No\u{EB}l".unicodeScalars))
         #expect(Array(present.notes.unicodeScalars) == Array("caf\u{E9}".unicodeScalars))
         // Editing to the same text in the other form changes nothing.
-        #expect(try service.perform(.editPresent(id: id, changes: [.title("Cr\u{E8}me br\u{FB}l\u{E9}e")])).isEmpty)
+        #expect(try service.perform(.editPresent(id: id, changes: [.title("Cr\u{E8}me br\u{FB}l\u{E9}e")])).events.isEmpty)
         let live = service.state.presents
         try service.close()
         let replayed = try sandbox.signIn()

@@ -50,7 +50,7 @@ import Testing
 
         try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
         // The desktop has not seen p1 yet; its add goes in after it, as p2.
-        let events = try desktop.perform(.addPresent(recipient: "Mum", title: "Scarf"))
+        let events = try desktop.perform(.addPresent(recipient: "Mum", title: "Scarf")).events
         guard case .presentAdded(let id, _, _, _, _, _, _, _) = events.first?.body else {
             Issue.record("expected presentAdded, got \(events)")
             return

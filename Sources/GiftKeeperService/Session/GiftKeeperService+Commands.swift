@@ -1,3 +1,4 @@
+import GiftKeeperDocuments
 public import GiftKeeperDomain
 import GiftKeeperJournal
 import GiftKeeperSealing
@@ -7,15 +8,22 @@ import OrderedCollections
 /// catching up with what other writers appended.
 extension GiftKeeperService {
     /// Decides `change` against the current state, seals and appends the events (one fsync),
-    /// then applies them. Returns the events; `[]` when the change was already made.
+    /// then applies them, and says what that did (``ChangeResult``): no events when the
+    /// change was already made.
     @discardableResult
-    public func perform(_ change: Change) throws(ServiceError) -> [Event] {
+    public func perform(_ change: Change) throws(ServiceError) -> ChangeResult {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
+        let standings = state.budgetStandings
+        var similar: [PresentID] = []
+        if case .addPresent(let recipient, let title, _, _, _, _, _) = change {
+            similar = state.similarPresentIDs(to: normalized(title), for: normalized(recipient))
+        }
         var isUndoable = true
         if case .importPresent = change { isUndoable = false }
         let events = try decideAndAppend(.change(change), keepingUndo: isUndoable)
-        if !events.isEmpty { acceptRollbackAfterChange() }
-        return events
+        guard !events.isEmpty else { return ChangeResult(events: [], budgetsCrossed: [], similar: similar) }
+        acceptRollbackAfterChange()
+        return ChangeResult(events: events, budgetsCrossed: state.budgetsTakenOver(since: standings), similar: similar)
     }
 
     /// Reverses the last change this session made and has not undone yet (SPEC §10),
@@ -66,7 +74,7 @@ extension GiftKeeperService {
                     // Decided on the state itself: a copy of it would be a copy of the whole
                     // list as soon as the events are applied.
                     let now = environment.now()
-                    events = try readingState { state throws(DomainError) in try GiftList.decide(commands[0], at: now, state: state) }
+                    events = try GiftList.decide(commands[0], at: now, state: state)
                 } else {
                     var decided = state
                     for command in commands {
@@ -92,8 +100,7 @@ extension GiftKeeperService {
             switch outcome {
             case .appended(let head):
                 if keepingUndo {
-                    let before = readingState { $0.undoSnapshot(for: events) }
-                    undoable.append(UndoableChange(events: events, stateBefore: consume before))
+                    undoable.append(UndoableChange(events: events, stateBefore: state.undoSnapshot(for: events)))
                 }
                 // In place (the fold is deterministic: the same state the decision saw).
                 for event in events { state.apply(event) }
@@ -182,4 +189,15 @@ extension GiftKeeperService {
     public func state(asOf time: Timestamp) throws(ServiceError) -> GiftList {
         try requireJournal().state(asOf: time, keyring: requireKeyring(), progress: onProgress)
     }
+}
+
+/// What a change did, for the shell to tell (SPEC §10): its events (none when it was
+/// already made), the budgets it took over, and for a new present, the presents of that
+/// person most like it that the list already held (gift memory), most alike first.
+public struct ChangeResult: Sendable {
+    public let events: [Event]
+    /// Budgets planned and spent beyond their amount after the change, and not before it.
+    public let budgetsCrossed: [BudgetStanding]
+    /// For an added present: the similar presents the list held before it.
+    public let similar: [PresentID]
 }

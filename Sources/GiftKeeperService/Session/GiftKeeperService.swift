@@ -37,21 +37,8 @@ public final class GiftKeeperService {
     /// The changes this session made, oldest first, that `undo` can still reverse.
     var undoable: [UndoableChange] = []
 
-    /// The decrypted gift list; empty while locked. Each read of it is a copy (every field
-    /// retained, then released); ``readingState(_:)`` reads it in place.
+    /// The decrypted gift list; empty while locked.
     public internal(set) var state = GiftList()
-
-    /// `body`'s answer about the state, read in place. A class's struct property given to
-    /// another module's code is copied first, every field retained and released (five times
-    /// an `add`, in the shell and here); an `inout` access to it is not. `body` must not
-    /// use this service: the access to ``state`` lasts until it returns.
-    public func readingState<T, E: Error>(_ body: (borrowing GiftList) throws(E) -> T) throws(E) -> T {
-        try Self.lending(&state, to: body)
-    }
-
-    private static func lending<T, E: Error>(_ state: inout GiftList, to body: (borrowing GiftList) throws(E) -> T) throws(E) -> T {
-        try body(state)
-    }
 
     /// Called for every change of login status, as it happens.
     public var onNotification: ((LoginNotification) -> Void)?

@@ -55,7 +55,7 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
             guard let text = words.first else { throw REPLError(.missingAmount) }
             guard words.count == 1 else { throw REPLError(.unexpectedWords(command: "budget set", words: Array(words.dropFirst()))) }
             let amount = try Money.parsePrice(text)
-            let events = try shell.service.perform(.setBudget(Budget(scope: scope, amount: amount)))
+            let events = try shell.service.perform(.setBudget(Budget(scope: scope, amount: amount))).events
             guard case .budgetSet(let budget) = events.first?.body else {
                 shell.console.print("That budget is already \(shell.amount(amount)); nothing changed.")
                 return
@@ -68,7 +68,7 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
                 "Saved budget for \(budget.scope.words): \(shell.amount(budget.amount)), "
                     + "\(left) after \(shell.amount(standing.committed)) planned and spent.")
         case "clear":
-            let events = try shell.service.perform(.clearBudget(scope))
+            let events = try shell.service.perform(.clearBudget(scope)).events
             if case .budgetCleared(let cleared) = events.first?.body {
                 shell.console.print("Cleared the budget for \(cleared.words).")
             }

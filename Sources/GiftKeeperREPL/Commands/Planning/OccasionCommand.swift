@@ -52,7 +52,7 @@ struct OccasionCommand: ShellCommand, StructuredOutputOptions {
             let date = try self.date.map { try CalendarDate(parsing: $0) }
             if yearly && date == nil { throw REPLError(.yearlyWithoutDate) }
             let existed = shell.service.state.occasions[TextFolding.key(name)] != nil
-            let events = try shell.service.perform(.addOccasion(Occasion(name: name, date: date, isYearly: yearly)))
+            let events = try shell.service.perform(.addOccasion(Occasion(name: name, date: date, isYearly: yearly))).events
             guard let event = events.first, case .occasionAdded(let occasion) = event.body else {
                 shell.console.print("That occasion already has that date; nothing changed.")
                 return
@@ -62,7 +62,7 @@ struct OccasionCommand: ShellCommand, StructuredOutputOptions {
                 "Saved occasion \"\(shell.service.state.occasions[occasion.key]?.name ?? occasion.name)\"\(when)\(existed ? " (changed)" : "").")
         case "remove", "rm":
             let name = self.name ?? ""
-            let events = try shell.service.perform(.removeOccasion(name: name))
+            let events = try shell.service.perform(.removeOccasion(name: name)).events
             if case .occasionRemoved(let removed) = events.first?.body {
                 shell.console.print("Removed occasion \"\(removed)\".")
             }

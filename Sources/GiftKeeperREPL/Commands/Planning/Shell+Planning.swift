@@ -23,8 +23,8 @@ extension Shell {
     var occasionNames: [String] { service.state.occasionEntries.map(\.occasion.name) }
 
     /// One line per budget a change took over, said when it is saved.
-    func warnOverBudget(since before: [BudgetStanding]) {
-        for standing in service.readingState({ $0.budgetsTakenOver(since: before) }) {
+    func warnOverBudget(_ crossed: [BudgetStanding]) {
+        for standing in crossed {
             console.print(
                 "Over budget: \(standing.budget.scope.words) has \(amount(standing.budget.amount)), "
                     + "planned and spent \(amount(standing.committed)) (\(amount(standing.remaining.magnitude)) over).")

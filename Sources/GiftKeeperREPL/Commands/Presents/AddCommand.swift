@@ -50,25 +50,17 @@ struct AddCommand: ShellCommand {
         let recipient = self.recipient ?? ""
         let title = self.title ?? ""
         let price = try self.price.map { try Money.parsePrice($0) }
-        // What the list says before the change, read in place (no copy of the list is kept
-        // across the change: the service would copy all of it to apply the new event).
-        let (budgets, memory) = shell.service.readingState { state in
-            let similar = state.similarPresents(to: title, for: recipient, keeping: GiftMemory.shown)
-            return (
-                state.budgetStandings,
-                GiftMemory(similar.mostAlike, of: similar.count, for: state.recipientSpelling(recipient), in: state)
-            )
-        }
-        let events = try shell.service.perform(
+        let result = try shell.service.perform(
             .addPresent(
                 recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion ?? "",
                 url: url ?? "", store: store ?? ""))
-        for event in events {
+        for event in result.events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
+            let memory = GiftMemory(result.similar, of: result.similar.count, for: recipient, in: shell.service.state)
             // The line and its notes, in one write.
             shell.console.print(lines: [GiftMemory.saved(id, title: title, for: recipient)] + memory.notes)
         }
-        shell.warnOverBudget(since: budgets)
+        shell.warnOverBudget(result.budgetsCrossed)
     }
 }
 
@@ -83,7 +75,7 @@ struct GiftMemory {
     /// The person, as first spelled.
     let recipient: String
 
-    init(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: borrowing GiftList) {
+    init(_ mostAlike: [PresentID], of count: Int, for recipient: String, in state: GiftList) {
         var named: [(present: Present, isRemoved: Bool)] = []
         for id in mostAlike.prefix(Self.shown) {
             if let found = state.present(id) { named.append(found) }

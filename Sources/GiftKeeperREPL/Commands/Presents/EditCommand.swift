@@ -37,17 +37,16 @@ struct EditCommand: PresentIDCommand {
             let field = try PresentField(parsing: String(assignment[..<equals]))
             changes.append(try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...])))
         }
-        let before = shell.service.state.budgetStandings
-        let events = try shell.service.perform(.editPresent(id: id, changes: changes))
-        if events.isEmpty {
+        let result = try shell.service.perform(.editPresent(id: id, changes: changes))
+        if result.events.isEmpty {
             shell.console.print("\(id) already has those values; nothing changed.")
         } else {
-            let fields = events.flatMap { event -> [String] in
+            let fields = result.events.flatMap { event -> [String] in
                 if case .presentEdited(_, let changes) = event.body { return changes.map(\.field.rawValue) }
                 return []
             }
             shell.console.print("Saved \(id): \(fields.joined(separator: ", ")) changed.")
-            shell.warnOverBudget(since: before)
+            shell.warnOverBudget(result.budgetsCrossed)
         }
     }
 }

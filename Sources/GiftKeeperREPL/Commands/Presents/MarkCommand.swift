@@ -33,7 +33,7 @@ struct MarkCommand: PresentIDCommand {
         self = try shell.completing(self)
         let id = try presentID()
         let status = try PresentStatus(parsing: self.status ?? "")
-        let events = try shell.service.perform(.markPresent(id: id, status: status))
+        let events = try shell.service.perform(.markPresent(id: id, status: status)).events
         shell.console.print(events.isEmpty ? "\(id) is already \(status)." : "Saved \(id): marked \(status).")
     }
 }

@@ -18,12 +18,11 @@ struct RestoreCommand: PresentIDCommand {
         try shell.requireSignedIn()
         self = try shell.completing(self)
         let id = try presentID()
-        let before = shell.service.state.budgetStandings
-        try shell.service.perform(.restorePresent(id: id))
+        let result = try shell.service.perform(.restorePresent(id: id))
         if let present = shell.service.state[id: id] {
             shell.console.print("Saved \(id): \"\(present.title)\" for \(present.recipient) is back (\(present.status)).")
         }
-        shell.warnOverBudget(since: before)
+        shell.warnOverBudget(result.budgetsCrossed)
     }
 }
 
