@@ -1,7 +1,6 @@
 package import GiftKeeperCrypto
 package import GiftKeeperDomain
 package import GiftKeeperJournal
-import Glibc
 
 /// Seals events into frame payloads and opens them again: the one place that knows
 /// which key and which additional data each frame kind uses.
@@ -84,72 +83,5 @@ package enum EventSealing {
             throw .doesNotAuthenticate(.notAFailedLogin)
         }
         return event
-    }
-}
-
-/// Opens the kind-1 frames of a replay without allocating per frame.
-///
-/// One additional-data buffer whose fixed part is written once, and one plaintext buffer
-/// that grows to the largest event seen; each event is decoded by ``EventCodec`` straight
-/// from it. The plaintext buffer is zeroed when the opener goes away. One per replay.
-package final class EventOpener {
-    private let additionalData: EventAdditionalData
-    private var plaintext: UnsafeMutableRawBufferPointer
-    /// Whether the journal's events are padded (format version 2 on).
-    private let pads: Bool
-    #if DEBUG
-        /// The journal's binding, to check the in-place bytes against in debug builds.
-        private let binding: (UInt64, FrameKind, [UInt8]) -> FrameBinding
-    #endif
-
-    package init(formatVersion: UInt16, journalID: [UInt8], binding: @escaping (UInt64, FrameKind, [UInt8]) -> FrameBinding) {
-        additionalData = EventAdditionalData(formatVersion: formatVersion, journalID: journalID)
-        pads = FrameBinding.padsPayloads(formatVersion: formatVersion)
-        plaintext = .allocate(byteCount: 4096, alignment: 16)
-        #if DEBUG
-            self.binding = binding
-        #endif
-    }
-
-    deinit {
-        if let base = plaintext.baseAddress {
-            memset(base, 0, plaintext.count)
-        }
-        plaintext.deallocate()
-    }
-
-    /// Authenticates a kind-1 frame under `dataKey` with its binding as additional data and
-    /// decodes its event; the same checks and failures as ``EventSealing/open(_:binding:epoch:)``.
-    package func open(_ frame: FrameView, dataKey: SecureBytes) throws(EventSealing.OpenFailure) -> Event {
-        additionalData.update(sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash)
-        #if DEBUG
-            assert(Array(additionalData.bytes) == binding(frame.sequence, frame.kind, Array(frame.previousHash)).bytes(for: .event))
-        #endif
-        let messageLength = frame.payload.count - AEAD.nonceLength - AEAD.tagLength
-        guard messageLength >= 0 else {
-            throw .doesNotAuthenticate(.eventDoesNotAuthenticate)
-        }
-        if messageLength > plaintext.count {
-            if let base = plaintext.baseAddress {
-                memset(base, 0, plaintext.count)
-            }
-            plaintext.deallocate()
-            plaintext = .allocate(byteCount: max(messageLength, 2 * plaintext.count), alignment: 16)
-        }
-        let output = UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<messageLength])
-        do {
-            try AEAD.open(
-                frame.payload, key: dataKey, additionalData: UnsafeRawBufferPointer(additionalData.bytes), into: output)
-        } catch {
-            throw .doesNotAuthenticate(.eventDoesNotAuthenticate)
-        }
-        let length = try EventSealing.unpaddedLength(messageLength, pads: pads) {
-            Padding.unpaddedLength(UnsafeRawBufferPointer(output), blockSize: $0)
-        }
-        do {
-            return try EventCodec.decode(UnsafeRawBufferPointer(rebasing: output[0..<length]))
-        } catch {
-            throw .undecodable(error)
-        }
     }
 }

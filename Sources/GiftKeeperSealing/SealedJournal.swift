@@ -211,14 +211,11 @@ package final class SealedJournal {
     /// throw ``ReplayStop`` to end the replay there (`--as-of` reads no further than it needs).
     ///
     /// Each frame's previous hash is bound into its additional data, so a frame changed,
-    /// moved or spliced fails to authenticate. No allocation per kind-1 frame (``EventOpener``).
+    /// moved or spliced fails to authenticate.
     package func replay(
         after sequence: UInt64 = 0, keyring: Keyring, progress: ((Int, Int) -> Void)?,
         _ body: (FrameView, Event?) throws -> Void
     ) throws(SealingError) {
-        let opener = EventOpener(formatVersion: header.formatVersion, journalID: header.journalID) {
-            [unowned self] in self.binding(sequence: $0, kind: $1, previousHash: $2)
-        }
         let epochs = keyring.epochs
         // The epoch in force after `sequence`: the newest whose wrap is at or before it.
         var epochIndex = epochs.lastIndex { $0.wrapSequence <= sequence } ?? -1
@@ -237,13 +234,8 @@ package final class SealedJournal {
                 }
                 let event: Event
                 do throws(EventSealing.OpenFailure) {
-                    if frame.kind == .dataSealed {
-                        event = try opener.open(frame, dataKey: epochs[epochIndex].dataKey)
-                    } else {
-                        let binding = binding(
-                            sequence: frame.sequence, kind: frame.kind, previousHash: Array(frame.previousHash))
-                        event = try EventSealing.open(frame, binding: binding, epoch: epochs[epochIndex])
-                    }
+                    let binding = binding(sequence: frame.sequence, kind: frame.kind, previousHash: Array(frame.previousHash))
+                    event = try EventSealing.open(frame, binding: binding, epoch: epochs[epochIndex])
                 } catch {
                     throw Self.problem(error, sequence: frame.sequence)
                 }
