@@ -1,5 +1,5 @@
 /// A failure in the cryptography layer. Carries no secret and no plaintext.
-public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct CryptoError: Error, Equatable, Sendable {
     /// What went wrong, as data; `description` names it in a few words (a reason for the
     /// shell's sentence, never a sentence of its own).
     public enum Code: Equatable, Sendable {
@@ -23,24 +23,5 @@ public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public init(_ code: Code) {
         self.code = code
-    }
-
-    public var description: String {
-        switch code {
-        case .initializationFailed:
-            return "libsodium could not be initialised"
-        case .outOfSecureMemory(let bytes):
-            return "could not allocate \(bytes) bytes of guarded memory"
-        case .authenticationFailed:
-            return "authentication failed"
-        case .invalidLength(let what, let expected, let actual):
-            return "\(what) must be \(expected) bytes, not \(actual)"
-        case .unsafeKDFParameters(let ops, let mem):
-            return "key derivation cost out of bounds (opslimit \(ops), memlimit \(mem) bytes)"
-        case .keyDerivationFailed:
-            return "key derivation failed (not enough memory for the requested cost?)"
-        case .operationFailed(let function):
-            return "\(function) failed"
-        }
     }
 }

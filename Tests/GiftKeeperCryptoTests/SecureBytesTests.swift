@@ -177,14 +177,4 @@ struct UtilityTests {
         try Sodium.ensureInitialized()
         #expect(Sodium.libraryVersion.first?.isNumber == true)
     }
-
-    @Test("errors describe themselves without secrets")
-    func errorDescriptions() {
-        #expect(CryptoError(.authenticationFailed).description == "authentication failed")
-        #expect(CryptoError(.invalidLength(what: "salt", expected: 16, actual: 3)).description == "salt must be 16 bytes, not 3")
-        #expect(
-            CryptoError(.unsafeKDFParameters(opsLimit: 0, memLimit: 1)).description
-                == "key derivation cost out of bounds (opslimit 0, memlimit 1 bytes)")
-        #expect(CryptoError(.operationFailed(function: "f")).description == "f failed")
-    }
 }

@@ -1,3 +1,4 @@
+import GiftKeeperCrypto
 import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
@@ -54,5 +55,15 @@ import Testing
         let error = JournalError(.unreachable(.partlyStored(stored: 1, sent: 3)), path: "postgres://a@h/db")
         #expect(error.sentence.contains("cannot be used: the server stored 1 of 3 frames."))
         #expect(RemoteFailure.refused(message: "permission denied", state: "42501").words == "the server said permission denied (SQLSTATE 42501)")
+    }
+
+    @Test("libsodium failures are worded without secrets")
+    func cryptoErrorWords() {
+        #expect(CryptoError(.authenticationFailed).words == "authentication failed")
+        #expect(CryptoError(.invalidLength(what: "salt", expected: 16, actual: 3)).words == "salt must be 16 bytes, not 3")
+        #expect(
+            CryptoError(.unsafeKDFParameters(opsLimit: 0, memLimit: 1)).words
+                == "key derivation cost out of bounds (opslimit 0, memlimit 1 bytes)")
+        #expect(CryptoError(.operationFailed(function: "f")).words == "f failed")
     }
 }

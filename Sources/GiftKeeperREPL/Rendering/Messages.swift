@@ -268,7 +268,7 @@ extension ServiceError {
             if found.isEmpty { return "The server \(server) holds no journal yet. Push one first: 'giftkeeper sync --remote URL'." }
             return "The server \(server) holds \(found.count) journals; name one: " + found.joined(separator: ", ") + "."
         case .crypto(let failure):
-            return "Internal failure: \(failure.description). Nothing more was written; please report this."
+            return "Internal failure: \(failure.words). Nothing more was written; please report this."
         case .outOfGuardedMemory(let bytes):
             return "Could not lock \(bytes) more bytes of memory for the keys. Nothing more was written; "
                 + "raise the limit of locked memory ('ulimit -l') and try again."

@@ -1,3 +1,4 @@
+import GiftKeeperCrypto
 import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperJournal
@@ -139,6 +140,28 @@ extension ImportRejection {
         case .notAStatus(let text): return "'\(text)' is not one of idea, bought, wrapped, given"
         case .duplicateID(let id): return "'\(id)' appears more than once"
         case .rule(let rule): return rule.sentence
+        }
+    }
+}
+
+extension CryptoError {
+    /// What failed in libsodium or guarded memory, as a clause.
+    var words: String {
+        switch code {
+        case .initializationFailed:
+            return "libsodium could not be initialised"
+        case .outOfSecureMemory(let bytes):
+            return "could not allocate \(bytes) bytes of guarded memory"
+        case .authenticationFailed:
+            return "authentication failed"
+        case .invalidLength(let what, let expected, let actual):
+            return "\(what) must be \(expected) bytes, not \(actual)"
+        case .unsafeKDFParameters(let ops, let mem):
+            return "key derivation cost out of bounds (opslimit \(ops), memlimit \(mem) bytes)"
+        case .keyDerivationFailed:
+            return "key derivation failed (not enough memory for the requested cost?)"
+        case .operationFailed(let function):
+            return "\(function) failed"
         }
     }
 }
