@@ -321,9 +321,18 @@ extension GiftList {
     public func similarPresents(to title: String, for recipient: String, keeping: Int) -> (mostAlike: [PresentID], count: Int) {
         let sought = TitleTerms(title)
         var matches: [(id: PresentID, likeness: Double)] = []
+        var hashes: [UInt64] = []
         for id in presentIDsByRecipient[foldedName(recipient)] ?? [] {
-            let present = presents[id] ?? removedPresents[id].flatMap { $0.status == .given ? $0 : nil }
-            guard let present, let likeness = sought.likeness(to: TitleTerms(present.title)) else { continue }
+            // The title read in place, not the present copied out.
+            let title: String
+            if let index = presents.index(forKey: id) {
+                title = presents.values[index].title
+            } else if let index = removedPresents.index(forKey: id), removedPresents.values[index].status == .given {
+                title = removedPresents.values[index].title
+            } else {
+                continue
+            }
+            guard let likeness = sought.likeness(to: title, hashes: &hashes) else { continue }
             matches.append((id, likeness))
         }
         // Most alike first, then the older present.
