@@ -87,78 +87,43 @@ public enum CommandLineTokenizer {
         return String(quoted)
     }
 
-    /// The bytes that mean something to ``scan(_:)`` besides the separators.
-    private static let backslash = UInt8(ascii: "\\")
-    private static let single = UInt8(ascii: "'")
-    private static let double = UInt8(ascii: "\"")
-
-    /// Splits by UTF-8 byte: every character that means something here (separators, `\\`,
-    /// quotes) is ASCII, and no byte of a multi-byte scalar is, so the words are whole scalars.
+    /// Splits by Unicode scalar: every character that means something here (separators,
+    /// `\\`, quotes) is one ASCII scalar.
     private static func scan(_ line: String) -> Scan {
         var result = Scan()
-        // Room for a usual line's words (`add` with a few options), grown once at most.
-        result.words.reserveCapacity(12)
-        var word: [UInt8] = []
-        // No word is longer than the line: room for the longest at once (a note is often
-        // longer than any first guess).
-        word.reserveCapacity(line.utf8.count)
+        var word = String.UnicodeScalarView()
         var inWord = false
         var state = State.unquoted
         var escaping = false
-
-        var line = line
-        // Over the line's contiguous bytes: the UTF-8 view's iterator costs more than the scan.
-        line.withUTF8 { bytes in
-            var index = 0
-            while index < bytes.count {
-                // A run of bytes that mean nothing where they stand (most of a line) is copied
-                // at once; the byte after it, escaped or one that means something, is taken below.
-                if !escaping {
-                    let end = ordinaryRunEnd(bytes, from: index, in: state)
-                    if end > index {
-                        word.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
-                        inWord = true
-                        index = end
-                        continue
-                    }
+        for scalar in line.unicodeScalars {
+            switch state {
+            case .unquoted where escaping:
+                word.append(scalar)
+                escaping = false
+            case .unquoted:
+                switch scalar {
+                case "\\": escaping = true
+                case "'": state = .single
+                case "\"": state = .double
+                case " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}":
+                    if inWord { result.words.append(String(word)) }
+                    word.removeAll()
+                    inWord = false
+                    continue
+                default: word.append(scalar)
                 }
-                let byte = bytes[index]
-                index += 1
-                switch state {
-                case .unquoted:
-                    if escaping {
-                        // Escapes the next scalar: its continuation bytes, never special, follow as they are.
-                        word.append(byte)
-                        escaping = false
-                    } else if byte == backslash {
-                        escaping = true
-                        inWord = true
-                    } else if byte == single {
-                        state = .single
-                        inWord = true
-                    } else if byte == double {
-                        state = .double
-                        inWord = true
-                    } else if inWord {
-                        // A separator: it ends the word.
-                        result.words.append(String(decoding: word, as: UTF8.self))
-                        word.removeAll(keepingCapacity: true)
-                        inWord = false
-                    }
-                case .single:
-                    // The closing quote: the run before it took every other byte.
-                    state = .unquoted
-                case .double:
-                    if escaping {
-                        if byte != double && byte != backslash { word.append(backslash) }
-                        word.append(byte)
-                        escaping = false
-                    } else if byte == backslash {
-                        escaping = true
-                    } else {
-                        // The closing quote.
-                        state = .unquoted
-                    }
+                inWord = true
+            case .single:
+                if scalar == "'" { state = .unquoted } else { word.append(scalar) }
+            case .double where escaping:
+                if scalar != "\"" && scalar != "\\" { word.append("\\") }
+                word.append(scalar)
+                escaping = false
+            case .double:
+                switch scalar {
+                case "\\": escaping = true
+                case "\"": state = .unquoted
+                default: word.append(scalar)
                 }
             }
         }
@@ -168,39 +133,11 @@ public enum CommandLineTokenizer {
         case .single:
             result.openQuote = "'"
         case .double:
-            if escaping { word.append(backslash) }
+            if escaping { word.append("\\") }
             result.openQuote = "\""
         }
-        if inWord { result.current = String(decoding: word, as: UTF8.self) }
+        if inWord { result.current = String(word) }
         return result
-    }
-
-    /// Where the run of bytes from `start` that are just text in `state` ends: no separator,
-    /// quote or backslash outside quotes; no `'` in single quotes; no `"` or backslash in
-    /// double quotes.
-    @inline(__always)
-    private static func ordinaryRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, in state: State) -> Int {
-        var end = start
-        switch state {
-        case .unquoted:
-            while end < bytes.count, !isSeparator(bytes[end]), bytes[end] != backslash, bytes[end] != single,
-                bytes[end] != double
-            {
-                end += 1
-            }
-        case .single:
-            while end < bytes.count, bytes[end] != single { end += 1 }
-        case .double:
-            while end < bytes.count, bytes[end] != double, bytes[end] != backslash { end += 1 }
-        }
-        return end
-    }
-
-    private static func isSeparator(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C: return true
-        default: return false
-        }
     }
 }
 
