@@ -8,7 +8,7 @@ package enum EventSealing {
     /// Kind 1: nonce ‖ XChaCha20-Poly1305(EventCodec bytes, padded from format version 2)
     /// ‖ tag under the epoch's data key, AD = binding(event).
     package static func sealed(_ event: Event, dataKey: SecureBytes, binding: FrameBinding) throws -> [UInt8] {
-        let plaintext = EventCodec.encode(event, reservingAfter: binding.padsPayloads ? FrameBinding.paddingBlock : 0)
+        let plaintext = EventCodec.encode(event)
         return try AEAD.seal(padded(plaintext, binding), key: dataKey, additionalData: binding.bytes(for: .event))
     }
 

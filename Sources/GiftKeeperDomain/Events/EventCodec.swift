@@ -80,21 +80,14 @@ public enum EventCodec {
 
     /// The payload of `event`.
     public static func encode(_ event: Event) -> [UInt8] {
-        encode(event, reservingAfter: 0)
-    }
-
-    /// The payload of `event`, in an array with room for `extra` bytes more after it (what
-    /// padding it for sealing appends, without moving it).
-    public static func encode(_ event: Event, reservingAfter extra: Int) -> [UInt8] {
         var out: [UInt8] = []
-        encode(event, into: &out, reservingAfter: extra)
+        encode(event, into: &out)
         return out
     }
 
-    /// Appends the payload of `event` to `out`, with room for `extra` bytes more after it.
-    public static func encode(_ event: Event, into out: inout [UInt8], reservingAfter extra: Int = 0) {
+    /// Appends the payload of `event` to `out`.
+    public static func encode(_ event: Event, into out: inout [UInt8]) {
         var writer = EventWriter(out: consume out)
-        writer.out.reserveCapacity(writer.out.count + estimatedSize(of: event.body) + extra)
         writer.out.append(schemaVersion)
         writer.out.append(event.type.tag)
         writer.signed(event.at.millisecondsSinceEpoch)
@@ -157,20 +150,6 @@ public enum EventCodec {
             writer.string(code)
         }
         out = writer.out
-    }
-
-    private static func estimatedSize(of body: EventBody) -> Int {
-        switch body {
-        case .accountCreated(let name): 16 + name.utf8.count
-        case .presentAdded(_, let recipient, let title, let notes, _, let occasion, let url, let store):
-            48 + recipient.utf8.count + title.utf8.count + notes.utf8.count + occasion.utf8.count + url.utf8.count
-                + store.utf8.count
-        case .presentImported(let present):
-            96 + present.recipient.utf8.count + present.title.utf8.count + present.notes.utf8.count
-                + present.occasion.utf8.count + present.url.utf8.count + present.store.utf8.count
-        case .presentEdited(_, let changes): 24 + changes.count * 24
-        default: 24
-        }
     }
 
     // MARK: Decoding
