@@ -18,12 +18,6 @@ public protocol FrameStore: AnyObject {
     var head: JournalHead { get }
     /// What this handle has noted about its frames' kinds (the key wraps kept).
     var frameIndex: FrameIndex { get }
-    /// Whether an append can be tried (opened for writing, no earlier write failed).
-    var canAppend: Bool { get }
-    /// An unfinished last frame found when opening (trimmed when opened for writing).
-    var trimmedTail: TornTail? { get }
-    /// The first frame that did not verify, when opened read-only tolerating damage.
-    var damage: JournalProblem? { get }
 
     /// Appends `batch` durably if the store's head is still ``FrameBatch/base``.
     /// - Returns: ``AppendOutcome/appended(_:)`` with the new head once durable, or
@@ -37,6 +31,20 @@ public protocol FrameStore: AnyObject {
     /// Waits up to `milliseconds` for frames after `sequence` to exist, taking in (and
     /// verifying) any that another writer appended; true when there are some.
     func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool
+}
+
+/// A device's own copy of a journal (the file; memory in tests): what only a copy on this
+/// device has (whether it can still be appended to, the unfinished write trimmed and the
+/// damage found on opening, the sessions live on it), and frames after the position it
+/// last shared with a server that can be replaced: its offline changes, decided again after
+/// another device's (SPEC §12).
+public protocol LocalFrameStore: FrameStore {
+    /// Whether an append can be tried (opened for writing, no earlier write failed).
+    var canAppend: Bool { get }
+    /// An unfinished last frame found when opening (trimmed when opened for writing).
+    var trimmedTail: TornTail? { get }
+    /// The first frame that did not verify, when opened read-only tolerating damage.
+    var damage: JournalProblem? { get }
 
     /// Marks this handle's session live until ``endSession()`` or until the handle goes
     /// (a crash included), and tells whether another handle — another process — holds a
@@ -49,12 +57,7 @@ public protocol FrameStore: AnyObject {
 
     /// Ends what ``beginSession()`` marked.
     func endSession()
-}
 
-/// A device's own copy of a journal (the file; memory in tests), whose frames after the
-/// position it last shared with a server can be replaced: its offline changes, decided
-/// again after another device's (SPEC §12).
-public protocol RewritableFrameStore: FrameStore {
     /// Replaces the frames after `batch`'s base with `batch`, at once (a crash leaves the
     /// old frames or the new ones, whole), if the head is still `expected`; otherwise writes
     /// nothing and returns the current head. Open the store again afterwards.
@@ -82,11 +85,11 @@ public protocol FrameStoreLocation {
     ///   - toleratingDamage: read-only only: open a journal that does not verify, holding
     ///     the frames before the damage (``FrameStore/damage``), for `audit`.
     func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?) throws(JournalError)
-        -> (any FrameStore)?
+        -> (any LocalFrameStore)?
 
     /// Creates a new, empty journal, open for writing.
     /// - Throws: ``JournalError/Code/alreadyExists`` when one exists.
-    func create() throws(JournalError) -> any FrameStore
+    func create() throws(JournalError) -> any LocalFrameStore
 }
 
 /// A journal file at a path: ``Journal``.
@@ -98,7 +101,7 @@ public struct FileStoreLocation: FrameStoreLocation {
     }
 
     public func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?)
-        throws(JournalError) -> (any FrameStore)?
+        throws(JournalError) -> (any LocalFrameStore)?
     {
         do {
             return try Journal.open(at: path, access: access, progress: progress, toleratingDamage: toleratingDamage)
@@ -107,7 +110,7 @@ public struct FileStoreLocation: FrameStoreLocation {
         }
     }
 
-    public func create() throws(JournalError) -> any FrameStore {
+    public func create() throws(JournalError) -> any LocalFrameStore {
         try Journal.create(at: path)
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 /// The two ways a device's journal file is written other than by appending (SPEC §12):
 /// a copy made from a server's (`clone`), and the frames after a shared position replaced
 /// when this device's offline changes are decided again after another device's.
-extension Journal: RewritableFrameStore {
+extension Journal: LocalFrameStore {
     /// Creates a journal at `path` holding `header` and `frames` (a server's copy, for
     /// `clone`): written to a temporary file, fsynced and linked into place (an existing
     /// file is never replaced), then opened for writing, which verifies the whole chain.

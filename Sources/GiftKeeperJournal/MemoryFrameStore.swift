@@ -8,7 +8,7 @@ import Synchronization
 /// process or device) can append to it at once: each append is checked against the head
 /// it was built after, and exactly one of several racing appends wins. Every read runs
 /// the frames through the same chain verification as a file. Nothing is durable.
-public final class MemoryFrameStore: RewritableFrameStore, SharedFrameStore, @unchecked Sendable {
+public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @unchecked Sendable {
     // @unchecked: the shared chain is behind `shared`'s mutex; the handle's own fields are
     // used from one task at a time, as for every FrameStore.
 
@@ -181,12 +181,12 @@ public final class MemoryStoreLocation: FrameStoreLocation, @unchecked Sendable 
     }
 
     public func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?)
-        throws(JournalError) -> (any FrameStore)?
+        throws(JournalError) -> (any LocalFrameStore)?
     {
         store?.handle(access: access)
     }
 
-    public func create() throws(JournalError) -> any FrameStore {
+    public func create() throws(JournalError) -> any LocalFrameStore {
         guard store == nil else { throw JournalError(.alreadyExists, path: path) }
         let created = try MemoryFrameStore(path: path)
         store = created

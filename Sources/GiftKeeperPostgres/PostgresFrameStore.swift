@@ -34,9 +34,6 @@ public final class PostgresFrameStore: SharedFrameStore {
     public var header: JournalHeader { frames.header }
     public var head: JournalHead { frames.head }
     public var frameIndex: FrameIndex { frames.index }
-    public var canAppend: Bool { access == .readWrite && !isUnusable }
-    public var trimmedTail: TornTail? { nil }
-    public var damage: JournalProblem? { nil }
 
     let server: PostgresServer
     let journalID: [UInt8]
@@ -232,9 +229,6 @@ public final class PostgresFrameStore: SharedFrameStore {
             if count < Self.readBatch { return }
         }
     }
-
-    public func beginSession() -> Bool? { nil }
-    public func endSession() {}
 
     // MARK: SharedFrameStore
 

@@ -178,9 +178,9 @@ enum PostgresSchema {
         """
 }
 
-/// A PostgreSQL journal as a ``FrameStoreLocation``: the server's address and the journal's
-/// id, which `create()` makes and remembers.
-public final class PostgresStoreLocation: FrameStoreLocation {
+/// A PostgreSQL journal by the server's address and the journal's id, which `create()`
+/// makes and remembers: the store's own tests open it as another process would.
+public final class PostgresStoreLocation {
     public let address: PostgresAddress
     public private(set) var journalID: [UInt8]?
     public var path: String { journalID.map { PostgresFrameStore.name(address, $0) } ?? address.description }

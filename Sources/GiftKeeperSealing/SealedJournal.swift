@@ -115,7 +115,7 @@ package final class SealedJournal {
     package func replaceTail(with batch: FrameBatch, sealing events: [Event], epoch: Keyring.Epoch) throws(SealingError)
         -> AppendOutcome
     {
-        guard let local = store as? any RewritableFrameStore else {
+        guard let local = store as? any LocalFrameStore else {
             throw .journal(JournalError(.unusable, path: path))
         }
         return try sealing {

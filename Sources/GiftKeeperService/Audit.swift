@@ -50,7 +50,7 @@ public enum JournalAudit {
         guard let sealed = service.sealed else { throw ServiceError(.noJournal(path: journalPath)) }
         let store = sealed.store
         // Damage found while opening: shown after the frames that verified before it.
-        let damage = store.damage.map { ServiceError(.journal(JournalError(.corrupt($0), path: journalPath))) }
+        let damage = service.local?.damage.map { ServiceError(.journal(JournalError(.corrupt($0), path: journalPath))) }
         guard service.phase == .locked else {
             throw damage ?? ServiceError(.tampered(sequence: 1, .noAccount))
         }
@@ -90,7 +90,7 @@ public enum JournalAudit {
             : nil
         return AuditReport(
             records: records, verifiedCount: verifiedCount, reportedFailedLogins: failedLogins, problem: problem,
-            tornTail: store.trimmedTail.map(IncompleteWrite.init), rollback: rollback)
+            tornTail: service.local?.trimmedTail.map(IncompleteWrite.init), rollback: rollback)
     }
 }
 

@@ -13,11 +13,11 @@ import Testing
 @Suite struct ImportFailureTests {
     /// A store that forwards everything to another, except that once armed its appends
     /// fail (as a full disk would) after `appendsLeft` more.
-    final class AppendFailingStore: FrameStore {
-        let inner: any FrameStore
+    final class AppendFailingStore: LocalFrameStore {
+        let inner: any LocalFrameStore
         var appendsLeft: Int?
 
-        init(_ inner: any FrameStore) { self.inner = inner }
+        init(_ inner: any LocalFrameStore) { self.inner = inner }
 
         var path: String { inner.path }
         var header: JournalHeader { inner.header }
@@ -45,6 +45,10 @@ import Testing
 
         func beginSession() -> Bool? { inner.beginSession() }
         func endSession() { inner.endSession() }
+
+        func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+            try inner.rewrite(expecting: expected, with: batch)
+        }
     }
 
     /// The memory store, each handle it gives wrapped in an ``AppendFailingStore``.
@@ -54,14 +58,14 @@ import Testing
         var path: String { inner.path }
 
         func open(access: JournalAccess, toleratingDamage: Bool, progress: ((Int, Int) -> Void)?)
-            throws(JournalError) -> (any FrameStore)?
+            throws(JournalError) -> (any LocalFrameStore)?
         {
             try inner.open(access: access, toleratingDamage: toleratingDamage, progress: progress).map(wrapped)
         }
 
-        func create() throws(JournalError) -> any FrameStore { wrapped(try inner.create()) }
+        func create() throws(JournalError) -> any LocalFrameStore { wrapped(try inner.create()) }
 
-        private func wrapped(_ store: any FrameStore) -> AppendFailingStore {
+        private func wrapped(_ store: any LocalFrameStore) -> AppendFailingStore {
             let handle = AppendFailingStore(store)
             handles.append(handle)
             return handle

@@ -69,7 +69,7 @@ extension GiftKeeperService {
         // Only this process knows the new journal's name yet: nobody can have appended first.
         guard let epoch else { throw ServiceError(.changedElsewhere) }
         keyring = Keyring(first: epoch)
-        _ = sealed.store.beginSession()
+        _ = local?.beginSession()
         state = GiftList.fold(events)
         appliedSequence = sealed.head.sequence
         failuresSinceLastSuccess = 0
@@ -105,7 +105,7 @@ extension GiftKeeperService {
         let previousVisit = replayed.lastSignInAt
         // Sessions the events leave open ended in a crash only when none is live elsewhere;
         // a journal shared with other devices cannot tell theirs, so it never says so.
-        let othersLive = sealed.store.beginSession()
+        let othersLive = local?.beginSession() ?? nil
         let endsUnclean = othersLive == false && remoteURL == nil
         do throws(ServiceError) {
             let events = try decideAndAppend(commands: endsUnclean ? [.endUncleanSession, .signIn] : [.signIn])

@@ -61,14 +61,15 @@ extension GiftKeeperService {
             try reopenAfterRewrite(keyring: keyring)
             return
         }
-        let reopened = try sealing { try SealedJournal(store: try openedAgain()) }
-        sealed = reopened
+        let store = try openedAgain()
+        let reopened = try sealing { try SealedJournal(store: store) }
+        (sealed, local) = (reopened, store)
         failuresSinceLastSuccess = reopened.trailingFailures
     }
 
     /// The journal's store, opened again (the file now at its path).
-    func openedAgain() throws(ServiceError) -> any FrameStore {
-        let store: (any FrameStore)?
+    func openedAgain() throws(ServiceError) -> any LocalFrameStore {
+        let store: (any LocalFrameStore)?
         do {
             store = try location.open(access: .readWrite, toleratingDamage: false, progress: nil)
         } catch {
@@ -81,7 +82,7 @@ extension GiftKeeperService {
     /// Opens the journal file again after it was replaced, and rebuilds the state from it.
     /// The rollback memory takes the new head (the old one is no longer in the file).
     func reopenAfterRewrite(keyring: Keyring) throws(ServiceError) {
-        sealed?.store.endSession()
+        local?.endSession()
         let store = try openedAgain()
         let reopened = try sealing { try SealedJournal(store: store) }
         _ = store.beginSession()
@@ -90,7 +91,7 @@ extension GiftKeeperService {
         try reopened.replaying(keyring: keyring, progress: nil) { _, event in
             if let event { rebuilt.apply(event) }
         }
-        sealed = reopened
+        (sealed, local) = (reopened, store)
         state = rebuilt
         appliedSequence = reopened.head.sequence
         undoable = []

@@ -19,6 +19,9 @@ public final class GiftKeeperService {
 
     /// The open journal, seen through its keys; nil before ``open()`` or when none exists.
     var sealed: SealedJournal?
+    /// The same journal as this device's own store: what only a local copy has (whether it
+    /// can be appended to, the sessions live on it).
+    var local: (any LocalFrameStore)?
     /// The server the journal is shared through, once a sync looked for it (``sync(restoringServer:)``).
     var remote: RemoteLink?
     var failuresSinceLastSuccess = 0
@@ -129,7 +132,7 @@ public final class GiftKeeperService {
     /// before the first bad one readable and reports the damage in ``FrameStore/damage``.
     func open(access: AccessMode, toleratingDamage: Bool) throws(ServiceError) {
         guard sealed == nil else { return }
-        let store: (any FrameStore)?
+        let store: (any LocalFrameStore)?
         do {
             store = try location.open(access: access.journalAccess, toleratingDamage: toleratingDamage, progress: onProgress)
         } catch {
@@ -145,7 +148,7 @@ public final class GiftKeeperService {
         }
         trimmedTail = store.trimmedTail.map(IncompleteWrite.init)
         findingBeforeUnlocking = finding
-        sealed = opened
+        (sealed, local) = (opened, store)
         failuresSinceLastSuccess = opened.trailingFailures
     }
 
@@ -158,7 +161,7 @@ public final class GiftKeeperService {
     /// Creates the journal for `setup` (or takes the empty one opened), never replacing a file.
     func openOrCreate() throws(ServiceError) -> SealedJournal {
         if let sealed { return sealed }
-        let store: any FrameStore
+        let store: any LocalFrameStore
         do {
             store = try location.create()
         } catch {
@@ -168,7 +171,7 @@ public final class GiftKeeperService {
             throw ServiceError(.journal(error))
         }
         let created = try sealing { try SealedJournal(store: store) }
-        sealed = created
+        (sealed, local) = (created, store)
         return created
     }
 
@@ -179,6 +182,7 @@ public final class GiftKeeperService {
             keyring = nil
             state = GiftList()
             sealed = nil
+            local = nil
             remote = nil
         }
         if keyring != nil {
@@ -201,7 +205,7 @@ public final class GiftKeeperService {
     /// Throws what an append would: the journal failed a write earlier in this session.
     func requireAppendable() throws(ServiceError) {
         let sealed = try requireJournal()
-        guard sealed.store.canAppend else { throw ServiceError(.journal(JournalError(.unusable, path: sealed.path))) }
+        guard local?.canAppend == true else { throw ServiceError(.journal(JournalError(.unusable, path: sealed.path))) }
     }
 
     func requireKeyring() throws(ServiceError) -> Keyring {
@@ -217,7 +221,7 @@ public final class GiftKeeperService {
 
     /// Wipes the keys and the decrypted state; the journal stays open.
     func discardSession() {
-        if keyring != nil { sealed?.store.endSession() }
+        if keyring != nil { local?.endSession() }
         keyring?.wipe()
         keyring = nil
         state = GiftList()
