@@ -18,13 +18,8 @@ public enum Padding {
 
     /// The length of what `padded` holds before its padding; nil when it is not padded to
     /// `blockSize` (a length that is not a multiple, or no `0x80` marker where one belongs).
-    public static func unpaddedLength(_ padded: UnsafeRawBufferPointer, blockSize: Int) -> Int? {
-        guard blockSize > 0, !padded.isEmpty, padded.count % blockSize == 0 else { return nil }
-        return LibSodium.readyOrTrap.unpad(padded, blockSize: blockSize)
-    }
-
-    /// ``unpaddedLength(_:blockSize:)-(UnsafeRawBufferPointer,_)`` of an array.
     public static func unpaddedLength(_ padded: [UInt8], blockSize: Int) -> Int? {
-        padded.withUnsafeBytes { unpaddedLength($0, blockSize: blockSize) }
+        guard blockSize > 0, !padded.isEmpty, padded.count % blockSize == 0 else { return nil }
+        return padded.withUnsafeBytes { LibSodium.readyOrTrap.unpad($0, blockSize: blockSize) }
     }
 }

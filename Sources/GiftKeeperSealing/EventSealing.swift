@@ -27,11 +27,10 @@ package enum EventSealing {
         return try Padding.padded(plaintext, blockSize: FrameBinding.paddingBlock)
     }
 
-    /// The length of an opened plaintext of `count` bytes before its padding (all of it
-    /// before version 2); `unpad` reads the padding for a block size.
-    package static func unpaddedLength(_ count: Int, pads: Bool, _ unpad: (Int) -> Int?) throws(OpenFailure) -> Int {
-        guard pads else { return count }
-        guard let length = unpad(FrameBinding.paddingBlock) else {
+    /// The length of an opened plaintext before its padding (all of it before version 2).
+    private static func unpaddedLength(_ opened: [UInt8], pads: Bool) throws(OpenFailure) -> Int {
+        guard pads else { return opened.count }
+        guard let length = Padding.unpaddedLength(opened, blockSize: FrameBinding.paddingBlock) else {
             throw .doesNotAuthenticate(.eventNotPadded)
         }
         return length
@@ -54,7 +53,7 @@ package enum EventSealing {
             } catch {
                 throw .doesNotAuthenticate(.eventDoesNotAuthenticate)
             }
-            let length = try unpaddedLength(opened.count, pads: binding.padsPayloads) { Padding.unpaddedLength(opened, blockSize: $0) }
+            let length = try unpaddedLength(opened, pads: binding.padsPayloads)
             plaintext = Array(opened.prefix(length))
         case .publicSealed:
             var opened: [UInt8]
@@ -63,7 +62,7 @@ package enum EventSealing {
             } catch {
                 throw .doesNotAuthenticate(.failedLoginDoesNotOpen)
             }
-            let length = try unpaddedLength(opened.count, pads: binding.padsPayloads) { Padding.unpaddedLength(opened, blockSize: $0) }
+            let length = try unpaddedLength(opened, pads: binding.padsPayloads)
             opened.removeLast(opened.count - length)
             let expected = binding.bytes(for: .failedLoginRecord)
             guard opened.count >= expected.count, constantTimeEqual(Array(opened[..<expected.count]), expected) else {

@@ -22,10 +22,8 @@ package struct FrameBinding: Equatable {
     /// The block size events are padded to from format version 2 (SPEC §12: 64-byte buckets).
     package static let paddingBlock = 64
 
-    /// Whether events sealed in a journal of `formatVersion` are padded (from version 2).
-    package static func padsPayloads(formatVersion: UInt16) -> Bool { formatVersion >= 2 }
-
-    package var padsPayloads: Bool { Self.padsPayloads(formatVersion: formatVersion) }
+    /// Whether events sealed in a journal of this format version are padded (from version 2).
+    package var padsPayloads: Bool { formatVersion >= 2 }
 
     package let formatVersion: UInt16
     package let journalID: [UInt8]

@@ -137,8 +137,9 @@ package final class SealedJournal {
         return try append { batch in try addSealedToPublicKey(event, publicKey: newest.payload.publicKey, to: &batch) }
     }
 
-    /// A new key epoch: a fresh data key and key pair wrapped under `password` (new salt),
-    /// appended with `events` sealed under it; nil when another writer appended first.
+    /// A new key epoch: a fresh data key and key pair wrapped under `password` (new salt), in
+    /// a key-wrap frame appended with `events` sealed under the new data key, in one batch;
+    /// nil (nothing written) when another writer appended first.
     package func startEpoch(
         password: SecureBytes, parameters: KDFParameters, previousDataKey: SecureBytes?, eventsAfter events: [Event]
     ) throws(SealingError) -> Keyring.Epoch? {
@@ -152,21 +153,6 @@ package final class SealedJournal {
             throw SealingError(error)
         }
         defer { passwordKey.wipe() }
-        guard
-            let wrap = try appendWrap(
-                parameters: parameters, salt: salt, passwordKey: passwordKey, dataKey: dataKey,
-                boxKeyPair: boxKeyPair, previousDataKey: previousDataKey, eventsAfter: events)
-        else { return nil }
-        return Keyring.Epoch(wrapSequence: wrap.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
-    }
-
-    /// Appends a key-wrap frame starting a new epoch and `events` sealed under its data key,
-    /// in one batch; the wrap is kept in ``wraps`` once durable. Nil (nothing written) when
-    /// another writer appended first.
-    package func appendWrap(
-        parameters: KDFParameters, salt: [UInt8], passwordKey: SecureBytes, dataKey: SecureBytes,
-        boxKeyPair: BoxKeyPair, previousDataKey: SecureBytes?, eventsAfter events: [Event]
-    ) throws(SealingError) -> KeyWrapRecord? {
         var record: KeyWrapRecord?
         let outcome = try append { batch in
             let binding = self.binding(sequence: batch.nextSequence, kind: .keyWrap, previousHash: batch.previousHash)
@@ -177,9 +163,10 @@ package final class SealedJournal {
             record = KeyWrapRecord(binding: binding, payload: try KeyWrapPayload(parsing: payload))
             for event in events { try addSealed(event, dataKey: dataKey, to: &batch) }
         }
+        // The wrap is kept in ``wraps`` once durable.
         guard case .appended = outcome, let record else { return nil }
         wraps.append(record)
-        return record
+        return Keyring.Epoch(wrapSequence: record.binding.sequence, dataKey: dataKey, boxKeyPair: boxKeyPair)
     }
 
     /// Builds a batch on the store's head with `build` and appends it. A fatal signal's key

@@ -1,15 +1,5 @@
 public import GiftKeeperJournal
 
-/// How the service opens a journal.
-public enum AccessMode: Sendable {
-    /// Shared: reads only; an unfinished last write is reported, not trimmed (audit, verify).
-    case readOnly
-    /// Exclusive: may append; an unfinished last write is trimmed.
-    case readWrite
-
-    var journalAccess: JournalAccess { self == .readOnly ? .readOnly : .readWrite }
-}
-
 /// An unfinished last write (a crash mid-append): `length` bytes from byte `offset` to the end.
 public struct IncompleteWrite: Sendable, Equatable {
     public let offset: Int

@@ -83,13 +83,6 @@ import Testing
         #expect(try bytes.withUnsafeBytes { buffer throws(EventDecodingError) in try EventCodec.decode(buffer) } == event)
     }
 
-    @Test func encodeIntoAppends() throws {
-        var out: [UInt8] = [0xAA]
-        EventCodec.encode(Self.samples[5], into: &out)
-        #expect(out.first == 0xAA)
-        #expect(try EventCodec.decode(Array(out.dropFirst())) == Self.samples[5])
-    }
-
     // Known answers of schema version 1, as journals written before version 2 hold them: they
     // still decode (upcast) to these events. Never edit them.
     @Test func knownAnswerStatusChanged() throws {

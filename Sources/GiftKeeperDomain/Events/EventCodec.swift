@@ -80,14 +80,7 @@ public enum EventCodec {
 
     /// The payload of `event`.
     public static func encode(_ event: Event) -> [UInt8] {
-        var out: [UInt8] = []
-        encode(event, into: &out)
-        return out
-    }
-
-    /// Appends the payload of `event` to `out`.
-    public static func encode(_ event: Event, into out: inout [UInt8]) {
-        var writer = EventWriter(out: consume out)
+        var writer = EventWriter(out: [])
         writer.out.append(schemaVersion)
         writer.out.append(event.type.tag)
         writer.signed(event.at.millisecondsSinceEpoch)
@@ -149,7 +142,7 @@ public enum EventCodec {
         case .currencySet(let code):
             writer.string(code)
         }
-        out = writer.out
+        return writer.out
     }
 
     // MARK: Decoding

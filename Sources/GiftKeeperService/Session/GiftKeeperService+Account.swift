@@ -68,7 +68,7 @@ extension GiftKeeperService {
         }
         // Only this process knows the new journal's name yet: nobody can have appended first.
         guard let epoch else { throw ServiceError(.changedElsewhere) }
-        keyring = Keyring(first: epoch)
+        keyring = Keyring(epochs: [epoch])
         _ = local?.beginSession()
         state = GiftList.fold(events)
         appliedSequence = sealed.head.sequence

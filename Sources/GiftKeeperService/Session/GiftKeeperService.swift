@@ -124,17 +124,17 @@ public final class GiftKeeperService {
     /// Opens (and locks) the journal if it exists, verifying its structure and chain and
     /// trimming a torn last frame. A missing journal is not an error: the phase is
     /// ``Phase/noAccount`` and `setup` creates it.
-    public func open(access: AccessMode = .readWrite) throws(ServiceError) {
+    public func open(access: JournalAccess = .readWrite) throws(ServiceError) {
         try open(access: access, toleratingDamage: false)
     }
 
     /// Opens as ``open(access:)``; `toleratingDamage` (read-only, for audit) keeps the frames
     /// before the first bad one readable and reports the damage in ``FrameStore/damage``.
-    func open(access: AccessMode, toleratingDamage: Bool) throws(ServiceError) {
+    func open(access: JournalAccess, toleratingDamage: Bool) throws(ServiceError) {
         guard sealed == nil else { return }
         let store: (any LocalFrameStore)?
         do {
-            store = try location.open(access: access.journalAccess, toleratingDamage: toleratingDamage, progress: onProgress)
+            store = try location.open(access: access, toleratingDamage: toleratingDamage, progress: onProgress)
         } catch {
             throw ServiceError(.journal(error))
         }
@@ -153,7 +153,7 @@ public final class GiftKeeperService {
     }
 
     /// Opens an existing journal; a missing one is an error (for `audit`, `export`, `import`).
-    public func openExisting(access: AccessMode) throws(ServiceError) {
+    public func openExisting(access: JournalAccess) throws(ServiceError) {
         try open(access: access)
         guard sealed != nil else { throw ServiceError(.noJournal(path: journalPath)) }
     }
@@ -235,11 +235,4 @@ struct UndoableChange {
     let events: [Event]
     /// The state before the events, only as far as they touched it (``GiftList/undoSnapshot(for:)``).
     let stateBefore: GiftList
-}
-
-extension Keyring {
-    /// A keyring with the single epoch a new account starts with.
-    convenience init(first epoch: Epoch) {
-        self.init(epochs: [epoch])
-    }
 }
