@@ -24,7 +24,9 @@ extension JournalTestSuite {
             let message = probe.stderr
             #expect(probe.status == 4, "\(probe)")
             #expect(clock.now - start >= .seconds(1), "the lock was waited for")
-            #expect(clock.now - start < .seconds(5))
+            // Gave up rather than waiting on: the patience is 2 s; the rest of the bound is for
+            // starting a process on a loaded machine (CI runs the other suites beside it).
+            #expect(clock.now - start < .seconds(20))
             #expect(probe.stdout.isEmpty)
             #expect(message.contains("in use"), "\(message)")
             #expect(!message.dropLast().contains("\n"), "one line: \(message)")
