@@ -203,11 +203,6 @@ package final class Keyring {
         return Keyring(epochs: reversed.reversed())
     }
 
-    /// The epoch a frame at `sequence` belongs to: the newest wrap at or before it.
-    package func epochIndex(for sequence: UInt64) -> Int? {
-        epochs.lastIndex { $0.wrapSequence <= sequence }
-    }
-
     package var newest: Epoch? { epochs.last }
 
     /// Adds the epoch a password change just started.

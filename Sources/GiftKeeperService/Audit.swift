@@ -1,6 +1,6 @@
 public import GiftKeeperCrypto
 public import GiftKeeperDomain
-import GiftKeeperJournal
+public import GiftKeeperJournal
 import GiftKeeperSealing
 
 /// The result of replaying and verifying a whole journal with its password.
@@ -16,7 +16,7 @@ public struct AuditReport: Sendable {
     /// The first problem, if any: nothing after it was read or shown.
     public let problem: ServiceError?
     /// A torn last frame found (not trimmed: auditing never changes the journal).
-    public let tornTail: IncompleteWrite?
+    public let tornTail: TornTail?
     /// What comparing the journal with the head remembered on this machine found: events
     /// missing or another history (a rollback). Checked only when every frame verified.
     public let rollback: RollbackFinding?
@@ -90,7 +90,7 @@ public enum JournalAudit {
             : nil
         return AuditReport(
             records: records, verifiedCount: verifiedCount, reportedFailedLogins: failedLogins, problem: problem,
-            tornTail: service.local?.trimmedTail.map(IncompleteWrite.init), rollback: rollback)
+            tornTail: service.local?.trimmedTail, rollback: rollback)
     }
 }
 

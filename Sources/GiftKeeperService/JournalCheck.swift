@@ -1,27 +1,12 @@
 public import GiftKeeperJournal
 
-/// An unfinished last write (a crash mid-append): `length` bytes from byte `offset` to the end.
-public struct IncompleteWrite: Sendable, Equatable {
-    public let offset: Int
-    public let length: Int
-    /// Where the bytes were saved before they were trimmed (mode 0600, beside the journal);
-    /// nil when nothing was trimmed (read-only access).
-    public let savedAs: String?
-
-    init(_ tail: TornTail) {
-        offset = tail.offset
-        length = tail.length
-        savedAs = tail.savedAs
-    }
-}
-
 /// What `verify` found: structure and hash chain, checked without the password.
 public struct JournalCheck: Sendable, Equatable {
     /// Whole frames that verified, before any problem or unfinished write.
     public let frameCount: Int
     public let lastSequence: UInt64
     /// An unfinished last write, which the next session opening for writing trims.
-    public let incompleteWrite: IncompleteWrite?
+    public let incompleteWrite: TornTail?
     /// The first problem, if any.
     public let problem: JournalProblem?
 }
@@ -39,6 +24,6 @@ extension JournalCheck {
         }
         return JournalCheck(
             frameCount: report.frameCount, lastSequence: report.lastSequence,
-            incompleteWrite: report.tornTail.map(IncompleteWrite.init), problem: report.problem)
+            incompleteWrite: report.tornTail, problem: report.problem)
     }
 }

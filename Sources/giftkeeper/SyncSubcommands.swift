@@ -66,7 +66,7 @@ struct Clone: ParsableCommand {
     func run() throws {
         let console = Console()
         do {
-            let report = try GiftKeeperService.clone(url: url, to: journal.path, environment: journal.environment)
+            let report = try JournalClone.clone(url: url, to: journal.path, environment: journal.environment)
             console.print(
                 "Cloned journal \(report.journalID.prefix(8)) from \(report.server): \(counted(report.frames, "frame")) "
                     + "verified, into \(journal.path). Sign in with its password: giftkeeper --journal \(journal.path)")

@@ -41,7 +41,7 @@ import Testing
         func clonedDevice(_ device: String) throws -> GiftKeeperService {
             var environment = environment(device)
             environment.requestedRemote = nil  // remembered by the clone
-            _ = try GiftKeeperService.clone(url: server.description, to: path(device), environment: environment)
+            _ = try JournalClone.clone(url: server.description, to: path(device), environment: environment)
             return try reopened(device, environment: environment)
         }
 

@@ -47,13 +47,6 @@ extension GiftKeeperService {
         try SyncExecutor(session: self).saveRemoteRecord()
     }
 
-    /// `giftkeeper clone URL --journal PATH` (``SyncExecutor/clone(url:to:environment:)``).
-    public static func clone(url: String, to path: String, environment: ServiceEnvironment) throws(ServiceError)
-        -> CloneReport
-    {
-        try SyncExecutor.clone(url: url, to: path, environment: environment)
-    }
-
     /// Opens the journal again after another process replaced it (``refresh()``): signed
     /// in, the state is rebuilt from it; locked, only the store is opened again.
     func reopenReplacedJournal() throws(ServiceError) {

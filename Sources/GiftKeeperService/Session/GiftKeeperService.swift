@@ -77,7 +77,7 @@ public final class GiftKeeperService {
     public var accountName: String? { keyring == nil ? nil : state.accountName }
 
     /// What opening the journal for writing trimmed off its end (a torn append).
-    public private(set) var trimmedTail: IncompleteWrite?
+    public private(set) var trimmedTail: TornTail?
 
     /// The wait, in seconds, that ``login(password:)`` will make before checking.
     public var nextLoginDelay: Int { loginDelay(afterFailures: failuresSinceLastSuccess) }
@@ -146,7 +146,7 @@ public final class GiftKeeperService {
             // Cut before its first key wrap, where this machine remembers more: no `setup` here.
             throw ServiceError(.rolledBack(finding))
         }
-        trimmedTail = store.trimmedTail.map(IncompleteWrite.init)
+        trimmedTail = store.trimmedTail
         findingBeforeUnlocking = finding
         (sealed, local) = (opened, store)
         failuresSinceLastSuccess = opened.trailingFailures

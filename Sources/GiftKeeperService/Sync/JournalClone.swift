@@ -10,7 +10,8 @@ public struct CloneReport: Sendable, Equatable {
     public let frames: Int
 }
 
-extension SyncExecutor {
+/// `giftkeeper clone`: a device's copy of a journal from its server.
+public enum JournalClone {
     /// `giftkeeper clone URL --journal PATH`: makes this device's copy of a journal another
     /// device pushed to the server at `url` (`postgres://…`, with `#<id>` — the first hex
     /// digits of its id — when the server holds several). Every frame is verified against
@@ -19,7 +20,7 @@ extension SyncExecutor {
     /// journal's password.
     /// - Throws: ``ServiceError/Code/journalExists(path:)`` when `path` exists;
     ///   `.cloneNeedsJournal` when the URL names no journal the server holds, or several.
-    static func clone(url: String, to path: String, environment: ServiceEnvironment) throws(ServiceError)
+    public static func clone(url: String, to path: String, environment: ServiceEnvironment) throws(ServiceError)
         -> CloneReport
     {
         guard let open = environment.remoteLocation else { throw ServiceError(.noRemote) }
