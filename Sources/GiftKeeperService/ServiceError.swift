@@ -101,14 +101,13 @@ public struct ServiceError: Error, Sendable {
         case .tampered(let sequence, let tampering): code = .tampered(sequence: sequence, tampering)
         case .unsupportedEvent(let sequence, let decoding): code = .unsupportedEvent(sequence: sequence, decoding)
         case .journal(let failure): code = .journal(failure)
-        case .crypto(let failure): code = Self.code(of: failure)
+        case .crypto(let failure):
+            if case .outOfSecureMemory(let bytes) = failure.code {
+                code = .outOfGuardedMemory(bytes: bytes)
+            } else {
+                code = .crypto(failure)
+            }
         }
-    }
-
-    /// A libsodium or guarded-memory failure.
-    static func code(of failure: CryptoError) -> Code {
-        if case .outOfSecureMemory(let bytes) = failure.code { return .outOfGuardedMemory(bytes: bytes) }
-        return .crypto(failure)
     }
 
     /// Whether the journal file was replaced under this handle by another process (a sync

@@ -56,7 +56,7 @@ extension GiftKeeperService {
         }
         let store = try openedAgain()
         let reopened = try sealing { try SealedJournal(store: store) }
-        (sealed, local) = (reopened, store)
+        sealed = reopened
         failuresSinceLastSuccess = reopened.trailingFailures
     }
 
@@ -84,7 +84,7 @@ extension GiftKeeperService {
         try reopened.replaying(keyring: keyring, progress: nil) { _, event in
             if let event { rebuilt.apply(event) }
         }
-        (sealed, local) = (reopened, store)
+        sealed = reopened
         state = rebuilt
         appliedSequence = reopened.head.sequence
         undoable = []

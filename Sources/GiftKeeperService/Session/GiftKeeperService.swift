@@ -20,8 +20,9 @@ public final class GiftKeeperService {
     /// The open journal, seen through its keys; nil before ``open()`` or when none exists.
     var sealed: SealedJournal?
     /// The same journal as this device's own store: what only a local copy has (whether it
-    /// can be appended to, the sessions live on it).
-    var local: (any LocalFrameStore)?
+    /// can be appended to, the sessions live on it). The service opens only local copies
+    /// (``FrameStoreLocation``), so this is nil only when ``sealed`` is.
+    var local: (any LocalFrameStore)? { sealed?.store as? any LocalFrameStore }
     /// The server the journal is shared through, once a sync looked for it (``sync(restoringServer:)``).
     var remote: RemoteLink?
     var failuresSinceLastSuccess = 0
@@ -148,7 +149,7 @@ public final class GiftKeeperService {
         }
         trimmedTail = store.trimmedTail
         findingBeforeUnlocking = finding
-        (sealed, local) = (opened, store)
+        sealed = opened
         failuresSinceLastSuccess = opened.trailingFailures
     }
 
@@ -171,7 +172,7 @@ public final class GiftKeeperService {
             throw ServiceError(.journal(error))
         }
         let created = try sealing { try SealedJournal(store: store) }
-        (sealed, local) = (created, store)
+        sealed = created
         return created
     }
 
@@ -182,7 +183,6 @@ public final class GiftKeeperService {
             keyring = nil
             state = GiftList()
             sealed = nil
-            local = nil
             remote = nil
         }
         if keyring != nil {
