@@ -24,6 +24,17 @@ import Testing
         let third = try service.perform(.addPresent(recipient: "Mum", title: "Kite", price: try Money.parsePrice("5")))
         #expect(third.budgetsCrossed.isEmpty)
         #expect(third.similar.isEmpty)
+
+        // A lower amount takes a budget over too; marking a present bought does not (a budget
+        // counts what is planned and spent together).
+        try service.perform(.setBudget(Budget(scope: BudgetScope(occasion: "Christmas"), amount: try Money.parsePrice("50"))))
+        try service.perform(.editPresent(id: try #require(PresentID(number: 1)), changes: [.occasion("Christmas")]))
+        let lowered = try service.perform(
+            .setBudget(Budget(scope: BudgetScope(occasion: "Christmas"), amount: try Money.parsePrice("10"))))
+        #expect(lowered.budgetsCrossed.map(\.budget.scope) == [BudgetScope(occasion: "Christmas")])
+        let marked = try service.perform(.markPresent(id: try #require(PresentID(number: 1)), status: .bought))
+        #expect(marked.events.count == 1)
+        #expect(marked.budgetsCrossed.isEmpty)
     }
 
     @Test func aChangeAlreadyMadeSaysNothing() throws {

@@ -13,7 +13,9 @@ extension GiftKeeperService {
     @discardableResult
     public func perform(_ change: Change) throws(ServiceError) -> ChangeResult {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
-        let standings = state.budgetStandings
+        // The budgets are weighed (every present against every budget) only for a change
+        // that can take one over.
+        let standings = Self.canTakeOverABudget(change) ? state.budgetStandings : nil
         var similar: [PresentID] = []
         if case .addPresent(let recipient, let title, _, _, _, _, _) = change {
             similar = state.similarPresentIDs(to: normalized(title), for: normalized(recipient))
@@ -23,7 +25,18 @@ extension GiftKeeperService {
         let events = try decideAndAppend(.change(change), keepingUndo: isUndoable)
         guard !events.isEmpty else { return ChangeResult(events: [], budgetsCrossed: [], similar: similar) }
         acceptRollbackAfterChange()
-        return ChangeResult(events: events, budgetsCrossed: state.budgetsTakenOver(since: standings), similar: similar)
+        let crossed = standings.map { state.budgetsTakenOver(since: $0) } ?? []
+        return ChangeResult(events: events, budgetsCrossed: crossed, similar: similar)
+    }
+
+    /// Whether `change` can take a budget over: it adds to what a scope plans and spends, or
+    /// sets a budget's amount. Marking a present moves its price from planned to spent, which
+    /// a budget counts together.
+    private static func canTakeOverABudget(_ change: Change) -> Bool {
+        switch change {
+        case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
+        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency: false
+        }
     }
 
     /// Reverses the last change this session made and has not undone yet (SPEC §10),
