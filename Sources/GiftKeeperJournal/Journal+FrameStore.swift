@@ -13,7 +13,7 @@ extension Journal: FrameStore {
     public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
         guard sequence < lastSequence else { return }
         if let start = boundaries.last(where: { $0.sequence == sequence }) {
-            try replay(from: start, chainCheck: .trustVerifiedOnOpen, progress: progress, body)
+            try replay(from: start, chainCheck: .trustVerifiedOnOpen, progress: progress) { frame, _ in try body(frame) }
             return
         }
         try replay(chainCheck: .trustVerifiedOnOpen, progress: progress) { frame in
@@ -89,10 +89,10 @@ extension Journal: FrameStore {
         let summary = try mapIO(path) {
             try JournalReader.scan(
                 file, genesisHash: headHash, from: size, to: end, nextSequence: lastSequence + 1,
-                body: { frame in
+                body: { frame, _ in
                     index.note(
-                        sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
-                        previousHash: frame.previousHash, payload: frame.payload)
+                        sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash,
+                        payload: frame.payload)
                 })
         }
         if let problem = summary.problem {

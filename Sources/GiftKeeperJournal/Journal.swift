@@ -159,10 +159,10 @@ public final class Journal {
                 try JournalReader.scan(
                     file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: fileSize,
                     progress: progress
-                ) { frame in
+                ) { frame, _ in
                     index.note(
-                        sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
-                        previousHash: frame.previousHash, payload: frame.payload)
+                        sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash,
+                        payload: frame.payload)
                 }
             }
             if let problem = summary.problem {
@@ -324,15 +324,20 @@ public final class Journal {
         chainCheck: ChainCheck = .recompute, progress: ((Int, Int) -> Void)? = nil,
         _ body: (FrameView) throws -> Void
     ) throws {
-        let start = FrameBoundary(sequence: 0, offset: JournalFormat.headerSize, hash: header.genesisHash)
-        try replay(from: start, chainCheck: chainCheck, progress: progress, body)
+        try replay(from: firstBoundary, chainCheck: chainCheck, progress: progress) { frame, _ in try body(frame) }
+    }
+
+    /// Where the first frame begins.
+    var firstBoundary: FrameBoundary {
+        FrameBoundary(sequence: 0, offset: JournalFormat.headerSize, hash: header.genesisHash)
     }
 
     /// ``replay(chainCheck:progress:_:)`` of the frames after `start`, a boundary between
-    /// frames this handle verified: the frames from there must still end at this handle's head.
+    /// frames this handle verified, with each frame's byte offset: the frames from there
+    /// must still end at this handle's head.
     func replay(
         from start: FrameBoundary, chainCheck: ChainCheck, progress: ((Int, Int) -> Void)?,
-        _ body: (FrameView) throws -> Void
+        _ body: (FrameView, _ offset: Int) throws -> Void
     ) throws {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         let summary = try withoutActuallyEscaping(body) { body in

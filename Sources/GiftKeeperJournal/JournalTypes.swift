@@ -9,20 +9,16 @@ public struct FrameView {
     /// The previous frame's hash, or the genesis hash for frame 1 (32 bytes; valid only
     /// inside the callback). The service binds it into the payload's additional data.
     public let previousHash: UnsafeRawBufferPointer
-    /// The frame's byte offset in the file.
-    public let offset: Int
 
     /// A view of a frame whose bytes are elsewhere (a batch of frames copied out of a
     /// store's buffer to be opened on another thread).
     public init(
-        sequence: UInt64, kind: FrameKind, payload: UnsafeRawBufferPointer, previousHash: UnsafeRawBufferPointer,
-        offset: Int
+        sequence: UInt64, kind: FrameKind, payload: UnsafeRawBufferPointer, previousHash: UnsafeRawBufferPointer
     ) {
         self.sequence = sequence
         self.kind = kind
         self.payload = payload
         self.previousHash = previousHash
-        self.offset = offset
     }
 }
 
@@ -157,8 +153,6 @@ public struct RetainedFrame: Sendable, Equatable {
     public let previousHash: [UInt8]
     /// A copy of the payload.
     public let payload: [UInt8]
-    /// The frame's byte offset in the file.
-    public let offset: Int
 }
 
 /// What opening noted about the kinds of the frames, as it verified them, so that a caller
@@ -179,16 +173,14 @@ public struct FrameIndex: Sendable, Equatable {
 
     /// Notes one more frame at the end of the journal.
     mutating func note(
-        sequence: UInt64, kind: FrameKind, offset: Int,
-        previousHash: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer
+        sequence: UInt64, kind: FrameKind, previousHash: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer
     ) {
         if firstKind == nil { firstKind = kind }
         switch kind {
         case .keyWrap:
             keyWraps.append(
                 RetainedFrame(
-                    sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload),
-                    offset: offset))
+                    sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload)))
         case .dataSealed:
             if firstDataSealedSequence == nil { firstDataSealedSequence = sequence }
         case .publicSealed:

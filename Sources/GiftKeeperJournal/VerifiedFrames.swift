@@ -41,7 +41,7 @@ public struct VerifiedFrames: Sendable {
                 guard case .frame(let found) = scanner.next(in: bytes, remaining: bytes.count), found.size == bytes.count
                 else { return nil }
                 index.note(
-                    sequence: found.sequence, kind: found.kind, offset: offset,
+                    sequence: found.sequence, kind: found.kind,
                     previousHash: UnsafeRawBufferPointer(scanner.previousHash), payload: found.payload)
                 scanner.accept()
                 return found.sequence
@@ -60,7 +60,7 @@ public struct VerifiedFrames: Sendable {
     /// Keeps `batch`, built on ``head`` and made durable by the store.
     public mutating func accept(_ batch: FrameBatch) {
         precondition(batch.base == head, "a batch is kept only on the head it was built after")
-        batch.note(into: &index, startingAt: size)
+        batch.note(into: &index)
         frames += batch.encodedFrames
         size += batch.bytes.count
         head = batch.head
@@ -89,7 +89,7 @@ public struct VerifiedFrames: Sendable {
                     try body(
                         FrameView(
                             sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
-                            previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: offset))
+                            previousHash: UnsafeRawBufferPointer(scanner.previousHash)))
                 }
                 scanner.accept()
             }
