@@ -4,6 +4,7 @@ import Glibc
 /// The file store's half of ``FrameStore``: its head, reads after a position, waiting
 /// for other processes' appends and taking them in.
 extension Journal: FrameStore {
+    public var name: String { path }
     public var head: JournalHead { JournalHead(sequence: lastSequence, hash: headHash) }
 
     /// Frames after `sequence`, from the chain that opening and each take-in verified under
