@@ -46,3 +46,15 @@ public enum Change: Hashable, Sendable {
     /// Sets the journal's currency (`setup --currency`): three letters, upper-cased.
     case setCurrency(code: String)
 }
+
+extension Change {
+    /// Whether this change can take a budget over: it adds to what a scope plans and
+    /// spends, or sets a budget's amount. Marking a present moves its price from planned to
+    /// spent, which a budget counts together.
+    public var canTakeOverABudget: Bool {
+        switch self {
+        case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
+        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency: false
+        }
+    }
+}

@@ -60,6 +60,24 @@ extension GiftList {
         try decide(.change(change), at: at, state: state)
     }
 
+    /// ``decide(_:at:state:)`` of `commands` in turn, each on the state the ones before it
+    /// leave: all their events, in order.
+    public static func decide(_ commands: [Command], at: Timestamp, state: GiftList) throws(DomainError) -> [Event] {
+        // One command is decided on the state itself: a copy of it would be a copy of the
+        // whole list as soon as the caller applies the events.
+        guard commands.count > 1 else {
+            return try commands.first.map { command throws(DomainError) in try decide(command, at: at, state: state) } ?? []
+        }
+        var decided = state
+        var events: [Event] = []
+        for command in commands {
+            let more = try decide(command, at: at, state: decided)
+            for event in more { decided.apply(event) }
+            events += more
+        }
+        return events
+    }
+
     /// The events of `change`, in a state with a signed-in account.
     private static func decided(_ change: Change, at: Timestamp, state: GiftList) throws(DomainError) -> [Event] {
         func event(_ body: EventBody) -> Event { Event(at: at, body) }

@@ -56,7 +56,7 @@ public enum JournalAudit {
         }
         let keyring: Keyring
         do {
-            keyring = try service.unlock(password: password, recordFailure: false)
+            keyring = try AccountKeys(session: service).unlock(password: password, recordFailure: false)
         } catch {
             // The newest key wrap before the damage may predate a password change written
             // after it: then the damage, not the password, is what to report.

@@ -19,7 +19,7 @@ public struct ServiceError: Error, Sendable {
         case passwordsDoNotMatch
         /// An empty password was given.
         case emptyPassword
-        /// A new password shorter than ``GiftKeeperService/minimumPasswordLength`` characters.
+        /// A new password shorter than ``NewPassword/minimumLength`` characters.
         case passwordTooShort(minimum: Int)
         /// No journal exists at the path yet.
         case noJournal(path: String)
