@@ -52,17 +52,14 @@ enum OneShotCommand {
             }
         }
 
-        let input = TerminalSession.makeREPLInput()
-        let passwords: any PasswordSource
+        let session: REPLSession
         do {
-            passwords = try passwordFile.map { try PasswordFile.open($0) } ?? input.passwords
+            session = try oneShotSession(
+                journalPath: journalPath(flag: journalFlag), environment: productionEnvironment(remote: remote),
+                passwordFile: passwordFile, console: console)
         } catch {
             Glibc.exit(failure(error, console: console).rawValue)
         }
-        let service = GiftKeeperService(journalPath: journalPath(flag: journalFlag), environment: productionEnvironment(remote: remote))
-        let session = REPLSession(
-            service: service, editor: input.editor, passwords: passwords,
-            isInteractive: TerminalSession.isStandardInputTerminal, console: console)
         exitUnlessOutputWasLost(session.runOneShot(words), console: console)
     }
 
@@ -104,4 +101,17 @@ enum OneShotEntries {
     private static func entry<Command: ParsableCommand>(for _: Command.Type) -> any ParsableCommand.Type {
         OneShotEntry<Command>.self
     }
+}
+
+/// The shell session a one-shot runs in: the journal at `journalPath`, the password from
+/// `passwordFile` (else the terminal, else standard input's next line), prompts on the
+/// terminal when there is one.
+func oneShotSession(
+    journalPath: String, environment: ServiceEnvironment, passwordFile: String?, console: Console = Console()
+) throws -> REPLSession {
+    let input = TerminalSession.makeREPLInput()
+    let passwords = try passwordFile.map { try PasswordFile.open($0) } ?? input.passwords
+    return REPLSession(
+        service: GiftKeeperService(journalPath: journalPath, environment: environment), editor: input.editor,
+        passwords: passwords, isInteractive: TerminalSession.isStandardInputTerminal, console: console)
 }

@@ -157,58 +157,19 @@ extension Audit {
     }
 }
 
-/// Open, sign in, run, sign out: how the one-shot tasks that are not shell commands
-/// (`export`, `import`, and `sync` when it must merge) use a journal. Notifications go to
-/// standard error, so standard output stays clean for the task. A rollback found at
-/// sign-in stops the task (exit 1) and is left standing. Every failure closes the journal
-/// and is worded by the one presenter (``failure(_:console:)``).
-struct OneShotRun {
-    let service: GiftKeeperService
-    let console = Console()
-    private let progress = Progress(label: "Reading the journal")
-
-    init(journal: JournalOption) {
-        service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
-        service.refusesRollback = true
-        service.onProgress = { [progress] in progress.update(completed: $0, total: $1) }
-        service.onNotification = { [progress, console] notification in
-            progress.clear()
-            console.note(notification.sentence)
-        }
-        service.onWaiting = WaitCountdown(console: console, progress: progress).update
+/// Runs `task` as a one-shot on the journal and password the options name
+/// (``REPLSession/runOneShotTask(_:)``, the runner every one-shot shares), and exits with
+/// its code when it failed.
+func runOneShotTask(journal: JournalOption, password: PasswordOption, _ task: (REPLSession) throws -> Void) throws {
+    let session: REPLSession
+    do {
+        session = try oneShotSession(
+            journalPath: journal.path, environment: journal.environment, passwordFile: password.passwordFile)
+    } catch {
+        throw failure(error)
     }
-
-    /// Opens the journal, runs `body`, and closes it (signing out when signed in).
-    func run(_ body: () throws -> Void) throws {
-        do {
-            try service.openExisting(access: .readWrite)
-            progress.clear()
-            try body()
-            try service.close()
-        } catch {
-            progress.finish()
-            try? service.close()
-            throw failure(error, console: console)
-        }
-    }
-
-    /// Signs in with the password `password` reads (wiped once used).
-    func signIn(_ password: PasswordOption) throws {
-        let secret = try password.readPassword()
-        defer { secret.wipe() }
-        progress.show("Checking the password…")
-        try service.login(password: secret)
-        progress.finish()
-    }
-
-    /// Opens, signs in, runs `body` with the signed-in service, signs out and closes.
-    static func signedIn(journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void) throws {
-        let run = OneShotRun(journal: journal)
-        try run.run {
-            try run.signIn(password)
-            try body(run.service)
-        }
-    }
+    let code = session.runOneShotTask(task)
+    if code != 0 { throw ExitCode(code) }
 }
 
 /// `giftkeeper export`: the decrypted state as JSON.
@@ -241,7 +202,9 @@ struct Export: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        try OneShotRun.signedIn(journal: journal, password: password) { service in
+        try runOneShotTask(journal: journal, password: password) { session in
+            try session.signIn()
+            let service = session.service
             let then = try time.map { try service.state(asOf: $0) }
             let count = (then ?? service.state).presentCount
             if let output {
@@ -277,8 +240,9 @@ struct Import: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        try OneShotRun.signedIn(journal: journal, password: password) { service in
-            let summary = try service.importDocument(document)
+        try runOneShotTask(journal: journal, password: password) { session in
+            try session.signIn()
+            let summary = try session.service.importDocument(document)
             Console().note(summary.sentence)
         }
     }

@@ -96,7 +96,18 @@ final class Transcript {
         return outcome
     }
 
-    private func run(editor: any LineEditor, passwords: any PasswordSource, lockAfter: Int64? = nil) throws -> Outcome {
+    /// Runs `body` on a session whose standard input is `lines` (a one-shot's password),
+    /// e.g. ``REPLSession/runOneShot(_:)``: what it printed and the exit code it returned.
+    func oneShot(input lines: [String], _ body: (REPLSession) -> Int32) throws -> Outcome {
+        let input = TestPipe(lines.map { $0 + "\n" }.joined())
+        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
+        return try withExtendedLifetime(input) { try run(editor: editor, passwords: editor, body) }
+    }
+
+    private func run(
+        editor: any LineEditor, passwords: any PasswordSource, lockAfter: Int64? = nil,
+        _ body: (REPLSession) -> Int32 = { $0.run() }
+    ) throws -> Outcome {
         runs += 1
         let outputPath = directory + "/out-\(runs)"
         let errorPath = directory + "/err-\(runs)"
@@ -119,7 +130,7 @@ final class Transcript {
         let session = REPLSession(
             service: service, editor: editor, passwords: passwords, isInteractive: false,
             console: Console(output: output, error: errors), lockAfter: lockAfter)
-        let status = session.run()
+        let status = body(session)
         return Outcome(
             status: status,
             output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
