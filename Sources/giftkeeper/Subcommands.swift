@@ -160,7 +160,9 @@ extension Audit {
 /// Runs `task` as a one-shot on the journal and password the options name
 /// (``REPLSession/runOneShotTask(_:)``, the runner every one-shot shares), and exits with
 /// its code when it failed.
-func runOneShotTask(journal: JournalOption, password: PasswordOption, _ task: (REPLSession) throws -> Void) throws {
+func runOneShotTask(
+    journal: JournalOption, password: PasswordOption, creatingJournal: Bool = false, _ task: (REPLSession) throws -> Void
+) throws {
     let session: REPLSession
     do {
         session = try oneShotSession(
@@ -168,7 +170,7 @@ func runOneShotTask(journal: JournalOption, password: PasswordOption, _ task: (R
     } catch {
         throw failure(error)
     }
-    let code = session.runOneShotTask(task)
+    let code = session.runOneShotTask(creatingJournal: creatingJournal, task)
     if code != 0 { throw ExitCode(code) }
 }
 
@@ -219,31 +221,40 @@ struct Export: ParsableCommand {
     }
 }
 
-/// `giftkeeper import FILE`: append the events that recreate an export document.
+/// `giftkeeper import FILE`: append the events that recreate an export document, or a
+/// spreadsheet's rows.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract:
-            "Restore the presents of a giftkeeper.export.v2 (or v1) document, ids and all, into a journal that has none of those ids (e.g. a new one), with its occasions, budgets and currency; checked whole first, nothing added if it is malformed."
+            "Restore the presents of a giftkeeper.export.v2 (or v1) document, ids and all, into a journal that has none of those ids (e.g. a new one), with its occasions, budgets and currency; checked whole first, nothing added if it is malformed. With --merge its presents take new ids; with --csv (or a .csv file) a spreadsheet's rows are added, each bad row named by its line."
     )
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
-    @Argument(help: ArgumentHelp("The export document.", valueName: "file"), completion: .file(extensions: ["json"]))
+    @Argument(help: ArgumentHelp("The export document or spreadsheet.", valueName: "file"), completion: .file(extensions: ["json", "csv"]))
     var file: String
+    @Flag(help: "Read FILE as a CSV spreadsheet with a header row (the default for a name ending in .csv).") var csv = false
+    @Flag(help: "Add an export's presents under the journal's next free ids, to a journal that has presents.") var merge = false
+    @Option(help: ArgumentHelp("Your name, for the journal the import creates when there is none (else asked).", valueName: "name"))
+    var name: String?
 
     func run() throws {
         // Checked whole before the journal is opened or the password asked for.
-        let document: CheckedImportDocument
+        let source: ImportSource
         do {
-            document = try GiftKeeperService.checkImport(try PrivateFile.read(file))
+            source = try ImportSource.read(file, csv: csv, merge: merge)
         } catch {
             throw failure(error)
         }
-        try runOneShotTask(journal: journal, password: password) { session in
-            try session.signIn()
-            let summary = try session.service.importDocument(document)
-            Console().note(summary.sentence)
+        // No journal yet: the import makes it (the account and password first, as `setup`).
+        try runOneShotTask(journal: journal, password: password, creatingJournal: true) { session in
+            if session.service.phase == .noAccount {
+                try session.setUp(name: name)
+            } else {
+                try session.signIn()
+            }
+            try session.importChecked(source, from: file)
         }
     }
 }
@@ -277,9 +288,4 @@ struct Verify: ParsableCommand {
         console.print(
             "OK: \(counted(report.frameCount, "frame")), structure and hash chain intact (last sequence number \(report.lastSequence))")
     }
-}
-
-/// "1 frame", "2 frames".
-func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

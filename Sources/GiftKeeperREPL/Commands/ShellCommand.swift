@@ -207,6 +207,9 @@ protocol Shell: AnyObject {
     /// wrong answer asked again where the prompt checks it, and, once one was asked, the
     /// optional ones (Enter skips); in a script the next lines. Ctrl-C throws a cancellation.
     func completing<Command: ShellCommand>(_ command: Command) throws -> Command
+    /// On a terminal, asks `question` (`[y/N]`: only yes is yes); a script has said yes by
+    /// running the command. Ctrl-C throws a cancellation.
+    func confirm(_ question: String) throws -> Bool
     /// Reads a password (the terminal with echo off, a password file, or the script's next line).
     func readPassword(_ prompt: String) throws -> SecureBytes
     /// Runs a password check; on a terminal, keys typed meanwhile are hidden and dropped.

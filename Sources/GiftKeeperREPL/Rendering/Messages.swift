@@ -320,7 +320,8 @@ extension ImportSummary {
     public var sentence: String {
         let presents = presentsImported == 1 ? "present" : "presents"
         let saved = batches == 1 ? "batch" : "batches"
-        return "Imported \(presentsImported) \(presents) (saved in \(batches) \(saved))."
+        let ids = renumbered.map { $0.lowerBound == $0.upperBound ? " as \($0.lowerBound)" : " as \($0.lowerBound)–\($0.upperBound)" } ?? ""
+        return "Imported \(presentsImported) \(presents)\(ids) (saved in \(batches) \(saved))."
     }
 }
 
@@ -379,4 +380,9 @@ extension JournalProblem {
         guard let offset else { return "at sequence number \(sequence)" }
         return "at sequence number \(sequence) (byte offset \(offset))"
     }
+}
+
+/// "1 frame", "2 frames".
+public func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

@@ -140,6 +140,11 @@ extension ImportRejection {
         case .notAStatus(let text): return "'\(text)' is not one of idea, bought, wrapped, given"
         case .duplicateID(let id): return "'\(id)' appears more than once"
         case .rule(let rule): return rule.sentence
+        case .notText: return "it is not UTF-8 text (save the spreadsheet as CSV, UTF-8)"
+        case .unterminatedQuote: return "a quoted field begins here and is never closed"
+        case .noHeader: return "it has no header row naming the columns (recipient, title, price, …)"
+        case .missingColumn(let name): return "the header has no '\(name)' column"
+        case .tooManyFields(let found, let header): return "\(found) fields, where the header names \(header)"
         }
     }
 }

@@ -26,6 +26,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case conflictingOptions(String, String)
         /// `export --output ''`.
         case emptyOutput
+        /// A spreadsheet none of whose rows could be imported (each named already).
+        case noRowToImport
     }
 
     let code: Code
@@ -69,6 +71,8 @@ public struct REPLError: Error, CustomStringConvertible {
             return "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."
         case .emptyOutput:
             return "--output needs a file name, e.g. --output gifts.json (or - for standard output)."
+        case .noRowToImport:
+            return "No row of the spreadsheet could be imported (each is named above). Nothing was imported."
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         }

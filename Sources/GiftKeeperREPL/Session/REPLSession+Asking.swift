@@ -65,6 +65,12 @@ extension REPLSession {
         }
     }
 
+    func confirm(_ question: String) throws -> Bool {
+        guard isInteractive else { return true }
+        let answer = try ask(question + " [y/N]", style: .wholeLine, after: [])
+        return ["y", "yes"].contains(answer.trimmedWhitespace().lowercased())
+    }
+
     func readPassword(_ prompt: String) throws -> SecureBytes {
         answersRead.passwords += 1
         let raw = try passwords.readPassword(prompt: prompt)

@@ -136,8 +136,9 @@ public final class REPLSession: Shell {
     /// task and is left standing; notifications go to standard error), runs `task`, which
     /// signs in with ``signIn(catchingUp:)`` when it needs the keys, reports what it throws
     /// (the one presenter, ``PresentedError``; a cancellation exits 130), then signs out
-    /// and closes. Returns the exit code: that of the first failure, else 0.
-    public func runOneShotTask(_ task: (REPLSession) throws -> Void) -> Int32 {
+    /// and closes. Returns the exit code: that of the first failure, else 0. Without a
+    /// journal, the task runs only when it is `creatingJournal` (``setUp(name:)``).
+    public func runOneShotTask(creatingJournal: Bool = false, _ task: (REPLSession) throws -> Void) -> Int32 {
         isOneShot = true
         service.refusesRollback = true
         service.acceptsRollbackOnChange = false
@@ -145,7 +146,9 @@ public final class REPLSession: Shell {
         if let failure = open(notifying: { [console] in console.note($0) }) { return failure }
         do {
             // Every task needs an account: `setup` is the shell's.
-            guard service.phase != .noAccount else { throw ServiceError(.noJournal(path: service.journalPath)) }
+            guard service.phase != .noAccount || creatingJournal else {
+                throw ServiceError(.noJournal(path: service.journalPath))
+            }
             try task(self)
         } catch {
             let presented = PresentedError(error)
@@ -160,6 +163,13 @@ public final class REPLSession: Shell {
     /// Signs in for a one-shot with the password source's password (recorded, with its
     /// notifications) and, with `catchingUp`, takes in what other devices changed, so the
     /// task reads the list they left (SPEC §12).
+    /// Creates the journal and its account for a one-shot, as `setup` does (the password
+    /// twice, from the password source), named `name` or asked for.
+    public func setUp(name: String?) throws {
+        var setup = try SetupCommand.parse(name.map { ["--", $0] } ?? [])
+        try setup.run(in: self)
+    }
+
     public func signIn(catchingUp: Bool = true) throws {
         try LoginCommand().run(in: self)
         guard catchingUp else { return }
