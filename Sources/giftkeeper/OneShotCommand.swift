@@ -77,8 +77,8 @@ enum OneShotCommand {
     }
 }
 
-/// The one-shot commands as argument-parser sees them, for `--help`, the man page and the
-/// completion scripts only: `main` runs a one-shot before argument-parser parses anything,
+/// The one-shot commands as argument-parser sees them (the shared options and the shell
+/// command's own), for `--help`, the man page and the completion scripts only: `main` runs a one-shot before argument-parser parses anything,
 /// with the shell's own declarations (`giftkeeper list --help` shows them).
 struct OneShotEntry<Command: ParsableCommand>: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -90,8 +90,9 @@ struct OneShotEntry<Command: ParsableCommand>: ParsableCommand {
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
-    @Argument(parsing: .captureForPassthrough, help: "The command's arguments and options, as in the shell.")
-    var words: [String] = []
+    /// The shell command's own arguments and options, so that help, the man page and the
+    /// completion scripts show and complete them.
+    @OptionGroup var command: Command
 }
 
 enum OneShotEntries {

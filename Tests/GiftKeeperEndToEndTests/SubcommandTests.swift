@@ -306,6 +306,15 @@ struct SubcommandTests {
         #expect(completion.stdout.hasPrefix("#!/bin/bash"))
         #expect(completion.stdout.contains("-F _giftkeeper giftkeeper"), "\(completion)")
         #expect(completion.stderr.isEmpty)
+        // One-shots complete their own options and fixed values, not only the shared ones.
+        let list = completion.stdout.components(separatedBy: "_giftkeeper_list() {").last ?? ""
+        let listFunction = list.components(separatedBy: "\n}\n").first ?? ""
+        #expect(listFunction.contains("--status") && listFunction.contains("--sort"), "\(listFunction)")
+        #expect(listFunction.contains("'idea'$'\\n''bought'"), "\(listFunction)")
+        for (shell, listStatus) in [("zsh", "--status"), ("fish", "'status='")] {
+            let script = try await sandbox.run(["--generate-completion-script", shell])
+            #expect(script.status == 0 && script.stdout.contains(listStatus), "\(shell): \(script)")
+        }
     }
 
     @Test(

@@ -139,6 +139,10 @@ extension REPLSession {
             return ShellCommands.named(name)?.completions(for: asked, in: self) ?? []
         }
         guard let name = request.precedingWords.first else { return ShellCommands.names.sorted() }
-        return ShellCommands.named(name)?.completions(for: request, in: self) ?? []
+        guard let type = ShellCommands.named(name) else { return [] }
+        let own = type.completions(for: request, in: self)
+        // A word begun with `-` is an option: the command's own, besides what it offers there.
+        guard request.word.hasPrefix("-") else { return own }
+        return own + type.optionNames.filter { !own.contains($0) }
     }
 }
