@@ -252,6 +252,40 @@ import Testing
         #expect(next.errorLines.count == 1 && next.status == 2, "\(next)")
     }
 
+    @Test("undo says what the next undo would reverse; redo makes an undone change again until a new change")
+    func undoYouCanSee() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn([
+            #"add Mum "Blue scarf" --price 25"#, "mark p1 bought", "undo", "redo", "show p1", "undo", "undo", "redo", "redo",
+            "list", "undo", "add Dad Pen", "redo",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        let said = outcome.outputLines.filter { $0.hasPrefix("Undone") || $0.hasPrefix("Redone") || $0.hasPrefix("Next") || $0.hasPrefix("Nothing") }
+        #expect(
+            said == [
+                #"Undone: p1 "Blue scarf" idea → bought."#,
+                #"Next 'undo' would reverse: Added p1 "Blue scarf" for Mum (25.00) (2026-11-24 09:00). 'redo' makes the undone change again."#,
+                #"Redone: p1 "Blue scarf" idea → bought."#,
+                #"Undone: p1 "Blue scarf" idea → bought."#,
+                #"Next 'undo' would reverse: Added p1 "Blue scarf" for Mum (25.00) (2026-11-24 09:00). 'redo' makes the undone change again."#,
+                #"Undone: Added p1 "Blue scarf" for Mum (25.00)."#,
+                "Nothing more to undo in this session. 'redo' makes the undone change again.",
+                #"Redone: Added p1 "Blue scarf" for Mum (25.00)."#,
+                #"Next 'redo' would make again: p1 "Blue scarf" idea → bought."#,
+                #"Redone: p1 "Blue scarf" idea → bought."#,
+                #"Undone: p1 "Blue scarf" idea → bought."#,
+                // The add, made again by redo, is the present restored.
+                #"Next 'undo' would reverse: Restored p1 "Blue scarf" (2026-11-24 09:00). 'redo' makes the undone change again."#,
+            ], "\(outcome)")
+        #expect(outcome.outputLines.contains("status     bought"), "\(outcome)")
+        #expect(outcome.outputLines.contains { $0.hasPrefix("p1") && $0.hasSuffix("bought") }, "\(outcome)")
+        // A new change ends what redo can make again.
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: Nothing to redo: 'redo' makes again what 'undo' reversed, until a new change is made."
+            ], "\(outcome)")
+    }
+
     @Test("--as-of shows the list, a present, the budgets and the summary as they were then; export too")
     func timeTravel() throws {
         let transcript = try Transcript()

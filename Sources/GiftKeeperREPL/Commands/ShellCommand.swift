@@ -115,7 +115,7 @@ enum ShellCommands {
     static let all: [any ShellCommand.Type] = [
         SetupCommand.self, LoginCommand.self, SignOutCommand.self, AddCommand.self, ListCommand.self,
         ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self, RestoreCommand.self, UndoCommand.self,
-        OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
+        RedoCommand.self, OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
         HistoryCommand.self, ExportCommand.self, ImportCommand.self, PasswdCommand.self, SyncCommand.self, HelpCommand.self,
         QuitCommand.self,
     ]

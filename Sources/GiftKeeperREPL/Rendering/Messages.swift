@@ -218,6 +218,8 @@ extension ServiceError {
             return "Could not \(operation) '\(path)': \(errnoText(errno)). Check the path, its permissions and free space."
         case .nothingToUndo:
             return "Nothing to undo: this session has made no change that is not undone yet."
+        case .nothingToRedo:
+            return "Nothing to redo: 'redo' makes again what 'undo' reversed, until a new change is made."
         case .beforeJournalBegan(let first):
             return "The journal began on \(LocalTime.dateAndMinute(first)); there is nothing before it. Choose a later --as-of date."
         case .importRejected(let location, let reason):
@@ -378,5 +380,42 @@ extension JournalProblem {
         guard sequence > 0 else { return "in its header" }
         guard let offset else { return "at sequence number \(sequence)" }
         return "at sequence number \(sequence) (byte offset \(offset))"
+    }
+}
+
+/// What `undo` and `redo` say: the change in history's words, and what the next one would do.
+enum UndoWords {
+    /// `Undone: Removed p1 "Scarf".`
+    static func undone(_ events: [Event], before: GiftList) -> String {
+        "Undone: \(sentences(events, before: before))."
+    }
+
+    /// `Next 'undo' would reverse: p1 "Scarf" idea → bought (2026-11-24 09:00). 'redo' …`
+    static func next(_ change: (events: [Event], stateBefore: GiftList)?) -> String {
+        let redo = "'redo' makes the undone change again."
+        guard let change, let first = change.events.first else { return "Nothing more to undo in this session. \(redo)" }
+        return "Next 'undo' would reverse: \(sentences(change.events, before: change.stateBefore)) "
+            + "(\(LocalTime.dateAndMinute(first.at))). \(redo)"
+    }
+
+    /// `Redone: Added p1 "Blue scarf" for Mum (25.00).`
+    static func redone(_ events: [Event], before: GiftList) -> String {
+        "Redone: \(sentences(events, before: before))."
+    }
+
+    /// `Next 'redo' would make again: …`
+    static func nextRedo(_ events: [Event], before: GiftList) -> String {
+        "Next 'redo' would make again: \(sentences(events, before: before))."
+    }
+
+    /// Each event's sentence, in order, each worded on the state the ones before it left.
+    private static func sentences(_ events: [Event], before: GiftList) -> String {
+        var state = before
+        var said: [String] = []
+        for event in events {
+            said.append(HistoryWords.sentence(for: event, before: state))
+            state.apply(event)
+        }
+        return said.joined(separator: "; ")
     }
 }

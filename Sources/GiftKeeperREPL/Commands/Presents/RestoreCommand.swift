@@ -26,11 +26,13 @@ struct RestoreCommand: PresentIDCommand {
     }
 }
 
-/// `undo`: reverse this session's last change, as new events (repeatable).
+/// `undo`: reverse this session's last change, as new events (repeatable), and say what
+/// the next `undo` would reverse.
 struct UndoCommand: ShellCommand {
     static let configuration = CommandConfiguration(
-        commandName: "undo", abstract: "Reverse this session's last change (repeatable).", usage: "undo",
-        discussion: "The reversal is recorded as new events: the history keeps both.")
+        commandName: "undo", abstract: "Reverse this session's last change (repeatable); says what the next undo would reverse.",
+        usage: "undo",
+        discussion: "The reversal is recorded as new events: the history keeps both. 'redo' makes the change again.")
 
     /// A new session has nothing to undo.
     static var runsOneShot: Bool { false }
@@ -38,12 +40,26 @@ struct UndoCommand: ShellCommand {
     mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
         let (undone, before, _) = try shell.service.undo()
-        var state = before
-        var said: [String] = []
-        for event in undone {
-            said.append(HistoryWords.sentence(for: event, before: state))
-            state.apply(event)
-        }
-        shell.console.print("Undone: \(said.joined(separator: "; ")).")
+        shell.console.print(UndoWords.undone(undone, before: before))
+        shell.console.print(UndoWords.next(shell.service.nextUndo))
+    }
+}
+
+/// `redo`: make again the change the last `undo` reversed (repeatable, until a new change).
+struct RedoCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "redo", abstract: "Make again the change the last undo reversed (repeatable).", usage: "redo",
+        discussion: "Recorded as new events, like undo. A new change ends what redo can make again.")
+
+    /// A new session has nothing to redo.
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
+        try shell.requireSignedIn()
+        // Worded as the change was first made (an undone 'add' is "Added p1 …" again).
+        let change = shell.service.nextRedo
+        _ = try shell.service.redo()
+        if let change { shell.console.print(UndoWords.redone(change.events, before: change.stateBefore)) }
+        if let next = shell.service.nextRedo { shell.console.print(UndoWords.nextRedo(next.events, before: next.stateBefore)) }
     }
 }
