@@ -115,7 +115,7 @@ struct PlanningEndToEndTests {
         #expect(
             bad.status == 2
                 && bad.errorLines == [
-                    "giftkeeper: error: 'tomorrow' is not a date for --as-of. Type YYYY-MM-DD or YYYY-MM-DDTHH:MM, e.g. 2025-12-24 or 2025-12-24T18:00."
+                    "giftkeeper: error: 'tomorrow' is not a date for --as-of. Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00."
                 ], "\(bad)")
     }
 }

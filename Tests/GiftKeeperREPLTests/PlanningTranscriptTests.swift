@@ -286,6 +286,40 @@ import Testing
             ], "\(outcome)")
     }
 
+    @Test("history leaves sign-ins and sign-outs out unless --logins; --recipient, --since and --until filter")
+    func historyFilters() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn([#"add Mum "Blue scarf" --price 25"#, "add Dad Pen", "budget set 40 --for mum"])
+        transcript.clock.advance(days: 2)
+        _ = try transcript.signedIn(["edit p2 recipient=Mum", "mark p1 bought", "add Zoë Kite"])
+        let outcome = try transcript.signedIn([
+            "history", "history --logins", "history --recipient MUM", "history --since 2026-11-26",
+            "history --until 2026-11-24 --recipient dad", "history --since 2026-11-25T23:59 --until 2026-11-26 --logins",
+            "history --since 26.11.2026",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        let tables = outcome.output.components(separatedBy: "WHEN              WHAT\n").dropFirst().map { table in
+            table.split(separator: "\n").dropFirst().map { String($0.dropFirst(18)) }
+        }
+        try #require(tables.count == 6, "\(outcome)")
+        let changes = [
+            #"Added p1 "Blue scarf" for Mum (25.00)"#, #"Added p2 "Pen" for Dad"#, "Budget for Mum set to 40.00",
+            #"p2 recipient "Dad" → "Mum""#, #"p1 "Blue scarf" idea → bought"#, #"Added p3 "Kite" for Zoë"#,
+        ]
+        #expect(tables[0] == ["Keys wrapped under the password", "Account created for Alice"] + changes, "\(outcome)")
+        #expect(tables[1].filter { $0 == "Signed in" }.count == 4 && tables[1].filter { $0 == "Signed out" }.count == 3, "\(outcome)")
+        #expect(tables[1].filter { !$0.hasPrefix("Signed") } == tables[0], "\(outcome)")
+        // Mum's: p2 counts from when it became hers.
+        #expect(tables[2] == changes.prefix(5).filter { !$0.contains("Pen") }, "\(outcome)")
+        #expect(tables[3] == Array(changes.suffix(3)), "\(outcome)")
+        #expect(tables[4] == [#"Added p2 "Pen" for Dad"#], "\(outcome)")
+        #expect(tables[5] == ["Signed in"] + changes.suffix(3) + ["Signed out", "Signed in"], "\(outcome)")
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: '26.11.2026' is not a date for --since. Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00."
+            ], "\(outcome)")
+    }
+
     @Test("--as-of shows the list, a present, the budgets and the summary as they were then; export too")
     func timeTravel() throws {
         let transcript = try Transcript()
@@ -305,9 +339,36 @@ import Testing
         #expect(
             outcome.errorLines.filter { $0.hasPrefix("giftkeeper:") } == [
                 "giftkeeper: error: The journal began on 2026-11-24 09:00; there is nothing before it. Choose a later --as-of date.",
-                "giftkeeper: error: '30.11.2026' is not a date for --as-of. Type YYYY-MM-DD or YYYY-MM-DDTHH:MM, e.g. 2025-12-24 or 2025-12-24T18:00.",
+                "giftkeeper: error: '30.11.2026' is not a date for --as-of. Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00.",
             ], "\(outcome)")
         #expect(outcome.errors.contains("As of 2026-11-30 23:59:"))
+    }
+
+    @Test("--as-of takes seconds and days counted back: today, yesterday, -7d, -2w")
+    func asOfSecondsAndRelativeDays() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn([#"add Mum "Blue scarf" --price 25"#])
+        transcript.clock.advance(days: 40)
+        _ = try transcript.signedIn(["edit p1 price=30"])
+        let outcome = try transcript.signedIn([
+            "show p1 --as-of yesterday", "show p1 --as-of -7d", "show p1 --as-of -2W", "show p1 --as-of today",
+            "list --as-of 2026-11-24T08:59:59", "list --as-of 2026-11-24T09:00:00", "list --as-of 2026-11-24T09:00:61",
+            "list --as-of tomorrow",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(
+            outcome.outputLines.filter { $0.hasPrefix("price") } == ["price      25.00", "price      25.00", "price      25.00", "price      30.00"],
+            "\(outcome)")
+        #expect(outcome.errors.contains("As of 2027-01-02 23:59:"), "\(outcome)")
+        #expect(outcome.errors.contains("As of 2026-12-27 23:59:"), "\(outcome)")
+        #expect(outcome.errors.contains("As of 2026-11-24 09:00:"), "\(outcome)")
+        let usage = "Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00."
+        #expect(
+            outcome.errorLines.filter { $0.hasPrefix("giftkeeper:") } == [
+                "giftkeeper: error: The journal began on 2026-11-24 09:00; there is nothing before it. Choose a later --as-of date.",
+                "giftkeeper: error: '2026-11-24T09:00:61' is not a date for --as-of. " + usage,
+                "giftkeeper: error: 'tomorrow' is not a date for --as-of. " + usage,
+            ], "\(outcome)")
     }
 
     @Test("Each bad planning input is one clear line, exit 2, and appends nothing")

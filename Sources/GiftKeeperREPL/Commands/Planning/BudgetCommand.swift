@@ -24,7 +24,9 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
     @Option(name: .customLong("for"), help: ArgumentHelp("Only this recipient's presents.", valueName: "RECIPIENT"))
     var recipient: String?
     @Option(help: "Only presents for this occasion.") var occasion: String?
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Budgets as they stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("Budgets as they stood then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
     @Flag(help: "How the budgets stand, as one JSON document.") var json = false
 

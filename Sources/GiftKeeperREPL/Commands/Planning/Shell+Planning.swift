@@ -12,7 +12,7 @@ extension Shell {
     /// The state `--as-of` asks for (announced), or the current one.
     func state(asOf text: String?) throws -> GiftList {
         guard let text else { return service.state }
-        let time = try LocalTime.parseAsOf(text)
+        let time = try LocalTime.parseAsOf(text, now: service.now)
         let state = try service.state(asOf: time)
         progress.clear()
         console.note("As of \(LocalTime.dateAndMinute(time)):")

@@ -17,7 +17,9 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
 
     @Option(help: "Only presents for this occasion.") var occasion: String?
     @Option(help: ArgumentHelp("Only presents of this year.", valueName: "YYYY")) var year: String?
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("As it stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("As it stood then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
     @Flag(help: "One JSON document (a row per recipient) instead of the table and chart.") var json = false
 

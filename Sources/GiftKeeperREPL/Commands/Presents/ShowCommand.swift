@@ -10,7 +10,9 @@ struct ShowCommand: PresentIDCommand, StructuredOutputOptions {
         commandName: "show", abstract: "Show every field of a present.", usage: "show <id> [--as-of DATE] [--json]")
 
     @Argument(help: "A present id such as p3.") var id: String?
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The present as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("The present as it was then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
     @Flag(help: "One JSON document (the present) instead of the table.") var json = false
 
