@@ -371,6 +371,20 @@ import Testing
             ], "\(outcome)")
     }
 
+    @Test("A title with quotes is shown with them escaped, never as two quoted strings")
+    func quotesInTitles() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn([
+            #"add Mum 'Orchid, white "Phalaenopsis"'"#, #"add Mum 'Orchid \ "white"'"#, "remove p1", "restore p1", "history --last 3",
+        ])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Saved p1: "Orchid, white \"Phalaenopsis\"" for Mum."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Note: Mum already has "Orchid, white \"Phalaenopsis\"" planned (p1, idea)."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Saved p1: "Orchid, white \"Phalaenopsis\"" for Mum is back (idea)."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Saved p2: "Orchid \\ \"white\"" for Mum."#), "\(outcome)")
+        #expect(outcome.outputLines.contains { $0.hasSuffix(#"Restored p1 "Orchid, white \"Phalaenopsis\"""#) }, "\(outcome)")
+    }
+
     @Test("Each bad planning input is one clear line, exit 2, and appends nothing")
     func badInputAppendsNothing() throws {
         let transcript = try Transcript()
@@ -383,7 +397,12 @@ import Testing
                 "occasion rename Easter",
                 "'occasion rename' is not a command: 'occasion' takes 'add', 'list', 'remove'. Type 'help occasion' for its usage."
             ),
-            ("budget set -5 --for Mum", "'-5' is not a price: it is negative. Type an amount such as 25 or 25.50."),
+            ("budget set -5 --for Mum", "'-5' is not a price: it is negative. Type an amount such as 25, 25.50 or 25,50."),
+            (
+                "add Mum Hat --price 1,000",
+                "'1,000' is not a price: a comma is read as the decimal comma, with one or two decimals after it (12,50), "
+                    + "and thousands take no separator (1000). Type an amount such as 25, 25.50 or 25,50."
+            ),
             ("budget set", "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."),
             ("budget clear --for Dad", "There is no budget for Dad. Type 'budget' to see the budgets."),
             ("restore p2", "Present 'p2' is not removed, so there is nothing to restore. Type 'show p2' to see it."),

@@ -114,12 +114,15 @@ extension DomainError {
                 switch reason {
                 case .empty: "it is empty"
                 case .negative: "it is negative"
+                // A comma is taken as the decimal comma only with one or two decimals after it.
+                case .invalidCharacter(","):
+                    "a comma is read as the decimal comma, with one or two decimals after it (12,50), and thousands take no separator (1000)"
                 case .invalidCharacter(let character): "'\(character)' is not allowed"
                 case .tooManyFractionDigits: "it has more than two decimals"
                 case .missingDigits: "it needs digits on both sides of the dot"
                 case .tooLarge: "it is over the largest price, \(Money.maximumPrice)"
                 }
-            return "'\(input)' is not a price: \(why). Type an amount such as 25 or 25.50."
+            return "'\(input)' is not a price: \(why). Type an amount such as 25, 25.50 or 25,50."
         case .unknownStatus(let input):
             let names = PresentStatus.allCases.map(\.rawValue)
             return "Unknown status '\(input)'.\(didYouMean(input, names)) Type one of: \(names.joined(separator: ", "))."
@@ -341,7 +344,7 @@ extension BudgetScope {
 extension GiftMemory {
     /// `Saved p12: "Kite" for Sam.`
     static func saved(_ id: PresentID, title: String, for recipient: String) -> String {
-        "Saved \(id): \"\(title)\" for \(recipient)."
+        "Saved \(id): \(TerminalText.quoted(title)) for \(recipient)."
     }
 
     /// A note for each present named, then how many more.
@@ -360,11 +363,11 @@ extension GiftMemory {
         let occasion = present.occasion.isEmpty ? "" : " for \(present.occasion)"
         guard present.status == .given else {
             let removed = isRemoved ? ", removed" : ""
-            return "Note: \(present.recipient) already has \"\(present.title)\"\(occasion) planned "
+            return "Note: \(present.recipient) already has \(TerminalText.quoted(present.title))\(occasion) planned "
                 + "(\(present.id), \(present.status.rawValue)\(removed))."
         }
         let day = present.givenAt.map { " on \(LocalTime.date($0))" } ?? ""
-        return "Note: \(present.recipient) got \"\(present.title)\"\(occasion)\(day) (\(present.id))."
+        return "Note: \(present.recipient) got \(TerminalText.quoted(present.title))\(occasion)\(day) (\(present.id))."
     }
 }
 

@@ -20,7 +20,7 @@ struct RestoreCommand: PresentIDCommand {
         let id = try presentID()
         let result = try shell.service.perform(.restorePresent(id: id))
         if let present = shell.service.state[id: id] {
-            shell.console.print("Saved \(id): \"\(present.title)\" for \(present.recipient) is back (\(present.status)).")
+            shell.console.print("Saved \(id): \(TerminalText.quoted(present.title)) for \(present.recipient) is back (\(present.status)).")
         }
         shell.warnOverBudget(result.budgetsCrossed)
     }
