@@ -99,8 +99,8 @@ import Testing
         #expect(
             outcome.output.contains(
                 """
-                BUDGET FOR        BUDGET  PLANNED  SPENT  REMAINING
-                ----------------  ------  -------  -----  ---------  ----
+                BUDGET FOR        BUDGET  PLANNED  SPENT  REMAINING  STATUS
+                ----------------  ------  -------  -----  ---------  ------
                 Mum                40.00    22.50  25.00      -7.50  OVER
                 'Christmas 2026'   50.00    30.00  25.00      -5.00  OVER
                 2 budgets, 2 over.
@@ -141,7 +141,10 @@ import Testing
     @Test("summary: per recipient with a bar chart, Unicode blocks or # when the terminal is not UTF-8")
     func summary() throws {
         let transcript = try Transcript()
-        _ = try transcript.signedIn(Self.christmas + ["mark p5 bought", "budget set 30 --for Mum"])
+        _ = try transcript.signedIn(
+            Self.christmas + [
+                "mark p5 bought", "budget set 30 --for Mum", #"budget set 40 --occasion "Christmas 2026""#, "budget set 500",
+            ])
         setenv("LC_ALL", "C.UTF-8", 1)
         let unicode = try transcript.signedIn(["summary"])
         setenv("LC_ALL", "C", 1)
@@ -156,6 +159,8 @@ import Testing
                 Mum               2    37.50   0.00  30.00 OVER  ░░░░░░░░░░░░░░░░░░
                 Zoë               2    30.00   0.00           -  ░░░░░░░░░░░░░░
                 5 presents for 3 people: planned 67.50, spent 42.50.
+                Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
+                Budget for everything: 500.00; planned and spent 110.00, 390.00 left.
                 """), "\(unicode)")
         #expect(
             ascii.output.contains(
@@ -165,6 +170,7 @@ import Testing
                 Mum               1    25.00   0.00       -  -----------------
                 Zoë               2    30.00   0.00       -  --------------------
                 3 presents for 2 people: planned 55.00, spent 0.00.
+                Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
                 """), "\(ascii)")
         #expect(ascii.outputLines.contains { $0.hasPrefix("Dad") && $0.hasSuffix("####################") }, "\(ascii)")
         #expect(ascii.errorLines == ["giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026'."])

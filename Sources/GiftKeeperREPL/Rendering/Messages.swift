@@ -422,3 +422,16 @@ enum UndoWords {
         return said.joined(separator: "; ")
     }
 }
+
+/// How a budget stands, in a sentence.
+enum BudgetWords {
+    /// `Budget for 'Christmas 2026': 100.00; planned and spent 117.50, 17.50 over.` (what
+    /// `summary` says under its table of a budget not for one person).
+    static func overall(_ standing: BudgetStanding, amount: (String) -> String) -> String {
+        let left =
+            standing.isOver
+            ? "\(amount(standing.remaining.magnitude.description)) over" : "\(amount(standing.remaining.description)) left"
+        return "Budget for \(standing.budget.scope.words): \(amount(standing.budget.amount.description)); "
+            + "planned and spent \(amount(standing.committed.description)), \(left)."
+    }
+}

@@ -79,6 +79,19 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
         }
     }
 
+    /// One budget's standing in a JSON document (`budget --json`, `summary --json`).
+    static func document(_ standing: BudgetStanding) -> JSONValue {
+        .object([
+            ("recipient", .text(standing.budget.scope.recipient)),
+            ("occasion", .text(standing.budget.scope.occasion)),
+            ("budget", .string(standing.budget.amount.description)),
+            ("planned", .string(standing.planned.description)),
+            ("spent", .string(standing.spent.description)),
+            ("remaining", .string(standing.remaining.description)),
+            ("over", .bool(standing.isOver)),
+        ])
+    }
+
     private static func show(_ shell: any Shell, asOf: String?, json: Bool) throws {
         let state = try shell.state(asOf: asOf)
         let standings = state.budgetStandings
@@ -89,18 +102,7 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
                         ("currency", .text(state.currency)),
                         (
                             "budgets",
-                            .array(
-                                standings.map { standing in
-                                    .object([
-                                        ("recipient", .text(standing.budget.scope.recipient)),
-                                        ("occasion", .text(standing.budget.scope.occasion)),
-                                        ("budget", .string(standing.budget.amount.description)),
-                                        ("planned", .string(standing.planned.description)),
-                                        ("spent", .string(standing.spent.description)),
-                                        ("remaining", .string(standing.remaining.description)),
-                                        ("over", .bool(standing.isOver)),
-                                    ])
-                                })
+                            .array(standings.map(Self.document))
                         ),
                     ])))
             return
@@ -113,14 +115,14 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
         let table = TableRenderer(
             columns: [
                 .init("BUDGET FOR", shrinks: true), .init("BUDGET", alignment: .right), .init("PLANNED", alignment: .right),
-                .init("SPENT", alignment: .right), .init("REMAINING", alignment: .right), .init(""),
+                .init("SPENT", alignment: .right), .init("REMAINING", alignment: .right), .init("STATUS"),
             ], maxWidth: TerminalSession.outputColumns)
         shell.console.print(
             table.render(
                 standings.map { standing in
                     [
                         standing.budget.scope.words, standing.budget.amount.description, standing.planned.description,
-                        standing.spent.description, standing.remaining.description, standing.isOver ? "OVER" : "",
+                        standing.spent.description, standing.remaining.description, standing.isOver ? "OVER" : "ok",
                     ]
                 }))
         let over = standings.filter(\.isOver).count
