@@ -121,13 +121,22 @@ import Testing
             outcome.output.contains(
                 """
                 Mum's birthday: 2026-12-10, in 16 days
-                  to buy (1): p2 Tea sampler for Mum
+                  ID  RECIPIENT  TITLE        PRICE  TO DO
+                  --  ---------  -----------  -----  -----
+                  p2  Mum        Tea sampler  12.50  buy
+                  1 to buy (12.50 still to spend).
                 Christmas 2026: 2026-12-24, in 30 days
-                  to buy (1): p4 Book of knots for Zoë
-                  to wrap (1): p1 Blue scarf for Mum
-                  wrapped, ready (1): p3 Kite for Zoë
+                  ID  RECIPIENT  TITLE          PRICE  TO DO
+                  --  ---------  -------------  -----  -----
+                  p4  Zoë        Book of knots      -  buy
+                  p1  Mum        Blue scarf     25.00  wrap
+                  p3  Zoë        Kite           30.00  give
+                  1 to buy (0.00 still to spend), 1 to wrap, 1 ready to give.
                 Mum's birthday: 2026-12-10, in 16 days
-                  to buy (1): p2 Tea sampler for Mum
+                  ID  RECIPIENT  TITLE        PRICE  TO DO
+                  --  ---------  -----------  -----  -----
+                  p2  Mum        Tea sampler  12.50  buy
+                  1 to buy (12.50 still to spend).
                 🔒
                 """.dropLast(2)), "\(outcome)")
         #expect(outcome.errorLines == ["giftkeeper: error: '--days x' must be a number of days, 0 or more. Type e.g. 'upcoming --days 30'."])
@@ -389,6 +398,24 @@ import Testing
         #expect(outcome.outputLines.contains(#"Saved p1: "Orchid, white \"Phalaenopsis\"" for Mum is back (idea)."#), "\(outcome)")
         #expect(outcome.outputLines.contains(#"Saved p2: "Orchid \\ \"white\"" for Mum."#), "\(outcome)")
         #expect(outcome.outputLines.contains { $0.hasSuffix(#"Restored p1 "Orchid, white \"Phalaenopsis\"""#) }, "\(outcome)")
+    }
+
+    @Test("--json: an absent value is null, never \"\"; upcoming gives its presents whole and what is still to spend")
+    func jsonShape() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + ["mark p1 bought"])
+        let shown = try transcript.signedIn(["show p4 --json"])
+        let present = try #require(try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any], "\(shown)")
+        for field in ["notes", "price", "url", "store", "givenAt"] {
+            #expect(present[field] is NSNull, "\(field): \(present)")
+        }
+        #expect(present["occasion"] as? String == "Christmas 2026", "\(present)")
+        let upcoming = try transcript.signedIn(["upcoming --json"])
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(upcoming.output.utf8)) as? [[String: Any]], "\(upcoming)")
+        let christmas = try #require(items.first { $0["occasion"] as? String == "Christmas 2026" }, "\(items)")
+        #expect((christmas["toBuy"] as? [[String: Any]])?.map { $0["id"] as? String } == ["p3", "p4"], "\(christmas)")
+        #expect((christmas["toWrap"] as? [[String: Any]])?.first?["title"] as? String == "Blue scarf", "\(christmas)")
+        #expect(christmas["toSpend"] as? String == "30.00", "\(christmas)")
     }
 
     @Test("Each bad planning input is one clear line, exit 2, and appends nothing")

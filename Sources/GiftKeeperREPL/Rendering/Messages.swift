@@ -435,3 +435,15 @@ enum BudgetWords {
             + "planned and spent \(amount(standing.committed.description)), \(left)."
     }
 }
+
+/// What `upcoming` says under an occasion's table.
+enum UpcomingWords {
+    /// `1 to buy (25.00 still to spend), 1 to wrap, 1 ready to give.`
+    static func tally(_ item: UpcomingOccasion, toSpend: String) -> String {
+        var parts: [String] = []
+        if !item.toBuy.isEmpty { parts.append("\(item.toBuy.count) to buy (\(toSpend) still to spend)") }
+        if !item.toWrap.isEmpty { parts.append("\(item.toWrap.count) to wrap") }
+        if !item.ready.isEmpty { parts.append("\(item.ready.count) ready to give") }
+        return parts.joined(separator: ", ") + "."
+    }
+}
