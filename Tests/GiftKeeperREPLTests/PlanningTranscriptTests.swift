@@ -335,6 +335,26 @@ import Testing
             ], "\(outcome)")
     }
 
+    @Test("A new occasion that looks like a typo of a known one is saved with a note: 'Did you mean …?'")
+    func occasionTypo() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn(
+            Self.christmas + [
+                #"add Mum Hat --occasion "Chrismas 2026""#, #"add Dad Tie --occasion "Christmas 2027""#,
+                #"add Dad Sock --occasion "christmas 2026""#, #"edit p5 occasion="Mums birthday""#, "add Zoë Pen --occasion Easter",
+            ])
+        #expect(outcome.status == 0, "\(outcome)")
+        let notes = outcome.outputLines.filter { $0.hasPrefix("Note:") }
+        #expect(
+            notes == [
+                "Note: 'Chrismas 2026' is a new occasion. Did you mean 'Christmas 2026'? To move it there: edit p6 occasion='Christmas 2026'",
+                #"Note: 'Mums birthday' is a new occasion. Did you mean 'Mum's birthday'? To move it there: edit p5 occasion="Mum's birthday""#,
+            ], "\(outcome)")
+        // Saved as typed all the same: a script is never asked.
+        #expect(outcome.outputLines.contains(#"Saved p6: "Hat" for Mum."#), "\(outcome)")
+        #expect(outcome.outputLines.contains("Saved p5: occasion changed."), "\(outcome)")
+    }
+
     @Test("--as-of shows the list, a present, the budgets and the summary as they were then; export too")
     func timeTravel() throws {
         let transcript = try Transcript()

@@ -386,6 +386,14 @@ extension JournalProblem {
     }
 }
 
+/// Sentences of the shell's own that belong to no error or command.
+enum Messages {
+    /// On a terminal, before the password prompt a signed-out command opens.
+    static func signInToRun(_ command: String) -> String {
+        "You are signed out. Sign in to run '\(command)' (Ctrl-C cancels)."
+    }
+}
+
 /// What `undo` and `redo` say: the change in history's words, and what the next one would do.
 enum UndoWords {
     /// `Undone: Removed p1 "Scarf".`
@@ -420,6 +428,27 @@ enum UndoWords {
             state.apply(event)
         }
         return said.joined(separator: "; ")
+    }
+}
+
+/// What is said of a present's new occasion that looks like a typo of a known one.
+enum OccasionWords {
+    /// `'Chrismas 2026' is a new occasion. Did you mean 'Christmas 2026'?`: on a terminal,
+    /// before the question.
+    static func newOccasion(_ typed: String, suggestion: String) -> String {
+        "'\(typed.trimmedWhitespace())' is a new occasion. Did you mean '\(suggestion)'?"
+    }
+
+    /// The same, as a note after a script's present was saved with the new name, and how
+    /// to move it.
+    static func newOccasion(_ typed: String, suggestion: String, movedBy id: PresentID) -> String {
+        "Note: \(newOccasion(typed, suggestion: suggestion)) "
+            + "To move it there: edit \(id) occasion=\(CommandLineTokenizer.quoted(suggestion))"
+    }
+
+    /// `Use 'Christmas 2026' instead?` (the shell adds `[Y/n]`).
+    static func useInstead(_ suggestion: String) -> String {
+        "Use '\(suggestion)' instead?"
     }
 }
 

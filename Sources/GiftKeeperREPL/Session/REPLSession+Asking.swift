@@ -32,7 +32,7 @@ extension REPLSession {
             if prompt.isOptional, text.trimmedWhitespace().isEmpty { return }
             if isInteractive, let check = prompt.check {
                 do {
-                    try check(text)
+                    try check(text, service.state)
                 } catch {
                     report(error)
                     continue
@@ -62,6 +62,17 @@ extension REPLSession {
         case .invalid(let problem):
             answersRead.arguments += 1
             throw REPLError(.invalidAnswer(label, problem.reason))
+        }
+    }
+
+    func confirm(_ question: String) throws -> Bool {
+        while true {
+            // After a word no command has: Tab offers nothing.
+            switch try ask(question + " [Y/n]", style: .wholeLine, after: [""]).trimmedWhitespace().lowercased() {
+            case "", "y", "yes": return true
+            case "n", "no": return false
+            default: continue
+            }
         }
     }
 

@@ -14,6 +14,12 @@ struct RestoreCommand: PresentIDCommand {
         request.wordIndex == 1 ? shell.service.state.removedPresents.keys.map(\.description) : []
     }
 
+    /// A removed present's id.
+    static func checkAnswered(_ id: PresentID, in state: GiftList) throws {
+        guard state.removedPresent(id) == nil else { return }
+        throw state[id: id] == nil ? DomainError.unknownPresent(id) : DomainError.presentNotRemoved(id)
+    }
+
     mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
         self = try shell.completing(self)

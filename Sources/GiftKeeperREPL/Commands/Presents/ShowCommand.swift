@@ -16,6 +16,12 @@ struct ShowCommand: PresentIDCommand, StructuredOutputOptions {
     var asOf: String?
     @Flag(help: "One JSON document (the present) instead of the table.") var json = false
 
+    /// Any id the list ever used: a removed present is shown too (as it is now: an
+    /// `--as-of` state may not hold it yet, which the command says).
+    static func checkAnswered(_ id: PresentID, in state: GiftList) throws {
+        if state.present(id) == nil { throw DomainError.unknownPresent(id) }
+    }
+
     mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
         self = try shell.completing(self)
