@@ -56,6 +56,8 @@ public struct ServiceError: Error, Sendable {
         case passwordChangedElsewhere
         /// `undo` with no change of this session left to reverse.
         case nothingToUndo
+        /// `redo` with nothing undone left to make again (or a change made since).
+        case nothingToRedo
         /// `--as-of` a time before the journal's first event (its time).
         case beforeJournalBegan(Timestamp)
         /// `sync` with no server set for the journal (`--remote URL`, `$GIFTKEEPER_REMOTE`).
@@ -122,7 +124,8 @@ public struct ServiceError: Error, Sendable {
     public var exitCode: Int32 {
         switch code {
         case .domain, .passwordsDoNotMatch, .emptyPassword, .passwordTooShort, .notSignedIn, .alreadySignedIn,
-            .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists, .nothingToUndo, .beforeJournalBegan:
+            .weakKeyDerivation, .importRejected, .journalExists, .exportTargetExists, .nothingToUndo, .nothingToRedo,
+            .beforeJournalBegan:
             return 2
         case .journal(let error):
             return error.exitCode

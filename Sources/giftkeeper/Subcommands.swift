@@ -189,7 +189,9 @@ struct Export: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write to this file (mode 0600).", valueName: "file"), completion: .file())
     var output: String?
     @Flag(help: "Replace the output file if it exists.") var force = false
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
 
     func run() throws {
@@ -199,7 +201,7 @@ struct Export: ParsableCommand {
             // FILE or --output FILE, as in the shell; `-` is standard output, as for most tools.
             output = try exportDestination(file: file, output: self.output)
             // Checked before the password is asked for, as a bad --output is.
-            time = try asOf.map { text throws(REPLError) in try LocalTime.parseAsOf(text) }
+            time = try asOf.map { text throws(REPLError) in try LocalTime.parseAsOf(text, now: journal.environment.now()) }
             if let output { try PrivateFile.checkWritable(output, replacing: force) }
         } catch {
             throw failure(error)

@@ -72,6 +72,10 @@ struct OneShotTests {
         let shown = try await sandbox.run(["show", "p2", "--json", "--journal", sandbox.journal], input: "secret-pw\n")
         let present = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdoutBytes)) as? [String: Any])
         #expect(present["title"] as? String == "Book")
+        // Absent values are null, never "".
+        for field in ["notes", "price", "occasion", "url", "store", "givenAt"] {
+            #expect(present[field] is NSNull, "\(field): \(present)")
+        }
         #expect(present["status"] as? String == "idea")
     }
 
@@ -96,7 +100,9 @@ struct OneShotTests {
         #expect(budget["recipient"] as? String == "Mum" && budget["budget"] as? String == "30.00")
         #expect(budget["planned"] as? String == "25.00" && budget["over"] as? Bool == false)
         let upcoming = try #require(try await document(["upcoming", "--days", "36600"]) as? [[String: Any]])
-        #expect(upcoming.first?["occasion"] as? String == "Christmas" && upcoming.first?["toBuy"] as? [String] == ["p1"])
+        #expect(upcoming.first?["occasion"] as? String == "Christmas", "\(upcoming)")
+        #expect((upcoming.first?["toBuy"] as? [[String: Any]])?.map { $0["id"] as? String } == ["p1"], "\(upcoming)")
+        #expect(upcoming.first?["toSpend"] as? String == "25.00", "\(upcoming)")
         let summary = try #require(try await document(["summary"]) as? [String: Any])
         #expect((summary["recipients"] as? [[String: Any]])?.count == 2)
         let gifts = try #require(try await document(["gifts", "Dad"]) as? [[String: Any]])

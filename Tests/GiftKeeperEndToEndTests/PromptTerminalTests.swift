@@ -94,8 +94,12 @@ struct PromptTerminalTests {
         try await tmux.enter("ask", "secret-pw")
         try await tmux.waitForLine("ask")
 
-        // mark alone asks for the id, then the status; Tab completes each.
+        // mark alone asks for the id, then the status; Tab completes each. An id the list
+        // does not hold is said, and asked again.
         try await tmux.enter("ask", "mark")
+        try await tmux.waitForLine("ask", "Present id:")
+        try await tmux.enter("ask", "p99")
+        try await tmux.waitFor("ask", text: "giftkeeper: error: No present 'p99'. Type 'list' to see ids.")
         try await tmux.waitForLine("ask", "Present id:")
         try await tmux.complete("ask", "", to: "Present id: p")
         try await tmux.type("ask", "2")
@@ -149,6 +153,25 @@ struct PromptTerminalTests {
         }
         try await tmux.press("ask", "C-c")
         try await tmux.waitForLine("ask")
+
+        // A new occasion that looks like a typo of a known one: asked, Enter takes the known one.
+        try await tmux.enter("ask", #"add Dad Tie --occasion "Chrismas 2026""#)
+        try await tmux.waitFor("ask", text: "'Chrismas 2026' is a new occasion. Did you mean 'Christmas 2026'?")
+        try await tmux.waitForLine("ask", "Use 'Christmas 2026' instead? [Y/n]:")
+        try await tmux.press("ask", "Enter")
+        try await tmux.waitFor("ask", text: #"Saved p4: "Tie" for Dad."#)
+        try await tmux.waitForLine("ask")
+        // 'n' keeps the new name.
+        try await tmux.enter("ask", #"add Dad Socks --occasion "Chrismas 2026""#)
+        try await tmux.waitForLine("ask", "Use 'Christmas 2026' instead? [Y/n]:")
+        try await tmux.enter("ask", "n")
+        try await tmux.waitFor("ask", text: #"Saved p5: "Socks" for Dad."#)
+        try await tmux.waitForLine("ask")
+        screen = try await tmux.waitForAnother("ask", text: "5 presents") { try await tmux.enter("ask", "list --sort occasion") }
+        let rows = screen.split(separator: "\n")
+        #expect(rows.contains { $0.hasPrefix("p4") && $0.contains("Tie") && $0.contains("Christmas 2026") }, "\(screen)")
+        #expect(rows.contains { $0.hasPrefix("p5") && $0.contains("Socks") && $0.contains("Chrismas 2026") }, "\(screen)")
+        try await tmux.waitForLine("ask")
         try await tmux.enter("ask", "quit")
         try await tmux.waitFor("ask", text: "GK-EXIT=0")
         #expect(try await sandbox.verifies())
@@ -177,9 +200,11 @@ struct PromptTerminalTests {
         try await tmux.press("idle", "Up")
         try await Task.sleep(for: .milliseconds(300))
         #expect((try? await tmux.currentLine("idle")) == "giftkeeper (signed out)>", "Up recalled a line after the idle sign-out")
-        try await tmux.waitForAnother("idle", text: "Password:") { try await tmux.enter("idle", "login") }
-        try await tmux.enter("idle", "secret-pw")
-        try await tmux.waitForAnother("idle", text: "🔓 Signed in as Alice") {}
+        // A command that needs the list offers to sign in, then runs.
+        screen = try await tmux.waitForAnother("idle", text: "Password:") { try await tmux.enter("idle", "list") }
+        #expect(screen.contains("You are signed out. Sign in to run 'list' (Ctrl-C cancels)."), "\(screen)")
+        screen = try await tmux.waitForAnother("idle", text: "1 present") { try await tmux.enter("idle", "secret-pw") }
+        #expect(screen.contains("🔓 Signed in as Alice"), "\(screen)")
         try await tmux.waitForLine("idle")
         try await tmux.enter("idle", "quit")
         screen = try await tmux.waitFor("idle", text: "GK-EXIT=")

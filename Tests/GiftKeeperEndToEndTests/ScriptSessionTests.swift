@@ -31,7 +31,7 @@ struct ScriptSessionTests {
             "remove p2",
             "show p2",
             "list",
-            "history",
+            "history --logins",
             "history --last 2",
             "quit",
             "list",  // never read: quit ends the session

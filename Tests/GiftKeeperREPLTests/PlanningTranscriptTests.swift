@@ -99,8 +99,8 @@ import Testing
         #expect(
             outcome.output.contains(
                 """
-                BUDGET FOR        BUDGET  PLANNED  SPENT  REMAINING
-                ----------------  ------  -------  -----  ---------  ----
+                BUDGET FOR        BUDGET  PLANNED  SPENT  REMAINING  STATUS
+                ----------------  ------  -------  -----  ---------  ------
                 Mum                40.00    22.50  25.00      -7.50  OVER
                 'Christmas 2026'   50.00    30.00  25.00      -5.00  OVER
                 2 budgets, 2 over.
@@ -121,13 +121,22 @@ import Testing
             outcome.output.contains(
                 """
                 Mum's birthday: 2026-12-10, in 16 days
-                  to buy (1): p2 Tea sampler for Mum
+                  ID  RECIPIENT  TITLE        PRICE  TO DO
+                  --  ---------  -----------  -----  -----
+                  p2  Mum        Tea sampler  12.50  buy
+                  1 to buy (12.50 still to spend).
                 Christmas 2026: 2026-12-24, in 30 days
-                  to buy (1): p4 Book of knots for Zoë
-                  to wrap (1): p1 Blue scarf for Mum
-                  wrapped, ready (1): p3 Kite for Zoë
+                  ID  RECIPIENT  TITLE          PRICE  TO DO
+                  --  ---------  -------------  -----  -----
+                  p4  Zoë        Book of knots      -  buy
+                  p1  Mum        Blue scarf     25.00  wrap
+                  p3  Zoë        Kite           30.00  give
+                  1 to buy (0.00 still to spend), 1 to wrap, 1 ready to give.
                 Mum's birthday: 2026-12-10, in 16 days
-                  to buy (1): p2 Tea sampler for Mum
+                  ID  RECIPIENT  TITLE        PRICE  TO DO
+                  --  ---------  -----------  -----  -----
+                  p2  Mum        Tea sampler  12.50  buy
+                  1 to buy (12.50 still to spend).
                 🔒
                 """.dropLast(2)), "\(outcome)")
         #expect(outcome.errorLines == ["giftkeeper: error: '--days x' must be a number of days, 0 or more. Type e.g. 'upcoming --days 30'."])
@@ -141,7 +150,10 @@ import Testing
     @Test("summary: per recipient with a bar chart, Unicode blocks or # when the terminal is not UTF-8")
     func summary() throws {
         let transcript = try Transcript()
-        _ = try transcript.signedIn(Self.christmas + ["mark p5 bought", "budget set 30 --for Mum"])
+        _ = try transcript.signedIn(
+            Self.christmas + [
+                "mark p5 bought", "budget set 30 --for Mum", #"budget set 40 --occasion "Christmas 2026""#, "budget set 500",
+            ])
         setenv("LC_ALL", "C.UTF-8", 1)
         let unicode = try transcript.signedIn(["summary"])
         setenv("LC_ALL", "C", 1)
@@ -156,6 +168,8 @@ import Testing
                 Mum               2    37.50   0.00  30.00 OVER  ░░░░░░░░░░░░░░░░░░
                 Zoë               2    30.00   0.00           -  ░░░░░░░░░░░░░░
                 5 presents for 3 people: planned 67.50, spent 42.50.
+                Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
+                Budget for everything: 500.00; planned and spent 110.00, 390.00 left.
                 """), "\(unicode)")
         #expect(
             ascii.output.contains(
@@ -165,6 +179,7 @@ import Testing
                 Mum               1    25.00   0.00       -  -----------------
                 Zoë               2    30.00   0.00       -  --------------------
                 3 presents for 2 people: planned 55.00, spent 0.00.
+                Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
                 """), "\(ascii)")
         #expect(ascii.outputLines.contains { $0.hasPrefix("Dad") && $0.hasSuffix("####################") }, "\(ascii)")
         #expect(ascii.errorLines == ["giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026'."])
@@ -252,6 +267,94 @@ import Testing
         #expect(next.errorLines.count == 1 && next.status == 2, "\(next)")
     }
 
+    @Test("undo says what the next undo would reverse; redo makes an undone change again until a new change")
+    func undoYouCanSee() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn([
+            #"add Mum "Blue scarf" --price 25"#, "mark p1 bought", "undo", "redo", "show p1", "undo", "undo", "redo", "redo",
+            "list", "undo", "add Dad Pen", "redo",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        let said = outcome.outputLines.filter { $0.hasPrefix("Undone") || $0.hasPrefix("Redone") || $0.hasPrefix("Next") || $0.hasPrefix("Nothing") }
+        #expect(
+            said == [
+                #"Undone: p1 "Blue scarf" idea → bought."#,
+                #"Next 'undo' would reverse: Added p1 "Blue scarf" for Mum (25.00) (2026-11-24 09:00). 'redo' makes the undone change again."#,
+                #"Redone: p1 "Blue scarf" idea → bought."#,
+                #"Undone: p1 "Blue scarf" idea → bought."#,
+                #"Next 'undo' would reverse: Added p1 "Blue scarf" for Mum (25.00) (2026-11-24 09:00). 'redo' makes the undone change again."#,
+                #"Undone: Added p1 "Blue scarf" for Mum (25.00)."#,
+                "Nothing more to undo in this session. 'redo' makes the undone change again.",
+                #"Redone: Added p1 "Blue scarf" for Mum (25.00)."#,
+                #"Next 'redo' would make again: p1 "Blue scarf" idea → bought."#,
+                #"Redone: p1 "Blue scarf" idea → bought."#,
+                #"Undone: p1 "Blue scarf" idea → bought."#,
+                // The add, made again by redo, is the present restored.
+                #"Next 'undo' would reverse: Restored p1 "Blue scarf" (2026-11-24 09:00). 'redo' makes the undone change again."#,
+            ], "\(outcome)")
+        #expect(outcome.outputLines.contains("status     bought"), "\(outcome)")
+        #expect(outcome.outputLines.contains { $0.hasPrefix("p1") && $0.hasSuffix("bought") }, "\(outcome)")
+        // A new change ends what redo can make again.
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: Nothing to redo: 'redo' makes again what 'undo' reversed, until a new change is made."
+            ], "\(outcome)")
+    }
+
+    @Test("history leaves sign-ins and sign-outs out unless --logins; --recipient, --since and --until filter")
+    func historyFilters() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn([#"add Mum "Blue scarf" --price 25"#, "add Dad Pen", "budget set 40 --for mum"])
+        transcript.clock.advance(days: 2)
+        _ = try transcript.signedIn(["edit p2 recipient=Mum", "mark p1 bought", "add Zoë Kite"])
+        let outcome = try transcript.signedIn([
+            "history", "history --logins", "history --recipient MUM", "history --since 2026-11-26",
+            "history --until 2026-11-24 --recipient dad", "history --since 2026-11-25T23:59 --until 2026-11-26 --logins",
+            "history --since 26.11.2026",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        let tables = outcome.output.components(separatedBy: "WHEN              WHAT\n").dropFirst().map { table in
+            table.split(separator: "\n").dropFirst().map { String($0.dropFirst(18)) }
+        }
+        try #require(tables.count == 6, "\(outcome)")
+        let changes = [
+            #"Added p1 "Blue scarf" for Mum (25.00)"#, #"Added p2 "Pen" for Dad"#, "Budget for Mum set to 40.00",
+            #"p2 recipient "Dad" → "Mum""#, #"p1 "Blue scarf" idea → bought"#, #"Added p3 "Kite" for Zoë"#,
+        ]
+        #expect(tables[0] == ["Keys wrapped under the password", "Account created for Alice"] + changes, "\(outcome)")
+        #expect(tables[1].filter { $0 == "Signed in" }.count == 4 && tables[1].filter { $0 == "Signed out" }.count == 3, "\(outcome)")
+        #expect(tables[1].filter { !$0.hasPrefix("Signed") } == tables[0], "\(outcome)")
+        // Mum's: p2 counts from when it became hers.
+        #expect(tables[2] == changes.prefix(5).filter { !$0.contains("Pen") }, "\(outcome)")
+        #expect(tables[3] == Array(changes.suffix(3)), "\(outcome)")
+        #expect(tables[4] == [#"Added p2 "Pen" for Dad"#], "\(outcome)")
+        #expect(tables[5] == ["Signed in"] + changes.suffix(3) + ["Signed out", "Signed in"], "\(outcome)")
+        #expect(
+            outcome.errorLines == [
+                "giftkeeper: error: '26.11.2026' is not a date for --since. Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00."
+            ], "\(outcome)")
+    }
+
+    @Test("A new occasion that looks like a typo of a known one is saved with a note: 'Did you mean …?'")
+    func occasionTypo() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn(
+            Self.christmas + [
+                #"add Mum Hat --occasion "Chrismas 2026""#, #"add Dad Tie --occasion "Christmas 2027""#,
+                #"add Dad Sock --occasion "christmas 2026""#, #"edit p5 occasion="Mums birthday""#, "add Zoë Pen --occasion Easter",
+            ])
+        #expect(outcome.status == 0, "\(outcome)")
+        let notes = outcome.outputLines.filter { $0.hasPrefix("Note:") }
+        #expect(
+            notes == [
+                "Note: 'Chrismas 2026' is a new occasion. Did you mean 'Christmas 2026'? To move it there: edit p6 occasion='Christmas 2026'",
+                #"Note: 'Mums birthday' is a new occasion. Did you mean 'Mum's birthday'? To move it there: edit p5 occasion="Mum's birthday""#,
+            ], "\(outcome)")
+        // Saved as typed all the same: a script is never asked.
+        #expect(outcome.outputLines.contains(#"Saved p6: "Hat" for Mum."#), "\(outcome)")
+        #expect(outcome.outputLines.contains("Saved p5: occasion changed."), "\(outcome)")
+    }
+
     @Test("--as-of shows the list, a present, the budgets and the summary as they were then; export too")
     func timeTravel() throws {
         let transcript = try Transcript()
@@ -271,9 +374,68 @@ import Testing
         #expect(
             outcome.errorLines.filter { $0.hasPrefix("giftkeeper:") } == [
                 "giftkeeper: error: The journal began on 2026-11-24 09:00; there is nothing before it. Choose a later --as-of date.",
-                "giftkeeper: error: '30.11.2026' is not a date for --as-of. Type YYYY-MM-DD or YYYY-MM-DDTHH:MM, e.g. 2025-12-24 or 2025-12-24T18:00.",
+                "giftkeeper: error: '30.11.2026' is not a date for --as-of. Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00.",
             ], "\(outcome)")
         #expect(outcome.errors.contains("As of 2026-11-30 23:59:"))
+    }
+
+    @Test("--as-of takes seconds and days counted back: today, yesterday, -7d, -2w")
+    func asOfSecondsAndRelativeDays() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn([#"add Mum "Blue scarf" --price 25"#])
+        transcript.clock.advance(days: 40)
+        _ = try transcript.signedIn(["edit p1 price=30"])
+        let outcome = try transcript.signedIn([
+            "show p1 --as-of yesterday", "show p1 --as-of -7d", "show p1 --as-of -2W", "show p1 --as-of today",
+            "list --as-of 2026-11-24T08:59:59", "list --as-of 2026-11-24T09:00:00", "list --as-of 2026-11-24T09:00:61",
+            "list --as-of tomorrow",
+        ])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(
+            outcome.outputLines.filter { $0.hasPrefix("price") } == ["price      25.00", "price      25.00", "price      25.00", "price      30.00"],
+            "\(outcome)")
+        #expect(outcome.errors.contains("As of 2027-01-02 23:59:"), "\(outcome)")
+        #expect(outcome.errors.contains("As of 2026-12-27 23:59:"), "\(outcome)")
+        #expect(outcome.errors.contains("As of 2026-11-24 09:00:"), "\(outcome)")
+        let usage = "Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00."
+        #expect(
+            outcome.errorLines.filter { $0.hasPrefix("giftkeeper:") } == [
+                "giftkeeper: error: The journal began on 2026-11-24 09:00; there is nothing before it. Choose a later --as-of date.",
+                "giftkeeper: error: '2026-11-24T09:00:61' is not a date for --as-of. " + usage,
+                "giftkeeper: error: 'tomorrow' is not a date for --as-of. " + usage,
+            ], "\(outcome)")
+    }
+
+    @Test("A title with quotes is shown with them escaped, never as two quoted strings")
+    func quotesInTitles() throws {
+        let transcript = try Transcript()
+        let outcome = try transcript.signedIn([
+            #"add Mum 'Orchid, white "Phalaenopsis"'"#, #"add Mum 'Orchid \ "white"'"#, "remove p1", "restore p1", "history --last 3",
+        ])
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Saved p1: "Orchid, white \"Phalaenopsis\"" for Mum."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Note: Mum already has "Orchid, white \"Phalaenopsis\"" planned (p1, idea)."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Saved p1: "Orchid, white \"Phalaenopsis\"" for Mum is back (idea)."#), "\(outcome)")
+        #expect(outcome.outputLines.contains(#"Saved p2: "Orchid \\ \"white\"" for Mum."#), "\(outcome)")
+        #expect(outcome.outputLines.contains { $0.hasSuffix(#"Restored p1 "Orchid, white \"Phalaenopsis\"""#) }, "\(outcome)")
+    }
+
+    @Test("--json: an absent value is null, never \"\"; upcoming gives its presents whole and what is still to spend")
+    func jsonShape() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + ["mark p1 bought"])
+        let shown = try transcript.signedIn(["show p4 --json"])
+        let present = try #require(try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any], "\(shown)")
+        for field in ["notes", "price", "url", "store", "givenAt"] {
+            #expect(present[field] is NSNull, "\(field): \(present)")
+        }
+        #expect(present["occasion"] as? String == "Christmas 2026", "\(present)")
+        let upcoming = try transcript.signedIn(["upcoming --json"])
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(upcoming.output.utf8)) as? [[String: Any]], "\(upcoming)")
+        let christmas = try #require(items.first { $0["occasion"] as? String == "Christmas 2026" }, "\(items)")
+        #expect((christmas["toBuy"] as? [[String: Any]])?.map { $0["id"] as? String } == ["p3", "p4"], "\(christmas)")
+        #expect((christmas["toWrap"] as? [[String: Any]])?.first?["title"] as? String == "Blue scarf", "\(christmas)")
+        #expect(christmas["toSpend"] as? String == "30.00", "\(christmas)")
     }
 
     @Test("Each bad planning input is one clear line, exit 2, and appends nothing")
@@ -288,7 +450,12 @@ import Testing
                 "occasion rename Easter",
                 "'occasion rename' is not a command: 'occasion' takes 'add', 'list', 'remove'. Type 'help occasion' for its usage."
             ),
-            ("budget set -5 --for Mum", "'-5' is not a price: it is negative. Type an amount such as 25 or 25.50."),
+            ("budget set -5 --for Mum", "'-5' is not a price: it is negative. Type an amount such as 25, 25.50 or 25,50."),
+            (
+                "add Mum Hat --price 1,000",
+                "'1,000' is not a price: a comma is read as the decimal comma, with one or two decimals after it (12,50), "
+                    + "and thousands take no separator (1000). Type an amount such as 25, 25.50 or 25,50."
+            ),
             ("budget set", "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."),
             ("budget clear --for Dad", "There is no budget for Dad. Type 'budget' to see the budgets."),
             ("restore p2", "Present 'p2' is not removed, so there is nothing to restore. Type 'show p2' to see it."),

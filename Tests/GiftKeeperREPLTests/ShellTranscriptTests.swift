@@ -113,7 +113,7 @@ import Testing
                 "giftkeeper: error: Line 3 is not a command (it is not repeated here: it may be a misplaced answer, such as a password). Type 'help' to see the commands.",
                 "giftkeeper: error: No present 'p9'. Type 'list' to see ids.",
                 "giftkeeper: error: Unknown status 'sold'. Type one of: idea, bought, wrapped, given.",
-                "giftkeeper: error: '-5' is not a price: it is negative. Type an amount such as 25 or 25.50.",
+                "giftkeeper: error: '-5' is not a price: it is negative. Type an amount such as 25, 25.50 or 25,50.",
                 "giftkeeper: error: Unknown option '--colour'. Type 'help add' for its usage.",
                 "giftkeeper: error: '--last 0' must be 1 or more. Type e.g. 'history --last 10'.",
                 "giftkeeper: error: Unterminated quote: a \" was opened but not closed. Close it with \".",
@@ -188,7 +188,7 @@ import Testing
         ])
         #expect(
             outcome.errorLines == [
-                "giftkeeper: error: '1000000000.01' is not a price: it is over the largest price, 1000000000.00. Type an amount such as 25 or 25.50."
+                "giftkeeper: error: '1000000000.01' is not a price: it is over the largest price, 1000000000.00. Type an amount such as 25, 25.50 or 25,50."
             ], "\(outcome)")
         #expect(outcome.outputLines.contains("2 presents, total 2000000000.00 (2 idea)"), "\(outcome)")
     }

@@ -21,7 +21,7 @@ import Testing
         #expect(
             outcome.errorLines == [
                 "giftkeeper: error: Line 3 not imported. The title cannot be empty. Type a title with at least one visible character.",
-                "giftkeeper: error: Line 4 not imported. 'lots' is not a price: 'l' is not allowed. Type an amount such as 25 or 25.50.",
+                "giftkeeper: error: Line 4 not imported. 'lots' is not a price: 'l' is not allowed. Type an amount such as 25, 25.50 or 25,50.",
             ], "\(outcome)")
         #expect(outcome.output.contains("Imported 2 presents as p2–p3 (saved in 1 batch)."), "\(outcome)")
         #expect(outcome.output.contains("Scarf, blue"), "\(outcome)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GiftKeeperDomain
 
 /// An argument a command asks for when its line leaves it out (SPEC §3), declared once
 /// beside the command's syntax: on a terminal a prompt that Tab completes as the command
@@ -26,14 +27,15 @@ struct ArgumentPrompt<Command: ShellCommand> {
     var isOptional = false
     /// When the command needs it at all (occasion's name: for add and remove); nil always.
     var neededWhen: ((Command) -> Bool)?
-    /// A check of the answer on a terminal: a wrong one is said and asked again. A script's
-    /// answer is checked where the command reads it, its error the same.
-    var check: ((String) throws -> Void)?
+    /// A check of the answer on a terminal, against the list as it is: a wrong one is said
+    /// and asked again. A script's answer is checked where the command reads it, its error
+    /// the same.
+    var check: ((String, GiftList) throws -> Void)?
 
     init(
         _ property: WritableKeyPath<Command, String?>, _ label: String, option: String? = nil,
         after: [KeyPath<Command, String?>] = [], isOptional: Bool = false, neededWhen: ((Command) -> Bool)? = nil,
-        check: ((String) throws -> Void)? = nil
+        check: ((String, GiftList) throws -> Void)? = nil
     ) {
         self.answer = .whole(property)
         self.label = label

@@ -102,14 +102,24 @@ extension ShellCommand {
 protocol PresentIDCommand: ShellCommand {
     /// The present id as typed (asked for when left out).
     var id: String? { get set }
+
+    /// Throws when `id`, answered at the prompt, is not one the command can act on in `state`.
+    static func checkAnswered(_ id: PresentID, in state: GiftList) throws
 }
 
 extension PresentIDCommand {
     static var prompts: [ArgumentPrompt<Self>] { [idPrompt] }
 
-    /// "Present id", checked on a terminal as it is typed.
+    /// "Present id", checked on a terminal as it is typed: an id the list does not hold
+    /// (or, for `restore`, no removed present has) is said and asked again.
     static var idPrompt: ArgumentPrompt<Self> {
-        ArgumentPrompt(\.id, "Present id", check: { _ = try PresentID.parse($0.trimmedWhitespace()) })
+        ArgumentPrompt(\.id, "Present id", check: { text, state in try checkAnswered(PresentID.parse(text.trimmedWhitespace()), in: state) })
+    }
+
+    /// A current present's id: one that was removed, or never used, is refused.
+    static func checkAnswered(_ id: PresentID, in state: GiftList) throws {
+        guard state[id: id] == nil else { return }
+        throw state.removedPresent(id) == nil ? DomainError.unknownPresent(id) : DomainError.presentRemoved(id)
     }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
@@ -127,7 +137,7 @@ enum ShellCommands {
     static let all: [any ShellCommand.Type] = [
         SetupCommand.self, LoginCommand.self, SignOutCommand.self, AddCommand.self, ListCommand.self,
         ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self, RestoreCommand.self, UndoCommand.self,
-        OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
+        RedoCommand.self, OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
         HistoryCommand.self, ExportCommand.self, ImportCommand.self, PasswdCommand.self, SyncCommand.self, HelpCommand.self,
         QuitCommand.self,
     ]
@@ -219,9 +229,10 @@ protocol Shell: AnyObject {
     /// wrong answer asked again where the prompt checks it, and, once one was asked, the
     /// optional ones (Enter skips); in a script the next lines. Ctrl-C throws a cancellation.
     func completing<Command: ShellCommand>(_ command: Command) throws -> Command
-    /// On a terminal, asks `question` (`[y/N]`: only yes is yes); a script has said yes by
-    /// running the command. Ctrl-C throws a cancellation.
-    func confirm(_ question: String) throws -> Bool
+    /// Asks a yes-or-no `question` on a terminal until it is answered (Enter gives
+    /// `defaultAnswer`, shown as `[Y/n]` or `[y/N]`); Ctrl-C throws a cancellation. Never
+    /// asked in a script.
+    func confirm(_ question: String, defaultAnswer: Bool) throws -> Bool
     /// Reads a password (the terminal with echo off, a password file, or the script's next line).
     func readPassword(_ prompt: String) throws -> SecureBytes
     /// Runs a password check; on a terminal, keys typed meanwhile are hidden and dropped.

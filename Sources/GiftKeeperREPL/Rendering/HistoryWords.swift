@@ -89,7 +89,7 @@ public enum HistoryWords {
         }
     }
 
-    static func quoted(_ text: String) -> String { "\"\(short(text))\"" }
+    static func quoted(_ text: String) -> String { TerminalText.quoted(short(text)) }
 
     /// One line of at most 40 characters.
     private static func short(_ text: String) -> String {

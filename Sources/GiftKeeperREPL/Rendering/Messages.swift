@@ -114,12 +114,15 @@ extension DomainError {
                 switch reason {
                 case .empty: "it is empty"
                 case .negative: "it is negative"
+                // A comma is taken as the decimal comma only with one or two decimals after it.
+                case .invalidCharacter(","):
+                    "a comma is read as the decimal comma, with one or two decimals after it (12,50), and thousands take no separator (1000)"
                 case .invalidCharacter(let character): "'\(character)' is not allowed"
                 case .tooManyFractionDigits: "it has more than two decimals"
                 case .missingDigits: "it needs digits on both sides of the dot"
                 case .tooLarge: "it is over the largest price, \(Money.maximumPrice)"
                 }
-            return "'\(input)' is not a price: \(why). Type an amount such as 25 or 25.50."
+            return "'\(input)' is not a price: \(why). Type an amount such as 25, 25.50 or 25,50."
         case .unknownStatus(let input):
             let names = PresentStatus.allCases.map(\.rawValue)
             return "Unknown status '\(input)'.\(didYouMean(input, names)) Type one of: \(names.joined(separator: ", "))."
@@ -218,6 +221,8 @@ extension ServiceError {
             return "Could not \(operation) '\(path)': \(errnoText(errno)). Check the path, its permissions and free space."
         case .nothingToUndo:
             return "Nothing to undo: this session has made no change that is not undone yet."
+        case .nothingToRedo:
+            return "Nothing to redo: 'redo' makes again what 'undo' reversed, until a new change is made."
         case .beforeJournalBegan(let first):
             return "The journal began on \(LocalTime.dateAndMinute(first)); there is nothing before it. Choose a later --as-of date."
         case .importRejected(let location, let reason):
@@ -340,7 +345,7 @@ extension BudgetScope {
 extension GiftMemory {
     /// `Saved p12: "Kite" for Sam.`
     static func saved(_ id: PresentID, title: String, for recipient: String) -> String {
-        "Saved \(id): \"\(title)\" for \(recipient)."
+        "Saved \(id): \(TerminalText.quoted(title)) for \(recipient)."
     }
 
     /// A note for each present named, then how many more.
@@ -359,11 +364,11 @@ extension GiftMemory {
         let occasion = present.occasion.isEmpty ? "" : " for \(present.occasion)"
         guard present.status == .given else {
             let removed = isRemoved ? ", removed" : ""
-            return "Note: \(present.recipient) already has \"\(present.title)\"\(occasion) planned "
+            return "Note: \(present.recipient) already has \(TerminalText.quoted(present.title))\(occasion) planned "
                 + "(\(present.id), \(present.status.rawValue)\(removed))."
         }
         let day = present.givenAt.map { " on \(LocalTime.date($0))" } ?? ""
-        return "Note: \(present.recipient) got \"\(present.title)\"\(occasion)\(day) (\(present.id))."
+        return "Note: \(present.recipient) got \(TerminalText.quoted(present.title))\(occasion)\(day) (\(present.id))."
     }
 }
 
@@ -379,6 +384,97 @@ extension JournalProblem {
         guard sequence > 0 else { return "in its header" }
         guard let offset else { return "at sequence number \(sequence)" }
         return "at sequence number \(sequence) (byte offset \(offset))"
+    }
+}
+
+/// Sentences of the shell's own that belong to no error or command.
+enum Messages {
+    /// On a terminal, before the password prompt a signed-out command opens.
+    static func signInToRun(_ command: String) -> String {
+        "You are signed out. Sign in to run '\(command)' (Ctrl-C cancels)."
+    }
+}
+
+/// What `undo` and `redo` say: the change in history's words, and what the next one would do.
+enum UndoWords {
+    /// `Undone: Removed p1 "Scarf".`
+    static func undone(_ events: [Event], before: GiftList) -> String {
+        "Undone: \(sentences(events, before: before))."
+    }
+
+    /// `Next 'undo' would reverse: p1 "Scarf" idea → bought (2026-11-24 09:00). 'redo' …`
+    static func next(_ change: (events: [Event], stateBefore: GiftList)?) -> String {
+        let redo = "'redo' makes the undone change again."
+        guard let change, let first = change.events.first else { return "Nothing more to undo in this session. \(redo)" }
+        return "Next 'undo' would reverse: \(sentences(change.events, before: change.stateBefore)) "
+            + "(\(LocalTime.dateAndMinute(first.at))). \(redo)"
+    }
+
+    /// `Redone: Added p1 "Blue scarf" for Mum (25.00).`
+    static func redone(_ events: [Event], before: GiftList) -> String {
+        "Redone: \(sentences(events, before: before))."
+    }
+
+    /// `Next 'redo' would make again: …`
+    static func nextRedo(_ events: [Event], before: GiftList) -> String {
+        "Next 'redo' would make again: \(sentences(events, before: before))."
+    }
+
+    /// Each event's sentence, in order, each worded on the state the ones before it left.
+    private static func sentences(_ events: [Event], before: GiftList) -> String {
+        var state = before
+        var said: [String] = []
+        for event in events {
+            said.append(HistoryWords.sentence(for: event, before: state))
+            state.apply(event)
+        }
+        return said.joined(separator: "; ")
+    }
+}
+
+/// What is said of a present's new occasion that looks like a typo of a known one.
+enum OccasionWords {
+    /// `'Chrismas 2026' is a new occasion. Did you mean 'Christmas 2026'?`: on a terminal,
+    /// before the question.
+    static func newOccasion(_ typed: String, suggestion: String) -> String {
+        "'\(typed.trimmedWhitespace())' is a new occasion. Did you mean '\(suggestion)'?"
+    }
+
+    /// The same, as a note after a script's present was saved with the new name, and how
+    /// to move it.
+    static func newOccasion(_ typed: String, suggestion: String, movedBy id: PresentID) -> String {
+        "Note: \(newOccasion(typed, suggestion: suggestion)) "
+            + "To move it there: edit \(id) occasion=\(CommandLineTokenizer.quoted(suggestion))"
+    }
+
+    /// `Use 'Christmas 2026' instead?` (the shell adds `[Y/n]`).
+    static func useInstead(_ suggestion: String) -> String {
+        "Use '\(suggestion)' instead?"
+    }
+}
+
+/// How a budget stands, in a sentence.
+enum BudgetWords {
+    /// `Budget for 'Christmas 2026': 100.00; planned and spent 117.50, 17.50 over.` (what
+    /// `summary` says under its table of a budget not for one person).
+    static func overall(_ standing: BudgetStanding, amount: (String) -> String) -> String {
+        let left =
+            standing.isOver
+            ? "\(amount(standing.remaining.magnitude.description)) over" : "\(amount(standing.remaining.description)) left"
+        return "Budget for \(standing.budget.scope.words): \(amount(standing.budget.amount.description)); "
+            + "planned and spent \(amount(standing.committed.description)), \(left)."
+    }
+}
+
+/// What `upcoming` says under an occasion's table.
+enum UpcomingWords {
+    /// `1 to buy (25.00 still to spend), 1 to wrap, 1 ready to give.`
+    static func tally(_ item: UpcomingOccasion, toSpend: String) -> String {
+        var parts: [String] = []
+        if !item.toBuy.isEmpty { parts.append("\(item.toBuy.count) to buy (\(toSpend) still to spend)") }
+        if !item.toWrap.isEmpty { parts.append("\(item.toWrap.count) to wrap") }
+        if !item.ready.isEmpty { parts.append("\(item.ready.count) ready to give") }
+        return parts.joined(separator: ", ") + "."
     }
 }
 

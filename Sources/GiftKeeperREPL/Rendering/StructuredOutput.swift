@@ -17,12 +17,14 @@ enum StructuredOutput {
         case text, json, csv
     }
 
+    /// A present in every `--json` output: each field always there, `null` when it has no
+    /// value (no price, notes, occasion, url, store or given time), never `""`.
     static func present(_ present: Present, isRemoved: Bool = false) -> JSONValue {
         .object([
             ("id", .string(present.id.description)),
             ("recipient", .string(present.recipient)),
             ("title", .string(present.title)),
-            ("notes", .string(present.notes)),
+            ("notes", .text(present.notes.isEmpty ? nil : present.notes)),
             ("price", .text(present.price?.description)),
             ("occasion", .text(present.occasion.isEmpty ? nil : present.occasion)),
             ("url", .text(present.url.isEmpty ? nil : present.url)),

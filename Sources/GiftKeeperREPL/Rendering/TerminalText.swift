@@ -26,6 +26,18 @@ public enum TerminalText {
         return String(result)
     }
 
+    /// `text` in double quotes, a quote or backslash inside it escaped with a backslash:
+    /// `"Orchid \"Phalaenopsis\""`, never `"Orchid "Phalaenopsis""`, which reads as two.
+    static func quoted(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\"" || $0 == "\\" }) else { return "\"" + text + "\"" }
+        var escaped = "\""
+        for character in text {
+            if character == "\"" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped + "\""
+    }
+
     /// `text` cut to at most `width` columns, ending in `…` when cut.
     public static func truncated(_ text: String, toWidth width: Int) -> String {
         guard self.width(text) > width else { return text }

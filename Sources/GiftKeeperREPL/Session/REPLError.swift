@@ -8,8 +8,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case setupWhileSignedIn
         case expectedAssignment(String)
         case invalidCount(Int)
-        /// An `--as-of` that is no date (or date and time).
-        case invalidAsOf(String)
+        /// An `--as-of`, `--since` or `--until` that is no date (or date and time).
+        case invalidTime(option: String, text: String)
         /// `upcoming --days` below 0 or not a number.
         case invalidDays(String)
         /// `--year` that is not a year.
@@ -53,8 +53,9 @@ public struct REPLError: Error, CustomStringConvertible {
             return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion, url, store."
         case .invalidCount(let count):
             return "'--last \(count)' must be 1 or more. Type e.g. 'history --last 10'."
-        case .invalidAsOf(let text):
-            return "'\(text)' is not a date for --as-of. Type YYYY-MM-DD or YYYY-MM-DDTHH:MM, e.g. 2025-12-24 or 2025-12-24T18:00."
+        case .invalidTime(let option, let text):
+            return
+                "'\(text)' is not a date for \(option). Type YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], today, yesterday or -7d, e.g. 2025-12-24 or 2025-12-24T18:00."
         case .invalidDays(let text):
             return "'--days \(text)' must be a number of days, 0 or more. Type e.g. 'upcoming --days 30'."
         case .invalidYear(let text):

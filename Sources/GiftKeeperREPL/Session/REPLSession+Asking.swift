@@ -32,7 +32,7 @@ extension REPLSession {
             if prompt.isOptional, text.trimmedWhitespace().isEmpty { return }
             if isInteractive, let check = prompt.check {
                 do {
-                    try check(text)
+                    try check(text, service.state)
                 } catch {
                     report(error)
                     continue
@@ -65,10 +65,17 @@ extension REPLSession {
         }
     }
 
-    func confirm(_ question: String) throws -> Bool {
-        guard isInteractive else { return true }
-        let answer = try ask(question + " [y/N]", style: .wholeLine, after: [])
-        return ["y", "yes"].contains(answer.trimmedWhitespace().lowercased())
+    func confirm(_ question: String, defaultAnswer: Bool) throws -> Bool {
+        while true {
+            // After a word no command has: Tab offers nothing.
+            let answer = try ask(question + (defaultAnswer ? " [Y/n]" : " [y/N]"), style: .wholeLine, after: [""])
+            switch answer.trimmedWhitespace().lowercased() {
+            case "": return defaultAnswer
+            case "y", "yes": return true
+            case "n", "no": return false
+            default: continue
+            }
+        }
     }
 
     func readPassword(_ prompt: String) throws -> SecureBytes {

@@ -338,7 +338,15 @@ public final class REPLSession: Shell {
             idleCheckFailed = false
             sayChangesElsewhere()
             let head = service.headSequence
-            try command.run(in: self)
+            do {
+                try command.run(in: self)
+            } catch let error as ServiceError where isInteractive && service.phase == .locked && error.isNotSignedIn {
+                // Signed out (idle, or by hand): on a terminal, sign in and run the line.
+                console.print(Messages.signInToRun(name))
+                try LoginCommand().run(in: self)
+                command = try type.parse(Array(words.dropFirst()))
+                try command.run(in: self)
+            }
             // A change (a sign-in included) goes to the server at once, when there is one.
             if service.headSequence != head, type != SyncCommand.self { syncAfterChange() }
         } catch {
@@ -396,4 +404,12 @@ private func sentence(_ text: String) -> String {
     let line = text.split(separator: "\n").first.map(String.init) ?? text
     guard let last = line.last, !".!?".contains(last) else { return line }
     return line + "."
+}
+
+extension ServiceError {
+    /// A command that needs the list was given while signed out.
+    var isNotSignedIn: Bool {
+        if case .notSignedIn = code { return true }
+        return false
+    }
 }

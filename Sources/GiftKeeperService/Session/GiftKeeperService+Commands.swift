@@ -22,27 +22,67 @@ extension GiftKeeperService {
         }
         var isUndoable = true
         if case .importPresent = change { isUndoable = false }
-        let events = try decideAndAppend(.change(change), keepingUndo: isUndoable)
+        let events = try decideAndAppend(.change(change), keeping: isUndoable ? .undo : nil)
         guard !events.isEmpty else { return ChangeResult(events: [], budgetsCrossed: [], similar: similar) }
+        // A new change: what was undone before it can no longer be made again.
+        if isUndoable { redoable = [] }
         acceptRollbackAfterChange()
         let crossed = standings.map { state.budgetsTakenOver(since: $0) } ?? []
         return ChangeResult(events: events, budgetsCrossed: crossed, similar: similar)
     }
 
-    /// Reverses the last change this session made and has not undone yet (SPEC §10),
-    /// appending the compensating events. Repeatable: each call goes one change further back.
+    /// Reverses the last change this session made and has not undone yet (SPEC §10.1),
+    /// appending the compensating events, which `redo` can reverse in turn. Repeatable: each
+    /// call goes one change further back.
     /// - Returns: what was reversed and the events that reversed it.
     /// - Throws: ``ServiceError/Code/nothingToUndo`` when this session has made no change left to undo.
     public func undo() throws(ServiceError) -> (undone: [Event], stateBefore: GiftList, compensation: [Event]) {
+        guard let last = undoable.last else {
+            guard keyring != nil else { throw ServiceError(.notSignedIn) }
+            throw ServiceError(.nothingToUndo)
+        }
+        let events = try reverse(last, from: \.undoable, keeping: .redo)
+        return (last.events, last.stateBefore, events)
+    }
+
+    /// Makes again the change the last `undo` reversed, by reversing that reversal: the
+    /// change goes back on the undo stack. Repeatable until a new change is made.
+    /// - Returns: the events appended and the state before them (as far as they touch it).
+    /// - Throws: ``ServiceError/Code/nothingToRedo`` when nothing undone is left to make again.
+    public func redo() throws(ServiceError) -> (redone: [Event], stateBefore: GiftList) {
+        guard let last = redoable.last else {
+            guard keyring != nil else { throw ServiceError(.notSignedIn) }
+            throw ServiceError(.nothingToRedo)
+        }
+        let events = try reverse(last, from: \.redoable, keeping: .undo)
+        return (events, undoable.last?.stateBefore ?? GiftList())
+    }
+
+    /// What the next `undo` would reverse, and the state before it; nil when nothing is left.
+    public var nextUndo: (events: [Event], stateBefore: GiftList)? {
+        undoable.last.map { ($0.events, $0.stateBefore) }
+    }
+
+    /// What the next `redo` would make again (the change an `undo` reversed, and the state
+    /// before that change); nil when nothing is left.
+    public var nextRedo: (events: [Event], stateBefore: GiftList)? {
+        redoable.last.map { ($0.reverses, $0.reversedStateBefore) }
+    }
+
+    /// Appends the reversal of `change`, the last entry of `stack`, and moves it from there
+    /// onto the other stack; an entry that was already reversed elsewhere is dropped.
+    private func reverse(
+        _ change: UndoableChange, from stack: ReferenceWritableKeyPath<GiftKeeperService, [UndoableChange]>,
+        keeping other: ReversalStack
+    ) throws(ServiceError) -> [Event] {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
-        guard let last = undoable.last else { throw ServiceError(.nothingToUndo) }
         do {
-            let events = try decideAndAppend(.undo(change: last.events, stateBefore: last.stateBefore))
-            undoable.removeLast()
+            let events = try decideAndAppend(.undo(change: change.events, stateBefore: change.stateBefore), keeping: other, reversing: change)
+            self[keyPath: stack].removeLast()
             acceptRollbackAfterChange()
-            return (last.events, last.stateBefore, events)
+            return events
         } catch {
-            if case .domain(.nothingLeftToUndo) = error.code { undoable.removeLast() }
+            if case .domain(.nothingLeftToUndo) = error.code { self[keyPath: stack].removeLast() }
             throw error
         }
     }
@@ -56,16 +96,21 @@ extension GiftKeeperService {
     /// When another writer appended first, its frames are folded in and the commands are
     /// decided again on the new state, then sealed at their new positions.
     ///
-    /// With `keepingUndo`, what the events touch of the state before them is kept on the
-    /// undo stack (taken before they are applied: no copy of the list is held across them).
+    /// With `keeping`, what the events touch of the state before them is kept on the undo
+    /// (or redo) stack (taken before they are applied: no copy of the list is held across
+    /// them); `reversing` is the change they reverse, if they do.
     @discardableResult
-    func decideAndAppend(_ commands: Command..., keepingUndo: Bool = false) throws(ServiceError) -> [Event] {
-        try decideAndAppend(commands: commands, keepingUndo: keepingUndo)
+    func decideAndAppend(
+        _ commands: Command..., keeping stack: ReversalStack? = nil, reversing: UndoableChange? = nil
+    ) throws(ServiceError) -> [Event] {
+        try decideAndAppend(commands: commands, keeping: stack, reversing: reversing)
     }
 
-    /// ``decideAndAppend(_:keepingUndo:)`` for a list of commands.
+    /// ``decideAndAppend(_:keeping:reversing:)`` for a list of commands.
     @discardableResult
-    func decideAndAppend(commands: [Command], keepingUndo: Bool = false) throws(ServiceError) -> [Event] {
+    func decideAndAppend(
+        commands: [Command], keeping stack: ReversalStack? = nil, reversing: UndoableChange? = nil
+    ) throws(ServiceError) -> [Event] {
         let keyring = try requireKeyring()
         guard let epoch = keyring.newest else { throw ServiceError(.notSignedIn) }
         let commands = commands.map(normalized)
@@ -90,8 +135,12 @@ extension GiftKeeperService {
             }
             switch outcome {
             case .appended(let head):
-                if keepingUndo {
-                    undoable.append(UndoableChange(events: events, stateBefore: state.undoSnapshot(for: events)))
+                if let stack {
+                    let kept = UndoableChange(events: events, stateBefore: state.undoSnapshot(for: events), reverses: reversing)
+                    switch stack {
+                    case .undo: undoable.append(kept)
+                    case .redo: redoable.append(kept)
+                    }
                 }
                 // In place (the fold is deterministic: the same state the decision saw).
                 for event in events { state.apply(event) }

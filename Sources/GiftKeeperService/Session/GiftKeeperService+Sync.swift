@@ -88,6 +88,7 @@ extension GiftKeeperService {
         state = rebuilt
         appliedSequence = reopened.head.sequence
         undoable = []
+        redoable = []
         rememberHead()
     }
 }

@@ -40,6 +40,9 @@ public final class GiftKeeperService {
 
     /// The changes this session made, oldest first, that `undo` can still reverse.
     var undoable: [UndoableChange] = []
+    /// The reversals this session's `undo` made, oldest first, that `redo` can still
+    /// reverse in turn; a new change empties it.
+    var redoable: [UndoableChange] = []
 
     /// The decrypted gift list; empty while locked.
     public internal(set) var state = GiftList()
@@ -226,6 +229,7 @@ public final class GiftKeeperService {
         keyring = nil
         state = GiftList()
         undoable = []
+        redoable = []
         rollbackFinding = nil
     }
 }
@@ -235,4 +239,21 @@ struct UndoableChange {
     let events: [Event]
     /// The state before the events, only as far as they touched it (``GiftList/undoSnapshot(for:)``).
     let stateBefore: GiftList
+    /// For a reversal: the change it reversed (its events and the state before them), which
+    /// a `redo` makes again; empty otherwise.
+    let reverses: [Event]
+    let reversedStateBefore: GiftList
+
+    init(events: [Event], stateBefore: GiftList, reverses: UndoableChange? = nil) {
+        self.events = events
+        self.stateBefore = stateBefore
+        self.reverses = reverses?.events ?? []
+        reversedStateBefore = reverses?.stateBefore ?? GiftList()
+    }
+}
+
+/// The stack a change's reversal is kept on: `undo` reverses the undo stack's last entry
+/// (and keeps its reversal for `redo`), `redo` the redo stack's.
+enum ReversalStack {
+    case undo, redo
 }

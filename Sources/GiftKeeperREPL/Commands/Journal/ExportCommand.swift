@@ -16,7 +16,9 @@ struct ExportCommand: ShellCommand {
     @Argument(help: "Where to write; the screen when omitted.") var file: String?
     @Option(help: ArgumentHelp("Where to write (the same as FILE).", valueName: "FILE")) var output: String?
     @Flag(help: "Replace FILE if it exists.") var force = false
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
 
     /// `giftkeeper export` is a subcommand of its own.

@@ -51,7 +51,7 @@ struct ImportCommand: ShellCommand {
             if shell.isInteractive {
                 shell.progress.clear()
                 shell.console.print(ImportWords.preview(sheet, from: path))
-                guard try shell.confirm(ImportWords.question(sheet)) else {
+                guard try shell.confirm(ImportWords.question(sheet), defaultAnswer: false) else {
                     (say ?? shell.console.print)(ImportWords.declined)
                     return
                 }

@@ -24,7 +24,9 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
     @Option(name: .customLong("for"), help: ArgumentHelp("Only this recipient's presents.", valueName: "RECIPIENT"))
     var recipient: String?
     @Option(help: "Only presents for this occasion.") var occasion: String?
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Budgets as they stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("Budgets as they stood then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
     @Flag(help: "How the budgets stand, as one JSON document.") var json = false
 
@@ -77,6 +79,19 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
         }
     }
 
+    /// One budget's standing in a JSON document (`budget --json`, `summary --json`).
+    static func document(_ standing: BudgetStanding) -> JSONValue {
+        .object([
+            ("recipient", .text(standing.budget.scope.recipient)),
+            ("occasion", .text(standing.budget.scope.occasion)),
+            ("budget", .string(standing.budget.amount.description)),
+            ("planned", .string(standing.planned.description)),
+            ("spent", .string(standing.spent.description)),
+            ("remaining", .string(standing.remaining.description)),
+            ("over", .bool(standing.isOver)),
+        ])
+    }
+
     private static func show(_ shell: any Shell, asOf: String?, json: Bool) throws {
         let state = try shell.state(asOf: asOf)
         let standings = state.budgetStandings
@@ -87,18 +102,7 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
                         ("currency", .text(state.currency)),
                         (
                             "budgets",
-                            .array(
-                                standings.map { standing in
-                                    .object([
-                                        ("recipient", .text(standing.budget.scope.recipient)),
-                                        ("occasion", .text(standing.budget.scope.occasion)),
-                                        ("budget", .string(standing.budget.amount.description)),
-                                        ("planned", .string(standing.planned.description)),
-                                        ("spent", .string(standing.spent.description)),
-                                        ("remaining", .string(standing.remaining.description)),
-                                        ("over", .bool(standing.isOver)),
-                                    ])
-                                })
+                            .array(standings.map(Self.document))
                         ),
                     ])))
             return
@@ -111,14 +115,14 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
         let table = TableRenderer(
             columns: [
                 .init("BUDGET FOR", shrinks: true), .init("BUDGET", alignment: .right), .init("PLANNED", alignment: .right),
-                .init("SPENT", alignment: .right), .init("REMAINING", alignment: .right), .init(""),
+                .init("SPENT", alignment: .right), .init("REMAINING", alignment: .right), .init("STATUS"),
             ], maxWidth: TerminalSession.outputColumns)
         shell.console.print(
             table.render(
                 standings.map { standing in
                     [
                         standing.budget.scope.words, standing.budget.amount.description, standing.planned.description,
-                        standing.spent.description, standing.remaining.description, standing.isOver ? "OVER" : "",
+                        standing.spent.description, standing.remaining.description, standing.isOver ? "OVER" : "ok",
                     ]
                 }))
         let over = standings.filter(\.isOver).count

@@ -59,12 +59,13 @@ struct OccasionCommand: ShellCommand, StructuredOutputOptions {
             }
             let when = occasion.date.map { " on \($0)\(occasion.isYearly ? ", every year" : "")" } ?? " (no date)"
             shell.console.print(
-                "Saved occasion \"\(shell.service.state.occasions[occasion.key]?.name ?? occasion.name)\"\(when)\(existed ? " (changed)" : "").")
+                "Saved occasion \(TerminalText.quoted(shell.service.state.occasions[occasion.key]?.name ?? occasion.name))\(when)\(existed ? " (changed)" : "")."
+            )
         case "remove", "rm":
             let name = self.name ?? ""
             let events = try shell.service.perform(.removeOccasion(name: name)).events
             if case .occasionRemoved(let removed) = events.first?.body {
-                shell.console.print("Removed occasion \"\(removed)\".")
+                shell.console.print("Removed occasion \(TerminalText.quoted(removed)).")
             }
         default:
             throw REPLError(.unknownAction(command: "occasion", word: action, actions: Self.actions))

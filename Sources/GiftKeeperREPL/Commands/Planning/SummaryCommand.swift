@@ -17,7 +17,9 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
 
     @Option(help: "Only presents for this occasion.") var occasion: String?
     @Option(help: ArgumentHelp("Only presents of this year.", valueName: "YYYY")) var year: String?
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("As it stood then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("As it stood then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
     @Flag(help: "One JSON document (a row per recipient) instead of the table and chart.") var json = false
 
@@ -40,6 +42,13 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
         }
         let state = try shell.state(asOf: asOf)
         let rows = state.summary(occasion: occasion, year: year, day: LocalTime.date)
+        // The budgets not for one person: the whole list's, and the occasions' (only the one
+        // asked for, with --occasion).
+        let overall = state.budgetStandings.filter { standing in
+            guard standing.budget.scope.recipient == nil else { return false }
+            guard let occasion else { return true }
+            return standing.budget.scope.occasion.map { state.foldedName($0) == state.foldedName(occasion) } ?? false
+        }
         if try StructuredOutput.format(self) == .json {
             shell.console.write(
                 JSONWriter.document(
@@ -56,11 +65,13 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
                                     ])
                                 })
                         ),
+                        ("budgets", .array(overall.map(BudgetCommand.document))),
                     ])))
             return
         }
         guard !rows.isEmpty else {
             shell.console.print("No presents match.")
+            for standing in overall { shell.console.print(BudgetWords.overall(standing, amount: shell.amount)) }
             return
         }
         let largest = rows.map { ($0.planned + $0.spent).minorUnits }.max() ?? 0
@@ -93,6 +104,7 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
         shell.console.print(
             "\(count) present\(count == 1 ? "" : "s") for \(rows.count) \(rows.count == 1 ? "person" : "people"): "
                 + "planned \(shell.amount(planned)), spent \(shell.amount(spent)).")
+        for standing in overall { shell.console.print(BudgetWords.overall(standing, amount: shell.amount)) }
     }
 
     /// Cells of the bar for `value` when `largest` fills it; at least one for anything above zero.

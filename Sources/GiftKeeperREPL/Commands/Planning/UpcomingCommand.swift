@@ -4,8 +4,8 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `upcoming [--days N]`: dated occasions in the next N days (60), soonest first, with what
-/// is still to buy and to wrap.
+/// `upcoming [--days N]`: dated occasions in the next N days (60), soonest first, each with
+/// a table of what is still to buy, to wrap and to give, and what is still to spend.
 struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "upcoming",
@@ -24,7 +24,7 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
         let today = LocalTime.date(shell.service.now)
         let upcoming = state.upcoming(today: today, days: days)
         if try StructuredOutput.format(self) == .json {
-            let ids = { (presents: [Present]) in JSONValue.array(presents.map { .string($0.id.description) }) }
+            let documents = { (presents: [Present]) in JSONValue.array(presents.map { StructuredOutput.present($0) }) }
             shell.console.write(
                 JSONWriter.document(
                     .array(
@@ -32,7 +32,9 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
                             .object([
                                 ("occasion", .string(item.occasion.name)), ("date", .string(item.date.description)),
                                 ("daysAway", .number(Int64(item.daysAway))), ("yearly", .bool(item.occasion.isYearly)),
-                                ("toBuy", ids(item.toBuy)), ("toWrap", ids(item.toWrap)), ("ready", ids(item.ready)),
+                                ("toBuy", documents(item.toBuy)), ("toWrap", documents(item.toWrap)),
+                                ("ready", documents(item.ready)),
+                                ("toSpend", .string(Self.toSpend(item).description)),
                             ])
                         })))
             return
@@ -46,25 +48,32 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
             return
         }
         var lines: [String] = []
+        // Indented under the occasion's line; titles give way first on a narrow terminal.
+        let table = TableRenderer(
+            columns: [
+                .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
+                .init(state.currency.map { "PRICE \($0)" } ?? "PRICE", alignment: .right), .init("TO DO"),
+            ], maxWidth: TerminalSession.outputColumns.map { $0 - 2 })
         for item in upcoming {
             lines.append("\(TerminalText.sanitized(item.occasion.name)): \(item.date), \(Countdown.words(item.daysAway))")
-            if item.toBuy.isEmpty && item.toWrap.isEmpty && item.ready.isEmpty {
-                lines.append("  nothing planned yet")
+            let rows = [(item.toBuy, "buy"), (item.toWrap, "wrap"), (item.ready, "give")].flatMap { presents, task in
+                presents.map { [$0.id.description, $0.recipient, $0.title, $0.price?.description ?? "-", task] }
             }
-            if !item.toBuy.isEmpty { lines.append("  to buy (\(item.toBuy.count)): " + Self.describe(item.toBuy, shell)) }
-            if !item.toWrap.isEmpty { lines.append("  to wrap (\(item.toWrap.count)): " + Self.describe(item.toWrap, shell)) }
-            if !item.ready.isEmpty { lines.append("  wrapped, ready (\(item.ready.count)): " + Self.describe(item.ready, shell)) }
+            guard !rows.isEmpty else {
+                lines.append("  nothing planned yet")
+                continue
+            }
+            lines += table.render(rows).split(separator: "\n").map { "  " + $0 }
+            lines.append("  " + UpcomingWords.tally(item, toSpend: shell.amount(Self.toSpend(item))))
         }
         shell.console.print(lines.joined(separator: "\n"))
     }
 
-    /// `p1 Blue scarf for Mum, p4 Kite for Sam`, each cut to fit.
-    private static func describe(_ presents: [Present], _ shell: any Shell) -> String {
-        presents.map { present in
-            let title = TerminalText.truncated(TerminalText.sanitized(present.title), toWidth: 30)
-            let recipient = TerminalText.truncated(TerminalText.sanitized(present.recipient), toWidth: 20)
-            return "\(present.id) \(title) for \(recipient)"
-        }.joined(separator: ", ")
+    /// The prices of what is still to buy for `item`.
+    static func toSpend(_ item: UpcomingOccasion) -> MoneyTotal {
+        var total = MoneyTotal()
+        for present in item.toBuy { if let price = present.price { total.add(price) } }
+        return total
     }
 }
 

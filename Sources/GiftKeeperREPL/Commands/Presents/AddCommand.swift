@@ -31,7 +31,7 @@ struct AddCommand: ShellCommand {
             ArgumentPrompt(\.recipient, "Recipient"), ArgumentPrompt(\.title, "Title", after: [\.recipient]),
             ArgumentPrompt(
                 \.price, "Price (Enter skips)", option: "--price", after: arguments, isOptional: true,
-                check: { _ = try Money.parsePrice($0) }),
+                check: { text, _ in _ = try Money.parsePrice(text) }),
             ArgumentPrompt(\.occasion, "Occasion (Enter skips)", option: "--occasion", after: arguments, isOptional: true),
             ArgumentPrompt(\.notes, "Notes (Enter skips)", option: "--notes", after: arguments, isOptional: true),
             ArgumentPrompt(\.url, "URL (Enter skips)", option: "--url", after: arguments, isOptional: true),
@@ -50,15 +50,19 @@ struct AddCommand: ShellCommand {
         let recipient = self.recipient ?? ""
         let title = self.title ?? ""
         let price = try self.price.map { try Money.parsePrice($0) }
+        let occasion = try shell.occasion(forPresent: self.occasion ?? "")
         let result = try shell.service.perform(
             .addPresent(
-                recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion ?? "",
+                recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion.name,
                 url: url ?? "", store: store ?? ""))
         for event in result.events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
             let memory = GiftMemory(result.similar, of: result.similar.count, for: recipient, in: shell.service.state)
             // The line and its notes, in one write.
             shell.console.print(lines: [GiftMemory.saved(id, title: title, for: recipient)] + memory.notes)
+            if let suggestion = occasion.suggestion {
+                shell.console.print(OccasionWords.newOccasion(occasion.name, suggestion: suggestion, movedBy: id))
+            }
         }
         shell.warnOverBudget(result.budgetsCrossed)
     }

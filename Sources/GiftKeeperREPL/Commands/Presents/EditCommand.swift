@@ -30,12 +30,19 @@ struct EditCommand: PresentIDCommand {
         self = try shell.completing(self)
         let id = try presentID()
         var changes: [PresentChange] = []
+        var typo: (name: String, suggestion: String)?
         for assignment in self.changes {
             guard let equals = assignment.firstIndex(of: "=") else {
                 throw REPLError(.expectedAssignment(assignment))
             }
             let field = try PresentField(parsing: String(assignment[..<equals]))
-            changes.append(try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...])))
+            var change = try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...]))
+            if case .occasion(let typed) = change {
+                let occasion = try shell.occasion(forPresent: typed)
+                change = .occasion(occasion.name)
+                typo = occasion.suggestion.map { (occasion.name, $0) }
+            }
+            changes.append(change)
         }
         let result = try shell.service.perform(.editPresent(id: id, changes: changes))
         if result.events.isEmpty {
@@ -46,6 +53,9 @@ struct EditCommand: PresentIDCommand {
                 return []
             }
             shell.console.print("Saved \(id): \(fields.joined(separator: ", ")) changed.")
+            if let typo, fields.contains(PresentField.occasion.rawValue) {
+                shell.console.print(OccasionWords.newOccasion(typo.name, suggestion: typo.suggestion, movedBy: id))
+            }
             shell.warnOverBudget(result.budgetsCrossed)
         }
     }

@@ -28,7 +28,9 @@ struct ListCommand: ShellCommand, StructuredOutputOptions {
         completion: .list(PresentSort.allCases.map(\.rawValue)))
     var sort: String?
     @Flag(help: "Given and removed presents too.") var all = false
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("The list as it was then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
     @Flag(help: "One JSON document (an array of presents) instead of the table.") var json = false
     @Flag(help: "CSV (RFC 4180) instead of the table, for spreadsheets.") var csv = false

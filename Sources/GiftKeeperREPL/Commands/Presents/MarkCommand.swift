@@ -17,7 +17,8 @@ struct MarkCommand: PresentIDCommand {
     static var prompts: [ArgumentPrompt<Self>] {
         [
             idPrompt,
-            ArgumentPrompt(\.status, "Status (idea, bought, wrapped, given)", after: [\.id], check: { _ = try PresentStatus(parsing: $0) }),
+            ArgumentPrompt(
+                \.status, "Status (idea, bought, wrapped, given)", after: [\.id], check: { text, _ in _ = try PresentStatus(parsing: text) }),
         ]
     }
 

@@ -10,9 +10,17 @@ struct ShowCommand: PresentIDCommand, StructuredOutputOptions {
         commandName: "show", abstract: "Show every field of a present.", usage: "show <id> [--as-of DATE] [--json]")
 
     @Argument(help: "A present id such as p3.") var id: String?
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The present as it was then: YYYY-MM-DD[THH:MM].", valueName: "DATE"))
+    @Option(
+        name: .customLong("as-of"), parsing: .unconditional,
+        help: ArgumentHelp("The present as it was then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
     var asOf: String?
     @Flag(help: "One JSON document (the present) instead of the table.") var json = false
+
+    /// Any id the list ever used: a removed present is shown too (as it is now: an
+    /// `--as-of` state may not hold it yet, which the command says).
+    static func checkAnswered(_ id: PresentID, in state: GiftList) throws {
+        if state.present(id) == nil { throw DomainError.unknownPresent(id) }
+    }
 
     mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
