@@ -1,0 +1,63 @@
+import Foundation
+import GiftKeeperTestSupport
+import Glibc
+import TestProcesses
+import Testing
+
+/// What an attack on the built program found (issue 30), through the binary.
+@Suite("Hardening through the binary", .programSlot)
+struct HardeningTests {
+    /// A sandbox journal with one present, then `extra` bytes of zeros (`truncate -s +N`, a
+    /// sparse hole); its size before.
+    private func journalExtended(by extra: Int) async throws -> (Sandbox, Int) {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        var info = stat()
+        try #require(stat(sandbox.journal, &info) == 0)
+        let size = Int(info.st_size)
+        try #require(truncate(sandbox.journal, off_t(size + extra)) == 0)
+        return (sandbox, size)
+    }
+
+    @Test("A journal extended by 1 GiB of zeros is damage: one line, exit 1, nothing read into memory, copied or cut")
+    func extendedJournal() async throws {
+        // `truncate -s +1G`: a sparse hole, so the test stays fast.
+        let (sandbox, size) = try await journalExtended(by: 1 << 30)
+        let before = sandbox.allFiles().sorted()
+
+        // Under 600 MB of address space: reading the hole into memory could not even start.
+        let limited = ["-c", #"ulimit -v 600000 && exec "$0" "$@""#, sandbox.binary]
+        for _ in 0..<2 {
+            let listed = try await runProgram(
+                "/bin/sh", limited + ["list", "--journal", sandbox.journal], input: Array("secret-pw\n".utf8),
+                environment: sandbox.environment)
+            #expect(listed.status == 1, "\(listed)")
+            #expect(listed.errorLines.count == 1, "\(listed)")
+            #expect(listed.stderr.contains("1073741824 bytes follow the last whole frame"), "\(listed)")
+            #expect(listed.stdout.isEmpty, "\(listed)")
+        }
+        let verified = try await runProgram(
+            "/bin/sh", limited + ["verify", "--journal", sandbox.journal], environment: sandbox.environment)
+        #expect(verified.status == 1, "\(verified)")
+        #expect(verified.stdout.hasPrefix("FAILED"), "\(verified)")
+        #expect(verified.stdout.contains("1073741824 bytes follow the last whole frame"), "\(verified)")
+        #expect(!verified.stderr.contains("incomplete write"), "\(verified)")
+
+        var info = stat()
+        #expect(stat(sandbox.journal, &info) == 0 && Int(info.st_size) == size + (1 << 30), "the journal was cut")
+        #expect(sandbox.allFiles().sorted() == before, "a copy was made beside the journal")
+    }
+
+    @Test("A crash's tail of zeros is trimmed with a warning and not copied")
+    func zeroTornTail() async throws {
+        let (sandbox, _) = try await journalExtended(by: 4096)
+        let before = sandbox.allFiles().sorted()
+        let listed = try await sandbox.run(["list", "--journal", sandbox.journal], input: "secret-pw\n")
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stdout.contains("Hat"), "\(listed)")
+        #expect(listed.stderr.contains("4096 bytes were trimmed"), "\(listed)")
+        #expect(!listed.stderr.contains("saved to"), "\(listed)")
+        #expect(sandbox.allFiles().sorted() == before, "zeros were copied beside the journal")
+        #expect(try await sandbox.verifies())
+    }
+}
