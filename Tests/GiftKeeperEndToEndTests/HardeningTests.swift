@@ -60,4 +60,30 @@ struct HardeningTests {
         #expect(sandbox.allFiles().sorted() == before, "zeros were copied beside the journal")
         #expect(try await sandbox.verifies())
     }
+
+    @Test("import of a FIFO, a device or a directory is refused at once, one line, nothing added; the shell goes on")
+    func importNonRegularFile() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        let fifo = sandbox.root + "/export.json"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, "/dev/zero", sandbox.home] {
+            let imported = try await runProgram(
+                sandbox.binary, ["import", path, "--journal", sandbox.journal], input: Array("secret-pw\n".utf8),
+                environment: sandbox.environment, timeout: .seconds(15))
+            #expect(!imported.timedOut, "import of \(path) blocked")
+            #expect(imported.status == 5, "\(imported)")
+            let refusal = "giftkeeper: error: '\(path)' is not a regular file (a FIFO, device, socket or directory): "
+            #expect(imported.errorLines == [refusal + "nothing was read from it."], "\(imported)")
+        }
+        // The shell: refused, and the session goes on (still signed in).
+        let shell = try await runProgram(
+            sandbox.binary, ["--journal", sandbox.journal], input: Array("login\nsecret-pw\nimport \(fifo)\nlist\nquit\n".utf8),
+            environment: sandbox.environment, timeout: .seconds(15))
+        #expect(!shell.timedOut, "the shell's import blocked")
+        #expect(shell.stderr.contains("is not a regular file"), "\(shell)")
+        #expect(shell.stdout.contains("Hat"), "\(shell)")
+        let audit = try await sandbox.audits()
+        #expect(audit.stdout.components(separatedBy: "\tpresentAdded\t").count - 1 == 1, "\(audit)")
+    }
 }

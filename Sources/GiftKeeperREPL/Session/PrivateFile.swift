@@ -103,23 +103,27 @@ public enum PrivateFile {
     public static let maximumReadSize = 1 << 30
 
     /// Reads a whole regular file of at most ``maximumReadSize`` bytes.
+    ///
+    /// Opened `O_NONBLOCK` and checked with `fstat` before anything is read, so a FIFO, a
+    /// device or a socket is refused at once (``ServiceError/Code/notRegularFile(path:)``)
+    /// instead of blocking for ever. Read in chunks: Ctrl-C in the shell
+    /// (``CommandInterruption``) cancels between two of them.
     public static func read(_ path: String) throws(ServiceError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw ServiceError(.fileIO(operation: "open", path: path, errno: errno)) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ServiceError(.fileIO(operation: "examine", path: path, errno: errno)) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw ServiceError(.fileIO(operation: "read", path: path, errno: info.st_mode & S_IFMT == S_IFDIR ? EISDIR : EINVAL))
-        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw ServiceError(.notRegularFile(path: path)) }
         guard Int(info.st_size) <= maximumReadSize else {
             throw ServiceError(.fileIO(operation: "read", path: path, errno: EFBIG))
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
+            if CommandInterruption.isRequested { throw ServiceError(.cancelled) }
             let n = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, min(readChunk, buffer.count - offset))
             }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -130,4 +134,7 @@ public enum PrivateFile {
         }
         return Array(bytes[0..<offset])
     }
+
+    /// How much ``read(_:)`` reads between two looks for Ctrl-C.
+    static let readChunk = 1 << 20
 }
