@@ -103,6 +103,7 @@ struct Audit: ParsableCommand {
             throw failure(error)
         }
         let failed = report.reportedFailedLogins.count
+        for broken in report.textRuleBreaks { console.warning(AuditWords.warning(broken)) }
         if let tail = report.tornTail {
             console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }

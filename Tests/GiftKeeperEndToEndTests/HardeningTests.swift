@@ -86,4 +86,63 @@ struct HardeningTests {
         let audit = try await sandbox.audits()
         #expect(audit.stdout.components(separatedBy: "\tpresentAdded\t").count - 1 == 1, "\(audit)")
     }
+
+    /// Scalars a terminal, a spreadsheet or an editor acts on instead of showing: C0 controls
+    /// but those `allowed`, DEL, C1, the bidirectional embeddings, overrides and isolates,
+    /// and with `marks` the bidirectional marks (which JSON escapes too; the table and CSV
+    /// show them, as typed input may hold them).
+    private func controls(in text: String, allowing allowed: Set<Unicode.Scalar>, marks: Bool = false) -> [UInt32] {
+        text.unicodeScalars.filter { scalar in
+            switch scalar.value {
+            case 0x00...0x1F: !allowed.contains(scalar)
+            case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+            case 0x061C, 0x200E, 0x200F: marks
+            default: false
+            }
+        }.map(\.value)
+    }
+
+    @Test("Text another device stored with controls leaves every format sanitised; audit warns of it")
+    func hostileStoredText() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        try HostileDevice.append(
+            [
+                try HostileDevice.present(
+                    2, title: "Kite\u{1B}]0;owned\u{7}\u{9B}31m\u{202E}txt.exe\u{7F}\u{200F}",
+                    notes: "line\n\u{1B}]52;c;ZXZpbA==\u{7}", store: "\t=2+2"),
+                try HostileDevice.present(3, recipient: "\r=1+1", title: "Ball"),
+            ], to: sandbox.journal, password: "secret-pw")
+
+        let csv = try await sandbox.run(["list", "--csv", "--journal", sandbox.journal], input: "secret-pw\n")
+        #expect(csv.status == 0, "\(csv)")
+        #expect(controls(in: csv.stdout, allowing: ["\r", "\n", "\t"]).isEmpty, "\(csv)")
+        #expect(csv.stdout.contains("Kite\u{FFFD}]0;owned\u{FFFD}\u{FFFD}31m\u{FFFD}txt.exe\u{FFFD}"), "\(csv)")
+        // The formula guard: a leading tab, a leading CR (shown as �) never starts a formula.
+        #expect(csv.stdout.contains("\"'\t=2+2\""), "\(csv)")
+        #expect(!csv.stdout.contains(",\t=2+2"), "\(csv)")
+
+        let json = try await sandbox.run(["list", "--json", "--journal", sandbox.journal], input: "secret-pw\n")
+        #expect(json.status == 0, "\(json)")
+        #expect(controls(in: json.stdout, allowing: ["\n"], marks: true).isEmpty, "\(json)")
+        for escaped in ["\\u001b]0;owned\\u0007\\u009b31m\\u202etxt.exe\\u007f\\u200f", "\\t=2+2", "\\r=1+1"] {
+            #expect(json.stdout.contains(escaped), "\(escaped): \(json)")
+        }
+
+        let exportPath = sandbox.home + "/export.json"
+        let exported = try await sandbox.run(
+            ["export", "--output", exportPath, "--journal", sandbox.journal], input: "secret-pw\n")
+        #expect(exported.status == 0, "\(exported)")
+        let document = String(decoding: try readBytes(exportPath), as: UTF8.self)
+        #expect(controls(in: document, allowing: ["\n"], marks: true).isEmpty, "\(document)")
+        #expect(document.contains("\\u009b31m\\u202etxt.exe"), "\(document)")
+
+        let audit = try await sandbox.audits()
+        #expect(audit.status == 0, "\(audit)")
+        #expect(controls(in: audit.stdout + audit.stderr, allowing: ["\n", "\t"]).isEmpty, "\(audit)")
+        let warnings = audit.stderr.split(separator: "\n").filter { $0.contains("holds text typed input could not") }
+        #expect(warnings.count == 2, "\(audit)")
+        #expect(warnings.first?.contains("the title contains the control character U+001B") == true, "\(audit)")
+        #expect(warnings.last?.contains("the recipient contains the control character U+000D") == true, "\(audit)")
+    }
 }
