@@ -248,7 +248,7 @@ struct Export: ParsableCommand {
             if let output {
                 var file = PrivateFile.Writer(path: output, replacing: force)
                 try service.export(to: &file, asOf: then)
-                Console().note(PrivateFile.exportedSentence(presents: count, to: output))
+                Console().note(PrivateFile.exportedSentence(presents: count, to: file))
             } else {
                 var console = Console()
                 try service.export(to: &console, asOf: then)

@@ -145,4 +145,57 @@ struct HardeningTests {
         #expect(warnings.first?.contains("the title contains the control character U+001B") == true, "\(audit)")
         #expect(warnings.last?.contains("the recipient contains the control character U+000D") == true, "\(audit)")
     }
+
+    /// An export v1 document of `count` presents.
+    private func document(presents count: Int) -> String {
+        let presents = (1...count).map { number in
+            #"{"createdAt":"2026-12-01T09:00:00.000Z","id":"p\#(number)","notes":"a note of some length, to weigh","#
+                + #""occasion":"Christmas","price":"12.50","recipient":"Person \#(number % 50)","status":"idea","#
+                + #""title":"Present number \#(number)","updatedAt":"2026-12-01T09:00:00.000Z"}"#
+        }
+        return #"{"account":{"name":"Alice"},"format":"giftkeeper.export.v1","presents":["#
+            + presents.joined(separator: ",") + "]}"
+    }
+
+    @Test("export --output killed (SIGKILL) at any moment leaves no partial file; one left by an older run is removed, and said")
+    func killedExport() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal()
+        let source = sandbox.home + "/seed.json"
+        try writeNewFile(Array(document(presents: 20_000).utf8), to: source)
+        let imported = try await sandbox.run(
+            ["import", source, "--journal", sandbox.journal], input: "secret-pw\n", timeout: .seconds(120))
+        #expect(imported.status == 0, "\(imported)")
+        let directory = sandbox.root + "/out"
+        #expect(mkdir(directory, 0o700) == 0)
+        let output = directory + "/export.json"
+        let arguments = ["export", "--output", output, "--force", "--journal", sandbox.journal]
+
+        // How long one export takes here, whole: the kills land across it.
+        let started = ContinuousClock.now
+        let whole = try await sandbox.run(arguments, input: "secret-pw\n", timeout: .seconds(120))
+        let duration = ContinuousClock.now - started
+        #expect(whole.status == 0, "\(whole)")
+        let complete = try readBytes(output)
+        #expect(complete.count > 1_000_000)
+        for step in 1...8 {
+            let (_, killed) = try await withProgram(sandbox.binary, arguments, environment: sandbox.environment) { program in
+                await program.send("secret-pw\n")
+                try await Task.sleep(for: duration * (Double(step) / 9))
+                program.kill(SIGKILL)
+            }
+            #expect(killed.signal == SIGKILL || killed.status == 0, "\(killed)")
+            // Never a partial document: the old one, or (killed after the rename) the new one.
+            #expect(try directoryEntries(directory) == ["export.json"], "kill \(step)")
+            #expect(try readBytes(output).count == complete.count, "kill \(step)")
+        }
+
+        // A partial file an older version left (no O_TMPFILE where it ran): removed, and said.
+        let stale = directory + "/.export.json.new-7fffffff-1a2b"
+        try writeNewFile(Array(#"{"account":{"name":"Alice"},"presents":[{"title":"half"#.utf8), to: stale)
+        let cleaned = try await sandbox.run(arguments, input: "secret-pw\n", timeout: .seconds(120))
+        #expect(cleaned.status == 0, "\(cleaned)")
+        #expect(cleaned.stderr.contains("Removed a partial file an earlier export left when it was killed: '\(stale)'."), "\(cleaned)")
+        #expect(try directoryEntries(directory) == ["export.json"])
+    }
 }
