@@ -234,6 +234,8 @@ let package = Package(
             name: "GiftKeeperEndToEndTests",
             dependencies: [
                 "giftkeeper", "TestProcesses", "GiftKeeperTestSupport", .product(name: "SwiftCSV", package: "SwiftCSV"),
+                // Only to write what another device holding the key could (HostileDevice).
+                "GiftKeeperSealing", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
             ],
             swiftSettings: strictSettings
         ),

@@ -344,3 +344,50 @@ extension GiftList {
         return value
     }
 }
+
+extension GiftList {
+    /// The first rule of typed input that text stored in `event` breaks: a control
+    /// character (a tab or CR around a one-line field included, which typed input would
+    /// have trimmed), an empty or over-long name, recipient, title or other field. Such
+    /// text was written by a program holding the key that did not obey this one's rules
+    /// (another device of the user's, compromised or buggy); nil when it obeys them.
+    public static func ruleBroken(by event: Event) -> DomainError? {
+        var fields: [(String, DomainError.InputField)] = []
+        switch event.body {
+        case .accountCreated(let name):
+            fields = [(name, .name)]
+        case .presentAdded(_, let recipient, let title, let notes, _, let occasion, let url, let store):
+            fields = [(recipient, .recipient), (title, .title), (notes, .notes), (occasion, .occasion), (url, .url), (store, .store)]
+        case .presentImported(let present):
+            fields = [
+                (present.recipient, .recipient), (present.title, .title), (present.notes, .notes),
+                (present.occasion, .occasion), (present.url, .url), (present.store, .store),
+            ]
+        case .presentEdited(_, let changes):
+            for change in changes {
+                switch change {
+                case .title(let value): fields.append((value, .title))
+                case .recipient(let value): fields.append((value, .recipient))
+                case .notes(let value): fields.append((value, .notes))
+                case .occasion(let value): fields.append((value, .occasion))
+                case .url(let value): fields.append((value, .url))
+                case .store(let value): fields.append((value, .store))
+                case .price: break
+                }
+            }
+        case .occasionAdded(let occasion):
+            fields = [(occasion.name, .occasion)]
+        default:
+            break
+        }
+        do throws(DomainError) {
+            for (text, field) in fields {
+                let mayBeEmpty = field != .name && field != .recipient && field != .title
+                _ = try checked(text, field, allowEmpty: mayBeEmpty, trim: false)
+            }
+        } catch {
+            return error
+        }
+        return nil
+    }
+}

@@ -200,9 +200,9 @@ public final class Journal {
         guard locked else { throw JournalError(.inUse, path: path) }
     }
 
-    /// Saves an unfinished last frame aside (``saveAside(_:of:path:)``), then cuts the file
-    /// back to where it starts, durably. Call with the exclusive lock held. Returns the tail
-    /// with where it was saved.
+    /// Saves an unfinished last frame aside (``saveAside(_:of:path:)``) unless it is all
+    /// zeros, then cuts the file back to where it starts, durably. Call with the exclusive
+    /// lock held. Returns the tail with where it was saved.
     static func trim(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> TornTail {
         let saved = try saveAside(tail, of: file, path: path)
         try mapIO(path) { () throws(SystemCallError) in
@@ -213,12 +213,16 @@ public final class Journal {
     }
 
     /// Copies an unfinished tail to `<path>.torn-<offset>-<random>` beside the journal,
-    /// durable before anything is trimmed. Returns its path.
-    private static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String {
+    /// durable before anything is trimmed. Returns its path; nil for a tail of zeros (what
+    /// a crash that extended the file leaves), which holds nothing to keep.
+    private static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String? {
+        // A torn tail is never longer than one frame (JournalReader decides): bounded memory.
+        precondition(tail.length <= JournalFormat.longestFrame, "a torn tail longer than one frame")
         var bytes = [UInt8](repeating: 0, count: tail.length)
         try mapIO(path) { () throws(SystemCallError) in
             try bytes.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: tail.offset) }
         }
+        if bytes.allSatisfy({ $0 == 0 }) { return nil }
         let suffix: [UInt8]
         do {
             suffix = try randomBytes(count: 6)

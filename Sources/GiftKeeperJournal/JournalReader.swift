@@ -72,7 +72,15 @@ enum JournalReader {
             case .invalidHeader(let damage):
                 summary.validEnd = boundary
                 summary.headHash = scanner.headHash
-                if try restIsZero(file, from: boundary, to: end, buffer: buffer) {
+                if remaining > JournalFormat.longestFrame {
+                    // Longer than any unfinished append: damage whatever it holds, so only
+                    // one frame's worth is read, to name it: zeros (a file extended by
+                    // hand) are a tail too long, anything else what the header check found.
+                    let zeros = try restIsZero(file, from: boundary, to: boundary + JournalFormat.longestFrame, buffer: buffer)
+                    summary.problem = JournalProblem(
+                        sequence: scanner.expectedSequence, offset: boundary,
+                        damage: zeros ? .tailTooLong(length: UInt64(remaining)) : damage)
+                } else if try restIsZero(file, from: boundary, to: end, buffer: buffer) {
                     summary.tornTail = TornTail(offset: boundary, length: remaining)
                 } else {
                     summary.problem = JournalProblem(

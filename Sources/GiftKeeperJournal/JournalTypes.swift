@@ -37,7 +37,8 @@ public struct TornTail: Sendable, Equatable {
     public let offset: Int
     public let length: Int
     /// Where the bytes were copied before they were trimmed off the journal (mode 0600,
-    /// beside it): no byte a user wrote is ever destroyed. Nil when not trimmed.
+    /// beside it): no byte a user wrote is ever destroyed. Nil when not trimmed, and when
+    /// the tail was all zeros (nothing to keep).
     public let savedAs: String?
 
     public init(offset: Int, length: Int, savedAs: String? = nil) {
@@ -84,6 +85,9 @@ public enum JournalDamage: Sendable, Equatable {
     /// An intact frame (`sequence`, at byte `offset`) follows an unfinished one: frames
     /// were hidden by an altered length, not torn by a crash.
     case hiddenFrames(sequence: UInt64, offset: Int)
+    /// `length` bytes follow the last whole frame, starting with more zeros than one frame
+    /// can hold: no unfinished append leaves that much (a file extended by hand).
+    case tailTooLong(length: UInt64)
     /// A frame handed over by another store does not verify against the chain.
     case frameDoesNotVerify
     /// A rewrite was asked to start at a position the journal does not have.

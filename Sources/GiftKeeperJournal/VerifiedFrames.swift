@@ -36,7 +36,6 @@ public struct VerifiedFrames: Sendable {
     public mutating func takeIn(_ frames: some Sequence<[UInt8]>) throws(JournalError) {
         let scanner = FrameScanner(genesisHash: head.hash, nextSequence: head.sequence + 1)
         for frame in frames {
-            let offset = size
             let verified: UInt64? = frame.withUnsafeBytes { bytes in
                 guard case .frame(let found) = scanner.next(in: bytes, remaining: bytes.count), found.size == bytes.count
                 else { return nil }

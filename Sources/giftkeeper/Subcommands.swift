@@ -103,6 +103,7 @@ struct Audit: ParsableCommand {
             throw failure(error)
         }
         let failed = report.reportedFailedLogins.count
+        for broken in report.textRuleBreaks { console.warning(AuditWords.warning(broken)) }
         if let tail = report.tornTail {
             console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }
@@ -214,7 +215,7 @@ struct Export: ParsableCommand {
             if let output {
                 var file = PrivateFile.Writer(path: output, replacing: force)
                 try service.export(to: &file, asOf: then)
-                Console().note(PrivateFile.exportedSentence(presents: count, to: output))
+                Console().note(PrivateFile.exportedSentence(presents: count, to: file))
             } else {
                 var console = Console()
                 try service.export(to: &console, asOf: then)

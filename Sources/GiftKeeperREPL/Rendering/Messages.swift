@@ -236,6 +236,8 @@ extension ServiceError {
             return "Import rejected at \(location): \(clause). Nothing was imported; fix the document and try again."
         case .cancelled:
             return "Cancelled (Ctrl-C). Nothing was recorded."
+        case .notRegularFile(let path):
+            return "'\(path)' is not a regular file (a FIFO, device, socket or directory): nothing was read from it."
         case .exportTargetExists(let path):
             return "'\(path)' already exists. Choose another file, or add --force to replace it."
         case .changedElsewhere:

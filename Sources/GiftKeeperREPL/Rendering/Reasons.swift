@@ -30,6 +30,9 @@ extension JournalDamage {
         case .hiddenFrames(let sequence, let offset):
             return "an intact frame (sequence number \(sequence), byte offset \(offset)) "
                 + "follows an unfinished one: frames were hidden, not torn by a crash"
+        case .tailTooLong(let length):
+            return "\(length) bytes follow the last whole frame, more than an unfinished write leaves "
+                + "(one frame, at most 1 MiB + 53 bytes): the file was extended or cut, not torn by a crash"
         case .frameDoesNotVerify:
             return "frame does not verify"
         case .noSuchPosition:
