@@ -1,0 +1,182 @@
+import Foundation
+import GiftKeeperTestSupport
+import Glibc
+import TestProcesses
+import Testing
+
+/// SPEC §12, the sync service: two sandboxes (each its own home, state, device key and
+/// journal) share one journal through `giftkeeper-server` with TLS on loopback, the one
+/// `make test` starts (``ServiceFixture``), the real binaries on both sides.
+@Suite("Devices through giftkeeper-server", .programSlot, .needsService)
+struct ServiceEndToEndTests {
+    let url = ServiceFixture.url ?? ""
+    let trust = ServiceFixture.deviceEnvironment
+
+    /// The laptop's journal, shared through `service`; returns the address naming its copy there.
+    func sharedLaptop(_ laptop: Sandbox, service: String? = nil, title: String = "Lego set") async throws -> String {
+        let outcome = try await laptop.run(
+            ["--journal", laptop.journal, "--remote", service ?? url],
+            input: "setup Alice --kdf interactive\nsecret-pw\nsecret-pw\nadd Dad '\(title)'\nquit\n", environment: trust)
+        #expect(outcome.status == 0, "\(outcome)")
+        let line = try #require(outcome.stderr.split(separator: "\n").first { $0.hasPrefix("Shared through ") }, "\(outcome)")
+        return String(line.dropFirst("Shared through ".count).prefix { $0 != " " }.dropLast())
+    }
+
+    /// A one-time code from `laptop` (alone on standard output), cloned by `desktop`.
+    func enrolAndClone(from laptop: Sandbox, to desktop: Sandbox) async throws {
+        let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+        #expect(code.status == 0, "\(code)")
+        let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(address.contains("?enrol=") && address.contains("#"), "\(code)")
+        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], environment: trust)
+        #expect(cloned.status == 0, "\(cloned)")
+        #expect(permissions(of: desktop.journal) == 0o600)
+    }
+
+    @Test("a second device enrolled with a one-time code clones the journal; changes go both ways; the journals end byte-identical")
+    func twoDevicesConverge() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let copy = try await sharedLaptop(laptop)
+        #expect(copy.hasPrefix(url + "#"), "\(copy)")
+        try await enrolAndClone(from: laptop, to: desktop)
+
+        let list = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
+        #expect(list.status == 0, "\(list)")
+        #expect(list.stdout.contains("Lego set"), "\(list)")
+        let added = try await desktop.run(
+            ["add", "Mum", "Blue scarf", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
+        #expect(added.status == 0, "\(added)")
+        let seen = try await laptop.run(["list", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+        #expect(seen.stdout.contains("Blue scarf"), "\(seen)")
+        #expect(seen.stderr.contains("↓ p2 \"Blue scarf\" for Mum was added elsewhere"), "\(seen)")
+
+        let devices = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
+        #expect(devices.status == 0, "\(devices)")
+        #expect(devices.stdoutLines.filter { !$0.isEmpty }.count == 2, "\(devices)")
+        #expect(devices.stdout.contains("(this device)"), "\(devices)")
+
+        _ = try await desktop.run(["sync", "--journal", desktop.journal], environment: trust)
+        _ = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+        let same = fileBytes(laptop.journal) == fileBytes(desktop.journal)
+        #expect(same, "the two devices' journals differ")
+        #expect(try await laptop.verifies())
+        #expect(try await desktop.verifies())
+    }
+
+    @Test("a used enrolment code enrols no other device; a device without a code gets an account of its own, not the journal")
+    func enrolmentCodesWorkOnce() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let stranger = try Sandbox()
+        _ = try await sharedLaptop(laptop)
+        let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+        let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], environment: trust)
+        #expect(cloned.status == 0, "\(cloned)")
+
+        let again = try await stranger.run(["clone", address, "--journal", stranger.journal], environment: trust)
+        #expect(again.status != 0, "\(again)")
+        #expect(again.stderr.contains("did not accept this device"), "\(again)")
+        let withoutCode = String(address.prefix { $0 != "?" }) + "#" + String(address.split(separator: "#").last ?? "")
+        let alone = try await stranger.run(["clone", withoutCode, "--journal", stranger.journal], environment: trust)
+        #expect(alone.status != 0, "\(alone)")
+        #expect(!FileManager.default.fileExists(atPath: stranger.journal))
+    }
+
+    @Test("a dump of the service's database holds no name, title, note or password, in clear or in hex")
+    func databaseDumpHoldsOnlyCiphertext() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let outcome = try await laptop.run(
+            ["--journal", laptop.journal, "--remote", url],
+            input: "setup Rosalind --kdf interactive\nsecret-pw\nsecret-pw\n"
+                + "add 'Grandmother Ingrid' 'Brass telescope' --notes 'hidden in the attic'\nquit\n",
+            environment: trust)
+        #expect(outcome.status == 0, "\(outcome)")
+        try await enrolAndClone(from: laptop, to: desktop)
+        let dump = try await runProgram("/usr/bin/pg_dump", [ServiceFixture.databaseURL], environment: laptop.environment)
+        #expect(dump.status == 0, "\(dump)")
+        #expect(dump.stdout.contains("gk_frames"))
+        for secret in ["Rosalind", "Grandmother Ingrid", "Brass telescope", "hidden in the attic", "secret-pw"] {
+            let hex = secret.utf8.map { String(format: "%02x", $0) }.joined()
+            #expect(!dump.stdout.contains(secret) && !dump.stdout.contains(hex), "\(secret) is in the service's dump")
+        }
+    }
+
+    @Test("the serve role sees one account's rows only, owns nothing, cannot bypass row-level security; PUBLIC cannot connect")
+    func databaseTenancy() async throws {
+        let laptop = try Sandbox()
+        _ = try await sharedLaptop(laptop)
+        let owner = ServiceFixture.databaseURL
+        let serve = owner.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@")
+        let asServe = try await runProgram(
+            "/usr/bin/psql", [serve, "-At", "-c", "SELECT count(*) FROM gk_frames; SELECT count(*) FROM gk_journals"],
+            environment: laptop.environment)
+        #expect(asServe.status == 0, "\(asServe)")
+        #expect(asServe.stdout.split(separator: "\n") == ["0", "0"], "no account set: no row. \(asServe)")
+        let role = try await runProgram(
+            "/usr/bin/psql",
+            [
+                owner, "-At", "-c",
+                "SELECT rolsuper, rolbypassrls, (SELECT count(*) FROM pg_tables WHERE tableowner = 'giftkeeper_serve'), "
+                    + "has_database_privilege('public', current_database(), 'CONNECT') FROM pg_roles WHERE rolname = 'giftkeeper_serve'",
+            ], environment: laptop.environment)
+        #expect(role.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "f|f|0|f", "\(role)")
+        let forged = try await runProgram(
+            "/usr/bin/psql",
+            [serve, "-At", "-c", "INSERT INTO gk_accounts DEFAULT VALUES"], environment: laptop.environment)
+        #expect(forged.status != 0, "\(forged)")
+    }
+
+    @Test("with the service stopped a one-shot add says offline within the deadline; restarted, the change reaches another device")
+    func serviceRestartLosesNothing() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let serverBinary = URL(fileURLWithPath: laptop.binary).deletingLastPathComponent().path + "/giftkeeper-server"
+        let database = ServiceFixture.databaseURL.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@")
+        let certificates = ServiceFixture.certificateDirectory
+        var port = ServiceFixture.sparePort
+        func serve(_ body: (String) async throws -> Void) async throws {
+            let arguments = [
+                "serve", "--database", database, "--listen", "127.0.0.1:\(port)", "--tls-cert", certificates + "/server.pem",
+                "--tls-key", certificates + "/server.key",
+            ]
+            let (_, outcome) = try await withProgram(serverBinary, arguments, environment: laptop.environment, timeout: .seconds(120)) {
+                server in
+                let started = await server.wait(timeout: .seconds(30)) { stdout, _ in stdout.contains("serving https://") }
+                #expect(started, "the service did not start: \(server.stderr)")
+                let line = server.stdout.split(separator: "\n").first { $0.contains("serving https://") } ?? ""
+                port = Int(line.split(separator: ":").last ?? "") ?? port
+                try await body("https://127.0.0.1:\(port)")
+                server.kill(SIGTERM)
+            }
+            #expect(outcome.status == 0, "the service did not stop cleanly on SIGTERM: \(outcome)")
+        }
+
+        var service = ""
+        try await serve { address in
+            service = address
+            _ = try await sharedLaptop(laptop, service: address)
+        }
+        // Nothing listens now: refused at once, so well within the 10-second deadline.
+        let clock = ContinuousClock()
+        let start = clock.now
+        let offline = try await laptop.run(
+            ["add", "Mum", "Book", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+        let took = clock.now - start
+        #expect(offline.status == 0, "\(offline)")
+        #expect(offline.stdout.contains("Saved p2"), "\(offline)")
+        #expect(offline.stderr.contains("Offline ("), "\(offline)")
+        #expect(took < .seconds(10), "the offline add took \(took)")
+
+        try await serve { address in
+            #expect(address == service)
+            let sent = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            #expect(sent.status == 0, "\(sent)")
+            try await enrolAndClone(from: laptop, to: desktop)
+            let list = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
+            #expect(list.stdout.contains("Lego set") && list.stdout.contains("Book"), "\(list)")
+        }
+    }
+}
