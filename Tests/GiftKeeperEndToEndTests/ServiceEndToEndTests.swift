@@ -179,4 +179,60 @@ struct ServiceEndToEndTests {
             #expect(list.stdout.contains("Lego set") && list.stdout.contains("Book"), "\(list)")
         }
     }
+
+    @Test("a link that holds every byte makes a one-shot say offline within its deadlines; the change goes at the next sync")
+    func heldLinkIsOfflineWithinTheDeadline() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        _ = try await sharedLaptop(laptop)
+        let hole = try HeldLink(port: ServiceFixture.sparePort == 0 ? 0 : ServiceFixture.sparePort + 1)
+        defer { hole.close() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let held = try await laptop.run(
+            ["add", "Mum", "Book", "--journal", laptop.journal, "--remote", "https://127.0.0.1:\(hole.port)"],
+            input: "secret-pw\n", environment: trust.merging(["GIFTKEEPER_REMOTE_TIMEOUT": "2"]) { $1 })
+        let took = clock.now - start
+        #expect(held.status == 0, "\(held)")
+        #expect(held.stdout.contains("Saved p2"), "\(held)")
+        #expect(held.stderr.contains("Offline (") && held.stderr.contains("did not answer within 2 s"), "\(held)")
+        // Two syncs (at sign-in and after the change), each waiting one 2-second deadline.
+        #expect(took < .seconds(12), "the add took \(took) with 2-second deadlines")
+
+        let sent = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+        #expect(sent.status == 0, "\(sent)")
+        try await enrolAndClone(from: laptop, to: desktop)
+        let list = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
+        #expect(list.stdout.contains("Book"), "\(list)")
+    }
+}
+
+/// A TCP port on loopback that takes connections and never answers: the kernel completes
+/// each handshake into the listen backlog, nobody accepts, and every byte sent is held —
+/// a link that went silent.
+final class HeldLink {
+    let descriptor: Int32
+    let port: Int
+
+    init(port wanted: Int) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(wanted).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard descriptor >= 0, bound == 0, listen(descriptor, 64) == 0 else {
+            throw TestSupportError("could not listen on 127.0.0.1:\(wanted)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
 }
