@@ -13,9 +13,16 @@ import PostgresNIO
 struct SyncRoutes: Sendable {
     let database: ServiceDatabase
     let sessions: Sessions
+    let quotas: Quotas
+    let appendRate: AppendRate
 
-    /// The largest frame taken (quota): far above any event GiftKeeper seals.
-    static let maximumFrameBytes = 1 << 20
+    init(database: ServiceDatabase, sessions: Sessions, quotas: Quotas) {
+        self.database = database
+        self.sessions = sessions
+        self.quotas = quotas
+        appendRate = AppendRate(framesPerMinute: quotas.framesPerMinute)
+    }
+
     /// How long an enrolment code is valid.
     static let enrolmentLifetimeSeconds = 600
 
@@ -208,18 +215,29 @@ struct SyncRoutes: Sendable {
         guard new.journalID.count == 16, new.genesisHash.count == 32, new.header.count <= 4_096 else {
             throw HTTPError(.badRequest, message: "not a journal header")
         }
+        let limit = Int64(quotas.journalsPerAccount)
         let made = try await database.transaction(account: identity.account) { connection in
+            // Under a lock of the account's, so two first pushes at once cannot both pass the quota.
             try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(gk_current_account()::text))", logger: database.logger)
+            return try await connection.query(
                 """
                 INSERT INTO gk_journals (account_id, id, header, head_sequence, head_hash)
-                VALUES (gk_current_account(), \(ByteBuffer(bytes: new.journalID)), \(ByteBuffer(bytes: new.header)), 0,
-                    \(ByteBuffer(bytes: new.genesisHash)))
+                SELECT gk_current_account(), \(ByteBuffer(bytes: new.journalID)), \(ByteBuffer(bytes: new.header)), 0,
+                    \(ByteBuffer(bytes: new.genesisHash))
+                WHERE (SELECT count(*) FROM gk_journals) < \(limit)
                 ON CONFLICT (account_id, id) DO NOTHING RETURNING id
                 """, logger: database.logger
             ).decode(ByteBuffer.self).first { _ in true }
         }
-        guard made != nil else { throw HTTPError(.conflict, message: "the account holds this journal already") }
-        return Response(status: .created)
+        guard made == nil else { return Response(status: .created) }
+        let exists = try await database.transaction(account: identity.account) { connection in
+            try await connection.query(
+                "SELECT 1 FROM gk_journals WHERE id = \(ByteBuffer(bytes: new.journalID))", logger: database.logger
+            ).decode(Int32.self).first { _ in true }
+        }
+        guard exists == nil else { throw HTTPError(.conflict, message: "the account holds this journal already") }
+        throw HTTPError(.tooManyRequests, message: "over the quota of \(limit) journals an account")
     }
 
     private func journal(_ context: ServiceContext) async throws -> Response {
@@ -283,9 +301,10 @@ struct SyncRoutes: Sendable {
         guard !append.frames.isEmpty, append.head.sequence == append.base.sequence + UInt64(append.frames.count),
             append.head.sequence <= UInt64(Int64.max), append.base.hash.count == 32, append.head.hash.count == 32
         else { throw HTTPError(.badRequest, message: "the frames do not go from the base to the head") }
-        guard append.frames.allSatisfy({ $0.count <= Self.maximumFrameBytes }) else {
-            throw HTTPError(.contentTooLarge, message: "a frame is over the \(Self.maximumFrameBytes)-byte quota")
+        guard append.frames.allSatisfy({ $0.count <= quotas.maximumFrameBytes }) else {
+            throw HTTPError(.contentTooLarge, message: "a frame is over the \(quotas.maximumFrameBytes)-byte quota")
         }
+        try appendRate.take(append.frames.count, account: identity.account)
         let frames = append.frames.map { ByteBuffer(bytes: $0) }
         let device = append.post.map { ByteBuffer(bytes: $0.device) }
         let record = append.post.map { ByteBuffer(bytes: $0.record) }

@@ -91,6 +91,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most connections to PostgreSQL.")
     var databaseConnections = 8
 
+    @Option(help: "Quota: the largest frame, in bytes.")
+    var maxFrameBytes = Quotas().maximumFrameBytes
+
+    @Option(help: "Quota: frames an account may append a minute (on this process).")
+    var maxFramesPerMinute = Quotas().framesPerMinute
+
+    @Option(help: "Quota: journals an account may hold.")
+    var maxJournals = Quotas().journalsPerAccount
+
     func run() async throws {
         let (host, port) = try Self.hostAndPort(listen)
         let address = try DatabaseAddress(url: database)
@@ -110,7 +119,10 @@ struct Serve: AsyncParsableCommand {
         }
         let client = PostgresClient(
             configuration: address.clientConfiguration(connections: databaseConnections), backgroundLogger: logger)
-        let routes = SyncRoutes(database: ServiceDatabase(client: client, logger: logger), sessions: Sessions())
+        let quotas = Quotas(
+            maximumFrameBytes: maxFrameBytes, framesPerMinute: maxFramesPerMinute, journalsPerAccount: maxJournals)
+        let routes = SyncRoutes(
+            database: ServiceDatabase(client: client, logger: logger), sessions: Sessions(), quotas: quotas)
         let scheme = tlsCert == nil ? "http" : "https"
         let app = Application(
             router: routes.router(), server: server,

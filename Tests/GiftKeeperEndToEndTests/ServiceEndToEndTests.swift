@@ -129,33 +129,42 @@ struct ServiceEndToEndTests {
         #expect(forged.status != 0, "\(forged)")
     }
 
+    /// Runs a `giftkeeper-server serve` of the test's own (the shared service's database
+    /// and certificate) on `port` (0: the system chooses) with `options`, calls `body` with
+    /// its address once it serves, then stops it with SIGTERM and expects a clean exit.
+    /// Returns the port it served on.
+    @discardableResult
+    func withService(port: Int, options: [String] = [], _ body: (String) async throws -> Void) async throws -> Int {
+        let binary = try GiftKeeperBinary.require()
+        let serverBinary = URL(fileURLWithPath: binary).deletingLastPathComponent().path + "/giftkeeper-server"
+        let database = ServiceFixture.databaseURL.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@")
+        let certificates = ServiceFixture.certificateDirectory
+        let arguments =
+            [
+                "serve", "--database", database, "--listen", "127.0.0.1:\(port)", "--tls-cert", certificates + "/server.pem",
+                "--tls-key", certificates + "/server.key",
+            ] + options
+        let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        let (served, outcome) = try await withProgram(serverBinary, arguments, environment: environment, timeout: .seconds(120)) {
+            server in
+            let started = await server.wait(timeout: .seconds(30)) { stdout, _ in stdout.contains("serving https://") }
+            #expect(started, "the service did not start: \(server.stderr)")
+            let line = server.stdout.split(separator: "\n").first { $0.contains("serving https://") } ?? ""
+            let served = Int(line.split(separator: ":").last ?? "") ?? port
+            try await body("https://127.0.0.1:\(served)")
+            server.kill(SIGTERM)
+            return served
+        }
+        #expect(outcome.status == 0, "the service did not stop cleanly on SIGTERM: \(outcome)")
+        return served
+    }
+
     @Test("with the service stopped a one-shot add says offline within the deadline; restarted, the change reaches another device")
     func serviceRestartLosesNothing() async throws {
         let laptop = try Sandbox()
         let desktop = try Sandbox()
-        let serverBinary = URL(fileURLWithPath: laptop.binary).deletingLastPathComponent().path + "/giftkeeper-server"
-        let database = ServiceFixture.databaseURL.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@")
-        let certificates = ServiceFixture.certificateDirectory
-        var port = ServiceFixture.sparePort
-        func serve(_ body: (String) async throws -> Void) async throws {
-            let arguments = [
-                "serve", "--database", database, "--listen", "127.0.0.1:\(port)", "--tls-cert", certificates + "/server.pem",
-                "--tls-key", certificates + "/server.key",
-            ]
-            let (_, outcome) = try await withProgram(serverBinary, arguments, environment: laptop.environment, timeout: .seconds(120)) {
-                server in
-                let started = await server.wait(timeout: .seconds(30)) { stdout, _ in stdout.contains("serving https://") }
-                #expect(started, "the service did not start: \(server.stderr)")
-                let line = server.stdout.split(separator: "\n").first { $0.contains("serving https://") } ?? ""
-                port = Int(line.split(separator: ":").last ?? "") ?? port
-                try await body("https://127.0.0.1:\(port)")
-                server.kill(SIGTERM)
-            }
-            #expect(outcome.status == 0, "the service did not stop cleanly on SIGTERM: \(outcome)")
-        }
-
         var service = ""
-        try await serve { address in
+        let port = try await withService(port: ServiceFixture.sparePort) { address in
             service = address
             _ = try await sharedLaptop(laptop, service: address)
         }
@@ -170,13 +179,29 @@ struct ServiceEndToEndTests {
         #expect(offline.stderr.contains("Offline ("), "\(offline)")
         #expect(took < .seconds(10), "the offline add took \(took)")
 
-        try await serve { address in
+        try await withService(port: port) { address in
             #expect(address == service)
             let sent = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
             #expect(sent.status == 0, "\(sent)")
             try await enrolAndClone(from: laptop, to: desktop)
             let list = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
             #expect(list.stdout.contains("Lego set") && list.stdout.contains("Book"), "\(list)")
+        }
+    }
+
+    @Test("an account over its journal quota is refused in words, and the journal waits on the device")
+    func journalQuota() async throws {
+        let laptop = try Sandbox()
+        let second = laptop.root + "/journals/second.journal"
+        let port = ServiceFixture.sparePort == 0 ? 0 : ServiceFixture.sparePort + 2
+        try await withService(port: port, options: ["--max-journals", "1"]) { address in
+            _ = try await sharedLaptop(laptop, service: address)
+            let refused = try await laptop.run(
+                ["--journal", second, "--remote", address],
+                input: "setup Alice --kdf interactive\nsecret-pw\nsecret-pw\nadd Dad 'Kite'\nquit\n", environment: trust)
+            #expect(refused.status == 0, "\(refused)")
+            #expect(refused.stderr.contains("over the quota of 1 journals an account"), "\(refused)")
+            #expect(!refused.stderr.contains("Shared through"), "\(refused)")
         }
     }
 
