@@ -88,6 +88,12 @@ stop_service() {
     fi
 }
 
+# The PostgreSQL of this service: the one `start` used, whatever this call's environment says.
+if [ -f "$STATE/postgres-dir" ]; then
+    GIFTKEEPER_TEST_POSTGRES_DIR=$(cat "$STATE/postgres-dir")
+    export GIFTKEEPER_TEST_POSTGRES_DIR
+fi
+
 case "${1:-}" in
 start)
     if [ -f "$STATE/pid" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null; then
@@ -97,6 +103,7 @@ start)
     rm -rf "$STATE"
     mkdir -p "$STATE"
     chmod 0700 "$STATE"
+    echo "${GIFTKEEPER_TEST_POSTGRES_DIR:-/tmp/giftkeeper-test-postgres-$(id -u)}" >"$STATE/postgres-dir"
     "$HERE/test-postgres.sh" start >"$STATE/db-url"
     make_certificates
     "$(server_binary)" migrate --database "$(cat "$STATE/db-url")" --serve-role "$SERVE_ROLE" >"$STATE/migrate.log" 2>&1 ||
