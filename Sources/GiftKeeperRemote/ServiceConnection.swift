@@ -23,8 +23,9 @@ final class ServiceConnection {
     let address: ServiceAddress
     private let keyPath: String?
     private let deviceName: String
-    private var token: String?
-    private let tls: TLSConfiguration?
+    /// The bearer token while signed in (shared with the live-changes task).
+    let token = TokenBox()
+    let tls: TLSConfiguration?
     let deadline: Duration
 
     init(address: ServiceAddress, stateDirectory: String?, deviceName: String) {
@@ -47,6 +48,19 @@ final class ServiceConnection {
     /// What is said of this service in messages.
     var name: String { address.description }
 
+    /// Starts `live` on this service's WebSocket of changes, counting those of `journalID`.
+    /// Not for a service reached by an IP address other than loopback's (the TLS client
+    /// would need a host name to check): those devices poll.
+    func startLive(_ live: LiveChanges, journalID: [UInt8]) -> Bool {
+        let isAddress = address.host.contains(":") || address.host.allSatisfy { $0.isNumber || $0 == "." }
+        guard !isAddress || ServiceAddress.isLoopback(address.host) else { return false }
+        let scheme = address.scheme == "https" ? "wss" : "ws"
+        live.start(
+            url: "\(scheme)://\(address.description.dropFirst(address.scheme.count + 3))\(Route.live)",
+            journal: Wire.hex(journalID), token: token, tls: tls, sniHostname: isAddress ? "localhost" : nil)
+        return true
+    }
+
     // MARK: Requests
 
     /// `method path` with `body` (JSON), signed in; the answer's status and body. A 401
@@ -60,12 +74,12 @@ final class ServiceConnection {
         } catch {
             throw JournalError(.unreachable(.unexpectedAnswer), path: name)
         }
-        if token == nil { try signIn() }
-        var answer = try exchange(method, path, body: encoded, token: token, deadline: deadline ?? self.deadline)
+        if token.value == nil { try signIn() }
+        var answer = try exchange(method, path, body: encoded, token: token.value, deadline: deadline ?? self.deadline)
         if answer.status == 401 {
-            token = nil
+            token.value = nil
             try signIn()
-            answer = try exchange(method, path, body: encoded, token: token, deadline: deadline ?? self.deadline)
+            answer = try exchange(method, path, body: encoded, token: token.value, deadline: deadline ?? self.deadline)
         }
         return answer
     }
@@ -196,7 +210,7 @@ final class ServiceConnection {
             throw JournalError(.unreachable(.unexpectedAnswer), path: name)
         }
         if stored == nil { try DeviceKey.write(key, to: keyPath) }
-        token = session.token
+        token.value = session.token
     }
 
     /// A proof of `key`: the service's fresh challenge, signed.

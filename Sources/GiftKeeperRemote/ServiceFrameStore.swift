@@ -12,8 +12,10 @@ import NIOHTTP1
 /// that drops, reorders, replays or alters a frame is refused with its position. An
 /// append is one request: the frames, the base they go after, and the device's head to
 /// post; the service appends them only if the journal's head is still that base and
-/// answers with the head that won otherwise. Waiting for frames asks the service for a
-/// page after the head at most once per ``pollInterval``, each ask under a short deadline.
+/// answers with the head that won otherwise. Waiting for frames listens to the service's
+/// live changes (``LiveChanges``) and reads when they name this journal; without that
+/// socket it asks the service for a page after the head once per ``pollInterval``, each ask
+/// under a short deadline.
 public final class ServiceFrameStore: SharedFrameStore {
     public let path: String
     public var header: JournalHeader { frames.header }
@@ -30,9 +32,16 @@ public final class ServiceFrameStore: SharedFrameStore {
     private var lastPull = ContinuousClock.now
     /// Set when an append found the service's head moved: the next wait reads at once.
     private var mustPull = false
+    /// The service's live changes for this journal, once a wait started them.
+    private let live = LiveChanges()
+    private var liveStarted = false
+    /// The live changes' count when this handle last read.
+    private var heardChanges = 0
 
-    /// Asked this often (ms) while a shell waits at its prompt.
+    /// Asked this often (ms) while a shell waits at its prompt without the live socket.
     static let pollInterval = 1_000
+    /// Asked this often (s) with the live socket open, in case a message was lost.
+    static let liveFallback: Int64 = 60
     /// The deadline of a look for new frames while a shell waits: short, so a link that
     /// went silent costs the prompt at most this.
     static let pollDeadline = Duration.seconds(2)
@@ -42,6 +51,10 @@ public final class ServiceFrameStore: SharedFrameStore {
         self.journalID = journalID
         self.frames = frames
         path = frames.path
+    }
+
+    deinit {
+        live.stop()
     }
 
     /// How a journal is named in messages: the service and the start of the journal's id.
@@ -90,12 +103,21 @@ public final class ServiceFrameStore: SharedFrameStore {
 
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        if !liveStarted { liveStarted = connection.startLive(live, journalID: journalID) }
         let start = ContinuousClock.now
         while true {
             if sequence < head.sequence { return true }
             let now = ContinuousClock.now
-            if mustPull || now - lastPull >= .milliseconds(Self.pollInterval) {
+            // With the socket open: read when it told of a change (and now and then anyway);
+            // without: poll.
+            let heard = live.count
+            let due =
+                live.isOpen
+                ? heard != heardChanges || now - lastPull >= .seconds(Self.liveFallback)
+                : now - lastPull >= .milliseconds(Self.pollInterval)
+            if mustPull || due {
                 mustPull = false
+                heardChanges = heard
                 try pull(deadline: Self.pollDeadline)
                 if sequence < head.sequence { return true }
             }

@@ -66,6 +66,9 @@ public enum Route {
     public static let redeem = "/v1/enrolments/redeem"
     public static let devices = "/v1/devices"
     public static let journals = "/v1/journals"
+    /// The WebSocket of live changes: `<journal id in hex> <head sequence>` per change, `*`
+    /// for "read every journal again".
+    public static let live = "/v1/live"
 
     public static func device(_ id: Int64) -> String { "\(devices)/\(id)" }
     public static func journal(_ id: [UInt8]) -> String { "\(journals)/\(Wire.hex(id))" }

@@ -26,8 +26,10 @@ struct SyncRoutes: Sendable {
     /// How long an enrolment code is valid.
     static let enrolmentLifetimeSeconds = 600
 
-    func router() -> Router<ServiceContext> {
+    /// The routes; with `logRequests`, each request's method and path logged first.
+    func router(logRequests: Bool) -> Router<ServiceContext> {
         let router = Router(context: ServiceContext.self)
+        if logRequests { router.add(middleware: LogRequestsMiddleware(.notice)) }
         router.post(RouterPath(Route.challenge)) { _, _ in try json(Challenge(nonce: Data(try sessions.newNonce()))) }
         router.post(RouterPath(Route.session)) { request, context in try await signIn(request, context) }
         router.post(RouterPath(Route.accounts)) { request, context in try await signUp(request, context) }

@@ -131,7 +131,7 @@ enum Schema {
         // An append, run as the serve role under row-level security: the journal's head
         // moves only if it is still the batch's base (the update locks the row, and one
         // that waited for another append's lock looks at the row again); the frames go in
-        // after it, the device's head is posted; the answer says whether it moved, how many
+        // after it, the device's head is posted, the service processes are notified; the answer says whether it moved, how many
         // frames went in, the head (the one that won, on a conflict) and the posted heads.
         """
         CREATE OR REPLACE FUNCTION gk_append(
@@ -161,6 +161,8 @@ enum Schema {
                     VALUES (account, p_journal, p_head_device, p_head_record)
                     ON CONFLICT (account_id, journal_id, device) DO UPDATE SET record = EXCLUDED.record, posted_at = now();
             END IF;
+            -- Delivered at commit to the service processes listening (never to a device).
+            PERFORM pg_notify('gk_changes', account::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text);
             RETURN QUERY SELECT true, stored, p_new_sequence, p_new_hash,
                     array_agg(h.device ORDER BY h.device), array_agg(h.record ORDER BY h.device)
                 FROM gk_heads h WHERE h.account_id = account AND h.journal_id = p_journal;

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -100,34 +101,39 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Quota: journals an account may hold.")
     var maxJournals = Quotas().journalsPerAccount
 
+    @Flag(help: "Log each request's method and path (never a body or a header) on standard error.")
+    var logRequests = false
+
     func run() async throws {
         let (host, port) = try Self.hostAndPort(listen)
         let address = try DatabaseAddress(url: database)
         var logger = Logger(label: "giftkeeper-server")
         logger.logLevel = .notice
-        let server: HTTPServerBuilder
-        switch (tlsCert, tlsKey) {
-        case (let cert?, let key?):
-            server = try .tls(.http1(), tlsConfiguration: try Self.tls(cert: cert, key: key))
-        case (nil, nil):
-            guard isLoopback(host) else {
-                throw ValidationError("plain HTTP is served only on a loopback address; give --tls-cert and --tls-key")
-            }
-            server = .http1()
-        default:
-            throw ValidationError("--tls-cert and --tls-key go together")
-        }
         let client = PostgresClient(
             configuration: address.clientConfiguration(connections: databaseConnections), backgroundLogger: logger)
         let quotas = Quotas(
             maximumFrameBytes: maxFrameBytes, framesPerMinute: maxFramesPerMinute, journalsPerAccount: maxJournals)
         let routes = SyncRoutes(
             database: ServiceDatabase(client: client, logger: logger), sessions: Sessions(), quotas: quotas)
+        let hub = ChangeHub()
+        let http = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: routes.liveRouter(hub: hub, logRequests: logRequests))
+        let server: HTTPServerBuilder
+        switch (tlsCert, tlsKey) {
+        case (let cert?, let key?):
+            server = try .tls(http, tlsConfiguration: try Self.tls(cert: cert, key: key))
+        case (nil, nil):
+            guard isLoopback(host) else {
+                throw ValidationError("plain HTTP is served only on a loopback address; give --tls-cert and --tls-key")
+            }
+            server = http
+        default:
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
         let scheme = tlsCert == nil ? "http" : "https"
         let app = Application(
-            router: routes.router(), server: server,
+            router: routes.router(logRequests: logRequests), server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "giftkeeper-server"),
-            services: [client],
+            services: [client, ChangeListener(client: client, hub: hub, logger: logger)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 // One line on standard output, for a script waiting for the service.

@@ -2,6 +2,7 @@ import GiftKeeperCrypto
 import GiftKeeperWire
 import Hummingbird
 import HummingbirdAuth
+import HummingbirdWebSocket
 import Synchronization
 
 /// Who a request acts for: an account, and which of its devices signed in.
@@ -13,13 +14,15 @@ struct DeviceIdentity: Sendable, Equatable {
 
 /// The request context of every route: the signed-in device, when one is, and the
 /// largest body taken (an append's frames).
-struct ServiceContext: AuthRequestContext, RequestContext {
+struct ServiceContext: AuthRequestContext, RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     var identity: DeviceIdentity?
+    let webSocket: WebSocketHandlerReference<ServiceContext>
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         identity = nil
+        webSocket = .init()
     }
 
     var maxUploadSize: Int { Wire.maximumRequestBytes }

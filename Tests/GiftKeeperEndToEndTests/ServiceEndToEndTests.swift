@@ -131,10 +131,12 @@ struct ServiceEndToEndTests {
 
     /// Runs a `giftkeeper-server serve` of the test's own (the shared service's database
     /// and certificate) on `port` (0: the system chooses) with `options`, calls `body` with
-    /// its address once it serves, then stops it with SIGTERM and expects a clean exit.
+    /// its address (and the running server) once it serves, then stops it with SIGTERM and expects a clean exit.
     /// Returns the port it served on.
     @discardableResult
-    func withService(port: Int, options: [String] = [], _ body: (String) async throws -> Void) async throws -> Int {
+    func withService(port: Int, options: [String] = [], _ body: (String, RunningProgram) async throws -> Void)
+        async throws -> Int
+    {
         let binary = try GiftKeeperBinary.require()
         let serverBinary = URL(fileURLWithPath: binary).deletingLastPathComponent().path + "/giftkeeper-server"
         let database = ServiceFixture.databaseURL.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@")
@@ -151,7 +153,7 @@ struct ServiceEndToEndTests {
             #expect(started, "the service did not start: \(server.stderr)")
             let line = server.stdout.split(separator: "\n").first { $0.contains("serving https://") } ?? ""
             let served = Int(line.split(separator: ":").last ?? "") ?? port
-            try await body("https://127.0.0.1:\(served)")
+            try await body("https://127.0.0.1:\(served)", server)
             server.kill(SIGTERM)
             return served
         }
@@ -164,7 +166,7 @@ struct ServiceEndToEndTests {
         let laptop = try Sandbox()
         let desktop = try Sandbox()
         var service = ""
-        let port = try await withService(port: ServiceFixture.sparePort) { address in
+        let port = try await withService(port: ServiceFixture.sparePort) { address, _ in
             service = address
             _ = try await sharedLaptop(laptop, service: address)
         }
@@ -179,7 +181,7 @@ struct ServiceEndToEndTests {
         #expect(offline.stderr.contains("Offline ("), "\(offline)")
         #expect(took < .seconds(10), "the offline add took \(took)")
 
-        try await withService(port: port) { address in
+        try await withService(port: port) { address, _ in
             #expect(address == service)
             let sent = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
             #expect(sent.status == 0, "\(sent)")
@@ -194,7 +196,7 @@ struct ServiceEndToEndTests {
         let laptop = try Sandbox()
         let second = laptop.root + "/journals/second.journal"
         let port = ServiceFixture.sparePort == 0 ? 0 : ServiceFixture.sparePort + 2
-        try await withService(port: port, options: ["--max-journals", "1"]) { address in
+        try await withService(port: port, options: ["--max-journals", "1"]) { address, _ in
             _ = try await sharedLaptop(laptop, service: address)
             let refused = try await laptop.run(
                 ["--journal", second, "--remote", address],
@@ -202,6 +204,82 @@ struct ServiceEndToEndTests {
             #expect(refused.status == 0, "\(refused)")
             #expect(refused.stderr.contains("over the quota of 1 journals an account"), "\(refused)")
             #expect(!refused.stderr.contains("Shared through"), "\(refused)")
+        }
+    }
+
+    /// A shell on `device`'s journal in tmux session "desktop", signed in, at its prompt.
+    func signedInShell(_ device: Sandbox) async throws -> Tmux {
+        let tmux = try Tmux()
+        try await tmux.start(
+            session: "desktop",
+            "env -u GIFTKEEPER_JOURNAL HOME='\(device.home)' XDG_STATE_HOME='\(device.state)' "
+                + "XDG_DATA_HOME='\(device.data)' LANG=C.UTF-8 GIFTKEEPER_CA_FILE='\(ServiceFixture.caFile)' "
+                + "'\(device.binary)' --journal '\(device.journal)'")
+        try await tmux.waitFor("desktop", text: "Password:")
+        try await tmux.enter("desktop", "secret-pw")
+        try await tmux.waitFor("desktop", text: "🔓 Signed in as Alice")
+        try await tmux.waitForLine("desktop")
+        return tmux
+    }
+
+    @Test("an open shell idle at its prompt asks the service nothing; another device's change reaches it through the live socket")
+    func liveChangesReachAnOpenShell() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let port = ServiceFixture.sparePort == 0 ? 0 : ServiceFixture.sparePort + 3
+        try await withService(port: port, options: ["--log-requests"]) { address, server in
+            _ = try await sharedLaptop(laptop, service: address)
+            try await enrolAndClone(from: laptop, to: desktop)
+            let tmux = try await signedInShell(desktop)
+
+            // Once the socket is open, the waiting shell reads nothing (it would poll once a second without it).
+            let reads = { server.stderr.components(separatedBy: "/frames").count }
+            let opened = await server.wait(timeout: .seconds(10)) { _, stderr in stderr.contains("/v1/live") }
+            #expect(opened, "the shell opened no live socket: \(server.stderr)")
+            try await Task.sleep(for: .seconds(2))
+            let before = reads()
+            try await Task.sleep(for: .seconds(4))
+            #expect(reads() == before, "the idle shell read frames \(reads() - before) times in 4 s")
+
+            let added = try await laptop.run(
+                ["add", "Mum", "Blue scarf", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+            #expect(added.status == 0, "\(added)")
+            try await tmux.waitFor("desktop", text: "↓ p2 \"Blue scarf\" for Mum was added elsewhere", timeout: 5)
+            try await tmux.press("desktop", "C-d")
+            let screen = try await tmux.waitFor("desktop", text: "GK-EXIT=")
+            #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+        }
+    }
+
+    @Test("two service processes on one database: a change made through one reaches a shell connected to the other")
+    func changesCrossServiceProcesses() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let tablet = try Sandbox()
+        let ports = ServiceFixture.sparePort == 0 ? (0, 0) : (ServiceFixture.sparePort + 4, ServiceFixture.sparePort + 5)
+        try await withService(port: ports.0, options: ["--log-requests"]) { first, firstProcess in
+            try await withService(port: ports.1) { second, _ in
+                _ = try await sharedLaptop(laptop, service: first)
+                try await enrolAndClone(from: laptop, to: desktop)
+                // The tablet joins the same account through the other process (its own address).
+                let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+                let throughSecond = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    .replacingOccurrences(of: first, with: second)
+                let cloned = try await tablet.run(["clone", throughSecond, "--journal", tablet.journal], environment: trust)
+                #expect(cloned.status == 0, "\(cloned)")
+
+                let tmux = try await signedInShell(desktop)
+                // The shell's live socket, on the first process, opens while it waits.
+                let opened = await firstProcess.wait(timeout: .seconds(10)) { _, stderr in stderr.contains("/v1/live") }
+                #expect(opened, "the shell opened no live socket: \(firstProcess.stderr)")
+                try await Task.sleep(for: .seconds(1))
+                let added = try await tablet.run(
+                    ["add", "Gran", "Kite", "--journal", tablet.journal], input: "secret-pw\n", environment: trust)
+                #expect(added.status == 0, "\(added)")
+                try await tmux.waitFor("desktop", text: "↓ p2 \"Kite\" for Gran was added elsewhere", timeout: 5)
+                try await tmux.press("desktop", "C-d")
+                _ = try await tmux.waitFor("desktop", text: "GK-EXIT=")
+            }
         }
     }
 
