@@ -127,6 +127,9 @@ final class ServiceConnection {
     private func exchange(_ method: HTTPMethod, _ path: String, body: Data?, token: String?, deadline: Duration)
         throws(JournalError) -> (status: Int, body: Data)
     {
+        if let (until, failure) = unanswered, ContinuousClock.now < until {
+            throw JournalError(.unreachable(failure), path: name)
+        }
         do {
             var headers = HTTPHeaders()
             if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -138,11 +141,22 @@ final class ServiceConnection {
             let response = try sharedClient.execute(request: request, deadline: .now() + .nanoseconds(nanoseconds))
                 .wait()
             let bytes = response.body.map { Data($0.readableBytesView) } ?? Data()
+            unanswered = nil
             return (Int(response.status.code), bytes)
         } catch {
-            throw JournalError(.unreachable(failure(error, deadline: deadline)), path: name)
+            let failure = failure(error, deadline: deadline)
+            unanswered = (ContinuousClock.now + Self.quietAfterFailure, failure)
+            throw JournalError(.unreachable(failure), path: name)
         }
     }
+
+    /// After a request got no answer, how long the next ones fail at once with the same
+    /// failure instead of waiting out another deadline: a one-shot command that found the
+    /// service unreachable at sign-in says so again after its change without a second wait.
+    /// Shorter than the shell's offline retry (15 s), so the shell's next try goes out.
+    static let quietAfterFailure = Duration.seconds(5)
+    /// The failure of the last request that got no answer, and until when it stands.
+    private var unanswered: (until: ContinuousClock.Instant, failure: RemoteFailure)?
 
     /// What went wrong with a request, as data: never a type's name, nothing of the request.
     private func failure(_ error: any Error, deadline: Duration) -> RemoteFailure {
