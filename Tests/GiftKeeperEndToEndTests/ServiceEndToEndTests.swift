@@ -222,6 +222,21 @@ struct ServiceEndToEndTests {
         return tmux
     }
 
+    /// `device` adds a present for `recipient` in a one-shot; the shell hears of it within `timeout` s.
+    func add(_ title: String, for recipient: String, on device: Sandbox, heardIn shell: Tmux, timeout: Double) async throws {
+        let added = try await device.run(
+            ["add", recipient, title, "--journal", device.journal], input: "secret-pw\n", environment: trust)
+        #expect(added.status == 0, "\(added)")
+        try await shell.waitFor("desktop", text: "\"\(title)\" for \(recipient) was added elsewhere", timeout: timeout)
+    }
+
+    /// Ends the shell with Ctrl-D and expects it to exit 0.
+    func close(_ shell: Tmux) async throws {
+        try await shell.press("desktop", "C-d")
+        let screen = try await shell.waitFor("desktop", text: "GK-EXIT=")
+        #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+    }
+
     @Test("an open shell idle at its prompt asks the service nothing; another device's change reaches it through the live socket")
     func liveChangesReachAnOpenShell() async throws {
         let laptop = try Sandbox()
@@ -241,13 +256,8 @@ struct ServiceEndToEndTests {
             try await Task.sleep(for: .seconds(4))
             #expect(reads() == before, "the idle shell read frames \(reads() - before) times in 4 s")
 
-            let added = try await laptop.run(
-                ["add", "Mum", "Blue scarf", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
-            #expect(added.status == 0, "\(added)")
-            try await tmux.waitFor("desktop", text: "↓ p2 \"Blue scarf\" for Mum was added elsewhere", timeout: 5)
-            try await tmux.press("desktop", "C-d")
-            let screen = try await tmux.waitFor("desktop", text: "GK-EXIT=")
-            #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+            try await add("Blue scarf", for: "Mum", on: laptop, heardIn: tmux, timeout: 5)
+            try await close(tmux)
         }
     }
 
@@ -273,13 +283,45 @@ struct ServiceEndToEndTests {
                 let opened = await firstProcess.wait(timeout: .seconds(10)) { _, stderr in stderr.contains("/v1/live") }
                 #expect(opened, "the shell opened no live socket: \(firstProcess.stderr)")
                 try await Task.sleep(for: .seconds(1))
-                let added = try await tablet.run(
-                    ["add", "Gran", "Kite", "--journal", tablet.journal], input: "secret-pw\n", environment: trust)
-                #expect(added.status == 0, "\(added)")
-                try await tmux.waitFor("desktop", text: "↓ p2 \"Kite\" for Gran was added elsewhere", timeout: 5)
-                try await tmux.press("desktop", "C-d")
-                _ = try await tmux.waitFor("desktop", text: "GK-EXIT=")
+                try await add("Kite", for: "Gran", on: tablet, heardIn: tmux, timeout: 5)
+                try await close(tmux)
             }
+        }
+    }
+
+    @Test("an open shell whose service stops says offline at once, keeps working, and syncs by itself once it is back")
+    func openShellOutlivesAServiceRestart() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        var tmux: Tmux?
+        let port = try await withService(port: ServiceFixture.sparePort == 0 ? 0 : ServiceFixture.sparePort + 6) { address, _ in
+            _ = try await sharedLaptop(laptop, service: address)
+            try await enrolAndClone(from: laptop, to: desktop)
+            tmux = try await signedInShell(desktop)
+        }
+        let shell = try #require(tmux)
+        // The service is gone: the change is saved here at once, and the shell says it is offline.
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await shell.enter("desktop", "add Eve Kite")
+        try await shell.waitFor("desktop", text: "Saved p2", timeout: 10)
+        try await shell.waitFor("desktop", text: "Offline (", timeout: 10)
+        #expect(clock.now - start < .seconds(10), "the shell took \(clock.now - start) to answer")
+        try await shell.enter("desktop", "list")
+        try await shell.waitFor("desktop", text: "2 presents", timeout: 10)
+
+        try await withService(port: port) { _, _ in
+            // Back: the shell sends its change by itself (it tries again every 15 s).
+            var seen = false
+            for _ in 0..<20 where !seen {
+                try await Task.sleep(for: .seconds(2))
+                let list = try await laptop.run(["list", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+                seen = list.stdout.contains("Kite")
+            }
+            #expect(seen, "the shell's change did not reach the laptop within 40 s of the service's return")
+            // And hears the laptop's changes again.
+            try await add("Drum", for: "Dad", on: laptop, heardIn: shell, timeout: 15)
+            try await close(shell)
         }
     }
 
