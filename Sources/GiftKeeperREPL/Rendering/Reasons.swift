@@ -98,7 +98,17 @@ extension RemoteFailure {
         case .noConnection:
             return "no connection"
         case .invalidAddress:
-            return "not a postgres://USER@HOST[:PORT]/DATABASE address"
+            return "not an https://HOST[:PORT] (or postgres://USER@HOST[:PORT]/DATABASE) address"
+        case .plainHTTPAddress:
+            return "http:// is refused for a host other than this machine; use https://"
+        case .timedOut(let seconds):
+            return "it did not answer within \(seconds) s"
+        case .tls(let cause):
+            return "the secure connection failed (\(cause))"
+        case .notAuthenticated(let message):
+            return "it did not accept this device: \(message)"
+        case .rejected(let status, let message):
+            return "it refused the request: \(message) (HTTP \(status))"
         case .passwordInAddress:
             return "the address holds a password; put it in ~/.pgpass (mode 600) instead"
         case .journalGone:
