@@ -44,7 +44,7 @@ enum ImportReaderCheck {
     private static func imported(_ bytes: [UInt8]) -> Outcome {
         let document: CheckedImportDocument
         do {
-            document = try GiftKeeperService.checkImport(bytes)
+            document = try CheckedImportDocument.checking(bytes)
         } catch {
             return .refused(error)
         }

@@ -376,13 +376,6 @@ public final class Journal {
     }
 }
 
-/// Where the frames after `sequence` begin in a journal file, and the hash they chain to.
-struct FrameBoundary {
-    let sequence: UInt64
-    let offset: Int
-    let hash: [UInt8]
-}
-
 /// Runs `body`, turning a ``SystemCallError`` into ``JournalError/Code/io(operation:errno:)``
 /// for `path` and letting a ``JournalError`` through.
 func mapIO<T, E: Error>(_ path: String, _ body: () throws(E) -> T) throws(JournalError) -> T {

@@ -198,3 +198,10 @@ public struct FrameIndex: Sendable, Equatable {
         }
     }
 }
+
+/// Where the frames after `sequence` begin in a journal file, and the hash they chain to.
+struct FrameBoundary {
+    let sequence: UInt64
+    let offset: Int
+    let hash: [UInt8]
+}

@@ -7,7 +7,7 @@ import GiftKeeperService
 import OrderedCollections
 import Testing
 
-/// `import` in two steps: ``GiftKeeperService/checkImport(_:)`` needs no journal and no key,
+/// `import` in two steps: ``CheckedImportDocument/checking(_:)`` needs no journal and no key,
 /// so `giftkeeper import` rejects a malformed document before signing in; only the ids
 /// already in the journal are checked after.
 @Suite struct ImportCheckTests {
@@ -38,14 +38,14 @@ import Testing
         ("an empty recipient", document(present(#""Mum""#, #""""#)), "presents[0].recipient"),
     ])
     func aMalformedDocumentIsRejectedWithoutAJournal(label: String, bytes: [UInt8], location: String) {
-        let error = serviceError { _ = try GiftKeeperService.checkImport(bytes) }
+        let error = serviceError { _ = try CheckedImportDocument.checking(bytes) }
         let rejection = error?.importRejection
         #expect(rejection?.location.contains(location) == true, "\(label): \(String(describing: error))")
         #expect(error?.exitCode == 2)
     }
 
     @Test func aWellFormedDocumentIsCheckedThenImportedAgainstTheJournal() throws {
-        let checked = try GiftKeeperService.checkImport(Self.document(Self.valid + "," + Self.present(#""p1""#, #""p2""#)))
+        let checked = try CheckedImportDocument.checking(Self.document(Self.valid + "," + Self.present(#""p1""#, #""p2""#)))
         #expect(checked.presentCount == 2)
 
         let sandbox = try Sandbox()
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func importingACheckedDocumentNeedsASignedInSession() throws {
-        let checked = try GiftKeeperService.checkImport(Self.document(Self.valid))
+        let checked = try CheckedImportDocument.checking(Self.document(Self.valid))
         let sandbox = try Sandbox()
         let service = try sandbox.setUp()
         try service.signOut()
@@ -92,7 +92,7 @@ import Testing
     func aBadPartIsNamed(document: String, location: String) {
         var rejection: ServiceError?
         do {
-            _ = try GiftKeeperService.checkImport(Array(document.utf8))
+            _ = try CheckedImportDocument.checking(Array(document.utf8))
         } catch {
             rejection = error
         }

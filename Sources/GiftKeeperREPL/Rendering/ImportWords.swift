@@ -1,5 +1,6 @@
 import GiftKeeperDocuments
 import GiftKeeperDomain
+public import GiftKeeperService
 
 /// What `import` says of a spreadsheet.
 enum ImportWords {
@@ -33,5 +34,15 @@ enum ImportWords {
 
     static func question(_ sheet: CheckedSpreadsheet) -> String {
         "Import \(counted(sheet.presents.count, "present"))?"
+    }
+}
+
+extension ImportSummary {
+    /// "Imported 2 presents (saved in 1 batch)."
+    public var sentence: String {
+        let presents = presentsImported == 1 ? "present" : "presents"
+        let saved = batches == 1 ? "batch" : "batches"
+        let ids = renumbered.map { $0.lowerBound == $0.upperBound ? " as \($0.lowerBound)" : " as \($0.lowerBound)–\($0.upperBound)" } ?? ""
+        return "Imported \(presentsImported) \(presents)\(ids) (saved in \(batches) \(saved))."
     }
 }

@@ -130,7 +130,7 @@ extension GiftKeeperService {
                 guard error.isJournalReplaced else { throw error }
                 // Nothing was acknowledged: another process put a merged journal in place
                 // (a sync). Open it, and decide again on what it holds.
-                try reopenReplacedJournal()
+                try SyncExecutor(session: self).reopenReplacedJournal()
                 continue
             }
             switch outcome {
@@ -178,7 +178,7 @@ extension GiftKeeperService {
             guard error.isJournalReplaced else { throw error }
             // Another process merged this device's changes with another device's (a sync)
             // and put the merged journal in place: open it and carry on from it.
-            try reopenReplacedJournal()
+            try SyncExecutor(session: self).reopenReplacedJournal()
             return
         }
         if keyring != nil, sealed.head.sequence > appliedSequence {

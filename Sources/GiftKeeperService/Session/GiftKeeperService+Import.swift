@@ -18,40 +18,44 @@ public struct ImportSummary: Sendable, Equatable {
     }
 }
 
-extension GiftKeeperService {
-    /// Events per batch: one fsync each (group commit).
-    static let importBatchSize = 1024
-
+extension CheckedImportDocument {
     /// Reads and checks an export document before any journal is opened or password
     /// asked for (SPEC §6), so a malformed one costs no key derivation and appends nothing
     /// (``ImportDocument/check(_:)``).
     /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` naming the bad field.
-    public static func checkImport(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
+    public static func checking(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
         do {
             return try ImportDocument.check(bytes)
         } catch {
             throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
     }
+}
 
+extension CheckedSpreadsheet {
     /// Reads and checks a spreadsheet row by row before any journal is opened or password
     /// asked for (SPEC §10.1), setting aside each row that breaks a rule with its line.
     /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` for a file that is no
     ///   spreadsheet of presents (not text, no `recipient` or `title` column…).
-    public static func checkSpreadsheet(_ bytes: [UInt8]) throws(ServiceError) -> CheckedSpreadsheet {
+    public static func checking(_ bytes: [UInt8]) throws(ServiceError) -> CheckedSpreadsheet {
         do {
             return try ImportDocument.checkSpreadsheet(bytes)
         } catch {
             throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
     }
+}
+
+extension GiftKeeperService {
+    /// Events per batch: one fsync each (group commit).
+    static let importBatchSize = 1024
 
     /// Appends the events that recreate the presents of an export document (SPEC §6):
-    /// ``checkImport(_:)``, then ``importDocument(_:)-(CheckedImportDocument)``. For a
+    /// ``CheckedImportDocument/checking(_:)``, then ``importDocument(_:)-(CheckedImportDocument)``. For a
     /// session already signed in (the REPL's `import FILE`).
     public func importDocument(_ bytes: [UInt8]) throws(ServiceError) -> ImportSummary {
         guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
-        return try importDocument(Self.checkImport(bytes))
+        return try importDocument(CheckedImportDocument.checking(bytes))
     }
 
     /// Appends the events that recreate the presents of a checked document.

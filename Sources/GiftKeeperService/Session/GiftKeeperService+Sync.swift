@@ -3,7 +3,7 @@ import GiftKeeperJournal
 import GiftKeeperSealing
 
 /// Devices (SPEC §12), as the session sees them: what the shell asks, handed to the
-/// executor (``SyncExecutor``), and the journal opened again after a merge replaced it.
+/// executor (``SyncExecutor``).
 extension GiftKeeperService {
     /// The server the journal is shared through: asked for (`--remote`,
     /// `$GIFTKEEPER_REMOTE`), else remembered for it; nil when there is none.
@@ -45,50 +45,5 @@ extension GiftKeeperService {
     /// Writes what this device remembers of its server, when a send-only sync moved it.
     func saveRemoteRecord() throws(ServiceError) {
         try SyncExecutor(session: self).saveRemoteRecord()
-    }
-
-    /// Opens the journal again after another process replaced it (``refresh()``): signed
-    /// in, the state is rebuilt from it; locked, only the store is opened again.
-    func reopenReplacedJournal() throws(ServiceError) {
-        if let keyring {
-            try reopenAfterRewrite(keyring: keyring)
-            return
-        }
-        let store = try openedAgain()
-        let reopened = try sealing { try SealedJournal(store: store) }
-        sealed = reopened
-        failuresSinceLastSuccess = reopened.trailingFailures
-    }
-
-    /// The journal's store, opened again (the file now at its path).
-    func openedAgain() throws(ServiceError) -> any LocalFrameStore {
-        let store: (any LocalFrameStore)?
-        do {
-            store = try location.open(access: .readWrite, toleratingDamage: false, progress: nil)
-        } catch {
-            throw ServiceError(.journal(error))
-        }
-        guard let store else { throw ServiceError(.noJournal(path: journalPath)) }
-        return store
-    }
-
-    /// Opens the journal file again after it was replaced, and rebuilds the state from it.
-    /// The rollback memory takes the new head (the old one is no longer in the file).
-    func reopenAfterRewrite(keyring: Keyring) throws(ServiceError) {
-        local?.endSession()
-        let store = try openedAgain()
-        let reopened = try sealing { try SealedJournal(store: store) }
-        _ = store.beginSession()
-        var rebuilt = GiftList()
-        rebuilt.reserveCapacity(store.frameCount)
-        try reopened.replaying(keyring: keyring, progress: nil) { _, event in
-            if let event { rebuilt.apply(event) }
-        }
-        sealed = reopened
-        state = rebuilt
-        appliedSequence = reopened.head.sequence
-        undoable = []
-        redoable = []
-        rememberHead()
     }
 }

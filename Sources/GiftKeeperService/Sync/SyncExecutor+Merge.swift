@@ -44,7 +44,7 @@ extension SyncExecutor {
         guard case .appended = try sealing({ try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) }) else {
             return  // another process appended: again
         }
-        try session.reopenAfterRewrite(keyring: keyring)
+        try reopenAfterRewrite(keyring: keyring)
         report.received += received
         report.resolutions += resolutions
         if !changes.isEmpty { session.onChangesElsewhere?(changes) }

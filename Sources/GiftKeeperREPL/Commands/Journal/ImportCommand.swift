@@ -73,9 +73,9 @@ public enum ImportSource: Sendable {
     public static func read(_ path: String, csv: Bool, merge: Bool) throws -> ImportSource {
         let bytes = try PrivateFile.read(path)
         if csv || path.lowercased().hasSuffix(".csv") {
-            return .spreadsheet(try GiftKeeperService.checkSpreadsheet(bytes))
+            return .spreadsheet(try CheckedSpreadsheet.checking(bytes))
         }
-        let document = try GiftKeeperService.checkImport(bytes)
+        let document = try CheckedImportDocument.checking(bytes)
         return .export(merge ? document.merging : document)
     }
 }
