@@ -325,6 +325,42 @@ struct ServiceEndToEndTests {
         }
     }
 
+    @Test("a sync reads only the frames after the position this device last shared; a service rolled back behind it is read whole and reported")
+    func cursorReadsAfterTheSharedPosition() async throws {
+        let laptop = try Sandbox()
+        let port = ServiceFixture.sparePort == 0 ? 0 : ServiceFixture.sparePort + 7
+        try await withService(port: port, options: ["--log-requests"]) { address, server in
+            let copy = try await sharedLaptop(laptop, service: address)
+            let logged = server.stderr.count
+            for title in ["Kite", "Drum"] {
+                let added = try await laptop.run(
+                    ["add", "Mum", title, "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+                #expect(added.status == 0, "\(added)")
+            }
+            let synced = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            #expect(synced.status == 0, "\(synced)")
+            // Each command since the journal was shared read from its shared position on, never from 0.
+            let reads = server.stderr.dropFirst(logged).split(separator: "\n").filter { $0.contains("/frames?after=") }
+            #expect(!reads.isEmpty && !reads.contains { $0.contains("after=0&") }, "\(reads)")
+
+            // The service loses every frame after the third (a restored backup, or a lie).
+            let id = String(copy.split(separator: "#").last ?? "")
+            let journal = "(SELECT id FROM gk_journals WHERE encode(id, 'hex') LIKE '\(id)%')"
+            let psql = try await runProgram(
+                "/usr/bin/psql",
+                [
+                    ServiceFixture.databaseURL, "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                    "DELETE FROM gk_frames WHERE journal_id = \(journal) AND sequence > 3; "
+                        + "UPDATE gk_journals SET head_sequence = 3, head_hash = (SELECT substring(frame FROM octet_length(frame) - 31) "
+                        + "FROM gk_frames WHERE journal_id = \(journal) AND sequence = 3) WHERE id = \(journal)",
+                ], environment: laptop.environment)
+            #expect(psql.status == 0, "\(psql)")
+            let caught = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            #expect(caught.status == 1, "\(caught)")
+            #expect(caught.stderr.contains("holds 3 frames"), "\(caught)")
+        }
+    }
+
     @Test("a link that holds every byte makes a one-shot say offline within its deadlines; the change goes at the next sync")
     func heldLinkIsOfflineWithinTheDeadline() async throws {
         let laptop = try Sandbox()
