@@ -284,6 +284,10 @@ public final class ServiceRemote: RemoteLocation {
 
     /// Removes device `id` from the account: its key no longer signs in.
     public func removeDevice(_ id: Int64) throws(JournalError) {
-        _ = try connection.call(.DELETE, Route.device(id), answer: Empty.self)
+        let (status, body) = try connection.send(.DELETE, Route.device(id), body: Empty?.none)
+        if status == 404 {
+            throw JournalError(.unreachable(.rejected(status: 404, message: "no device \(id) in this account")), path: description)
+        }
+        try connection.check(status, body)
     }
 }

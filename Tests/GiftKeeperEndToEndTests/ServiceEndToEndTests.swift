@@ -84,6 +84,27 @@ struct ServiceEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: stranger.journal))
     }
 
+    @Test("a removed device's key no longer signs in; removing a device the account does not have says so")
+    func removedDeviceIsRefused() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        _ = try await sharedLaptop(laptop)
+        try await enrolAndClone(from: laptop, to: desktop)
+        let devices = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
+        let other = try #require(devices.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(devices)")
+        let id = String(other.prefix { $0 != " " })
+        let removed = try await laptop.run(["device", "remove", id, "--journal", laptop.journal], environment: trust)
+        #expect(removed.status == 0, "\(removed)")
+
+        let refused = try await desktop.run(["sync", "--journal", desktop.journal], environment: trust)
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.stderr.contains("did not accept this device: this device is not enrolled (or was removed)"), "\(refused)")
+        #expect(!refused.stderr.contains("enrol="), "the used code is not repeated: \(refused)")
+        let unknown = try await laptop.run(["device", "remove", "999999999", "--journal", laptop.journal], environment: trust)
+        #expect(unknown.status != 0, "\(unknown)")
+        #expect(unknown.stderr.contains("no device 999999999 in this account"), "\(unknown)")
+    }
+
     @Test("a dump of the service's database holds no name, title, note or password, in clear or in hex")
     func databaseDumpHoldsOnlyCiphertext() async throws {
         let laptop = try Sandbox()
