@@ -213,8 +213,8 @@ let package = Package(
         .testTarget(
             name: "GiftKeeperJournalTests",
             dependencies: [
-                "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "journal-append-probe", "TestProcesses",
-                "GiftKeeperTestSupport",
+                "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "GiftKeeperRemote", "GiftKeeperWire",
+                "journal-append-probe", "TestProcesses", "GiftKeeperTestSupport",
             ],
             swiftSettings: strictSettings
         ),

@@ -169,4 +169,19 @@ public protocol RemoteLocation: AnyObject {
     /// for appending.
     /// - Throws: ``JournalError/Code/alreadyExists`` when the server holds it already.
     func create(header: JournalHeader) throws(JournalError) -> any SharedFrameStore
+
+    /// ``open(journalID:)`` for a device that holds `known`: the frames from the first up to
+    /// the position it last saw the server hold, which it verified then. A server that can
+    /// read after a position reads only the frames after them (a cursor: what a sync reads
+    /// does not grow with the journal), and reads every frame — as ``open(journalID:)``
+    /// does — when the server no longer holds them (behind, or a frame that does not chain),
+    /// so that the sync's plan sees the whole of what it holds.
+    func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)?
+}
+
+extension RemoteLocation {
+    /// A server that reads every frame in any case.
+    public func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)? {
+        try open(journalID: journalID)
+    }
 }

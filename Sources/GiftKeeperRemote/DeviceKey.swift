@@ -22,7 +22,13 @@ enum DeviceKey {
     }
 
     /// The key kept at `path`; nil when there is none.
+    /// - Throws: ``JournalError/Code/insecurePermissions(mode:)`` for a file others may read
+    ///   or write (as `~/.ssh` keys and `~/.pgpass` are refused).
     static func read(_ path: String) throws(JournalError) -> SigningKeyPair? {
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & 0o077 != 0 {
+            throw JournalError(.insecurePermissions(mode: UInt32(info.st_mode & 0o7777)), path: path)
+        }
         guard let bytes = PrivateFiles.readSmallFile(path, limit: 256) else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard lines.count >= 2, lines[0] == magic, let seed = Wire.unhex(lines[1]), seed.count == SigningKeyPair.seedLength

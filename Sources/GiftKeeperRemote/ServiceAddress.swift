@@ -21,11 +21,13 @@ public struct ServiceAddress: Sendable, Equatable, CustomStringConvertible {
 
     public init(url: String) throws(JournalError) {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", let host = parts.host, !host.isEmpty,
+            scheme == "https" || scheme == "http", let named = parts.host, !named.isEmpty,
             parts.user == nil, parts.password == nil, parts.path.isEmpty || parts.path == "/"
         else {
             throw JournalError(.unreachable(.invalidAddress), path: Self.shown(url))
         }
+        // An IPv6 address comes in brackets (`[::1]`); kept without them.
+        let host = named.hasPrefix("[") && named.hasSuffix("]") ? String(named.dropFirst().dropLast()) : named
         guard scheme == "https" || Self.isLoopback(host) else {
             throw JournalError(.unreachable(.plainHTTPAddress), path: Self.shown(url))
         }
@@ -51,7 +53,8 @@ public struct ServiceAddress: Sendable, Equatable, CustomStringConvertible {
         return parts.string ?? "the given address"
     }
 
-    static func isLoopback(_ host: String) -> Bool {
+    /// Whether `host` names this machine's loopback interface.
+    public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }

@@ -64,7 +64,9 @@ public final class ServiceFrameStore: SharedFrameStore {
 
     /// Opens the service's copy of `journalID` and takes in (verifying) every frame it
     /// has; nil when the service holds no such journal for this account.
-    static func open(connection: ServiceConnection, journalID: [UInt8]) throws(JournalError) -> ServiceFrameStore? {
+    static func open(connection: ServiceConnection, journalID: [UInt8], known: FrameBatch? = nil) throws(JournalError)
+        -> ServiceFrameStore?
+    {
         guard
             let info = try connection.call(.GET, Route.journal(journalID), answer: JournalInfo.self, allowingMissing: true)
         else { return nil }
@@ -72,6 +74,19 @@ public final class ServiceFrameStore: SharedFrameStore {
         let header = try VerifiedFrames.header(Array(info.header), path: name)
         guard header.journalID == journalID else {
             throw JournalError(.corrupt(JournalProblem(sequence: 0, offset: nil, damage: .foreignHeader)), path: name)
+        }
+        if let known, known.base == JournalHead(sequence: 0, hash: header.genesisHash) {
+            // A cursor: the frames this device saw the service hold are its own; only those
+            // after them are read. A service behind them, or whose next frame does not chain
+            // to them, is read whole below, for the sync's plan to say what it holds.
+            var frames = VerifiedFrames(header: header, path: name)
+            frames.accept(known)
+            let store = ServiceFrameStore(connection: connection, journalID: journalID, frames: frames)
+            do throws(JournalError) {
+                if try store.pull(expectingAtLeast: known.head) { return store }
+            } catch {
+                guard case .corrupt = error.code else { throw error }
+            }
         }
         let store = ServiceFrameStore(
             connection: connection, journalID: journalID, frames: VerifiedFrames(header: header, path: name))
@@ -127,9 +142,13 @@ public final class ServiceFrameStore: SharedFrameStore {
     }
 
     /// Reads the frames after this handle's head from the service, page by page, verifying
-    /// each against the chain before taking it in.
-    func pull(deadline: Duration? = nil) throws(JournalError) {
+    /// each against the chain before taking it in. With `expected` (the handle's head when
+    /// it holds frames it did not read from the service), false — nothing read — when the
+    /// service's head is behind it, or at its position with another hash.
+    @discardableResult
+    func pull(deadline: Duration? = nil, expectingAtLeast expected: JournalHead? = nil) throws(JournalError) -> Bool {
         lastPull = .now
+        var first = true
         while true {
             let after = head.sequence
             guard
@@ -138,8 +157,14 @@ public final class ServiceFrameStore: SharedFrameStore {
                     allowingMissing: true, deadline: deadline)
             else { throw JournalError(.unreachable(.journalGone), path: name) }
             guard page.after == after else { throw JournalError(.unreachable(.unexpectedAnswer), path: name) }
+            if first, let expected {
+                let behind = page.head.sequence < expected.sequence
+                let forked = page.head.sequence == expected.sequence && Array(page.head.hash) != expected.hash
+                if behind || forked { return false }
+            }
+            first = false
             try frames.takeIn(page.frames.lazy.map { Array($0) })
-            if page.frames.isEmpty || head.sequence >= page.head.sequence { return }
+            if page.frames.isEmpty || head.sequence >= page.head.sequence { return true }
         }
     }
 
@@ -235,6 +260,10 @@ public final class ServiceRemote: RemoteLocation {
         try ServiceFrameStore.open(connection: connection, journalID: journalID)
     }
 
+    public func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)? {
+        try ServiceFrameStore.open(connection: connection, journalID: journalID, known: known)
+    }
+
     public func create(header: JournalHeader) throws(JournalError) -> any SharedFrameStore {
         try ServiceFrameStore.create(connection: connection, header: header)
     }
@@ -255,6 +284,10 @@ public final class ServiceRemote: RemoteLocation {
 
     /// Removes device `id` from the account: its key no longer signs in.
     public func removeDevice(_ id: Int64) throws(JournalError) {
-        _ = try connection.call(.DELETE, Route.device(id), answer: Empty.self)
+        let (status, body) = try connection.send(.DELETE, Route.device(id), body: Empty?.none)
+        if status == 404 {
+            throw JournalError(.unreachable(.rejected(status: 404, message: "no device \(id) in this account")), path: description)
+        }
+        try connection.check(status, body)
     }
 }

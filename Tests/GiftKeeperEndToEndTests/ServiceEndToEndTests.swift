@@ -84,6 +84,27 @@ struct ServiceEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: stranger.journal))
     }
 
+    @Test("a removed device's key no longer signs in; removing a device the account does not have says so")
+    func removedDeviceIsRefused() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        _ = try await sharedLaptop(laptop)
+        try await enrolAndClone(from: laptop, to: desktop)
+        let devices = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
+        let other = try #require(devices.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(devices)")
+        let id = String(other.prefix { $0 != " " })
+        let removed = try await laptop.run(["device", "remove", id, "--journal", laptop.journal], environment: trust)
+        #expect(removed.status == 0, "\(removed)")
+
+        let refused = try await desktop.run(["sync", "--journal", desktop.journal], environment: trust)
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.stderr.contains("did not accept this device: this device is not enrolled (or was removed)"), "\(refused)")
+        #expect(!refused.stderr.contains("enrol="), "the used code is not repeated: \(refused)")
+        let unknown = try await laptop.run(["device", "remove", "999999999", "--journal", laptop.journal], environment: trust)
+        #expect(unknown.status != 0, "\(unknown)")
+        #expect(unknown.stderr.contains("no device 999999999 in this account"), "\(unknown)")
+    }
+
     @Test("a dump of the service's database holds no name, title, note or password, in clear or in hex")
     func databaseDumpHoldsOnlyCiphertext() async throws {
         let laptop = try Sandbox()
@@ -322,6 +343,42 @@ struct ServiceEndToEndTests {
             // And hears the laptop's changes again.
             try await add("Drum", for: "Dad", on: laptop, heardIn: shell, timeout: 15)
             try await close(shell)
+        }
+    }
+
+    @Test("a sync reads only the frames after the position this device last shared; a service rolled back behind it is read whole and reported")
+    func cursorReadsAfterTheSharedPosition() async throws {
+        let laptop = try Sandbox()
+        let port = ServiceFixture.sparePort == 0 ? 0 : ServiceFixture.sparePort + 7
+        try await withService(port: port, options: ["--log-requests"]) { address, server in
+            let copy = try await sharedLaptop(laptop, service: address)
+            let logged = server.stderr.count
+            for title in ["Kite", "Drum"] {
+                let added = try await laptop.run(
+                    ["add", "Mum", title, "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+                #expect(added.status == 0, "\(added)")
+            }
+            let synced = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            #expect(synced.status == 0, "\(synced)")
+            // Each command since the journal was shared read from its shared position on, never from 0.
+            let reads = server.stderr.dropFirst(logged).split(separator: "\n").filter { $0.contains("/frames?after=") }
+            #expect(!reads.isEmpty && !reads.contains { $0.contains("after=0&") }, "\(reads)")
+
+            // The service loses every frame after the third (a restored backup, or a lie).
+            let id = String(copy.split(separator: "#").last ?? "")
+            let journal = "(SELECT id FROM gk_journals WHERE encode(id, 'hex') LIKE '\(id)%')"
+            let psql = try await runProgram(
+                "/usr/bin/psql",
+                [
+                    ServiceFixture.databaseURL, "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                    "DELETE FROM gk_frames WHERE journal_id = \(journal) AND sequence > 3; "
+                        + "UPDATE gk_journals SET head_sequence = 3, head_hash = (SELECT substring(frame FROM octet_length(frame) - 31) "
+                        + "FROM gk_frames WHERE journal_id = \(journal) AND sequence = 3) WHERE id = \(journal)",
+                ], environment: laptop.environment)
+            #expect(psql.status == 0, "\(psql)")
+            let caught = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            #expect(caught.status == 1, "\(caught)")
+            #expect(caught.stderr.contains("holds 3 frames"), "\(caught)")
         }
     }
 

@@ -57,7 +57,10 @@ public enum JournalClone {
             throw ServiceError(.journal(error))
         }
         if let directory = environment.stateDirectory {
-            try RemoteRecord.new(url: base, shared: copy.head).write(to: directory, journalID: journalID, journalPath: path)
+            // A sync service's one-time enrolment code is used now: the service is remembered without it.
+            let service = base.hasPrefix("https://") || base.hasPrefix("http://")
+            let remembered = service ? String(base.prefix { $0 != "?" }.reversed().drop { $0 == "/" }.reversed()) : base
+            try RemoteRecord.new(url: remembered, shared: copy.head).write(to: directory, journalID: journalID, journalPath: path)
         }
         return CloneReport(server: location.description, journalID: hexString(journalID), frames: batch.count)
     }

@@ -226,14 +226,34 @@ extension SyncExecutor {
         }
     }
 
+    /// This device's frames up to `shared`, the position it last saw the server hold: what
+    /// a cursor read starts after. Nil when there are none, or when this device's journal no
+    /// longer holds them (then the server's copy is read whole).
+    private func sharedFrames(_ store: any FrameStore, shared: JournalHead) throws(ServiceError) -> FrameBatch? {
+        guard shared.sequence > 0, shared.sequence <= store.head.sequence else { return nil }
+        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: store.header.genesisHash), path: store.name)
+        do {
+            try store.read(after: 0, progress: nil) { frame in
+                if frame.sequence <= shared.sequence { try batch.add(kind: frame.kind, payload: Array(frame.payload)) }
+            }
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            throw ServiceError(sealing: SealingError(error))
+        }
+        return batch.head == shared ? batch : nil
+    }
+
     /// The server's copy, connecting (or making it, the first push) when not connected.
     private func connect(_ link: RemoteLink, restoringServer: Bool, report: inout SyncReport) throws(ServiceError)
         -> any SharedFrameStore
     {
         if let store = link.store { return store }
         let sealed = try session.requireJournal()
+        let known = try sharedFrames(sealed.store, shared: link.record.shared)
         let opened = try remoteCall(link) { () throws(JournalError) in
-            try link.location.open(journalID: sealed.header.journalID)
+            if let known { return try link.location.open(journalID: sealed.header.journalID, known: known) }
+            return try link.location.open(journalID: sealed.header.journalID)
         }
         let store: any SharedFrameStore
         if let opened {
