@@ -198,4 +198,37 @@ struct HardeningTests {
         #expect(cleaned.stderr.contains("Removed a partial file an earlier export left when it was killed: '\(stale)'."), "\(cleaned)")
         #expect(try directoryEntries(directory) == ["export.json"])
     }
+
+    @Test("Wrong passwords on one journal are checked one at a time across processes, each after its wait; audit's are recorded")
+    func passwordChecksInTurn() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        // Two wrong passwords at audit and one at a one-shot: free, and all three recorded.
+        for arguments in [["audit"], ["audit"], ["list"]] {
+            let wrong = try await sandbox.run(arguments + ["--journal", sandbox.journal], input: "wrong-pw\n")
+            #expect(wrong.status == 3, "\(wrong)")
+        }
+        // Three more at once, from three processes: the waits after 3, 4 and 5 failures
+        // (1, 2 and 4 s) one after another, as for one process; at once, about 1 s.
+        let (binary, environment) = (sandbox.binary, sandbox.environment)
+        let arguments = ["list", "--journal", sandbox.journal]
+        let started = ContinuousClock.now
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    try await runProgram(
+                        binary, arguments, input: Array("wrong-pw\n".utf8), environment: environment, timeout: .seconds(60)
+                    ).status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(statuses == [3, 3, 3])
+        #expect(elapsed >= .seconds(7), "three guesses took \(elapsed)")
+
+        let audit = try await sandbox.audits()
+        #expect(audit.status == 0, "\(audit)")
+        #expect(audit.stdout.components(separatedBy: "\tloginFailed\t").count - 1 == 6, "\(audit)")
+    }
 }

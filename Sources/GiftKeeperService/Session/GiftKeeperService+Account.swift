@@ -88,7 +88,7 @@ extension GiftKeeperService {
         case .locked: break
         }
         let sealed = try requireJournal()
-        let unlocked = try unlock(password: password, recordFailure: true)
+        let unlocked = try unlock(password: password)
         var replayed: GiftList
         do throws(ServiceError) {
             replayed = try foldCheckingRollback(sealed, keyring: unlocked)
@@ -131,12 +131,21 @@ extension GiftKeeperService {
         onWaiting?(0)
     }
 
-    /// Unlocks the keyring, recording a failed attempt in the journal when `recordFailure`.
-    func unlock(password: SecureBytes, recordFailure: Bool) throws(ServiceError) -> Keyring {
+    /// Unlocks the keyring, recording a failed attempt in the journal.
+    ///
+    /// One check at a time on a journal, whatever the process (``LocalFrameStore/lockPasswordChecks(isCancelled:)``):
+    /// the next waits for this one, sees the failure it recorded and waits its own delay.
+    func unlock(password: SecureBytes) throws(ServiceError) -> Keyring {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
         let sealed = try requireJournal()
-        // Another process may have changed the password since this one opened the journal.
+        guard local?.lockPasswordChecks(isCancelled: environment.isCancelled) ?? true else {
+            throw ServiceError(.cancelled)
+        }
+        defer { local?.unlockPasswordChecks() }
+        // Another process may have changed the password, or recorded failures, since this
+        // one opened the journal.
         try sealing { try sealed.takeInOthers() }
+        failuresSinceLastSuccess = sealed.trailingFailures
         waitBeforeChecking(nextLoginDelay)
         try stopIfCancelled()
         do {
@@ -145,11 +154,9 @@ extension GiftKeeperService {
             // Where this machine's records say the journal was altered or replaced, that is
             // the finding, not the password; and nothing is recorded into the altered file.
             if let finding = findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
-            if recordFailure {
-                try recordFailedLogin(in: sealed)
-            }
-            notify(.failedAttempt(recorded: recordFailure, nextDelaySeconds: nextLoginDelay))
-            throw ServiceError(.wrongPassword(recorded: recordFailure))
+            let recorded = try recordFailedLogin(in: sealed)
+            notify(.failedAttempt(recorded: recorded, nextDelaySeconds: nextLoginDelay))
+            throw ServiceError(.wrongPassword(recorded: recorded))
         } catch Keyring.UnlockFailure.damagedWrap(let sequence, let tampering) {
             if let finding = findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
             throw ServiceError(.tampered(sequence: sequence, tampering))
@@ -159,13 +166,22 @@ extension GiftKeeperService {
     }
 
     /// Appends a failed login, after whatever other writers appended meanwhile (it depends
-    /// on no state, so it is never decided again).
-    private func recordFailedLogin(in sealed: SealedJournal) throws(ServiceError) {
+    /// on no state, so it is never decided again). A journal opened read-only (`audit`) is
+    /// opened again for writing for it; false when it cannot be (a file this user cannot
+    /// write, damage): then nothing is recorded.
+    private func recordFailedLogin(in opened: SealedJournal) throws(ServiceError) -> Bool {
+        var sealed = opened
+        if local?.canAppend == false {
+            guard let store = try? location.open(access: .readWrite, toleratingDamage: false, progress: nil),
+                let writable = try? SealedJournal(store: store)
+            else { return false }
+            sealed = writable
+        }
         let event = Event(at: environment.now(), .loginFailed)
         for _ in 0..<Self.maximumCatchUps {
             if case .appended = try sealing({ try sealed.appendFailedLogin(event) }) {
                 failuresSinceLastSuccess += 1
-                return
+                return true
             }
             try sealing { try sealed.takeInOthers() }
         }
