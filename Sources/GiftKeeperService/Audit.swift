@@ -76,7 +76,8 @@ public enum JournalAudit {
         var failedLogins: [Timestamp] = []
         var textRuleBreaks: [StoredTextRuleBreak] = []
         var problem: ServiceError?
-        var check = RollbackCheck(service.memory.remembered(sealed, keyring: keyring))
+        var check = RollbackCheck(
+            service.memory.remembered(sealed, keyring: keyring), failures: service.memory.rememberedFailures(sealed))
         do {
             try sealed.replaying(keyring: keyring, progress: progress) { frame, event in
                 check.observe(frame)

@@ -231,4 +231,28 @@ struct HardeningTests {
         #expect(audit.status == 0, "\(audit)")
         #expect(audit.stdout.components(separatedBy: "\tloginFailed\t").count - 1 == 6, "\(audit)")
     }
+
+    @Test("Failed sign-ins cut off the journal are reported as a rollback, and their wait stays")
+    func cutFailuresAreARollback() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        var info = stat()
+        try #require(stat(sandbox.journal, &info) == 0)
+        let signedOut = info.st_size
+        for _ in 0..<4 {
+            let wrong = try await sandbox.run(["list", "--journal", sandbox.journal], input: "wrong-pw\n")
+            #expect(wrong.status == 3, "\(wrong)")
+        }
+        // Cut the four failed-login records off: the journal as it was at the sign-out.
+        #expect(truncate(sandbox.journal, signedOut) == 0)
+        #expect(try await sandbox.verifies())
+        // The fifth check still waits (2 s after four failures), and the cut is a rollback.
+        let started = ContinuousClock.now
+        let listed = try await sandbox.run(["list", "--journal", sandbox.journal], input: "secret-pw\n")
+        #expect(ContinuousClock.now - started >= .seconds(2), "the wait was erased")
+        #expect(listed.status == 1, "\(listed)")
+        #expect(listed.stderr.contains("4 events missing since your last session"), "\(listed)")
+        #expect(listed.errorLines.count == 1 && listed.errorLines[0].contains("Rollback detected"), "\(listed)")
+        #expect(!listed.stdout.contains("Hat"), "\(listed)")
+    }
 }

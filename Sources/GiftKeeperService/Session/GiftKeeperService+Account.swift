@@ -145,7 +145,9 @@ extension GiftKeeperService {
         // Another process may have changed the password, or recorded failures, since this
         // one opened the journal.
         try sealing { try sealed.takeInOthers() }
-        failuresSinceLastSuccess = sealed.trailingFailures
+        // The failures recorded here stay counted when their records were cut off.
+        let cut = memory.rememberedFailures(sealed).flatMap { $0.head.sequence > sealed.head.sequence ? $0.count : nil }
+        failuresSinceLastSuccess = max(sealed.trailingFailures, cut ?? 0)
         waitBeforeChecking(nextLoginDelay)
         try stopIfCancelled()
         do {
@@ -181,6 +183,7 @@ extension GiftKeeperService {
         for _ in 0..<Self.maximumCatchUps {
             if case .appended = try sealing({ try sealed.appendFailedLogin(event) }) {
                 failuresSinceLastSuccess += 1
+                memory.rememberFailures(sealed)
                 return true
             }
             try sealing { try sealed.takeInOthers() }
