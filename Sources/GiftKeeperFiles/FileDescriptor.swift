@@ -122,6 +122,17 @@ public struct FileDescriptor: Sendable {
         return fcntl(rawValue, Self.ofdSetLock, &lock) == 0
     }
 
+    /// Tries to take an exclusive record lock (`F_WRLCK`, `F_OFD_SETLK`) on the byte at
+    /// `offset`, owned by this open file description (the descriptor must be open for
+    /// writing). True when taken, false when another description holds a lock there, nil
+    /// when the file system does not support it. ``setRecordLock(shared:at:)`` with
+    /// `shared: false` releases it.
+    public func tryExclusiveRecordLock(at offset: Int64) -> Bool? {
+        var lock = Self.byteLock(F_WRLCK, at: offset)
+        if fcntl(rawValue, Self.ofdSetLock, &lock) == 0 { return true }
+        return errno == EAGAIN || errno == EACCES ? false : nil
+    }
+
     /// Whether another open file description holds a record lock on the byte at `offset`
     /// (`F_OFD_GETLK`; this description's own locks do not count). Nil when it cannot be told.
     public func recordLockHeldElsewhere(at offset: Int64) -> Bool? {

@@ -58,6 +58,18 @@ public protocol LocalFrameStore: FrameStore {
     /// Ends what ``beginSession()`` marked.
     func endSession()
 
+    /// Takes the journal's password-check lock, which one process at a time holds while it
+    /// waits out the delay after failed sign-ins, derives a key from a password and
+    /// records a failure (SPEC §5: guesses run one by one, whatever the number of
+    /// processes). Waits for another holder, looking every 50 ms, until it lets go or
+    /// `isCancelled` says so (then false); a holder stopped for over a minute is not waited
+    /// for. True without a lock where there can be none (a journal this user cannot write:
+    /// no failure can be recorded in it either).
+    func lockPasswordChecks(isCancelled: () -> Bool) -> Bool
+
+    /// Lets go of what ``lockPasswordChecks(isCancelled:)`` took.
+    func unlockPasswordChecks()
+
     /// Replaces the frames after `batch`'s base with `batch`, at once (a crash leaves the
     /// old frames or the new ones, whole), if the head is still `expected`; otherwise writes
     /// nothing and returns the current head. Open the store again afterwards.

@@ -35,6 +35,53 @@ extension Journal: FrameStore {
         file.setRecordLock(shared: false, at: Self.sessionMarkOffset)
     }
 
+    /// The byte after ``sessionMarkOffset``: an exclusive record lock on it is the
+    /// password-check lock.
+    static let passwordCheckOffset: Int64 = sessionMarkOffset + 1
+
+    /// An exclusive record lock needs a descriptor open for writing: a second open of the
+    /// same file (`audit` reads through a read-only one), kept while the lock is held.
+    public func lockPasswordChecks(isCancelled: () -> Bool) -> Bool {
+        unlockPasswordChecks()
+        guard let locker = try? FileDescriptor.open(path, flags: O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        else { return true }
+        guard let opened = try? locker.status(), let mine = try? file.status(),
+            opened.st_dev == mine.st_dev, opened.st_ino == mine.st_ino
+        else {
+            locker.close()
+            return true
+        }
+        // A holder stopped in the middle (Ctrl-Z at its countdown) is waited for a minute at
+        // most: longer than the longest delay and a key derivation.
+        for _ in 0..<Self.passwordCheckPatience / 50 {
+            switch locker.tryExclusiveRecordLock(at: Self.passwordCheckOffset) {
+            case true?:
+                passwordCheckLocker = locker
+                return true
+            case nil:
+                locker.close()
+                return true
+            case false?:
+                if isCancelled() {
+                    locker.close()
+                    return false
+                }
+                usleep(50_000)
+            }
+        }
+        locker.close()
+        return true
+    }
+
+    /// How long, in milliseconds, another process's password check is waited for.
+    static let passwordCheckPatience = 60_000
+
+    public func unlockPasswordChecks() {
+        // Closing the description releases its record locks.
+        passwordCheckLocker?.close()
+        passwordCheckLocker = nil
+    }
+
     /// Polls the file's size every 20 ms (no lock: `fstat`, and `lstat` of the path to
     /// notice a journal put in its place, ``JournalChange/replaced``); when it grew, takes the
     /// shared lock and takes in the whole frames that verify against this handle's head

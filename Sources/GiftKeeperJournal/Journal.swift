@@ -41,6 +41,8 @@ public final class Journal {
     /// recent head — a device sending its newest change — starts there, not at frame 1.
     var boundaries: [FrameBoundary] = []
     static let rememberedBoundaries = 32
+    /// The descriptor holding the password-check lock, while it is held.
+    var passwordCheckLocker: FileDescriptor?
 
     /// Whether an append can be tried: open for writing, and no earlier write failed.
     public var canAppend: Bool { access == .readWrite && !isUnusable }
@@ -73,6 +75,7 @@ public final class Journal {
     deinit {
         // Closing the descriptor also releases the flock.
         file.close()
+        passwordCheckLocker?.close()
     }
 
     // MARK: - Creating

@@ -132,6 +132,11 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
         _ = chain.state.withLock { $0.sessions.remove(me) }
     }
 
+    /// One process holds a memory store: its checks are already one at a time.
+    public func lockPasswordChecks(isCancelled: () -> Bool) -> Bool { true }
+
+    public func unlockPasswordChecks() {}
+
     deinit {
         endSession()
     }

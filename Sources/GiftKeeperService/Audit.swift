@@ -35,8 +35,9 @@ public struct AuditReport: Sendable {
 public enum JournalAudit {
     /// Replays and authenticates every frame of the journal at `journalPath` (SPEC §6).
     ///
-    /// Read-only: it takes a shared lock, records nothing (not even a wrong password),
-    /// never trims a torn tail and never writes the remembered head. A wrong password
+    /// Read-only but for a wrong password, which is recorded as at sign-in (after the same
+    /// wait, one check at a time; the journal is opened for writing just for it): it takes a
+    /// shared lock, never trims a torn tail and never writes the remembered head. A wrong password
     /// throws; everything else that does not verify ends the report with its sequence
     /// number and reason. A journal that verifies whole is then compared with the head
     /// remembered on this machine (``AuditReport/rollback``).
@@ -60,7 +61,8 @@ public enum JournalAudit {
         }
         let keyring: Keyring
         do {
-            keyring = try AccountKeys(session: service).unlock(password: password, recordFailure: false)
+            // A wrong password is recorded, as at sign-in: audit is no untraced oracle.
+            keyring = try AccountKeys(session: service).unlock(password: password)
         } catch {
             // The newest key wrap before the damage may predate a password change written
             // after it: then the damage, not the password, is what to report.
@@ -74,7 +76,8 @@ public enum JournalAudit {
         var failedLogins: [Timestamp] = []
         var textRuleBreaks: [StoredTextRuleBreak] = []
         var problem: ServiceError?
-        var check = RollbackCheck(service.memory.remembered(sealed, keyring: keyring))
+        var check = RollbackCheck(
+            service.memory.remembered(sealed, keyring: keyring), failures: service.memory.rememberedFailures(sealed))
         do {
             try sealed.replaying(keyring: keyring, progress: progress) { frame, event in
                 check.observe(frame)

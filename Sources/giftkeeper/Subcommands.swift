@@ -20,6 +20,9 @@ struct REPL: ParsableCommand {
             "Sign out by itself after the prompt waited this long, signed in, on a terminal; 0 never (0.5 is 30 s).",
             valueName: "minutes"))
     var lockAfter = "10"
+    /// Set by the shell on itself when it starts afresh after a sign-out (``freshProcess``):
+    /// it begins at the signed-out prompt, asking for nothing.
+    @Flag(name: .customLong("signed-out"), help: .hidden) var signedOut = false
 
     func validate() throws {
         _ = try lockAfterMilliseconds()
@@ -55,8 +58,27 @@ struct REPL: ParsableCommand {
         let session = REPLSession(
             service: service, editor: input.editor, passwords: input.passwords,
             isInteractive: TerminalSession.isStandardInputTerminal, lockAfter: try lockAfterMilliseconds())
+        session.startsSignedOut = signedOut
+        session.freshProcess = Self.freshProcess
         let code = session.run()
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Replaces this process with a fresh run of the same program on the same terminal and
+    /// journal (`execv` of the file `/proc/self/exe` names, so `ps` still says giftkeeper;
+    /// `/proc/self/exe` itself when that file is gone; the same arguments and
+    /// `--signed-out`), so that nothing decrypted while signed in -- freed Swift strings
+    /// included -- stays in its memory. Returns only when that fails.
+    static func freshProcess() {
+        var arguments = CommandLine.arguments
+        if !arguments.contains("--signed-out") { arguments.append("--signed-out") }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &target, Int(PATH_MAX))
+        let named = length > 0 ? String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let program = named.isEmpty || named.hasSuffix(" (deleted)") ? "/proc/self/exe" : named
+        let pointers = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        execv(program, pointers)
     }
 }
 

@@ -198,4 +198,161 @@ struct HardeningTests {
         #expect(cleaned.stderr.contains("Removed a partial file an earlier export left when it was killed: '\(stale)'."), "\(cleaned)")
         #expect(try directoryEntries(directory) == ["export.json"])
     }
+
+    @Test("Wrong passwords on one journal are checked one at a time across processes, each after its wait; audit's are recorded")
+    func passwordChecksInTurn() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        // Two wrong passwords at audit and one at a one-shot: free, and all three recorded.
+        for arguments in [["audit"], ["audit"], ["list"]] {
+            let wrong = try await sandbox.run(arguments + ["--journal", sandbox.journal], input: "wrong-pw\n")
+            #expect(wrong.status == 3, "\(wrong)")
+        }
+        // Three more at once, from three processes: the waits after 3, 4 and 5 failures
+        // (1, 2 and 4 s) one after another, as for one process; at once, about 1 s.
+        let (binary, environment) = (sandbox.binary, sandbox.environment)
+        let arguments = ["list", "--journal", sandbox.journal]
+        let started = ContinuousClock.now
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    try await runProgram(
+                        binary, arguments, input: Array("wrong-pw\n".utf8), environment: environment, timeout: .seconds(60)
+                    ).status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(statuses == [3, 3, 3])
+        #expect(elapsed >= .seconds(7), "three guesses took \(elapsed)")
+
+        let audit = try await sandbox.audits()
+        #expect(audit.status == 0, "\(audit)")
+        #expect(audit.stdout.components(separatedBy: "\tloginFailed\t").count - 1 == 6, "\(audit)")
+    }
+
+    @Test("Failed sign-ins cut off the journal are reported as a rollback, and their wait stays")
+    func cutFailuresAreARollback() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: ["Mum Hat"])
+        var info = stat()
+        try #require(stat(sandbox.journal, &info) == 0)
+        let signedOut = info.st_size
+        for _ in 0..<4 {
+            let wrong = try await sandbox.run(["list", "--journal", sandbox.journal], input: "wrong-pw\n")
+            #expect(wrong.status == 3, "\(wrong)")
+        }
+        // Cut the four failed-login records off: the journal as it was at the sign-out.
+        #expect(truncate(sandbox.journal, signedOut) == 0)
+        #expect(try await sandbox.verifies())
+        // The fifth check still waits (2 s after four failures), and the cut is a rollback.
+        let started = ContinuousClock.now
+        let listed = try await sandbox.run(["list", "--journal", sandbox.journal], input: "secret-pw\n")
+        #expect(ContinuousClock.now - started >= .seconds(2), "the wait was erased")
+        #expect(listed.status == 1, "\(listed)")
+        #expect(listed.stderr.contains("4 events missing since your last session"), "\(listed)")
+        #expect(listed.errorLines.count == 1 && listed.errorLines[0].contains("Rollback detected"), "\(listed)")
+        #expect(!listed.stdout.contains("Hat"), "\(listed)")
+    }
+
+    /// How often each of `needles` occurs (as UTF-8) in the readable memory of process `pid`
+    /// (`/proc/PID/maps` and `/proc/PID/mem`; root reads them whatever the process's
+    /// dumpable flag).
+    private func occurrences(of needles: [String], inMemoryOf pid: pid_t) throws -> [String: Int] {
+        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        let memory = open("/proc/\(pid)/mem", O_RDONLY)
+        try #require(memory >= 0, "cannot open /proc/\(pid)/mem: errno \(errno)")
+        defer { close(memory) }
+        var counts = Dictionary(uniqueKeysWithValues: needles.map { ($0, 0) })
+        let overlap = needles.map(\.utf8.count).max() ?? 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, fields[1].hasPrefix("r"), !line.hasSuffix("[vvar]"), !line.hasSuffix("[vsyscall]")
+            else { continue }
+            let bounds = fields[0].split(separator: "-").compactMap { Int($0, radix: 16) }
+            guard bounds.count == 2 else { continue }
+            var offset = bounds[0]
+            while offset < bounds[1] {
+                let wanted = min(buffer.count, bounds[1] - offset)
+                let got = buffer.withUnsafeMutableBytes { pread(memory, $0.baseAddress, wanted, off_t(offset)) }
+                guard got > 0 else { break }
+                for needle in needles {
+                    counts[needle, default: 0] += count(Array(needle.utf8), in: buffer, upTo: got)
+                }
+                // Step back a needle's length, so that one across two reads is seen (and
+                // one wholly inside the overlap is counted twice, which only errs high).
+                offset += got == wanted && got > overlap ? got - overlap : got
+            }
+        }
+        return counts
+    }
+
+    /// How often `needle` occurs in `buffer[0..<end]` (`memchr` for its first byte, then `memcmp`).
+    private func count(_ needle: [UInt8], in buffer: [UInt8], upTo end: Int) -> Int {
+        guard let first = needle.first else { return 0 }
+        return buffer.withUnsafeBytes { haystack in
+            needle.withUnsafeBytes { wanted in
+                guard let base = haystack.baseAddress, let wantedBase = wanted.baseAddress else { return 0 }
+                var found = 0
+                var start = 0
+                while start + needle.count <= end, let hit = memchr(base + start, Int32(first), end - start - needle.count + 1) {
+                    let at = UnsafeRawPointer(hit) - base
+                    if memcmp(base + at, wantedBase, needle.count) == 0 { found += 1 }
+                    start = at + 1
+                }
+                return found
+            }
+        }
+    }
+
+    @Test(
+        "After the idle lock no decrypted title, note or name is left in the shell's memory: it started afresh",
+        .enabled(if: runningAsRoot, "reading another process's memory (dumpable 0) needs root"))
+    func nothingDecryptedAfterSignOut() async throws {
+        let sandbox = try Sandbox()
+        let secrets = ["Quillon-Aldebaran", "Zephyrine-Kite-4471", "Marzipan-Notes-9917", "Obsidian-Lantern-2290"]
+        try await sandbox.createJournal(
+            name: secrets[0], presents: ["Mum \(secrets[1]) --notes \(secrets[2])"])
+        let tmux = try Tmux(prefix: "gk-mem")
+        // 0.05 minutes: 3 s.
+        try await tmux.start(session: "mem", TerminalTests.launch(sandbox) + " --lock-after 0.05")
+        try await tmux.waitFor("mem", text: "Password:")
+        try await tmux.enter("mem", "secret-pw")
+        try await tmux.waitForLine("mem")
+        let pane = try await tmux.command(["display-message", "-p", "-t", "mem", "#{pane_pid}"])
+        let shellPID = try #require(pid_t(pane.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let children = try String(contentsOfFile: "/proc/\(shellPID)/task/\(shellPID)/children", encoding: .utf8)
+        let pid = try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "no giftkeeper under the pane")
+        try await tmux.enter("mem", "show p1")
+        try await tmux.waitFor("mem", text: secrets[2])
+        try await tmux.enter("mem", "add Dad \(secrets[3])")
+        try await tmux.waitFor("mem", text: "Saved p2")
+        try await tmux.waitForLine("mem")
+        // Signed in, the scan finds them: it is not blind.
+        let signedIn = try occurrences(of: secrets, inMemoryOf: pid)
+        #expect(signedIn.values.allSatisfy { $0 > 0 }, "\(signedIn)")
+
+        try await tmux.waitFor("mem", text: "🔒 Signed out (idle)", timeout: 20)
+        try await tmux.waitForLine("mem", "giftkeeper (signed out)>")
+        try await Task.sleep(for: .milliseconds(300))
+        // Still the program (by its file's name), in the same process on the same terminal.
+        let name = String(URL(fileURLWithPath: sandbox.binary).lastPathComponent.prefix(15))
+        #expect(try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) == name + "\n")
+        let signedOut = try occurrences(of: secrets, inMemoryOf: pid)
+        #expect(signedOut.values.allSatisfy { $0 == 0 }, "left in memory after the idle lock: \(signedOut)")
+
+        // The fresh process signs in again as the old one did, and ends as it would.
+        try await tmux.waitForAnother("mem", text: "Password:") { try await tmux.enter("mem", "login") }
+        try await tmux.enter("mem", "secret-pw")
+        try await tmux.waitForAnother("mem", text: "🔓 Signed in as \(secrets[0])") {}
+        try await tmux.waitForLine("mem")
+        try await tmux.enter("mem", "signout")
+        try await tmux.waitForLine("mem", "giftkeeper (signed out)>")
+        try await tmux.enter("mem", "quit")
+        let screen = try await tmux.waitFor("mem", text: "GK-EXIT=")
+        #expect(screen.contains("GK-EXIT=0"), "\(screen)")
+        #expect(try await sandbox.verifies())
+    }
 }

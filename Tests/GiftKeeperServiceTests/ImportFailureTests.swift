@@ -45,6 +45,8 @@ import Testing
 
         func beginSession() -> Bool? { inner.beginSession() }
         func endSession() { inner.endSession() }
+        func lockPasswordChecks(isCancelled: () -> Bool) -> Bool { inner.lockPasswordChecks(isCancelled: isCancelled) }
+        func unlockPasswordChecks() { inner.unlockPasswordChecks() }
 
         func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
             try inner.rewrite(expecting: expected, with: batch)

@@ -189,23 +189,31 @@ extension RollbackTests {
         #expect(try sandbox.journalBytes() == before)
     }
 
-    @Test func auditNeverChangesTheJournalEvenWithAWrongPassword() throws {
+    /// Issue 30: audit is no untraced oracle. A wrong password is recorded as at sign-in,
+    /// and is all audit ever appends.
+    @Test func auditRecordsAWrongPasswordAndNothingElse() throws {
         let sandbox = try Sandbox()
         try busyJournal(sandbox)
         let before = try sandbox.journalBytes()
-        for secret in ["wrong", "correct horse"] {  // the old password opens only the old epoch
+        // The old password opens only the old epoch: wrong too.
+        for secret in ["wrong", "correct horse", "wrong again"] {
             let error = serviceError {
                 _ = try JournalAudit.audit(
                     journalPath: sandbox.journalPath, password: password(secret), environment: sandbox.environment())
             }
-            #expect(error?.wrongPasswordRecorded == false, "\(secret): \(String(describing: error))")
+            #expect(error?.wrongPasswordRecorded == true, "\(secret): \(String(describing: error))")
             #expect(error?.exitCode == 3)
         }
-        #expect(try sandbox.journalBytes() == before)
-        // Nor is a wrong password remembered as a failure: the next login waits nothing.
+        // Every byte stays; three failed-login frames follow.
+        let after = try sandbox.journalBytes()
+        #expect(Array(after.prefix(before.count)) == before)
         let service = sandbox.service()
         try service.open()
-        #expect(service.nextLoginDelay == 0)
+        let report = try JournalAudit.audit(
+            journalPath: sandbox.journalPath, password: password("battery staple"), environment: sandbox.environment())
+        #expect(report.reportedFailedLogins.count == 2 + 3)
+        // They count as failures: the next check waits, as after three wrong sign-ins.
+        #expect(service.nextLoginDelay == 1)
     }
 
     @Test func auditReportsATornTailWithoutTrimmingIt() throws {

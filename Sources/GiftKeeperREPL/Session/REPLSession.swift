@@ -48,6 +48,15 @@ public final class REPLSession: Shell {
     /// The argument being asked for at a prompt: completion there answers as the command
     /// line does after these words.
     var promptWords: [String]?
+    /// Starts the process afresh, signed out (the executable's `execv` of itself); returns
+    /// only when it cannot. Called on a terminal once a session signed in and then out
+    /// (`signout`, the idle lock), so that no decrypted title, note or name stays in this
+    /// process's memory (issue 30). Nil: the session goes on in this process.
+    public var freshProcess: (() -> Void)?
+    /// This process is such a fresh start: the prompt comes signed out, asking for nothing.
+    public var startsSignedOut = false
+    /// Whether a session signed in in this process.
+    var wasSignedIn = false
 
     /// - Parameter lockAfter: milliseconds the prompt may wait, signed in, before the shell
     ///   signs out by itself (on a terminal); nil never.
@@ -84,6 +93,7 @@ public final class REPLSession: Shell {
         }
         noteActivity()
         while isRunning {
+            startAfreshIfSignedOut()
             let input = editor.readLine(prompt: prompt)
             noteActivity()
             defer { noteActivity() }
@@ -157,7 +167,22 @@ public final class REPLSession: Shell {
         }
     }
 
+    /// After a sign-out on a terminal: releases the journal and starts the process afresh
+    /// (``freshProcess``); if that fails the session goes on here.
+    func startAfreshIfSignedOut() {
+        if service.phase == .signedIn { wasSignedIn = true }
+        guard wasSignedIn, isInteractive, service.phase == .locked, let freshProcess else { return }
+        editor.clearHistory()
+        try? service.close()
+        freshProcess()
+        // Still here: the exec failed. Go on in this process, the journal opened again.
+        wasSignedIn = false
+        let console = self.console
+        _ = open(notifying: { console.print($0) })
+    }
+
     func greet() {
+        if startsSignedOut { return }
         switch service.phase {
         case .noAccount:
             console.print("Welcome to GiftKeeper. There is no journal at \(service.journalPath) yet.")

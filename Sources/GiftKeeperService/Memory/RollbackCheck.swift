@@ -31,24 +31,39 @@ public enum RollbackFinding: Equatable, Sendable {
 struct RollbackCheck {
     /// What reading the remembered head found; nil when none is kept.
     let remembered: AuthenticatedHead.Reading?
+    /// The failed sign-ins recorded here since (``RememberedFailures``); nil when none.
+    let failures: RememberedFailures?
     /// The chain hash just after the remembered last frame (the next frame's previous hash).
     private var hashAtRemembered: [UInt8]?
+    /// The chain hash just after the last remembered failure.
+    private var hashAtFailures: [UInt8]?
 
-    init(_ remembered: AuthenticatedHead.Reading?) {
+    init(_ remembered: AuthenticatedHead.Reading?, failures: RememberedFailures? = nil) {
         self.remembered = remembered
+        self.failures = failures
     }
 
-    /// Notes the chain hash at the remembered point when `frame` is the one just after it.
+    /// Notes the chain hash at the remembered points when `frame` is the one just after one.
     mutating func observe(_ frame: FrameView) {
         if case .verified(let remembered) = remembered, frame.sequence == remembered.head.sequence + 1 {
             hashAtRemembered = Array(frame.previousHash)
         }
+        if let failures, frame.sequence == failures.head.sequence + 1 {
+            hashAtFailures = Array(frame.previousHash)
+        }
     }
 
     /// What the whole journal, replayed up to `lastSequence` with head hash `headHash`,
-    /// says against the remembered head; nil when it continues the remembered history (or
-    /// nothing is remembered).
+    /// says against the remembered head, then against the failures recorded since; nil
+    /// when it continues both (or nothing is remembered).
     func finding(lastSequence: UInt64, headHash: [UInt8]) -> RollbackFinding? {
+        headFinding(lastSequence: lastSequence, headHash: headHash)
+            ?? failures?.finding(
+                lastSequence: lastSequence,
+                hashThere: failures?.head.sequence == lastSequence ? headHash : hashAtFailures)
+    }
+
+    private func headFinding(lastSequence: UInt64, headHash: [UInt8]) -> RollbackFinding? {
         guard let remembered else { return nil }
         switch remembered {
         case .forged, .unknownLayout:
@@ -76,23 +91,32 @@ extension RollbackFinding {
     static func beforeUnlocking(_ store: any FrameStore, stateDirectory: String?, journalPath: String) -> RollbackFinding? {
         guard let stateDirectory else { return nil }
         let records = HeadMemory.unverifiedRecords(in: stateDirectory, journalPath: journalPath)
-        guard !records.isEmpty else { return nil }
+        let failures = RememberedFailures.read(
+            from: stateDirectory, journalID: store.header.journalID, journalPath: journalPath)
+        guard !records.isEmpty else {
+            return failures?.finding(lastSequence: store.head.sequence, hashThere: hash(of: store, at: failures?.head.sequence))
+        }
         guard let record = records.first(where: { $0.journalID == store.header.journalID })?.head else {
             return .journalReplaced
         }
         let head = store.head
         if record.sequence > head.sequence { return .eventsMissing(count: record.sequence - head.sequence) }
-        var hashThere = head.hash
-        if record.sequence < head.sequence {
-            // The frame after the remembered one binds the remembered frame's hash.
-            var found: [UInt8]?
-            try? store.read(after: record.sequence, progress: nil) { frame in
-                if found == nil { found = Array(frame.previousHash) }
-                throw ReplayStop()
-            }
-            guard let found else { return nil }
-            hashThere = found
+        // Unreadable there: nothing to say.
+        guard let hashThere = hash(of: store, at: record.sequence) else { return nil }
+        if hashThere != record.hash { return .historyDiverged(sequence: record.sequence) }
+        return failures?.finding(lastSequence: head.sequence, hashThere: hash(of: store, at: failures?.head.sequence))
+    }
+
+    /// The chain hash of `store` just after frame `sequence`: the head's, or the previous
+    /// hash the next frame binds; nil past the head (or unreadable).
+    private static func hash(of store: any FrameStore, at sequence: UInt64?) -> [UInt8]? {
+        guard let sequence, sequence <= store.head.sequence else { return nil }
+        if sequence == store.head.sequence { return store.head.hash }
+        var found: [UInt8]?
+        try? store.read(after: sequence, progress: nil) { frame in
+            if found == nil { found = Array(frame.previousHash) }
+            throw ReplayStop()
         }
-        return hashThere == record.hash ? nil : .historyDiverged(sequence: record.sequence)
+        return found
     }
 }

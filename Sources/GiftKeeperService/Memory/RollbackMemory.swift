@@ -44,7 +44,23 @@ final class RollbackMemory {
             return false
         }
         HeadMemory.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        // The authenticated head now covers the failures recorded before it.
+        RememberedFailures.forget(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
         return true
+    }
+
+    /// The failed sign-ins this machine recorded in `sealed`'s journal since its last
+    /// remembered head (``RememberedFailures``, unauthenticated); nil when none.
+    func rememberedFailures(_ sealed: SealedJournal) -> RememberedFailures? {
+        guard let directory else { return nil }
+        return RememberedFailures.read(from: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+    }
+
+    /// Notes that `sealed`'s journal now ends with `count` failed sign-ins recorded here.
+    func rememberFailures(_ sealed: SealedJournal) {
+        guard let directory else { return }
+        RememberedFailures(head: sealed.head, count: sealed.trailingFailures)
+            .write(to: directory, journalID: sealed.header.journalID, journalPath: journalPath)
     }
 
     private func unavailable(_ directory: String) {

@@ -70,7 +70,7 @@ struct AccountKeys {
         case .locked: break
         }
         let sealed = try session.requireJournal()
-        let unlocked = try unlock(password: password, recordFailure: true)
+        let unlocked = try unlock(password: password)
         var replayed: GiftList
         do throws(ServiceError) {
             replayed = try session.foldCheckingRollback(sealed, keyring: unlocked)
@@ -113,12 +113,25 @@ struct AccountKeys {
         session.onWaiting?(0)
     }
 
-    /// Unlocks the keyring, recording a failed attempt in the journal when `recordFailure`.
-    func unlock(password: SecureBytes, recordFailure: Bool) throws(ServiceError) -> Keyring {
+    /// Unlocks the keyring, recording a failed attempt in the journal.
+    ///
+    /// One check at a time on a journal, whatever the process (``LocalFrameStore/lockPasswordChecks(isCancelled:)``):
+    /// the next waits for this one, sees the failure it recorded and waits its own delay.
+    func unlock(password: SecureBytes) throws(ServiceError) -> Keyring {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
         let sealed = try session.requireJournal()
-        // Another process may have changed the password since this one opened the journal.
+        guard session.local?.lockPasswordChecks(isCancelled: session.environment.isCancelled) ?? true else {
+            throw ServiceError(.cancelled)
+        }
+        defer { session.local?.unlockPasswordChecks() }
+        // Another process may have changed the password, or recorded failures, since this
+        // one opened the journal.
         try sealing { try sealed.takeInOthers() }
+        // The failures recorded here stay counted when their records were cut off.
+        let cut = session.memory.rememberedFailures(sealed).flatMap {
+            $0.head.sequence > sealed.head.sequence ? $0.count : nil
+        }
+        session.failuresSinceLastSuccess = max(sealed.trailingFailures, cut ?? 0)
         waitBeforeChecking(session.nextLoginDelay)
         try session.stopIfCancelled()
         do {
@@ -127,11 +140,9 @@ struct AccountKeys {
             // Where this machine's records say the journal was altered or replaced, that is
             // the finding, not the password; and nothing is recorded into the altered file.
             if let finding = session.findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
-            if recordFailure {
-                try recordFailedLogin(in: sealed)
-            }
-            session.notify(.failedAttempt(recorded: recordFailure, nextDelaySeconds: session.nextLoginDelay))
-            throw ServiceError(.wrongPassword(recorded: recordFailure))
+            let recorded = try recordFailedLogin(in: sealed)
+            session.notify(.failedAttempt(recorded: recorded, nextDelaySeconds: session.nextLoginDelay))
+            throw ServiceError(.wrongPassword(recorded: recorded))
         } catch Keyring.UnlockFailure.damagedWrap(let sequence, let tampering) {
             if let finding = session.findingBeforeUnlocking { throw ServiceError(.rolledBack(finding)) }
             throw ServiceError(.tampered(sequence: sequence, tampering))
@@ -141,13 +152,23 @@ struct AccountKeys {
     }
 
     /// Appends a failed login, after whatever other writers appended meanwhile (it depends
-    /// on no state, so it is never decided again).
-    private func recordFailedLogin(in sealed: SealedJournal) throws(ServiceError) {
+    /// on no state, so it is never decided again). A journal opened read-only (`audit`) is
+    /// opened again for writing for it; false when it cannot be (a file this user cannot
+    /// write, damage): then nothing is recorded.
+    private func recordFailedLogin(in opened: SealedJournal) throws(ServiceError) -> Bool {
+        var sealed = opened
+        if session.local?.canAppend == false {
+            guard let store = try? session.location.open(access: .readWrite, toleratingDamage: false, progress: nil),
+                let writable = try? SealedJournal(store: store)
+            else { return false }
+            sealed = writable
+        }
         let event = Event(at: session.environment.now(), .loginFailed)
         for _ in 0..<GiftKeeperService.maximumCatchUps {
             if case .appended = try sealing({ try sealed.appendFailedLogin(event) }) {
                 session.failuresSinceLastSuccess += 1
-                return
+                session.memory.rememberFailures(sealed)
+                return true
             }
             try sealing { try sealed.takeInOthers() }
         }

@@ -11,7 +11,7 @@ extension GiftKeeperService {
     func foldCheckingRollback(_ sealed: SealedJournal, keyring: Keyring) throws(ServiceError) -> GiftList {
         var state = GiftList()
         state.reserveCapacity(sealed.store.frameCount)
-        var check = RollbackCheck(memory.remembered(sealed, keyring: keyring))
+        var check = RollbackCheck(memory.remembered(sealed, keyring: keyring), failures: memory.rememberedFailures(sealed))
         try sealed.replaying(keyring: keyring, progress: onProgress) { frame, event in
             check.observe(frame)
             if let event { state.apply(event) }
