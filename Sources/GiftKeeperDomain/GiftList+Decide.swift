@@ -160,7 +160,8 @@ extension GiftList {
         let occasion = try scope.occasion.map { name throws(DomainError) in
             state.occasionSpelling(try checked(name, .occasion, allowEmpty: false))
         }
-        return BudgetScope(recipient: recipient, occasion: occasion)
+        if let year = scope.year, !BudgetScope.years.contains(year) { throw .invalidYear(year) }
+        return BudgetScope(recipient: recipient, occasion: occasion, year: scope.year)
     }
 
     /// What undoing `events` needs of this state (the state just before them): the presents

@@ -222,6 +222,7 @@ extension GiftList {
         let scope = budget.scope.key
         for present in presents.values {
             guard let price = present.price, scope.covers(present) else { continue }
+            if let year = scope.year, self.year(of: present) != year { continue }
             if present.status == .idea { standing.planned.add(price) } else { standing.spent.add(price) }
         }
         return standing
@@ -260,15 +261,30 @@ extension GiftList {
 
     // MARK: Summary
 
-    /// The year a present belongs to: the year it was given; else its occasion's year when
-    /// that is dated once (not yearly); else the year it was added.
+    /// The year a present belongs to (what `summary --year` and a budget's year count): the
+    /// year it was given; else its occasion's year when that is dated once; for a yearly
+    /// occasion, the year it next fell on when the present was added (a Christmas idea
+    /// added on 28 December is for next Christmas); else the year it was added.
     /// `day` tells the day a time falls on where the person is (UTC when not given).
     public func year(of present: Present, day: (Timestamp) -> CalendarDate = \.utcDate) -> Int {
         if let givenAt = present.givenAt { return day(givenAt).year }
-        if let occasion = occasions[foldedName(present.occasion)], let date = occasion.date, !occasion.isYearly {
-            return date.year
+        let added = day(present.createdAt)
+        if let occasion = occasions[foldedName(present.occasion)], let date = occasion.date {
+            guard occasion.isYearly else { return date.year }
+            return occasion.nextDate(onOrAfter: added)?.year ?? added.year
         }
-        return day(present.createdAt).year
+        return added.year
+    }
+
+    /// The year a budget set now for `recipient` and `occasion` holds for when none is
+    /// named (SPEC §10.1): a yearly occasion's next date's year; none for an occasion
+    /// dated once, an undated one, or the whole list; else (a recipient's budget) this year.
+    public func defaultBudgetYear(recipient: String?, occasion: String?, today: CalendarDate) -> Int? {
+        if let occasion, !occasion.isEmpty {
+            guard let found = occasions[foldedName(occasion)], found.isYearly else { return nil }
+            return found.nextDate(onOrAfter: today)?.year
+        }
+        return recipient.map { _ in today.year }
     }
 
     /// Per recipient (A to Z): how many presents, planned and spent, and the budget; only
@@ -291,7 +307,10 @@ extension GiftList {
             rows[key] = row
         }
         for key in rows.keys {
-            rows[key]?.budget = budgets[BudgetScope.Key(recipient: key, occasion: occasionKey ?? "")]?.amount
+            let scope = BudgetScope.Key(recipient: key, occasion: occasionKey ?? "")
+            var ofYear = scope
+            ofYear.year = year
+            rows[key]?.budget = (budgets[ofYear] ?? budgets[scope])?.amount
         }
         return rows.sorted { $0.key < $1.key }.map(\.value)
     }

@@ -73,7 +73,9 @@ struct Bits {
     }
 
     mutating func scope() -> BudgetScope {
-        BudgetScope(recipient: pick([nil, "Mum", "mum", "Zoë", "zoe"]), occasion: pick([nil, "Christmas 2026", "CHRISTMAS 2026"]))
+        BudgetScope(
+            recipient: pick([nil, "Mum", "mum", "Zoë", "zoe"]), occasion: pick([nil, "Christmas 2026", "CHRISTMAS 2026"]),
+            year: pick([nil, nil, 2026, 2027]))
     }
 
     /// Any event, valid or not in any state.

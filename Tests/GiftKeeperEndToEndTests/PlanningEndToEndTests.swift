@@ -9,14 +9,19 @@ import Testing
 struct PlanningEndToEndTests {
     static let password = "correct horse"
 
+    /// Alice's new journal on 2026-11-24 at 09:00 with a yearly Christmas, then `lines`.
+    static func firstSession(_ sandbox: Sandbox, setup: String, _ lines: [String]) async throws -> Outcome {
+        try await sandbox.script(
+            at: "2026-11-24 09:00:00",
+            [setup, password, password, "occasion add Christmas --date 2026-12-24 --yearly"] + lines + ["quit"])
+    }
+
     @Test("One Christmas planned, given, and a year later: gifts, the repeat note and upcoming recur")
     func aYearOfPresents() async throws {
         let sandbox = try Sandbox()
-        let planning = try await sandbox.script(
-            at: "2026-11-24 09:00:00",
+        let planning = try await Self.firstSession(
+            sandbox, setup: "setup Alice --kdf interactive --currency EUR",
             [
-                "setup Alice --kdf interactive --currency EUR", Self.password, Self.password,
-                #"occasion add Christmas --date 2026-12-24 --yearly"#,
                 #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
                 #"add Mum "Blue scarf" --price 25 --occasion christmas --store Harrods"#,
                 #"add Zoë Kite --price 30 --occasion Christmas"#,
@@ -24,11 +29,10 @@ struct PlanningEndToEndTests {
                 "budget set 60 --occasion Christmas",
                 "mark p1 bought",
                 "upcoming",
-                "quit",
             ])
         #expect(planning.status == 0, "\(planning)")
         #expect(planning.stdoutLines.contains(#"Saved p3: "Book of knots" for Zoë."#), "\(planning)")
-        #expect(planning.stdoutLines.contains("Saved budget for 'Christmas': 60.00 EUR, 7.50 EUR over after 67.50 EUR planned and spent."))
+        #expect(planning.stdoutLines.contains("Saved budget for 'Christmas' (2026): 60.00 EUR, 7.50 EUR over after 67.50 EUR planned and spent."))
         #expect(planning.stdoutLines.contains("Mum's birthday: 2026-12-10, in 16 days"), "\(planning)")
         #expect(planning.stdoutLines.contains("Christmas: 2026-12-24, in 30 days"), "\(planning)")
         // A table per occasion: what is left to do for each present, with its price.
@@ -80,6 +84,34 @@ struct PlanningEndToEndTests {
         ] {
             #expect(nextYear.stdoutLines.contains(line), "history lacks \(line): \(nextYear)")
         }
+        #expect(try await sandbox.verifies())
+    }
+
+    @Test("Budgets per year through the binary: a year on, a yearly occasion's budget counts that year's presents only")
+    func budgetsPerYear() async throws {
+        let sandbox = try Sandbox()
+        let first = try await Self.firstSession(
+            sandbox, setup: "setup Alice --kdf interactive",
+            [
+                "add Mum Scarf --price 64.99 --occasion Christmas", "mark p1 given", "budget set 100 --occasion Christmas",
+                "budget set 80 --for Mum",
+            ])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdoutLines.contains("Saved budget for 'Christmas' (2026): 100.00, 35.01 left after 64.99 planned and spent."), "\(first)")
+        // The issue's case: a year on, 2026's scarf is not counted against 2027.
+        let next = try await sandbox.script(
+            at: "2027-11-30 10:00:00",
+            [
+                "login", Self.password, "add Mum Slippers --price 30 --occasion Christmas", "budget set 100 --occasion Christmas",
+                "budget", "summary", "quit",
+            ])
+        #expect(next.status == 0, "\(next)")
+        #expect(next.stdoutLines.contains("Saved budget for 'Christmas' (2027): 100.00, 70.00 left after 30.00 planned and spent."), "\(next)")
+        #expect(next.stdoutLines.contains { $0.hasPrefix("'Christmas' (2026)") && $0.contains("64.99") }, "\(next)")
+        #expect(next.stdoutLines.contains { $0.hasPrefix("'Christmas' (2027)") && $0.contains("30.00") && $0.contains("70.00") }, "\(next)")
+        // Mum's 2026 budget stays 2026's; summary speaks of 2027.
+        #expect(next.stdoutLines.contains { $0.hasPrefix("Mum (2026)") && $0.contains("80.00") && $0.contains("64.99") }, "\(next)")
+        #expect(next.stdoutLines.contains("1 present for 1 person in 2027: planned 30.00, spent 0.00."), "\(next)")
         #expect(try await sandbox.verifies())
     }
 

@@ -91,24 +91,75 @@ import Testing
                 #"add Mum "Gloves" --price 10"#, "budget", "budget set 60 --for mum", "budget clear --for Mum", "budget",
             ])
         #expect(outcome.status == 0, "\(outcome)")
-        #expect(outcome.outputLines.contains("Saved budget for Mum: 40.00, 2.50 left after 37.50 planned and spent."))
+        #expect(outcome.outputLines.contains("Saved budget for Mum (2026): 40.00, 2.50 left after 37.50 planned and spent."))
         #expect(outcome.outputLines.contains("Saved budget for 'Christmas 2026': 50.00, 5.00 over after 55.00 planned and spent."))
         // Setting a budget already says whether it is over; the add that takes Mum's over says so.
         #expect(!outcome.outputLines.contains { $0.hasPrefix("Over budget: 'Christmas 2026'") }, "\(outcome)")
-        #expect(outcome.outputLines.contains("Over budget: Mum has 40.00, planned and spent 47.50 (7.50 over)."))
+        #expect(outcome.outputLines.contains("Over budget: Mum (2026) has 40.00, planned and spent 47.50 (7.50 over)."))
         #expect(
             outcome.output.contains(
                 """
                 BUDGET FOR        BUDGET  PLANNED  SPENT  REMAINING  STATUS
                 ----------------  ------  -------  -----  ---------  ------
-                Mum                40.00    22.50  25.00      -7.50  OVER
+                Mum (2026)         40.00    22.50  25.00      -7.50  OVER
                 'Christmas 2026'   50.00    30.00  25.00      -5.00  OVER
                 2 budgets, 2 over.
                 """), "\(outcome)")
-        #expect(outcome.outputLines.contains("Saved budget for Mum: 60.00, 12.50 left after 47.50 planned and spent."))
-        #expect(outcome.outputLines.contains("Cleared the budget for Mum."))
+        #expect(outcome.outputLines.contains("Saved budget for Mum (2026): 60.00, 12.50 left after 47.50 planned and spent."))
+        #expect(outcome.outputLines.contains("Cleared the budget for Mum (2026)."))
         #expect(outcome.outputLines.contains { $0.hasPrefix("'Christmas 2026'") && $0.hasSuffix("OVER") })
         #expect(outcome.outputLines.last(where: { $0.hasSuffix("over.") }) == "1 budget, 1 over.")
+    }
+
+    @Test("Budgets per year: a yearly occasion's and a recipient's budget count one year's presents, over two Christmases and two birthdays")
+    func budgetsPerYear() throws {
+        let transcript = try Transcript()
+        let first = try transcript.signedIn([
+            "occasion add Christmas --date 2026-12-24 --yearly", #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
+            "add Mum Scarf --price 64.99 --occasion Christmas", "mark p1 given", "budget set 100 --occasion Christmas",
+            #"add Mum Tea --price 10 --occasion "Mum's birthday""#, #"budget set 15 --occasion "mum's birthday""#,
+            "budget set 80 --for Mum",
+        ])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.outputLines.contains("Saved budget for 'Christmas' (2026): 100.00, 35.01 left after 64.99 planned and spent."), "\(first)")
+        #expect(first.outputLines.contains("Saved budget for 'Mum's birthday' (2026): 15.00, 5.00 left after 10.00 planned and spent."), "\(first)")
+        #expect(first.outputLines.contains("Saved budget for Mum (2026): 80.00, 5.01 left after 74.99 planned and spent."), "\(first)")
+        // A year on (2027-11-30): the same budgets for 2027 count only 2027's presents.
+        transcript.clock.advance(days: 371)
+        let next = try transcript.signedIn([
+            "add Mum Slippers --price 30 --occasion Christmas", "budget set 100 --occasion Christmas",
+            #"budget set 20 --occasion "Mum's birthday""#, "budget set 50 --for Mum", "budget set 90 --for Mum --year 2026",
+            "budget", "upcoming --days 30", "summary", "summary --year 2026", "budget set 10 --year 20267",
+        ])
+        #expect(next.status == 2, "\(next)")
+        #expect(next.outputLines.contains("Saved budget for 'Christmas' (2027): 100.00, 70.00 left after 30.00 planned and spent."), "\(next)")
+        #expect(next.outputLines.contains("Saved budget for 'Mum's birthday' (2027): 20.00, 20.00 left after 0.00 planned and spent."), "\(next)")
+        #expect(next.outputLines.contains("Saved budget for Mum (2027): 50.00, 20.00 left after 30.00 planned and spent."), "\(next)")
+        #expect(next.outputLines.contains("Saved budget for Mum (2026): 90.00, 15.01 left after 74.99 planned and spent."), "\(next)")
+        #expect(
+            next.output.contains(
+                """
+                BUDGET FOR               BUDGET  PLANNED  SPENT  REMAINING  STATUS
+                -----------------------  ------  -------  -----  ---------  ------
+                'Christmas' (2026)       100.00     0.00  64.99      35.01  ok
+                'Mum's birthday' (2026)   15.00    10.00   0.00       5.00  ok
+                Mum (2026)                90.00    10.00  64.99      15.01  ok
+                'Christmas' (2027)       100.00    30.00   0.00      70.00  ok
+                'Mum's birthday' (2027)   20.00     0.00   0.00      20.00  ok
+                Mum (2027)                50.00    30.00   0.00      20.00  ok
+                6 budgets, none over.
+                """), "\(next)")
+        // upcoming names the year and what is still to spend of the occasion's budget.
+        #expect(next.outputLines.contains("  Budget for 'Mum's birthday' (2027): 20.00; planned and spent 0.00, 20.00 left."), "\(next)")
+        #expect(next.outputLines.contains("  Budget for 'Christmas' (2027): 100.00; planned and spent 30.00, 70.00 left."), "\(next)")
+        #expect(next.outputLines.contains("1 present for 1 person in 2027: planned 30.00, spent 0.00."), "\(next)")
+        #expect(next.outputLines.contains("2 presents for 1 person in 2026: planned 10.00, spent 64.99."), "\(next)")
+        #expect(next.outputLines.contains { $0.hasPrefix("Mum") && $0.contains("50.00") }, "summary shows Mum's 2027 budget: \(next)")
+        #expect(next.outputLines.contains { $0.hasPrefix("Mum") && $0.contains("90.00") }, "summary --year 2026 shows 2026's: \(next)")
+        #expect(
+            next.errorLines == [
+                "giftkeeper: error: '--year 20267' is not a year. Type e.g. 'summary --year 2026' or 'budget set 100 --for Mum --year 2027'."
+            ], "\(next)")
     }
 
     @Test("upcoming: soonest first with countdowns and what is left to buy and wrap; yearly occasions recur")
@@ -167,7 +218,7 @@ import Testing
                 Dad               1     0.00  42.50           -  ████████████████████
                 Mum               2    37.50   0.00  30.00 OVER  ░░░░░░░░░░░░░░░░░░
                 Zoë               2    30.00   0.00           -  ░░░░░░░░░░░░░░
-                5 presents for 3 people: planned 67.50, spent 42.50.
+                5 presents for 3 people in 2026: planned 67.50, spent 42.50.
                 Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
                 Budget for everything: 500.00; planned and spent 110.00, 390.00 left.
                 """), "\(unicode)")
@@ -178,11 +229,14 @@ import Testing
                 ---------  --------  -------  -----  ------  --------------------
                 Mum               1    25.00   0.00       -  -----------------
                 Zoë               2    30.00   0.00       -  --------------------
-                3 presents for 2 people: planned 55.00, spent 0.00.
+                3 presents for 2 people in 2026: planned 55.00, spent 0.00.
                 Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
                 """), "\(ascii)")
         #expect(ascii.outputLines.contains { $0.hasPrefix("Dad") && $0.hasSuffix("####################") }, "\(ascii)")
-        #expect(ascii.errorLines == ["giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026'."])
+        #expect(
+            ascii.errorLines == [
+                "giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026' or 'budget set 100 --for Mum --year 2027'."
+            ])
     }
 
     @Test("Gift memory names the three most alike presents, the same title first, and counts the rest in one line")
@@ -318,7 +372,7 @@ import Testing
         }
         try #require(tables.count == 6, "\(outcome)")
         let changes = [
-            #"Added p1 "Blue scarf" for Mum (25.00)"#, #"Added p2 "Pen" for Dad"#, "Budget for Mum set to 40.00",
+            #"Added p1 "Blue scarf" for Mum (25.00)"#, #"Added p2 "Pen" for Dad"#, "Budget for Mum (2026) set to 40.00",
             #"p2 recipient "Dad" → "Mum""#, #"p1 "Blue scarf" idea → bought"#, #"Added p3 "Kite" for Zoë"#,
         ]
         #expect(tables[0] == ["Keys wrapped under the password", "Account created for Alice"] + changes, "\(outcome)")
@@ -457,7 +511,7 @@ import Testing
                     + "and thousands take no separator (1000). Type an amount such as 25, 25.50 or 25,50."
             ),
             ("budget set", "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."),
-            ("budget clear --for Dad", "There is no budget for Dad. Type 'budget' to see the budgets."),
+            ("budget clear --for Dad", "There is no budget for Dad (2026). Type 'budget' to see the budgets."),
             ("restore p2", "Present 'p2' is not removed, so there is nothing to restore. Type 'show p2' to see it."),
             ("restore p9", "No present 'p9'. Type 'list' to see ids."),
             ("undo", "Nothing to undo: this session has made no change that is not undone yet."),

@@ -49,8 +49,10 @@ public enum EventBody: Hashable, Sendable {
     case occasionAdded(Occasion)
     /// An occasion was removed by name (compared folded).
     case occasionRemoved(name: String)
-    /// A budget was set for a scope (replacing one the scope had).
+    /// A budget was set for a scope (replacing one the scope had). A scope with a year is
+    /// written as `budgetSetForYear` (SPEC §10.1), without one as `budgetSet`.
     case budgetSet(Budget)
+    /// A scope's budget was removed (`budgetClearedForYear` when the scope has a year).
     case budgetCleared(BudgetScope)
     /// A removed present came back, as it was when removed.
     case presentRestored(id: PresentID)
@@ -72,8 +74,8 @@ public enum EventBody: Hashable, Sendable {
         case .presentImported: .presentImported
         case .occasionAdded: .occasionAdded
         case .occasionRemoved: .occasionRemoved
-        case .budgetSet: .budgetSet
-        case .budgetCleared: .budgetCleared
+        case .budgetSet(let budget): budget.scope.year == nil ? .budgetSet : .budgetSetForYear
+        case .budgetCleared(let scope): scope.year == nil ? .budgetCleared : .budgetClearedForYear
         case .presentRestored: .presentRestored
         case .currencySet: .currencySet
         }
@@ -112,6 +114,8 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
     case budgetCleared = 15
     case presentRestored = 16
     case currencySet = 17
+    case budgetSetForYear = 18
+    case budgetClearedForYear = 19
 
     /// The tag written by ``EventCodec``.
     public var tag: UInt8 { rawValue }
@@ -136,6 +140,8 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .budgetCleared: "budgetCleared"
         case .presentRestored: "presentRestored"
         case .currencySet: "currencySet"
+        case .budgetSetForYear: "budgetSetForYear"
+        case .budgetClearedForYear: "budgetClearedForYear"
         }
     }
 

@@ -55,12 +55,14 @@ public enum AuditWords {
     }
 
     private static func scopeText(_ scope: BudgetScope) -> String {
-        switch (scope.recipient, scope.occasion) {
-        case (nil, nil): "everything"
-        case (let recipient?, nil): short(recipient)
-        case (nil, let occasion?): "\"\(short(occasion))\""
-        case (let recipient?, let occasion?): "\(short(recipient)), \"\(short(occasion))\""
-        }
+        let what =
+            switch (scope.recipient, scope.occasion) {
+            case (nil, nil): "everything"
+            case (let recipient?, nil): short(recipient)
+            case (nil, let occasion?): "\"\(short(occasion))\""
+            case (let recipient?, let occasion?): "\(short(recipient)), \"\(short(occasion))\""
+            }
+        return what + (scope.year.map { " in \($0)" } ?? "")
     }
 
     /// User text for a one-line summary: control characters become spaces and long text is cut.

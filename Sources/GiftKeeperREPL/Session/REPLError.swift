@@ -57,7 +57,7 @@ public struct REPLError: Error, CustomStringConvertible {
         case .invalidDays(let text):
             return "'--days \(text)' must be a number of days, 0 or more. Type e.g. 'upcoming --days 30'."
         case .invalidYear(let text):
-            return "'--year \(text)' is not a year. Type e.g. 'summary --year 2026'."
+            return "'--year \(text)' is not a year. Type e.g. 'summary --year 2026' or 'budget set 100 --for Mum --year 2027'."
         case .unknownAction(let command, let word, let actions):
             return "'\(command) \(word)' is not a command: '\(command)' takes \(actions.map { "'\($0)'" }.joined(separator: ", ")). "
                 + "Type 'help \(command)' for its usage."

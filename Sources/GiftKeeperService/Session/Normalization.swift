@@ -49,5 +49,5 @@ func normalized(_ change: Change) -> Change {
 }
 
 func normalized(_ scope: BudgetScope) -> BudgetScope {
-    BudgetScope(recipient: scope.recipient.map(normalized), occasion: scope.occasion.map(normalized))
+    BudgetScope(recipient: scope.recipient.map(normalized), occasion: scope.occasion.map(normalized), year: scope.year)
 }

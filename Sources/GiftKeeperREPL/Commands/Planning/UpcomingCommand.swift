@@ -35,6 +35,7 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
                                 ("toBuy", documents(item.toBuy)), ("toWrap", documents(item.toWrap)),
                                 ("ready", documents(item.ready)),
                                 ("toSpend", .string(Self.toSpend(item).description)),
+                                ("budget", Self.budget(of: item, in: state).map(BudgetCommand.document) ?? .null),
                             ])
                         })))
             return
@@ -65,8 +66,20 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
             }
             lines += table.render(rows).split(separator: "\n").map { "  " + $0 }
             lines.append("  " + UpcomingWords.tally(item, toSpend: shell.amount(Self.toSpend(item))))
+            if let standing = Self.budget(of: item, in: state) {
+                lines.append("  " + BudgetWords.overall(standing, amount: shell.amount))
+            }
         }
         shell.console.print(lines.joined(separator: "\n"))
+    }
+
+    /// How the occasion's own budget stands for the year it falls in next (or its budget for
+    /// every year); nil when it has none.
+    static func budget(of item: UpcomingOccasion, in state: GiftList) -> BudgetStanding? {
+        let key = BudgetScope.Key(recipient: "", occasion: item.occasion.key, year: item.date.year)
+        var everyYear = key
+        everyYear.year = nil
+        return (state.budgets[key] ?? state.budgets[everyYear]).map(state.standing)
     }
 
     /// The prices of what is still to buy for `item`.
