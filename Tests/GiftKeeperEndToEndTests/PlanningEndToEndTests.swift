@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import TestProcesses
 import Testing
 
@@ -113,6 +114,42 @@ struct PlanningEndToEndTests {
         #expect(next.stdoutLines.contains { $0.hasPrefix("Mum (2026)") && $0.contains("80.00") && $0.contains("64.99") }, "\(next)")
         #expect(next.stdoutLines.contains("1 present for 1 person in 2027: planned 30.00, spent 0.00."), "\(next)")
         #expect(try await sandbox.verifies())
+    }
+
+    @Test("upcoming --check for cron: exit 10 when due, 0 when not; upcoming --ics: a file Python's icalendar reads, yearly rule included")
+    func reminders() async throws {
+        let sandbox = try Sandbox()
+        let first = try await Self.firstSession(
+            sandbox, setup: "setup Alice --kdf interactive",
+            [#"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#, "add Mum Scarf --price 25 --occasion Christmas"])
+        #expect(first.status == 0, "\(first)")
+        let passwordFile = sandbox.home + "/password"
+        try writeNewFile(Array((Self.password + "\n").utf8), to: passwordFile)
+        func oneShot(_ words: [String], at time: String) async throws -> Outcome {
+            try await runProgram(
+                Sandbox.faketime, ["-f", "@" + time, sandbox.binary] + words + ["--journal", sandbox.journal, "--password-file", passwordFile],
+                environment: sandbox.environment.merging(["TZ": "UTC"]) { $1 })
+        }
+        let quiet = try await oneShot(["upcoming", "--days", "7", "--check"], at: "2026-11-24 09:00:00")
+        #expect(quiet.status == 0, "\(quiet)")
+        let due = try await oneShot(["upcoming", "--days", "20", "--check"], at: "2026-11-24 09:00:00")
+        #expect(due.status == 10 && due.stdoutLines.first == "Mum's birthday: 2026-12-10, in 16 days", "\(due)")
+
+        let calendar = sandbox.home + "/gifts.ics"
+        let written = try await oneShot(["upcoming", "--ics", calendar], at: "2026-11-24 09:00:00")
+        #expect(written.status == 0, "\(written)")
+        let script = #"""
+            import sys, icalendar
+            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+            for event in calendar.walk("VEVENT"):
+                rule = event.get("RRULE")
+                print(event["SUMMARY"], event.decoded("DTSTART").isoformat(), rule.to_ical().decode() if rule else "once", sep="|")
+            """#
+        let parsed = try await runProgram("/usr/bin/python3", ["-c", script, calendar])
+        #expect(parsed.status == 0, "\(parsed)")
+        #expect(
+            parsed.stdoutLines.filter { !$0.isEmpty }.sorted() == ["Christmas|2026-12-24|FREQ=YEARLY", "Mum's birthday|1961-12-10|FREQ=YEARLY"],
+            "\(parsed)")
     }
 
     /// How many frames `giftkeeper verify` counts in the sandbox's journal.

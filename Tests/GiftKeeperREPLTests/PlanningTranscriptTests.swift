@@ -198,6 +198,41 @@ import Testing
         #expect(!later.output.contains("Christmas 2026"), "\(later)")
     }
 
+    @Test("upcoming --check exits 10 when an occasion is due and 0 when none is; --ics writes an iCalendar file")
+    func reminders() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + [#"occasion add "Leap day" --date 2024-02-29 --yearly"#])
+        let quiet = try transcript.signedIn(["upcoming --days 5 --check"])
+        #expect(quiet.status == 0 && quiet.outputLines.contains { $0.hasPrefix("Nothing in the next 5 days") }, "\(quiet)")
+        let due = try transcript.signedIn(["upcoming --days 20 --check"])
+        #expect(due.status == 10 && due.errorLines.isEmpty, "\(due)")
+        #expect(due.outputLines.first == "Mum's birthday: 2026-12-10, in 16 days", "\(due)")
+
+        let path = NSTemporaryDirectory() + "giftkeeper-\(getpid())-reminders.ics"
+        defer { unlink(path) }
+        let written = try transcript.signedIn(["upcoming --ics \(path)"])
+        #expect(written.status == 0, "\(written)")
+        #expect(
+            written.outputLines == [
+                "Wrote 3 occasions to \(path) (mode 0600). Import it into your calendar app; writing it again updates the same events."
+            ], "\(written)")
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n") && text.hasSuffix("END:VCALENDAR\r\n"), "\(text)")
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines.allSatisfy { $0.utf8.count <= 75 }, "\(text)")
+        // Mum's birthday repeats from the day she was born; Christmas 2026 falls once; a leap
+        // day falls on the last day of February in other years.
+        #expect(text.contains("SUMMARY:Mum's birthday\r\nDESCRIPTION:GiftKeeper: 1 to buy (12.50 still to spend).\r\n"), "\(text)")
+        #expect(text.contains("DTSTART;VALUE=DATE:19611210\r\nDTEND;VALUE=DATE:19611211\r\n"), "\(text)")
+        #expect(lines.filter { $0 == "RRULE:FREQ=YEARLY" }.count == 1, "\(text)")
+        #expect(lines.contains("RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-1"), "\(text)")
+        #expect(text.contains("DTSTART;VALUE=DATE:20261224\r\n"), "\(text)")
+        // No present's title goes into a calendar.
+        #expect(!text.contains("Tea sampler") && !text.contains("Blue scarf"), "\(text)")
+    }
+
     @Test("summary: per recipient with a bar chart, Unicode blocks or # when the terminal is not UTF-8")
     func summary() throws {
         let transcript = try Transcript()

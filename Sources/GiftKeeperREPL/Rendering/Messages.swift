@@ -472,6 +472,19 @@ enum BudgetWords {
 
 /// What `upcoming` says under an occasion's table.
 enum UpcomingWords {
+    /// An occasion's description in a calendar: what is left, never a present's title
+    /// (a calendar may be shared or synced elsewhere).
+    static func calendar(_ item: UpcomingOccasion, toSpend: String) -> String {
+        guard !(item.toBuy.isEmpty && item.toWrap.isEmpty && item.ready.isEmpty) else { return "GiftKeeper: nothing planned yet." }
+        return "GiftKeeper: " + tally(item, toSpend: toSpend)
+    }
+
+    /// `Wrote 2 occasions to '/home/alice/gifts.ics' (mode 0600).`
+    static func wroteCalendar(_ count: Int, to path: String) -> String {
+        "Wrote \(count) occasion\(count == 1 ? "" : "s") to \(CommandLineTokenizer.quoted(path)) (mode 0600). "
+            + "Import it into your calendar app; writing it again updates the same events."
+    }
+
     /// `1 to buy (25.00 still to spend), 1 to wrap, 1 ready to give.`
     static func tally(_ item: UpcomingOccasion, toSpend: String) -> String {
         var parts: [String] = []
