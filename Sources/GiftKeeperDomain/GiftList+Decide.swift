@@ -140,6 +140,17 @@ extension GiftList {
         case .setCurrency(let code):
             let code = try currencyCode(code)
             return state.currency == code ? [] : [event(.currencySet(code: code))]
+        case .closeOccasion(let name, let through, let keepingIdeas):
+            guard let occasion = state.occasions[state.foldedName(name.trimmedWhitespace())], occasion.date != nil else {
+                throw .unknownOccasion(name.trimmedWhitespace())
+            }
+            if let closed = state.closedThrough[occasion.key], closed >= through { return [] }
+            let ideas = state.ideas(closedBy: occasion, through: through)
+            var events = [event(.occasionClosed(name: occasion.name, through: through))]
+            if keepingIdeas || !occasion.isYearly {
+                events += ideas.map { event(.presentEdited(id: $0.id, changes: [.occasion("")])) }
+            }
+            return events
         }
     }
 
@@ -187,6 +198,8 @@ extension GiftList {
                 slice.budgets[budget.scope.key] = budgets[budget.scope.key]
             case .budgetCleared(let scope):
                 slice.budgets[scope.key] = budgets[scope.key]
+            case .occasionClosed(let name, _):
+                slice.closedThrough[TextFolding.key(name)] = closedThrough[TextFolding.key(name)]
             default:
                 break
             }
@@ -243,6 +256,11 @@ extension GiftList {
                 if let old = before.budgets[scope.key], current.budgets[scope.key] == nil { emit(.budgetSet(old)) }
             case .currencySet:
                 if current.currency != before.currency { emit(.currencySet(code: before.currency ?? "")) }
+            case .occasionClosed(let name, _):
+                let key = TextFolding.key(name)
+                if current.closedThrough[key] != before.closedThrough[key] {
+                    emit(.occasionClosed(name: name, through: before.closedThrough[key]))
+                }
             case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported:
                 continue
             }

@@ -247,7 +247,7 @@ extension GiftList {
         guard let end = today.adding(days: max(0, days)) else { return [] }
         var found: [UpcomingOccasion] = []
         for occasion in occasions.values {
-            guard let date = occasion.nextDate(onOrAfter: today), date <= end else { continue }
+            guard let date = nextDate(of: occasion, onOrAfter: today), date <= end else { continue }
             let key = occasion.key
             let open = presents.values.filter { $0.status.isOpen && TextFolding.matches($0.occasion, key: key) }
             found.append(
@@ -271,9 +271,35 @@ extension GiftList {
         let added = day(present.createdAt)
         if let occasion = occasions[foldedName(present.occasion)], let date = occasion.date {
             guard occasion.isYearly else { return date.year }
-            return occasion.nextDate(onOrAfter: added)?.year ?? added.year
+            return nextDate(of: occasion, onOrAfter: added)?.year ?? added.year
         }
         return added.year
+    }
+
+    /// The next day `occasion` falls on, `day` or later and after the day it was closed
+    /// through (`occasion close`): nil when undated, past or closed.
+    public func nextDate(of occasion: Occasion, onOrAfter day: CalendarDate) -> CalendarDate? {
+        guard let closed = closedThrough[occasion.key], let after = closed.adding(days: 1), after > day else {
+            return occasion.nextDate(onOrAfter: day)
+        }
+        return occasion.nextDate(onOrAfter: after)
+    }
+
+    /// The most recent day `occasion` fell on, `today` or before; nil when undated or not yet.
+    public func lastDate(of occasion: Occasion, onOrBefore today: CalendarDate) -> CalendarDate? {
+        guard let date = occasion.date, date <= today else { return nil }
+        guard occasion.isYearly else { return date }
+        if let thisYear = date.inYear(today.year), thisYear <= today { return thisYear }
+        return date.inYear(today.year - 1)
+    }
+
+    /// The ideas for `occasion` that closing it through `through` concerns: all of a dated-
+    /// once occasion's; a yearly one's that belong to the year `through` is in.
+    public func ideas(closedBy occasion: Occasion, through: CalendarDate) -> [Present] {
+        presents.values.filter { present in
+            present.status == .idea && TextFolding.matches(present.occasion, key: occasion.key)
+                && (!occasion.isYearly || year(of: present) <= through.year)
+        }
     }
 
     /// The year a budget set now for `recipient` and `occasion` holds for when none is

@@ -162,6 +162,59 @@ import Testing
             ], "\(next)")
     }
 
+    @Test(
+        "occasion close: a yearly occasion's open ideas carry over to its next date, a past one's are kept without it; two Christmases, two birthdays"
+    )
+    func closingOccasions() throws {
+        let transcript = try Transcript()
+        let first = try transcript.signedIn([
+            "occasion add Christmas --date 2026-12-24 --yearly", #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
+            #"occasion add "Party 2026" --date 2026-12-20"#, "add Mum Scarf --price 25 --occasion Christmas",
+            "add Dad Book --price 10 --occasion Christmas", "mark p2 given", #"add Zoë Kite --occasion "Party 2026""#,
+            #"add Zoë Ball --occasion "Party 2026""#, "mark p4 bought", #"add Mum Tea --price 8 --occasion "Mum's birthday""#,
+            #"occasion close "Party 2026""#,
+        ])
+        #expect(
+            first.errorLines == ["giftkeeper: error: 'Party 2026' is not over yet: it falls on 2026-12-20. Close it once that day has come."],
+            "\(first)")
+        // 2026-12-28: this year's days are over.
+        transcript.clock.advance(days: 34)
+        let after = try transcript.signedIn([
+            "occasion close christmas", #"occasion close "party 2026""#, #"occasion close "Mum's birthday" --keep"#,
+            "occasion close Christmas", "undo", #"occasion close "Mum's birthday" --carry-over"#, "list", "occasion list",
+            "upcoming --days 365", "budget set 50 --occasion Christmas",
+        ])
+        #expect(after.status == 0, "\(after)")
+        let said = after.outputLines.filter { $0.hasPrefix("Closed") || $0.contains("already closed") || $0.hasPrefix("Undone") }
+        #expect(
+            said == [
+                #"Closed "Christmas" for 2026-12-24: 1 open idea carried over to 2027-12-24 (p1)."#,
+                #"Closed "Party 2026" for 2026-12-20: 1 open idea kept without an occasion (p3)."#,
+                #"Closed "Mum's birthday" for 2026-12-10: 1 open idea kept without an occasion (p5)."#,
+                #""Christmas" is already closed for 2026-12-24; nothing changed."#,
+                #"Undone: Occasion "Mum's birthday" closed (2026-12-10 is over); p5 occasion "Mum's birthday" → (none)."#,
+                #"Closed "Mum's birthday" for 2026-12-10: 1 open idea carried over to 2027-12-10 (p5)."#,
+            ], "\(after)")
+        // The bought ball stays with the party, shown as past; the kite has no occasion now.
+        #expect(after.outputLines.contains { $0.hasPrefix("p4") && $0.contains("Party 2026 (past)") }, "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("p3") && $0.contains("Kite") && !$0.contains("Party") }, "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("Party 2026") && $0.contains("past") }, "\(after)")
+        #expect(after.outputLines.contains("Mum's birthday: 2027-12-10, in 347 days"), "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("  p5") && $0.hasSuffix("buy") }, "\(after)")
+        #expect(after.outputLines.contains("Christmas: 2027-12-24, in 361 days"), "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("  p1") && $0.hasSuffix("buy") }, "\(after)")
+        // The carried idea counts for next year's budget.
+        #expect(after.outputLines.contains("Saved budget for 'Christmas' (2027): 50.00, 25.00 left after 25.00 planned and spent."), "\(after)")
+        // A year on: the second Christmas and birthday close too, the ideas carried again.
+        transcript.clock.advance(days: 365)
+        let second = try transcript.signedIn(["occasion close Christmas", #"occasion close "Mum's birthday""#])
+        #expect(
+            second.outputLines.filter { $0.hasPrefix("Closed") } == [
+                #"Closed "Christmas" for 2027-12-24: 1 open idea carried over to 2028-12-24 (p1)."#,
+                #"Closed "Mum's birthday" for 2027-12-10: 1 open idea carried over to 2028-12-10 (p5)."#,
+            ], "\(second)")
+    }
+
     @Test("upcoming: soonest first with countdowns and what is left to buy and wrap; yearly occasions recur")
     func upcoming() throws {
         let transcript = try Transcript()
@@ -537,7 +590,7 @@ import Testing
             (#"occasion add Easter --yearly"#, "A yearly occasion needs its date: add --date YYYY-MM-DD (for a birthday, the date of birth)."),
             (
                 "occasion rename Easter",
-                "'occasion rename' is not a command: 'occasion' takes 'add', 'list', 'remove'. Type 'help occasion' for its usage."
+                "'occasion rename' is not a command: 'occasion' takes 'add', 'list', 'remove', 'close'. Type 'help occasion' for its usage."
             ),
             ("budget set -5 --for Mum", "'-5' is not a price: it is negative. Type an amount such as 25, 25.50 or 25,50."),
             (
@@ -597,7 +650,7 @@ import Testing
         #expect(complete(["list", "--occasion"]) == ["Mum's birthday", "Christmas 2026"])
         #expect(complete(["list", "--sort"]) == ["price", "recipient", "occasion", "status", "created", "title"])
         #expect(complete(["list"]) == ["Mum", "Zoë"])
-        #expect(complete(["occasion"]) == ["add", "list", "remove"])
+        #expect(complete(["occasion"]) == ["add", "list", "remove", "close"])
         #expect(complete(["occasion", "remove"]) == ["Mum's birthday", "Christmas 2026"])
         #expect(complete(["budget"]) == ["set", "clear", "show"])
         #expect(complete(["budget", "set", "10", "--for"]) == ["Mum", "Zoë"])

@@ -58,6 +58,10 @@ public enum EventBody: Hashable, Sendable {
     case presentRestored(id: PresentID)
     /// The journal's currency (an ISO 4217 code such as `EUR`), shown with amounts.
     case currencySet(code: String)
+    /// An occasion's day `through` is over (SPEC §10.1, `occasion close`): a dated-once
+    /// occasion is past, a yearly one's presents not given yet count for its next date
+    /// after it. Nil reopens it (an undone close).
+    case occasionClosed(name: String, through: CalendarDate?)
 
     public var type: EventType {
         switch self {
@@ -78,6 +82,7 @@ public enum EventBody: Hashable, Sendable {
         case .budgetCleared(let scope): scope.year == nil ? .budgetCleared : .budgetClearedForYear
         case .presentRestored: .presentRestored
         case .currencySet: .currencySet
+        case .occasionClosed: .occasionClosed
         }
     }
 
@@ -89,7 +94,7 @@ public enum EventBody: Hashable, Sendable {
             id
         case .presentImported(let present): present.id
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet:
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed:
             nil
         }
     }
@@ -116,6 +121,7 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
     case currencySet = 17
     case budgetSetForYear = 18
     case budgetClearedForYear = 19
+    case occasionClosed = 20
 
     /// The tag written by ``EventCodec``.
     public var tag: UInt8 { rawValue }
@@ -142,6 +148,7 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .currencySet: "currencySet"
         case .budgetSetForYear: "budgetSetForYear"
         case .budgetClearedForYear: "budgetClearedForYear"
+        case .occasionClosed: "occasionClosed"
         }
     }
 

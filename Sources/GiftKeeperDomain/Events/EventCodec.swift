@@ -56,6 +56,7 @@
 /// | `0x11` | `currencySet`          | code: string                                          |
 /// | `0x12` | `budgetSetForYear`     | recipient: string, occasion: string (empty: any), year: uvarint (1–9999), amount: uvarint cents |
 /// | `0x13` | `budgetClearedForYear` | recipient: string, occasion: string, year: uvarint    |
+/// | `0x14` | `occasionClosed`       | name: string, through: day? (`0x00`: reopened)        |
 ///
 /// Upcasting version 1: `presentAdded` has no url or store (empty); `presentImported` has
 /// none either, and a `given` one's givenAt is its updatedAt. Tags from `0x0C` and change
@@ -145,6 +146,9 @@ public enum EventCodec {
             writer.unsigned(id.number)
         case .currencySet(let code):
             writer.string(code)
+        case .occasionClosed(let name, let through):
+            writer.string(name)
+            writer.optionalSigned(through?.daysSinceEpoch)
         }
         return writer.out
     }
@@ -256,6 +260,9 @@ public enum EventCodec {
             body = .presentRestored(id: try reader.presentID())
         case .currencySet:
             body = .currencySet(code: try reader.string())
+        case .occasionClosed:
+            let name = try reader.string()
+            body = .occasionClosed(name: name, through: try reader.optionalDate())
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
         return Event(at: at, body)

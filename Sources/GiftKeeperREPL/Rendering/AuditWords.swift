@@ -43,6 +43,8 @@ public enum AuditWords {
             return "occasion \"\(short(occasion.name))\"\(dateText)"
         case .occasionRemoved(let name):
             return "removed occasion \"\(short(name))\""
+        case .occasionClosed(let name, let through):
+            return through.map { "closed occasion \"\(short(name))\" through \($0)" } ?? "reopened occasion \"\(short(name))\""
         case .budgetSet(let budget):
             return "budget \(budget.amount) for \(scopeText(budget.scope))"
         case .budgetCleared(let scope):

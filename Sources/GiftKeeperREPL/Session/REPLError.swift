@@ -26,6 +26,10 @@ public struct REPLError: Error, CustomStringConvertible {
         case conflictingOptions(String, String)
         /// `export --output ''`.
         case emptyOutput
+        /// `occasion close` of an occasion whose first day is still to come.
+        case occasionNotOver(String, next: String)
+        /// Two flags that ask for opposite things (`--carry-over` and `--keep`).
+        case conflictingChoices(String, String)
     }
 
     let code: Code
@@ -70,6 +74,10 @@ public struct REPLError: Error, CustomStringConvertible {
             return "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."
         case .emptyOutput:
             return "--output needs a file name, e.g. --output gifts.json (or - for standard output)."
+        case .occasionNotOver(let name, let next):
+            return "'\(name)' is not over yet: it falls on \(next). Close it once that day has come."
+        case .conflictingChoices(let first, let second):
+            return "\(first) and \(second) cannot be used together: choose one."
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         }

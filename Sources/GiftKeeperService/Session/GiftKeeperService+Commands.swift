@@ -37,7 +37,7 @@ extension GiftKeeperService {
     private static func canTakeOverABudget(_ change: Change) -> Bool {
         switch change {
         case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
-        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency: false
+        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency, .closeOccasion: false
         }
     }
 

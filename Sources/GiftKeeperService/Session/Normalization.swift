@@ -38,6 +38,8 @@ func normalized(_ change: Change) -> Change {
         return .addOccasion(occasion)
     case .removeOccasion(let name):
         return .removeOccasion(name: normalized(name))
+    case .closeOccasion(let name, let through, let keepingIdeas):
+        return .closeOccasion(name: normalized(name), through: through, keepingIdeas: keepingIdeas)
     case .setBudget(var budget):
         budget.scope = normalized(budget.scope)
         return .setBudget(budget)
