@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
-APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql python3-icalendar
+APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql openssl python3-icalendar
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test test-release lint format build release install check-install deps fuzz bench bench-sync demo clean
@@ -14,8 +14,9 @@ run: deps
 	@$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/giftkeeper $(ARGS)
 
 ## test: install dependencies, check the formatting, build, and run the whole test suite,
-## the PostgreSQL store's tests against a throwaway server on loopback
-## (scripts/test-postgres.sh: started here, stopped when the tests end).
+## the PostgreSQL store's tests against a throwaway server on loopback and the device
+## suites through giftkeeper-server in front of it, with a throwaway certificate
+## (scripts/test-server.sh, which starts both: started here, stopped when the tests end).
 ## The suites that start programs (PROCESS_TESTS: the built binary, tmux, sh, psql, the
 ## journal probe, exit tests) run in a test process of their own: a forked child holds every
 ## descriptor of its parent until it execs, journal locks included, so no test holding a
@@ -28,8 +29,9 @@ PROCESS_TESTS := $(BINARY_TESTS)|JournalProcessTests|PostgresStoreTests|SodiumIn
 TEST_BUNDLE = $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest
 test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
-	@scripts/test-postgres.sh start
+	@scripts/test-server.sh start >/dev/null
 	@export GIFTKEEPER_TEST_POSTGRES_URL=$$(scripts/test-postgres.sh url); \
+	eval "$$(scripts/test-server.sh env)"; \
 	bundle=$(TEST_BUNDLE); \
 	report=$$(mktemp /tmp/giftkeeper-process-tests.XXXXXX); \
 	"$$bundle" --testing-library swift-testing --filter '$(PROCESS_TESTS)' >"$$report" 2>&1 & processes=$$!; \
@@ -38,7 +40,7 @@ test: deps lint
 	wait $$processes; processStatus=$$?; \
 	echo "--- the suites that start programs ($(PROCESS_TESTS)):"; cat "$$report"; rm -f "$$report"; \
 	[ $$processStatus = 0 ] || echo "--- that test process ended with status $$processStatus (128 + N: signal N)"; \
-	scripts/test-postgres.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
+	scripts/test-server.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
 
 ## test-release: the suites that run the built program (BINARY_TESTS, some of PROCESS_TESTS),
 ## against the release binary as `make install` installs it, beside a throwaway PostgreSQL

@@ -16,7 +16,8 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "GiftKeeper",
     products: [
-        .executable(name: "giftkeeper", targets: ["giftkeeper"])
+        .executable(name: "giftkeeper", targets: ["giftkeeper"]),
+        .executable(name: "giftkeeper-server", targets: ["giftkeeper-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,6 +27,15 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // The sync service (SPEC §12): giftkeeper-server on Hummingbird 2 with TLS and bearer
+        // authentication; devices reach it over HTTPS with AsyncHTTPClient.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Tests only: reads `list --csv` back as a spreadsheet program would.
         .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
         // Tests only: runs the built binary and other programs from tests (TestProcesses).
@@ -72,6 +82,30 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The sync service's wire format (SPEC §12): the requests and answers a device and
+        // giftkeeper-server exchange, as JSON; shared by both so they cannot drift apart.
+        .target(
+            name: "GiftKeeperWire",
+            swiftSettings: strictSettings
+        ),
+        // The sync service seen from a device: a RemoteLocation and SharedFrameStore over
+        // HTTPS (AsyncHTTPClient), every request under a deadline, signed in with the
+        // device's own Ed25519 key.
+        .target(
+            name: "GiftKeeperRemote",
+            dependencies: [
+                "GiftKeeperWire", "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperFiles",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings
         ),
@@ -132,7 +166,28 @@ let package = Package(
             name: "giftkeeper",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal",
-                "GiftKeeperPostgres",
+                "GiftKeeperPostgres", "GiftKeeperRemote", "GiftKeeperWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The sync service (SPEC §12): the only program that talks to PostgreSQL. `migrate`
+        // sets up the schema as its owner; `serve` answers devices over HTTPS as a role that
+        // owns nothing and is held by row-level security to one account per transaction.
+        .executableTarget(
+            name: "giftkeeper-server",
+            dependencies: [
+                "GiftKeeperWire", "GiftKeeperCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -229,11 +284,15 @@ let package = Package(
             sources: ["Checks", "Tests"],
             swiftSettings: strictSettings
         ),
-        // End-to-end: runs the built giftkeeper binary in script mode and under tmux.
+        // End-to-end: runs the built giftkeeper binary in script mode and under tmux, and
+        // devices through the built giftkeeper-server.
         .testTarget(
             name: "GiftKeeperEndToEndTests",
             dependencies: [
-                "giftkeeper", "TestProcesses", "GiftKeeperTestSupport", .product(name: "SwiftCSV", package: "SwiftCSV"),
+                "giftkeeper", "giftkeeper-server", "TestProcesses", "GiftKeeperTestSupport",
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
+                // Only to write what another device holding the key could (HostileDevice).
+                "GiftKeeperSealing", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
             ],
             swiftSettings: strictSettings
         ),

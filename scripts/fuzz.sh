@@ -16,7 +16,9 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
 build=.build-fuzz
-all_targets=(event-codec frame-reader import-reader key-wrap remembered-head tokenizer password-reader)
+# Every target is a directory of seeds: a harness added with its corpus is fuzzed too.
+all_targets=()
+for corpus in Fuzz/Corpus/*/; do all_targets+=("$(basename "$corpus")"); done
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for target in "${targets[@]}"; do
@@ -34,8 +36,13 @@ while IFS= read -r -d '' object; do objects+=("$object"); done < <(
     find "$build/debug/" \( -name '*Tests.build' -o -name '*-tool.build' -o -name 'giftkeeper.build' \
         -o -name 'journal-append-probe.build' \) -prune -o -name '*.o' -print0)
 harness="$build/giftkeeper-fuzz"
+# The checks use `package` declarations: compile them in the package SwiftPM named (after
+# the checkout's directory), as its build plan says.
+package_name=$(grep -m1 '"-module-name","GiftKeeperREPL"' "$build/debug.yaml" | grep -o '"-package-name","[^"]*"' | cut -d'"' -f4)
+[ -n "$package_name" ] || { echo "fuzz: no package name in $build/debug.yaml" >&2; exit 1; }
 echo "fuzz: linking $harness"
-swiftc -sanitize=fuzzer,address -parse-as-library -g -I "$build/debug/Modules" -I Sources/CSodium -I Sources/CReadline \
+swiftc -sanitize=fuzzer,address -parse-as-library -g -package-name "$package_name" \
+    -I "$build/debug/Modules" -I Sources/CSodium -I Sources/CReadline \
     Fuzz/Entry/*.swift Fuzz/Checks/*.swift "${objects[@]}" -o "$harness" 2>&1 \
     | grep -v 'Cannot export local symbol' || true
 test -x "$harness" || { echo "fuzz: the harness did not link" >&2; exit 1; }
@@ -59,7 +66,9 @@ for target in "${targets[@]}"; do
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
-    echo "fuzz: FAILED: ${failed[*]}. The inputs are in $build/findings/; copy each into Fuzz/Corpus/<target>/ (a regression test of make test), then fix." >&2
+    echo "fuzz: FAILED: ${failed[*]}. The inputs are in $PWD/$build/findings/:" >&2
+    ls -l "$build/findings/" >&2
+    echo "fuzz: copy each into Fuzz/Corpus/<target>/ (a regression test of make test), then fix." >&2
     exit 1
 fi
 echo "fuzz: ${#targets[@]} targets, ${seconds}s each: no failure"

@@ -4,6 +4,7 @@
 #
 #   scripts/test-postgres.sh start   # starts it; prints its connection URL
 #   scripts/test-postgres.sh url     # prints the URL of the running one
+#   scripts/test-postgres.sh restart # restarts it, keeping its data and port
 #   scripts/test-postgres.sh stop    # stops it and removes its directory
 #
 # Installs Debian's postgresql when it is missing. initdb refuses to run as root, so as
@@ -64,6 +65,11 @@ start)
 url)
     cat "$STATE/url"
     ;;
+restart)
+    BIN=$(server_bin)
+    as_server_user "$BIN/pg_ctl" -D "$STATE/data" -l "$STATE/server.log" -m fast -w -s restart ||
+        { cat "$STATE/server.log" >&2; exit 1; }
+    ;;
 stop)
     if [ -d "$STATE/data" ]; then
         BIN=$(server_bin)
@@ -72,7 +78,7 @@ stop)
     rm -rf "$STATE"
     ;;
 *)
-    echo "usage: scripts/test-postgres.sh start|url|stop" >&2
+    echo "usage: scripts/test-postgres.sh start|url|restart|stop" >&2
     exit 2
     ;;
 esac

@@ -102,6 +102,24 @@ struct LibSodium: Sendable {
             secretKey.uint8Pointer)
     }
 
+    func signSeedKeyPair(
+        publicKey: UnsafeMutableRawBufferPointer, secretKey: UnsafeMutableRawBufferPointer, seed: UnsafeRawBufferPointer
+    ) -> Int32 {
+        crypto_sign_seed_keypair(publicKey.uint8Pointer, secretKey.uint8Pointer, seed.uint8Pointer)
+    }
+
+    func signDetached(
+        _ signature: UnsafeMutableRawBufferPointer, _ message: UnsafeRawBufferPointer, secretKey: UnsafeRawBufferPointer
+    ) -> Int32 {
+        crypto_sign_detached(signature.uint8Pointer, nil, message.uint8Pointer, UInt64(message.count), secretKey.uint8Pointer)
+    }
+
+    func verifyDetached(
+        _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer, publicKey: UnsafeRawBufferPointer
+    ) -> Int32 {
+        crypto_sign_verify_detached(signature.uint8Pointer, message.uint8Pointer, UInt64(message.count), publicKey.uint8Pointer)
+    }
+
     func deriveSubkey(
         _ output: UnsafeMutableRawBufferPointer, id: UInt64, context: UnsafePointer<CChar>,
         masterKey: UnsafeRawBufferPointer
@@ -138,6 +156,10 @@ enum SodiumConstant {
     static let aeadNonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
     static let aeadTagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
     static let boxPublicKeyBytes = Int(crypto_box_PUBLICKEYBYTES)
+    static let signPublicKeyBytes = Int(crypto_sign_PUBLICKEYBYTES)
+    static let signSecretKeyBytes = Int(crypto_sign_SECRETKEYBYTES)
+    static let signSeedBytes = Int(crypto_sign_SEEDBYTES)
+    static let signatureBytes = Int(crypto_sign_BYTES)
     static let boxSecretKeyBytes = Int(crypto_box_SECRETKEYBYTES)
     /// `crypto_box_SEALBYTES`: an ephemeral public key and a MAC.
     static let boxSealBytes = Int(crypto_box_PUBLICKEYBYTES) + Int(crypto_box_MACBYTES)

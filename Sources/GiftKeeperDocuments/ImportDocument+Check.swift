@@ -7,9 +7,24 @@ import OrderedCollections
 /// Only "an id already in the journal" is left, for the service's import.
 public struct CheckedImportDocument: Sendable {
     package let contents: ImportDocument.Document
+    /// Whether its presents take the journal's next free ids (`import --merge`, a
+    /// spreadsheet) instead of keeping theirs; a spreadsheet's also take the import's time.
+    public private(set) var renumbers = false
+
+    package init(contents: ImportDocument.Document, renumbers: Bool = false) {
+        self.contents = contents
+        self.renumbers = renumbers
+    }
 
     /// How many presents it holds.
     public var presentCount: Int { contents.presents.count }
+
+    /// The same document, its presents to take the journal's next free ids (`--merge`).
+    public var merging: CheckedImportDocument {
+        var merged = self
+        merged.renumbers = true
+        return merged
+    }
 }
 
 extension ImportDocument {
@@ -63,6 +78,7 @@ extension CheckedImportDocument {
         events.reserveCapacity(contents.presents.count)
         for (index, present) in contents.presents.enumerated() {
             do {
+                let present = try renumbers ? renumbered(present, in: planned, at: now) : present
                 let event = try GiftList.decideImport(ofChecked: present, at: now, state: planned)
                 planned.apply(event)
                 events.append(event)
@@ -81,6 +97,20 @@ extension CheckedImportDocument {
             }
         }
         return (events, planned)
+    }
+
+    /// `present` with the next id free in `state`; one read from a spreadsheet (no times of
+    /// its own) also made, changed and perhaps given at `now`.
+    private func renumbered(_ present: Present, in state: GiftList, at now: Timestamp) throws(DomainError) -> Present {
+        guard let id = PresentID(number: state.nextPresentNumber) else { throw .presentIDsExhausted }
+        var renumbered = present
+        renumbered.id = id
+        if present.createdAt.millisecondsSinceEpoch == 0 {
+            renumbered.createdAt = now
+            renumbered.updatedAt = now
+            if present.status == .given { renumbered.givenAt = now }
+        }
+        return renumbered
     }
 }
 

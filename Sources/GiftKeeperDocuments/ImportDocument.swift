@@ -160,6 +160,11 @@ package enum ImportDocument {
         var budgets: [Budget] = []
         var currency: String?
 
+        /// A document of `presents` alone (a spreadsheet's rows).
+        package init(presents: [Present]) {
+            self.presents = presents
+        }
+
         package init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: Key.self)
             for key in object.allKeys where key.stringValue != "presents" {

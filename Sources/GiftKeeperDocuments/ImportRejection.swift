@@ -46,4 +46,14 @@ public enum ImportRejection: Sendable, Equatable {
     case duplicateID(PresentID)
     /// A present breaks a rule of the gift list (an empty title, a bad price...).
     case rule(DomainError)
+    /// A spreadsheet that is not UTF-8 text.
+    case notText
+    /// A spreadsheet's quoted field never closed.
+    case unterminatedQuote
+    /// A spreadsheet with no header row.
+    case noHeader
+    /// A spreadsheet without a column it must have (`recipient`, `title`).
+    case missingColumn(String)
+    /// A spreadsheet's row with more fields than its header names.
+    case tooManyFields(Int, header: Int)
 }

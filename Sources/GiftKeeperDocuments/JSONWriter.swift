@@ -64,19 +64,65 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `text` as a JSON string. Besides what JSON requires (`"`, `\\`, C0 controls), DEL,
+    /// the C1 controls (U+0080–U+009F) and the bidirectional controls (embeddings,
+    /// overrides, isolates, marks: ``escapesScalar(_:)``) are written as `\uXXXX`, so no
+    /// stored text reaches a terminal or an editor as a control through a JSON document;
+    /// a JSON reader reads back the same string.
     public mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             var start = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                escape(byte)
-                start = index + 1
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                if byte < 0x80 {
+                    if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F {
+                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                        escape(byte)
+                        start = index + 1
+                    }
+                    index += 1
+                    continue
+                }
+                // A multi-byte scalar (the text is valid UTF-8): every one escaped is under U+10000.
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                let value: UInt32 =
+                    switch length {
+                    case 2: UInt32(byte & 0x1F) << 6 | UInt32(utf8[index + 1] & 0x3F)
+                    case 3:
+                        UInt32(byte & 0x0F) << 12 | UInt32(utf8[index + 1] & 0x3F) << 6 | UInt32(utf8[index + 2] & 0x3F)
+                    default: 0x10000
+                    }
+                if Self.escapesScalar(value) {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                    unicodeEscape(value)
+                    start = index + length
+                }
+                index += length
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether a scalar at or above U+0080 is written `\uXXXX`: the C1 controls, and the
+    /// bidirectional controls a terminal or editor acts on (text shown reversed): the
+    /// embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069), the left-to-right
+    /// and right-to-left marks (U+200E, U+200F) and the Arabic letter mark (U+061C).
+    package static func escapesScalar(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// `\u` and four lower-case hex digits.
+    private mutating func unicodeEscape(_ value: UInt32) {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        raw("\\u")
+        for shift in stride(from: 12, through: 0, by: -4) { bytes.append(hex[Int(value >> UInt32(shift)) & 0xF]) }
     }
 
     private mutating func escape(_ byte: UInt8) {
@@ -88,11 +134,7 @@ public struct JSONWriter {
         case 0x0A: raw("\\n")
         case 0x0D: raw("\\r")
         case 0x09: raw("\\t")
-        default:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            raw("\\u00")
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 0xF)])
+        default: unicodeEscape(UInt32(byte))
         }
     }
 }

@@ -50,3 +50,15 @@ public enum Change: Hashable, Sendable {
     /// once, which has no next date), its ideas of that day are kept without an occasion.
     case closeOccasion(name: String, through: CalendarDate, keepingIdeas: Bool)
 }
+
+extension Change {
+    /// Whether this change can take a budget over: it adds to what a scope plans and
+    /// spends, or sets a budget's amount. Marking a present moves its price from planned to
+    /// spent, which a budget counts together.
+    public var canTakeOverABudget: Bool {
+        switch self {
+        case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
+        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency, .closeOccasion: false
+        }
+    }
+}

@@ -60,6 +60,24 @@ extension GiftList {
         try decide(.change(change), at: at, state: state)
     }
 
+    /// ``decide(_:at:state:)`` of `commands` in turn, each on the state the ones before it
+    /// leave: all their events, in order.
+    public static func decide(_ commands: [Command], at: Timestamp, state: GiftList) throws(DomainError) -> [Event] {
+        // One command is decided on the state itself: a copy of it would be a copy of the
+        // whole list as soon as the caller applies the events.
+        guard commands.count > 1 else {
+            return try commands.first.map { command throws(DomainError) in try decide(command, at: at, state: state) } ?? []
+        }
+        var decided = state
+        var events: [Event] = []
+        for command in commands {
+            let more = try decide(command, at: at, state: decided)
+            for event in more { decided.apply(event) }
+            events += more
+        }
+        return events
+    }
+
     /// The events of `change`, in a state with a signed-in account.
     private static func decided(_ change: Change, at: Timestamp, state: GiftList) throws(DomainError) -> [Event] {
         func event(_ body: EventBody) -> Event { Event(at: at, body) }
@@ -343,5 +361,52 @@ extension GiftList {
             if length > field.limit { throw .tooLong(field, limit: field.limit, length: value.count) }
         }
         return value
+    }
+}
+
+extension GiftList {
+    /// The first rule of typed input that text stored in `event` breaks: a control
+    /// character (a tab or CR around a one-line field included, which typed input would
+    /// have trimmed), an empty or over-long name, recipient, title or other field. Such
+    /// text was written by a program holding the key that did not obey this one's rules
+    /// (another device of the user's, compromised or buggy); nil when it obeys them.
+    public static func ruleBroken(by event: Event) -> DomainError? {
+        var fields: [(String, DomainError.InputField)] = []
+        switch event.body {
+        case .accountCreated(let name):
+            fields = [(name, .name)]
+        case .presentAdded(_, let recipient, let title, let notes, _, let occasion, let url, let store):
+            fields = [(recipient, .recipient), (title, .title), (notes, .notes), (occasion, .occasion), (url, .url), (store, .store)]
+        case .presentImported(let present):
+            fields = [
+                (present.recipient, .recipient), (present.title, .title), (present.notes, .notes),
+                (present.occasion, .occasion), (present.url, .url), (present.store, .store),
+            ]
+        case .presentEdited(_, let changes):
+            for change in changes {
+                switch change {
+                case .title(let value): fields.append((value, .title))
+                case .recipient(let value): fields.append((value, .recipient))
+                case .notes(let value): fields.append((value, .notes))
+                case .occasion(let value): fields.append((value, .occasion))
+                case .url(let value): fields.append((value, .url))
+                case .store(let value): fields.append((value, .store))
+                case .price: break
+                }
+            }
+        case .occasionAdded(let occasion):
+            fields = [(occasion.name, .occasion)]
+        default:
+            break
+        }
+        do throws(DomainError) {
+            for (text, field) in fields {
+                let mayBeEmpty = field != .name && field != .recipient && field != .title
+                _ = try checked(text, field, allowEmpty: mayBeEmpty, trim: false)
+            }
+        } catch {
+            return error
+        }
+        return nil
     }
 }

@@ -55,53 +55,100 @@ public enum PrivateFiles {
 
 /// A private file written in full before it gets its name.
 ///
-/// The content goes to a temporary file beside `path` (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode
-/// 0600); ``commit(replacing:)`` fsyncs it, names it `path` -- `rename` over what is there,
-/// or `link`, which never replaces -- and fsyncs the directory. Until then `path` is
-/// untouched; an abandoned file leaves nothing behind (deinit removes the temporary name).
+/// The content goes to an unnamed file in `path`'s directory (`O_TMPFILE`, mode 0600)
+/// where the file system allows it, so a process killed mid-write leaves nothing anyone can
+/// find; elsewhere to a temporary file beside `path`, `.<name>.new-<pid>-<time>`
+/// (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600), which ``removeStalePartialFiles(of:)`` finds
+/// again once its process is gone. ``commit(replacing:)`` fsyncs it, names it `path` --
+/// `rename` over what is there, or `link`, which never replaces -- and fsyncs the
+/// directory. Until then `path` is untouched; an abandoned file leaves nothing behind
+/// (deinit removes the temporary name).
 public final class AtomicFile {
     public let path: String
     /// The temporary file, open for writing (the caller may lock it, or keep it after commit).
     public let descriptor: FileDescriptor
-    private let temporaryPath: String
+    /// The temporary name; nil for an unnamed file (`O_TMPFILE`).
+    private let temporaryPath: String?
     private var offset = 0
     private var isNamed = false
     private var ownsDescriptor = true
 
-    /// Creates the temporary file beside `path`.
+    /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; the same value on x86-64 and
+    /// arm64), which Swift's Glibc module does not import.
+    static let unnamedFileFlag: Int32 = 0o20_000_000 | O_DIRECTORY
+
+    /// Creates the unnamed, or else temporary, file in `path`'s directory.
     /// - Throws: the failed `open` (the directory missing or not writable...).
     public init(path: String) throws(SystemCallError) {
         self.path = path
-        let (directory, name) = splitPath(path)
-        // Unique to this process and moment; O_EXCL refuses a name that exists anyway, and
-        // the next moment gives another.
-        var attempt = 0
-        while true {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let suffix = String(getpid(), radix: 16) + "-" + String(Int(now.tv_sec) * 1_000_000_000 + now.tv_nsec, radix: 16)
-            let candidate = directory + "/." + name + ".new-" + suffix
-            do throws(SystemCallError) {
-                descriptor = try FileDescriptor.open(
-                    candidate, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
-                temporaryPath = candidate
-                break
-            } catch  where error.errno == EEXIST && attempt < 8 {
-                attempt += 1
+        let directory = splitPath(path).directory
+        if let unnamed = try? FileDescriptor.open(directory, flags: Self.unnamedFileFlag | O_RDWR | O_CLOEXEC, mode: 0o600) {
+            descriptor = unnamed
+            temporaryPath = nil
+        } else {
+            // No O_TMPFILE here (an old kernel, a file system without it): a name, unique to
+            // this process and moment; O_EXCL refuses one that exists, the next moment gives another.
+            var attempt = 0
+            while true {
+                let candidate = Self.temporaryName(for: path)
+                do throws(SystemCallError) {
+                    descriptor = try FileDescriptor.open(
+                        candidate, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+                    temporaryPath = candidate
+                    break
+                } catch  where error.errno == EEXIST && attempt < 8 {
+                    attempt += 1
+                }
             }
         }
         do throws(SystemCallError) {
             try descriptor.setMode(0o600)  // whatever the umask
         } catch {
             descriptor.close()
-            try? FileSystem.unlink(temporaryPath)
+            if let temporaryPath { try? FileSystem.unlink(temporaryPath) }
             throw error
         }
     }
 
     deinit {
-        if !isNamed { try? FileSystem.unlink(temporaryPath) }
+        if !isNamed, let temporaryPath { try? FileSystem.unlink(temporaryPath) }
         if ownsDescriptor { descriptor.close() }
+    }
+
+    /// Whether the content goes to an unnamed file (`O_TMPFILE`): nothing of it has a name
+    /// before ``commit(replacing:)``.
+    public var isUnnamed: Bool { temporaryPath == nil }
+
+    /// `.<name>.new-<pid>-<time>` beside `path`: this process's id in hex, then the moment.
+    static func temporaryName(for path: String) -> String {
+        let (directory, name) = splitPath(path)
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let suffix = String(getpid(), radix: 16) + "-" + String(Int(now.tv_sec) * 1_000_000_000 + now.tv_nsec, radix: 16)
+        return directory + "/." + name + ".new-" + suffix
+    }
+
+    /// Removes the temporary files of `path` (`.<name>.new-<pid>-<time>`) that earlier
+    /// processes left when they were killed mid-write: regular files of this user's whose
+    /// process no longer runs. A running process's file is left alone. Returns the paths
+    /// removed (best effort: a name that cannot be removed is left).
+    public static func removeStalePartialFiles(of path: String) -> [String] {
+        let (directory, name) = splitPath(path)
+        let prefix = "." + name + ".new-"
+        guard let entries = try? FileSystem.directoryEntries(directory) else { return [] }
+        var removed: [String] = []
+        for entry in entries where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash], radix: 16), pid > 0 else { continue }
+            // Still running (or another user's process): maybe still writing it.
+            if kill(pid, 0) == 0 || errno != ESRCH { continue }
+            let candidate = directory + "/" + entry
+            guard let info = try? FileSystem.linkStatus(candidate), info.st_mode & S_IFMT == S_IFREG,
+                info.st_uid == getuid(), (try? FileSystem.unlink(candidate)) != nil
+            else { continue }
+            removed.append(candidate)
+        }
+        return removed
     }
 
     /// Appends `bytes` (short writes continued).
@@ -126,20 +173,48 @@ public final class AtomicFile {
 
     /// Makes the content durable and gives it its name: fsync, then `rename` over `path`
     /// (`replacing`) or `link` (fails with `EEXIST` when `path` exists), then fsync of the
-    /// directory. Returns the descriptor, which the caller then owns and closes.
+    /// directory. An unnamed file is first linked to a temporary name when replacing
+    /// (`linkat` cannot replace), or straight to `path`. Returns the descriptor, which the
+    /// caller then owns and closes.
     public func commit(replacing: Bool) throws(SystemCallError) -> FileDescriptor {
         try descriptor.synchronize()
         let directory = splitPath(path).directory
-        if replacing {
-            guard rename(temporaryPath, path) == 0 else { throw SystemCallError(operation: "rename", errno: errno) }
-            isNamed = true
+        let named: String
+        if let temporaryPath {
+            named = temporaryPath
+        } else if replacing {
+            named = Self.temporaryName(for: path)
+            try linkUnnamed(to: named)
         } else {
-            try FileSystem.link(temporaryPath, to: path)
-            isNamed = true
-            try FileSystem.unlink(temporaryPath)
+            try linkUnnamed(to: path)
+            named = path
         }
+        if replacing {
+            guard rename(named, path) == 0 else {
+                let failure = SystemCallError(operation: "rename", errno: errno)
+                if isUnnamed { try? FileSystem.unlink(named) }
+                throw failure
+            }
+            isNamed = true
+        } else if named != path {
+            try FileSystem.link(named, to: path)
+            isNamed = true
+            try FileSystem.unlink(named)
+        }
+        isNamed = true
         try FileSystem.synchronizeDirectory(directory)
         ownsDescriptor = false
         return descriptor
+    }
+
+    /// Gives the unnamed file the name `name` (`linkat` of `/proc/self/fd/N`, or with
+    /// `AT_EMPTY_PATH` where `/proc` is missing); fails with `EEXIST` when it exists.
+    private func linkUnnamed(to name: String) throws(SystemCallError) {
+        if linkat(AT_FDCWD, "/proc/self/fd/\(descriptor.rawValue)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 { return }
+        guard errno == ENOENT else { throw SystemCallError(operation: "link", errno: errno) }
+        // AT_EMPTY_PATH (0x1000), which Glibc's module does not import.
+        guard linkat(descriptor.rawValue, "", AT_FDCWD, name, 0x1000) == 0 else {
+            throw SystemCallError(operation: "link", errno: errno)
+        }
     }
 }

@@ -97,15 +97,15 @@ public struct FrameBatch: Sendable {
         frames.map { Array(bytes[$0.start..<$0.start + $0.length]) }
     }
 
-    /// Notes every frame in `index`, the batch starting at byte `offset` of its store.
-    func note(into index: inout FrameIndex, startingAt offset: Int) {
+    /// Notes every frame in `index`.
+    func note(into index: inout FrameIndex) {
         bytes.withUnsafeBytes { all in
             for frame in frames {
                 let payloadStart = frame.start + JournalFormat.frameHeaderSize
                 let payloadEnd = frame.start + frame.length - JournalFormat.hashSize
                 frame.previousHash.withUnsafeBytes { previous in
                     index.note(
-                        sequence: frame.sequence, kind: frame.kind, offset: offset + frame.start,
+                        sequence: frame.sequence, kind: frame.kind,
                         previousHash: previous, payload: UnsafeRawBufferPointer(rebasing: all[payloadStart..<payloadEnd]))
                 }
             }

@@ -9,9 +9,9 @@
 ///
 /// A store value is a handle used from one task at a time.
 public protocol FrameStore: AnyObject {
-    /// Where the journal lives, as the user named it (a path), for messages and for the
-    /// rollback memory's key.
-    var path: String { get }
+    /// What the user calls the journal (a file's path, a server's address without its
+    /// credentials), for messages and for the rollback memory's key.
+    var name: String { get }
     /// The clear header: format version, journal id, genesis hash.
     var header: JournalHeader { get }
     /// The newest head this handle has seen.
@@ -67,7 +67,7 @@ public protocol LocalFrameStore: FrameStore {
 extension FrameStore {
     /// An empty batch whose first frame follows this handle's head.
     public func makeBatch() -> FrameBatch {
-        FrameBatch(after: head, path: path)
+        FrameBatch(after: head, path: name)
     }
 
     /// How many frames this handle has seen.

@@ -77,7 +77,7 @@ extension Journal {
             try? file.synchronize()
             throw error
         }
-        batch.note(into: &frameIndex, startingAt: size)
+        batch.note(into: &frameIndex)
         size += batch.bytes.count
         frameCount += batch.count
         lastSequence = batch.head.sequence

@@ -4,6 +4,7 @@ import Glibc
 /// The file store's half of ``FrameStore``: its head, reads after a position, waiting
 /// for other processes' appends and taking them in.
 extension Journal: FrameStore {
+    public var name: String { path }
     public var head: JournalHead { JournalHead(sequence: lastSequence, hash: headHash) }
 
     /// Frames after `sequence`, from the chain that opening and each take-in verified under
@@ -13,7 +14,7 @@ extension Journal: FrameStore {
     public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
         guard sequence < lastSequence else { return }
         if let start = boundaries.last(where: { $0.sequence == sequence }) {
-            try replay(from: start, chainCheck: .trustVerifiedOnOpen, progress: progress, body)
+            try replay(from: start, chainCheck: .trustVerifiedOnOpen, progress: progress) { frame, _ in try body(frame) }
             return
         }
         try replay(chainCheck: .trustVerifiedOnOpen, progress: progress) { frame in
@@ -89,10 +90,10 @@ extension Journal: FrameStore {
         let summary = try mapIO(path) {
             try JournalReader.scan(
                 file, genesisHash: headHash, from: size, to: end, nextSequence: lastSequence + 1,
-                body: { frame in
+                body: { frame, _ in
                     index.note(
-                        sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
-                        previousHash: frame.previousHash, payload: frame.payload)
+                        sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash,
+                        payload: frame.payload)
                 })
         }
         if let problem = summary.problem {

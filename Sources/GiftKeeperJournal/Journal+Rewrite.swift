@@ -68,10 +68,12 @@ extension Journal: LocalFrameStore {
     /// Where the frame after `sequence` starts (the end of the frames for the last one).
     private func offset(after sequence: UInt64) throws(JournalError) -> Int {
         guard sequence < lastSequence else { return size }
+        if let boundary = boundaries.last(where: { $0.sequence == sequence }) { return boundary.offset }
         var found: Int?
         do {
-            try read(after: sequence, progress: nil) { frame in
-                found = frame.offset
+            try replay(from: firstBoundary, chainCheck: .trustVerifiedOnOpen, progress: nil) { frame, offset in
+                guard frame.sequence > sequence else { return }
+                found = offset
                 throw ReplayStopped()
             }
         } catch let error as JournalError {

@@ -159,10 +159,10 @@ public final class Journal {
                 try JournalReader.scan(
                     file, genesisHash: header.genesisHash, from: JournalFormat.headerSize, to: fileSize,
                     progress: progress
-                ) { frame in
+                ) { frame, _ in
                     index.note(
-                        sequence: frame.sequence, kind: frame.kind, offset: frame.offset,
-                        previousHash: frame.previousHash, payload: frame.payload)
+                        sequence: frame.sequence, kind: frame.kind, previousHash: frame.previousHash,
+                        payload: frame.payload)
                 }
             }
             if let problem = summary.problem {
@@ -200,9 +200,9 @@ public final class Journal {
         guard locked else { throw JournalError(.inUse, path: path) }
     }
 
-    /// Saves an unfinished last frame aside (``saveAside(_:of:path:)``), then cuts the file
-    /// back to where it starts, durably. Call with the exclusive lock held. Returns the tail
-    /// with where it was saved.
+    /// Saves an unfinished last frame aside (``saveAside(_:of:path:)``) unless it is all
+    /// zeros, then cuts the file back to where it starts, durably. Call with the exclusive
+    /// lock held. Returns the tail with where it was saved.
     static func trim(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> TornTail {
         let saved = try saveAside(tail, of: file, path: path)
         try mapIO(path) { () throws(SystemCallError) in
@@ -213,12 +213,16 @@ public final class Journal {
     }
 
     /// Copies an unfinished tail to `<path>.torn-<offset>-<random>` beside the journal,
-    /// durable before anything is trimmed. Returns its path.
-    private static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String {
+    /// durable before anything is trimmed. Returns its path; nil for a tail of zeros (what
+    /// a crash that extended the file leaves), which holds nothing to keep.
+    private static func saveAside(_ tail: TornTail, of file: FileDescriptor, path: String) throws(JournalError) -> String? {
+        // A torn tail is never longer than one frame (JournalReader decides): bounded memory.
+        precondition(tail.length <= JournalFormat.longestFrame, "a torn tail longer than one frame")
         var bytes = [UInt8](repeating: 0, count: tail.length)
         try mapIO(path) { () throws(SystemCallError) in
             try bytes.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: tail.offset) }
         }
+        if bytes.allSatisfy({ $0 == 0 }) { return nil }
         let suffix: [UInt8]
         do {
             suffix = try randomBytes(count: 6)
@@ -324,15 +328,20 @@ public final class Journal {
         chainCheck: ChainCheck = .recompute, progress: ((Int, Int) -> Void)? = nil,
         _ body: (FrameView) throws -> Void
     ) throws {
-        let start = FrameBoundary(sequence: 0, offset: JournalFormat.headerSize, hash: header.genesisHash)
-        try replay(from: start, chainCheck: chainCheck, progress: progress, body)
+        try replay(from: firstBoundary, chainCheck: chainCheck, progress: progress) { frame, _ in try body(frame) }
+    }
+
+    /// Where the first frame begins.
+    var firstBoundary: FrameBoundary {
+        FrameBoundary(sequence: 0, offset: JournalFormat.headerSize, hash: header.genesisHash)
     }
 
     /// ``replay(chainCheck:progress:_:)`` of the frames after `start`, a boundary between
-    /// frames this handle verified: the frames from there must still end at this handle's head.
+    /// frames this handle verified, with each frame's byte offset: the frames from there
+    /// must still end at this handle's head.
     func replay(
         from start: FrameBoundary, chainCheck: ChainCheck, progress: ((Int, Int) -> Void)?,
-        _ body: (FrameView) throws -> Void
+        _ body: (FrameView, _ offset: Int) throws -> Void
     ) throws {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         let summary = try withoutActuallyEscaping(body) { body in

@@ -82,8 +82,18 @@ public struct JournalError: Error, Sendable, Equatable {
 public enum RemoteFailure: Sendable, Equatable {
     /// No connection to the server (it is down, or the link is cut).
     case noConnection
-    /// The address is not a `postgres://USER@HOST[:PORT]/DATABASE` address.
+    /// The address is not an `https://HOST[:PORT]` (or `postgres://USER@HOST[:PORT]/DATABASE`) address.
     case invalidAddress
+    /// The address is plain `http://` to a host other than this machine (no TLS).
+    case plainHTTPAddress
+    /// No answer within the deadline of `seconds`.
+    case timedOut(seconds: Int)
+    /// The TLS handshake failed (an untrusted or mismatched certificate, no TLS); `cause` says how.
+    case tls(cause: String)
+    /// The service did not accept this device: not enrolled, removed, or a code refused.
+    case notAuthenticated(message: String)
+    /// The service refused the request with an HTTP status and its own message.
+    case rejected(status: Int, message: String)
     /// The address holds a password, which belongs in `~/.pgpass`.
     case passwordInAddress
     /// The server no longer has this journal.

@@ -25,6 +25,9 @@ package enum JournalFormat {
     static let frameOverhead = frameHeaderSize + hashSize
     /// The largest payload a frame may carry (1 MiB). A larger length field is corruption.
     static let maximumPayload = 1 << 20
+    /// The longest frame there can be, and so the longest tail an unfinished append can
+    /// leave after the last whole frame: a longer tail is damage, never a torn write.
+    package static let longestFrame = frameOverhead + maximumPayload
 }
 
 /// What a frame's payload is, the only thing about it in clear.

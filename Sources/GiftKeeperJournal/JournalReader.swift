@@ -23,7 +23,8 @@ enum JournalReader {
     static let bufferCapacity = 2 << 20
 
     /// Scans frames from `start` (just after the header, or just after frame
-    /// `nextSequence - 1`, whose hash is then `genesisHash`) to `end`.
+    /// `nextSequence - 1`, whose hash is then `genesisHash`) to `end`, handing `body` each
+    /// verified frame and its byte offset in the file.
     ///
     /// Stops at the first problem or torn tail and reports it; never throws for what it
     /// finds in the file. - Throws: a ``SystemCallError`` when reading fails, or what
@@ -32,7 +33,7 @@ enum JournalReader {
         _ file: FileDescriptor, genesisHash: [UInt8], from start: Int, to end: Int,
         nextSequence: UInt64 = 1, chainCheck: ChainCheck = .recompute,
         progress: ((Int, Int) -> Void)? = nil,
-        body: ((FrameView) throws -> Void)? = nil
+        body: ((FrameView, _ offset: Int) throws -> Void)? = nil
     ) throws -> ScanSummary {
         let scanner = FrameScanner(genesisHash: genesisHash, nextSequence: nextSequence, chainCheck: chainCheck)
         let capacity = max(1, min(bufferCapacity, end - start))
@@ -71,7 +72,15 @@ enum JournalReader {
             case .invalidHeader(let damage):
                 summary.validEnd = boundary
                 summary.headHash = scanner.headHash
-                if try restIsZero(file, from: boundary, to: end, buffer: buffer) {
+                if remaining > JournalFormat.longestFrame {
+                    // Longer than any unfinished append: damage whatever it holds, so only
+                    // one frame's worth is read, to name it: zeros (a file extended by
+                    // hand) are a tail too long, anything else what the header check found.
+                    let zeros = try restIsZero(file, from: boundary, to: boundary + JournalFormat.longestFrame, buffer: buffer)
+                    summary.problem = JournalProblem(
+                        sequence: scanner.expectedSequence, offset: boundary,
+                        damage: zeros ? .tailTooLong(length: UInt64(remaining)) : damage)
+                } else if try restIsZero(file, from: boundary, to: end, buffer: buffer) {
                     summary.tornTail = TornTail(offset: boundary, length: remaining)
                 } else {
                     summary.problem = JournalProblem(
@@ -101,7 +110,7 @@ enum JournalReader {
                     try body(
                         FrameView(
                             sequence: frame.sequence, kind: frame.kind, payload: frame.payload,
-                            previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: boundary))
+                            previousHash: UnsafeRawBufferPointer(scanner.previousHash)), boundary)
                 }
                 scanner.accept()
                 summary.frameCount += 1

@@ -9,20 +9,16 @@ public struct FrameView {
     /// The previous frame's hash, or the genesis hash for frame 1 (32 bytes; valid only
     /// inside the callback). The service binds it into the payload's additional data.
     public let previousHash: UnsafeRawBufferPointer
-    /// The frame's byte offset in the file.
-    public let offset: Int
 
     /// A view of a frame whose bytes are elsewhere (a batch of frames copied out of a
     /// store's buffer to be opened on another thread).
     public init(
-        sequence: UInt64, kind: FrameKind, payload: UnsafeRawBufferPointer, previousHash: UnsafeRawBufferPointer,
-        offset: Int
+        sequence: UInt64, kind: FrameKind, payload: UnsafeRawBufferPointer, previousHash: UnsafeRawBufferPointer
     ) {
         self.sequence = sequence
         self.kind = kind
         self.payload = payload
         self.previousHash = previousHash
-        self.offset = offset
     }
 }
 
@@ -41,7 +37,8 @@ public struct TornTail: Sendable, Equatable {
     public let offset: Int
     public let length: Int
     /// Where the bytes were copied before they were trimmed off the journal (mode 0600,
-    /// beside it): no byte a user wrote is ever destroyed. Nil when not trimmed.
+    /// beside it): no byte a user wrote is ever destroyed. Nil when not trimmed, and when
+    /// the tail was all zeros (nothing to keep).
     public let savedAs: String?
 
     public init(offset: Int, length: Int, savedAs: String? = nil) {
@@ -88,6 +85,9 @@ public enum JournalDamage: Sendable, Equatable {
     /// An intact frame (`sequence`, at byte `offset`) follows an unfinished one: frames
     /// were hidden by an altered length, not torn by a crash.
     case hiddenFrames(sequence: UInt64, offset: Int)
+    /// `length` bytes follow the last whole frame, starting with more zeros than one frame
+    /// can hold: no unfinished append leaves that much (a file extended by hand).
+    case tailTooLong(length: UInt64)
     /// A frame handed over by another store does not verify against the chain.
     case frameDoesNotVerify
     /// A rewrite was asked to start at a position the journal does not have.
@@ -157,8 +157,6 @@ public struct RetainedFrame: Sendable, Equatable {
     public let previousHash: [UInt8]
     /// A copy of the payload.
     public let payload: [UInt8]
-    /// The frame's byte offset in the file.
-    public let offset: Int
 }
 
 /// What opening noted about the kinds of the frames, as it verified them, so that a caller
@@ -179,16 +177,14 @@ public struct FrameIndex: Sendable, Equatable {
 
     /// Notes one more frame at the end of the journal.
     mutating func note(
-        sequence: UInt64, kind: FrameKind, offset: Int,
-        previousHash: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer
+        sequence: UInt64, kind: FrameKind, previousHash: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer
     ) {
         if firstKind == nil { firstKind = kind }
         switch kind {
         case .keyWrap:
             keyWraps.append(
                 RetainedFrame(
-                    sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload),
-                    offset: offset))
+                    sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload)))
         case .dataSealed:
             if firstDataSealedSequence == nil { firstDataSealedSequence = sequence }
         case .publicSealed:

@@ -37,7 +37,7 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
         let heads = Mutex<[[UInt8]: [UInt8]]>([:])
     }
 
-    public let path: String
+    public let name: String
     public var header: JournalHeader { chain.header }
     public private(set) var head: JournalHead
     public private(set) var frameIndex: FrameIndex
@@ -74,7 +74,7 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
     }
 
     private init(path: String, chain: Chain, access: JournalAccess) {
-        self.path = path
+        self.name = path
         self.chain = chain
         self.access = access
         (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
@@ -82,11 +82,11 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
 
     /// Another handle on the same chain, as a second process or device would open it.
     public func handle(access: JournalAccess = .readWrite) -> MemoryFrameStore {
-        MemoryFrameStore(path: path, chain: chain, access: access)
+        MemoryFrameStore(path: name, chain: chain, access: access)
     }
 
     public func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
-        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: name) }
         try requireReachable()
         let outcome: AppendOutcome = chain.state.withLock { state in
             guard batch.base == state.frames.head else { return .conflict(current: state.frames.head) }
@@ -100,10 +100,10 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
     }
 
     public func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
-        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: name) }
         let outcome: AppendOutcome = try chain.state.withLock { state throws(JournalError) in
             guard state.frames.head == expected else { return .conflict(current: state.frames.head) }
-            var replaced = VerifiedFrames(header: header, path: path)
+            var replaced = VerifiedFrames(header: header, path: name)
             try replaced.takeIn(state.frames.frames.prefix(Int(batch.base.sequence)))
             replaced.accept(batch)
             state.frames = replaced
@@ -152,7 +152,7 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
 
     /// Fails as an unreachable server does while a ``MemoryRemote`` is cut off.
     private func requireReachable() throws(JournalError) {
-        guard isReachable() else { throw JournalError(.unreachable(.noConnection), path: path) }
+        guard isReachable() else { throw JournalError(.unreachable(.noConnection), path: name) }
     }
 
     /// Polls the shared chain every millisecond; takes in the head others appended.

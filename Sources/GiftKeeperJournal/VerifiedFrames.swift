@@ -36,12 +36,11 @@ public struct VerifiedFrames: Sendable {
     public mutating func takeIn(_ frames: some Sequence<[UInt8]>) throws(JournalError) {
         let scanner = FrameScanner(genesisHash: head.hash, nextSequence: head.sequence + 1)
         for frame in frames {
-            let offset = size
             let verified: UInt64? = frame.withUnsafeBytes { bytes in
                 guard case .frame(let found) = scanner.next(in: bytes, remaining: bytes.count), found.size == bytes.count
                 else { return nil }
                 index.note(
-                    sequence: found.sequence, kind: found.kind, offset: offset,
+                    sequence: found.sequence, kind: found.kind,
                     previousHash: UnsafeRawBufferPointer(scanner.previousHash), payload: found.payload)
                 scanner.accept()
                 return found.sequence
@@ -60,7 +59,7 @@ public struct VerifiedFrames: Sendable {
     /// Keeps `batch`, built on ``head`` and made durable by the store.
     public mutating func accept(_ batch: FrameBatch) {
         precondition(batch.base == head, "a batch is kept only on the head it was built after")
-        batch.note(into: &index, startingAt: size)
+        batch.note(into: &index)
         frames += batch.encodedFrames
         size += batch.bytes.count
         head = batch.head
@@ -89,7 +88,7 @@ public struct VerifiedFrames: Sendable {
                     try body(
                         FrameView(
                             sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
-                            previousHash: UnsafeRawBufferPointer(scanner.previousHash), offset: offset))
+                            previousHash: UnsafeRawBufferPointer(scanner.previousHash)))
                 }
                 scanner.accept()
             }

@@ -30,7 +30,7 @@ import Synchronization
 /// The protocol is synchronous; postgres-nio's futures are waited for on the caller's
 /// thread while NIO's own threads do the work, so no Swift concurrency thread is blocked.
 public final class PostgresFrameStore: SharedFrameStore {
-    public let path: String
+    public let name: String
     public var header: JournalHeader { frames.header }
     public var head: JournalHead { frames.head }
     public var frameIndex: FrameIndex { frames.index }
@@ -49,7 +49,7 @@ public final class PostgresFrameStore: SharedFrameStore {
         self.frames = frames
         self.access = access
         self.wakeUps = wakeUps
-        path = frames.path
+        name = frames.path
     }
 
     deinit {
@@ -166,7 +166,7 @@ public final class PostgresFrameStore: SharedFrameStore {
     }
 
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
-        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard !isUnusable else { throw JournalError(.unusable, path: name) }
         var waited = 0
         while true {
             if sequence < head.sequence { return true }
@@ -220,7 +220,7 @@ public final class PostgresFrameStore: SharedFrameStore {
                             JournalProblem(
                                 sequence: expected, offset: nil,
                                 damage: .misplacedFrame(found: UInt64(max(0, sequence)), expected: expected))),
-                        path: path)
+                        path: name)
                 }
                 pulled.append(Array(buffer: frame))
             }
@@ -233,7 +233,7 @@ public final class PostgresFrameStore: SharedFrameStore {
     // MARK: SharedFrameStore
 
     public func postDeviceHead(device: [UInt8], record: [UInt8]) throws(JournalError) {
-        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard !isUnusable else { throw JournalError(.unusable, path: name) }
         try server.run(
             """
             INSERT INTO giftkeeper_device_heads (journal_id, device_id, record)
@@ -243,7 +243,7 @@ public final class PostgresFrameStore: SharedFrameStore {
     }
 
     public func deviceHeads() throws(JournalError) -> [[UInt8]: [UInt8]] {
-        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard !isUnusable else { throw JournalError(.unusable, path: name) }
         var heads: [[UInt8]: [UInt8]] = [:]
         let rows = try server.run(
             "SELECT device_id, record FROM giftkeeper_device_heads WHERE journal_id = \(ByteBuffer(bytes: journalID))")
@@ -263,8 +263,8 @@ public final class PostgresFrameStore: SharedFrameStore {
     public func append(_ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?) throws(JournalError)
         -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
     {
-        guard !isUnusable else { throw JournalError(.unusable, path: path) }
-        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
+        guard !isUnusable else { throw JournalError(.unusable, path: name) }
+        guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: name) }
         guard batch.base == head else { return (.conflict(current: head), [:]) }
         guard !batch.isEmpty else { return (.appended(head), try deviceHeads()) }
         let frames = batch.encodedFrames.map { ByteBuffer(bytes: $0) }
@@ -279,7 +279,7 @@ public final class PostgresFrameStore: SharedFrameStore {
                     \(frames)::bytea[], \(device)::bytea, \(record)::bytea, \(Self.channel(journalID)))
                 """)
             guard let row = rows.first else {
-                throw JournalError(.unreachable(.journalGone), path: path)
+                throw JournalError(.unreachable(.journalGone), path: name)
             }
             let (moved, inserted, sequence, hash, devices, records) = try server.decoded {
                 try row.decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?).self)
@@ -298,7 +298,7 @@ public final class PostgresFrameStore: SharedFrameStore {
         guard answer.inserted == Int64(frames.count), answer.head == batch.head else {
             isUnusable = true
             throw JournalError(
-                .unreachable(.partlyStored(stored: answer.inserted, sent: frames.count)), path: path)
+                .unreachable(.partlyStored(stored: answer.inserted, sent: frames.count)), path: name)
         }
         var heads: [[UInt8]: [UInt8]] = [:]
         for (device, record) in zip(answer.devices ?? [], answer.records ?? []) {
@@ -309,7 +309,7 @@ public final class PostgresFrameStore: SharedFrameStore {
     }
 
     public func fetch() throws(JournalError) {
-        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        guard !isUnusable else { throw JournalError(.unusable, path: name) }
         lastPull = .now
         try pull()
     }

@@ -22,7 +22,7 @@ package final class SealedJournal {
 
     package var header: JournalHeader { store.header }
     package var head: JournalHead { store.head }
-    package var path: String { store.path }
+    package var path: String { store.name }
 
     /// The failed logins recorded since the last other frame (they end the journal).
     package var trailingFailures: Int {

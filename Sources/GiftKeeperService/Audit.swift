@@ -13,6 +13,10 @@ public struct AuditReport: Sendable {
     /// When each failed login recorded in the journal happened ("reported": anyone who can
     /// write the file could forge one).
     public let reportedFailedLogins: [Timestamp]
+    /// The events whose stored text breaks a rule typed input obeys (a control character,
+    /// an empty or over-long field), in order: written by a program holding the key that
+    /// does not obey this one's rules. Warnings: the events authenticate.
+    public let textRuleBreaks: [StoredTextRuleBreak]
     /// The first problem, if any: nothing after it was read or shown.
     public let problem: ServiceError?
     /// A torn last frame found (not trimmed: auditing never changes the journal).
@@ -56,7 +60,7 @@ public enum JournalAudit {
         }
         let keyring: Keyring
         do {
-            keyring = try service.unlock(password: password, recordFailure: false)
+            keyring = try AccountKeys(session: service).unlock(password: password, recordFailure: false)
         } catch {
             // The newest key wrap before the damage may predate a password change written
             // after it: then the damage, not the password, is what to report.
@@ -68,6 +72,7 @@ public enum JournalAudit {
         if onRecord == nil { records.reserveCapacity(store.frameCount) }
         var verifiedCount = 0
         var failedLogins: [Timestamp] = []
+        var textRuleBreaks: [StoredTextRuleBreak] = []
         var problem: ServiceError?
         var check = RollbackCheck(service.memory.remembered(sealed, keyring: keyring))
         do {
@@ -76,6 +81,9 @@ public enum JournalAudit {
                 let record = AuditRecord(sequence: frame.sequence, kind: frame.kind, event: event)
                 verifiedCount += 1
                 if let event, record.isReported, event.type == .loginFailed { failedLogins.append(event.at) }
+                if let event, let rule = GiftList.ruleBroken(by: event) {
+                    textRuleBreaks.append(StoredTextRuleBreak(sequence: frame.sequence, type: event.typeName, rule: rule))
+                }
                 if let onRecord { onRecord(record) } else { records.append(record) }
             }
         } catch {
@@ -89,9 +97,19 @@ public enum JournalAudit {
                 ?? (service.findingBeforeUnlocking == .journalReplaced ? .journalReplaced : nil)
             : nil
         return AuditReport(
-            records: records, verifiedCount: verifiedCount, reportedFailedLogins: failedLogins, problem: problem,
+            records: records, verifiedCount: verifiedCount, reportedFailedLogins: failedLogins,
+            textRuleBreaks: textRuleBreaks, problem: problem,
             tornTail: service.local?.trimmedTail, rollback: rollback)
     }
+}
+
+/// An event whose stored text breaks a rule typed input obeys (``GiftList/ruleBroken(by:)``).
+public struct StoredTextRuleBreak: Sendable, Equatable {
+    public let sequence: UInt64
+    /// The event type name (`presentAdded` …).
+    public let type: String
+    /// The rule, as typed input would have been refused.
+    public let rule: DomainError
 }
 
 /// One line of the audit trail: a frame, and its event when it carries one.

@@ -19,7 +19,7 @@ public struct ServiceError: Error, Sendable {
         case passwordsDoNotMatch
         /// An empty password was given.
         case emptyPassword
-        /// A new password shorter than ``GiftKeeperService/minimumPasswordLength`` characters.
+        /// A new password shorter than ``NewPassword/minimumLength`` characters.
         case passwordTooShort(minimum: Int)
         /// No journal exists at the path yet.
         case noJournal(path: String)
@@ -40,6 +40,9 @@ public struct ServiceError: Error, Sendable {
         case weakKeyDerivation
         /// A file the service writes besides the journal (export, remembered head) failed.
         case fileIO(operation: String, path: String, errno: Int32)
+        /// A document to read (`import FILE`) is not a regular file: a FIFO, a device, a
+        /// socket, a directory. Refused without reading it (nothing blocks).
+        case notRegularFile(path: String)
         /// An import document was rejected; nothing was appended.
         case importRejected(location: String, reason: ImportRejection)
         /// A libsodium call failed.
@@ -143,7 +146,7 @@ public struct ServiceError: Error, Sendable {
             return 3
         case .tampered, .rolledBack:
             return 1
-        case .fileIO, .crypto, .outOfGuardedMemory:
+        case .fileIO, .notRegularFile, .crypto, .outOfGuardedMemory:
             return 5
         case .cancelled:
             return 130

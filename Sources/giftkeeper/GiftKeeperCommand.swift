@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperJournal
 import GiftKeeperPostgres
 import GiftKeeperREPL
+import GiftKeeperRemote
 import GiftKeeperService
 import Glibc
 
@@ -37,7 +38,7 @@ struct GiftKeeperCommand: ParsableCommand {
         // Each names itself (`commandName`): argument-parser would otherwise derive the name
         // with `String(describing:)`, whose dynamic casts scan every conformance record of the
         // process, at every start (docs/performance.md, "Start-up").
-        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self, Sync.self, Clone.self]
+        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self, Sync.self, Clone.self, Device.self]
             + OneShotEntries.all,
         defaultSubcommand: REPL.self)
 
@@ -183,7 +184,12 @@ func homeDirectory() -> String {
 func productionEnvironment(remote: String? = nil) -> ServiceEnvironment {
     var made = ServiceEnvironment.system(stateDirectory: stateDirectory(), isCancelled: { CommandInterruption.isRequested })
     made.requestedRemote = remote ?? environment("GIFTKEEPER_REMOTE").flatMap { $0.isEmpty ? nil : $0 }
-    made.remoteLocation = { url throws(JournalError) in PostgresRemote(address: try PostgresAddress(url: url)) }
+    let state = made.stateDirectory
+    made.remoteLocation = { url throws(JournalError) in
+        // A sync service (https://); `postgres://` still reaches a database directly.
+        guard ServiceAddress.names(url) else { return PostgresRemote(address: try PostgresAddress(url: url)) }
+        return try ServiceRemote(url: url, stateDirectory: state, deviceName: deviceName())
+    }
     return made
 }
 
@@ -196,4 +202,11 @@ func failure(_ error: any Error, console: Console = Console()) -> ExitCode {
         console.error(presented.sentence)
     }
     return ExitCode(presented.exitCode)
+}
+
+/// What this device is called on a sync service: its host name.
+func deviceName() -> String {
+    var name = [CChar](repeating: 0, count: 256)
+    guard gethostname(&name, name.count - 1) == 0 else { return "a device" }
+    return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

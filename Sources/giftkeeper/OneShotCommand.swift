@@ -52,17 +52,14 @@ enum OneShotCommand {
             }
         }
 
-        let input = TerminalSession.makeREPLInput()
-        let passwords: any PasswordSource
+        let session: REPLSession
         do {
-            passwords = try passwordFile.map { try PasswordFile.open($0) } ?? input.passwords
+            session = try oneShotSession(
+                journalPath: journalPath(flag: journalFlag), environment: productionEnvironment(remote: remote),
+                passwordFile: passwordFile, console: console)
         } catch {
             Glibc.exit(failure(error, console: console).rawValue)
         }
-        let service = GiftKeeperService(journalPath: journalPath(flag: journalFlag), environment: productionEnvironment(remote: remote))
-        let session = REPLSession(
-            service: service, editor: input.editor, passwords: passwords,
-            isInteractive: TerminalSession.isStandardInputTerminal, console: console)
         exitUnlessOutputWasLost(session.runOneShot(words), console: console)
     }
 
@@ -80,8 +77,8 @@ enum OneShotCommand {
     }
 }
 
-/// The one-shot commands as argument-parser sees them, for `--help`, the man page and the
-/// completion scripts only: `main` runs a one-shot before argument-parser parses anything,
+/// The one-shot commands as argument-parser sees them (the shared options and the shell
+/// command's own), for `--help`, the man page and the completion scripts only: `main` runs a one-shot before argument-parser parses anything,
 /// with the shell's own declarations (`giftkeeper list --help` shows them).
 struct OneShotEntry<Command: ParsableCommand>: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -93,8 +90,9 @@ struct OneShotEntry<Command: ParsableCommand>: ParsableCommand {
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
-    @Argument(parsing: .captureForPassthrough, help: "The command's arguments and options, as in the shell.")
-    var words: [String] = []
+    /// The shell command's own arguments and options, so that help, the man page and the
+    /// completion scripts show and complete them.
+    @OptionGroup var command: Command
 }
 
 enum OneShotEntries {
@@ -104,4 +102,17 @@ enum OneShotEntries {
     private static func entry<Command: ParsableCommand>(for _: Command.Type) -> any ParsableCommand.Type {
         OneShotEntry<Command>.self
     }
+}
+
+/// The shell session a one-shot runs in: the journal at `journalPath`, the password from
+/// `passwordFile` (else the terminal, else standard input's next line), prompts on the
+/// terminal when there is one.
+func oneShotSession(
+    journalPath: String, environment: ServiceEnvironment, passwordFile: String?, console: Console = Console()
+) throws -> REPLSession {
+    let input = TerminalSession.makeREPLInput()
+    let passwords = try passwordFile.map { try PasswordFile.open($0) } ?? input.passwords
+    return REPLSession(
+        service: GiftKeeperService(journalPath: journalPath, environment: environment), editor: input.editor,
+        passwords: passwords, isInteractive: TerminalSession.isStandardInputTerminal, console: console)
 }

@@ -103,6 +103,7 @@ struct Audit: ParsableCommand {
             throw failure(error)
         }
         let failed = report.reportedFailedLogins.count
+        for broken in report.textRuleBreaks { console.warning(AuditWords.warning(broken)) }
         if let tail = report.tornTail {
             console.warning("The last \(tail.length) bytes are an incomplete write (a crash). Opening the journal for writing trims them.")
         }
@@ -157,58 +158,21 @@ extension Audit {
     }
 }
 
-/// Open, sign in, run, sign out: how the one-shot tasks that are not shell commands
-/// (`export`, `import`, and `sync` when it must merge) use a journal. Notifications go to
-/// standard error, so standard output stays clean for the task. A rollback found at
-/// sign-in stops the task (exit 1) and is left standing. Every failure closes the journal
-/// and is worded by the one presenter (``failure(_:console:)``).
-struct OneShotRun {
-    let service: GiftKeeperService
-    let console = Console()
-    private let progress = Progress(label: "Reading the journal")
-
-    init(journal: JournalOption) {
-        service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
-        service.refusesRollback = true
-        service.onProgress = { [progress] in progress.update(completed: $0, total: $1) }
-        service.onNotification = { [progress, console] notification in
-            progress.clear()
-            console.note(notification.sentence)
-        }
-        service.onWaiting = WaitCountdown(console: console, progress: progress).update
+/// Runs `task` as a one-shot on the journal and password the options name
+/// (``REPLSession/runOneShotTask(_:)``, the runner every one-shot shares), and exits with
+/// its code when it failed.
+func runOneShotTask(
+    journal: JournalOption, password: PasswordOption, creatingJournal: Bool = false, _ task: (REPLSession) throws -> Void
+) throws {
+    let session: REPLSession
+    do {
+        session = try oneShotSession(
+            journalPath: journal.path, environment: journal.environment, passwordFile: password.passwordFile)
+    } catch {
+        throw failure(error)
     }
-
-    /// Opens the journal, runs `body`, and closes it (signing out when signed in).
-    func run(_ body: () throws -> Void) throws {
-        do {
-            try service.openExisting(access: .readWrite)
-            progress.clear()
-            try body()
-            try service.close()
-        } catch {
-            progress.finish()
-            try? service.close()
-            throw failure(error, console: console)
-        }
-    }
-
-    /// Signs in with the password `password` reads (wiped once used).
-    func signIn(_ password: PasswordOption) throws {
-        let secret = try password.readPassword()
-        defer { secret.wipe() }
-        progress.show("Checking the password…")
-        try service.login(password: secret)
-        progress.finish()
-    }
-
-    /// Opens, signs in, runs `body` with the signed-in service, signs out and closes.
-    static func signedIn(journal: JournalOption, password: PasswordOption, _ body: (GiftKeeperService) throws -> Void) throws {
-        let run = OneShotRun(journal: journal)
-        try run.run {
-            try run.signIn(password)
-            try body(run.service)
-        }
-    }
+    let code = session.runOneShotTask(creatingJournal: creatingJournal, task)
+    if code != 0 { throw ExitCode(code) }
 }
 
 /// `giftkeeper export`: the decrypted state as JSON.
@@ -243,13 +207,15 @@ struct Export: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        try OneShotRun.signedIn(journal: journal, password: password) { service in
+        try runOneShotTask(journal: journal, password: password) { session in
+            try session.signIn()
+            let service = session.service
             let then = try time.map { try service.state(asOf: $0) }
             let count = (then ?? service.state).presentCount
             if let output {
                 var file = PrivateFile.Writer(path: output, replacing: force)
                 try service.export(to: &file, asOf: then)
-                Console().note(PrivateFile.exportedSentence(presents: count, to: output))
+                Console().note(PrivateFile.exportedSentence(presents: count, to: file))
             } else {
                 var console = Console()
                 try service.export(to: &console, asOf: then)
@@ -258,30 +224,40 @@ struct Export: ParsableCommand {
     }
 }
 
-/// `giftkeeper import FILE`: append the events that recreate an export document.
+/// `giftkeeper import FILE`: append the events that recreate an export document, or a
+/// spreadsheet's rows.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract:
-            "Restore the presents of a giftkeeper.export.v2 (or v1) document, ids and all, into a journal that has none of those ids (e.g. a new one), with its occasions, budgets and currency; checked whole first, nothing added if it is malformed."
+            "Restore the presents of a giftkeeper.export.v2 (or v1) document, ids and all, into a journal that has none of those ids (e.g. a new one), with its occasions, budgets and currency; checked whole first, nothing added if it is malformed. With --merge its presents take new ids; with --csv (or a .csv file) a spreadsheet's rows are added, each bad row named by its line."
     )
 
     @OptionGroup var journal: JournalOption
     @OptionGroup var password: PasswordOption
-    @Argument(help: ArgumentHelp("The export document.", valueName: "file"), completion: .file(extensions: ["json"]))
+    @Argument(help: ArgumentHelp("The export document or spreadsheet.", valueName: "file"), completion: .file(extensions: ["json", "csv"]))
     var file: String
+    @Flag(help: "Read FILE as a CSV spreadsheet with a header row (the default for a name ending in .csv).") var csv = false
+    @Flag(help: "Add an export's presents under the journal's next free ids, to a journal that has presents.") var merge = false
+    @Option(help: ArgumentHelp("Your name, for the journal the import creates when there is none (else asked).", valueName: "name"))
+    var name: String?
 
     func run() throws {
         // Checked whole before the journal is opened or the password asked for.
-        let document: CheckedImportDocument
+        let source: ImportSource
         do {
-            document = try GiftKeeperService.checkImport(try PrivateFile.read(file))
+            source = try ImportSource.read(file, csv: csv, merge: merge)
         } catch {
             throw failure(error)
         }
-        try OneShotRun.signedIn(journal: journal, password: password) { service in
-            let summary = try service.importDocument(document)
-            Console().note(summary.sentence)
+        // No journal yet: the import makes it (the account and password first, as `setup`).
+        try runOneShotTask(journal: journal, password: password, creatingJournal: true) { session in
+            if session.service.phase == .noAccount {
+                try session.setUp(name: name)
+            } else {
+                try session.signIn()
+            }
+            try session.importChecked(source, from: file)
         }
     }
 }
@@ -315,9 +291,4 @@ struct Verify: ParsableCommand {
         console.print(
             "OK: \(counted(report.frameCount, "frame")), structure and hash chain intact (last sequence number \(report.lastSequence))")
     }
-}
-
-/// "1 frame", "2 frames".
-func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

@@ -22,12 +22,11 @@ struct Sync: ParsableCommand {
     var restoreServer = false
 
     func run() throws {
-        let run = OneShotRun(journal: journal)
-        let (service, console) = (run.service, run.console)
-        service.onChangesElsewhere = { entries in
-            for line in entries.compactMap(HistoryWords.elsewhere) { console.note(line) }
-        }
-        try run.run {
+        try runOneShotTask(journal: journal, password: password) { session in
+            let (service, console) = (session.service, session.console)
+            service.onChangesElsewhere = { entries in
+                for line in entries.compactMap(HistoryWords.elsewhere) { console.note(line) }
+            }
             var report: SyncReport
             do throws(ServiceError) {
                 report = try service.sync(restoringServer: restoreServer)
@@ -35,7 +34,7 @@ struct Sync: ParsableCommand {
                 guard case .mergeNeedsSignIn = error.code else { throw error }
                 // Both moved: this device's changes are decided again, which needs the keys.
                 console.note(error.sentence)
-                try run.signIn(password)
+                try session.signIn(catchingUp: false)
                 report = try service.sync(restoringServer: restoreServer)
                 try service.signOut()
                 let after = try service.sync()

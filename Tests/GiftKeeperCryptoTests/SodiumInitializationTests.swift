@@ -97,7 +97,7 @@ struct SodiumInitializationTests {
     /// An entry point of the module that a process can call first, before anything else.
     enum EntryPoint: String, CaseIterable, Codable, Sendable {
         case hashArray, hashKeyed, hashInto, randomBytes, constantTimeEqual, secureBytes, secureRandom
-        case aeadKey, boxKeyPair, sealedBoxSeal, salt, libraryVersion, pad, unpad
+        case aeadKey, boxKeyPair, sealedBoxSeal, salt, libraryVersion, pad, unpad, signingKeyPair, verifySignature
 
         func call() {
             let message: [UInt8] = Array("first call".utf8)
@@ -120,6 +120,9 @@ struct SodiumInitializationTests {
             case .libraryVersion: _ = Sodium.libraryVersion
             case .pad: _ = try? Padding.padded(message, blockSize: 64)
             case .unpad: _ = Padding.unpaddedLength([0x80] + [UInt8](repeating: 0, count: 63), blockSize: 64)
+            case .signingKeyPair: _ = try? SigningKeyPair.generate()
+            case .verifySignature:
+                _ = SigningKeyPair.verify(signature: Array(repeating: 1, count: 64), of: message, publicKey: Array(1...32))
             }
         }
     }

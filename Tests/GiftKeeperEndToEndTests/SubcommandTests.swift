@@ -186,6 +186,29 @@ struct SubcommandTests {
         #expect(list.stdout.contains("2 presents"), "\(list)")
     }
 
+    @Test("import of a spreadsheet where there is no journal creates it; a bad row is named by its line (exit 2)")
+    func importCreatesTheJournal() async throws {
+        let sandbox = try Sandbox()
+        let sheet = sandbox.root + "/gifts.csv"
+        try writeNewFile(Array("\u{FEFF}Recipient,Title,Price\r\nMum,\"Scarf, blue\",\"12,50\"\r\nDad,,3\r\n".utf8), to: sheet)
+        let passwordFile = sandbox.root + "/password"
+        try writeNewFile(Array("a new password\n".utf8), to: passwordFile)
+        let journal = sandbox.root + "/new/gifts.journal"
+        let created = try await sandbox.run([
+            "import", sheet, "--journal", journal, "--password-file", passwordFile, "--name", "Alice",
+        ])
+        #expect(created.status == 2, "\(created)")
+        #expect(
+            created.errorLines == [
+                "giftkeeper: error: Line 3 not imported. The title cannot be empty. Type a title with at least one visible character."
+            ], "\(created)")
+        #expect(created.stderr.contains("Imported 1 present as p1"), "\(created)")
+        #expect(permissions(of: journal) == 0o600)
+        let list = try await sandbox.script(["login", "a new password", "list"], journal: journal)
+        #expect(list.stdout.contains("Scarf, blue"), "\(list)")
+        #expect(list.stdout.contains("12.50"), "\(list)")
+    }
+
     @Test("--password-file readable by others is refused, naming chmod 600")
     func permissivePasswordFile() async throws {
         let sandbox = try Sandbox()
@@ -283,6 +306,15 @@ struct SubcommandTests {
         #expect(completion.stdout.hasPrefix("#!/bin/bash"))
         #expect(completion.stdout.contains("-F _giftkeeper giftkeeper"), "\(completion)")
         #expect(completion.stderr.isEmpty)
+        // One-shots complete their own options and fixed values, not only the shared ones.
+        let list = completion.stdout.components(separatedBy: "_giftkeeper_list() {").last ?? ""
+        let listFunction = list.components(separatedBy: "\n}\n").first ?? ""
+        #expect(listFunction.contains("--status") && listFunction.contains("--sort"), "\(listFunction)")
+        #expect(listFunction.contains("'idea'$'\\n''bought'"), "\(listFunction)")
+        for (shell, listStatus) in [("zsh", "--status"), ("fish", "'status='")] {
+            let script = try await sandbox.run(["--generate-completion-script", shell])
+            #expect(script.status == 0 && script.stdout.contains(listStatus), "\(shell): \(script)")
+        }
     }
 
     @Test(

@@ -97,12 +97,16 @@ final class Sandbox {
     }
 
     /// Runs giftkeeper with `arguments` and `input` on standard input.
-    func run(_ arguments: [String], input: String = "", environment extra: [String: String] = [:]) async throws -> Outcome {
-        try await run(arguments, bytes: Array(input.utf8), environment: extra)
+    func run(
+        _ arguments: [String], input: String = "", environment extra: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) async throws -> Outcome {
+        try await run(arguments, bytes: Array(input.utf8), environment: extra, timeout: timeout)
     }
 
-    func run(_ arguments: [String], bytes: [UInt8], environment extra: [String: String] = [:]) async throws -> Outcome {
-        try await runProgram(binary, arguments, input: bytes, environment: environment.merging(extra) { $1 })
+    func run(
+        _ arguments: [String], bytes: [UInt8], environment extra: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) async throws -> Outcome {
+        try await runProgram(binary, arguments, input: bytes, environment: environment.merging(extra) { $1 }, timeout: timeout)
     }
 
     /// A REPL script (one command per line) against `journal` (the sandbox's by default).

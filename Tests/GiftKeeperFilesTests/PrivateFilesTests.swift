@@ -42,13 +42,50 @@ import Testing
         do {
             let abandoned = try AtomicFile(path: path)
             try abandoned.write([2, 2])
-            #expect(try directoryEntries(directory.path).count == 2)
+            // An unnamed file (O_TMPFILE) has no name until committed; else a temporary name.
+            #expect(try directoryEntries(directory.path).count == (abandoned.isUnnamed ? 1 : 2))
         }
         #expect(PrivateFiles.readSmallFile(path) == [1])
         #expect(try directoryEntries(directory.path) == ["head"])
         try PrivateFiles.replace(path, with: [3, 3, 3])
         #expect(PrivateFiles.readSmallFile(path) == [3, 3, 3])
         #expect(try directoryEntries(directory.path) == ["head"])
+    }
+
+    @Test("Partial files of killed writers are found and removed; a running process's file and other names stay")
+    func stalePartialFiles() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/export.json"
+        // pid_max is at most 2^22: 0x7fffffff names no process.
+        let stale = directory.path + "/.export.json.new-7fffffff-1a2b"
+        let running = directory.path + "/.export.json.new-\(String(getpid(), radix: 16))-1a2b"
+        let other = directory.path + "/.other.json.new-7fffffff-1a2b"
+        for name in [stale, running, other] { try writeNewFile(Array("partial".utf8), to: name) }
+        #expect(AtomicFile.removeStalePartialFiles(of: path) == [stale])
+        #expect(
+            try directoryEntries(directory.path).sorted() == [
+                ".export.json.new-\(String(getpid(), radix: 16))-1a2b", ".other.json.new-7fffffff-1a2b",
+            ])
+        #expect(AtomicFile.removeStalePartialFiles(of: path).isEmpty)
+    }
+
+    @Test("Where the file system allows it the content has no name until it is whole")
+    func unnamedUntilCommitted() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/export.json"
+        let file = try AtomicFile(path: path)
+        try file.write(Array("whole".utf8))
+        if file.isUnnamed { #expect(try directoryEntries(directory.path).isEmpty) }
+        try file.commit(replacing: true).close()
+        #expect(PrivateFiles.readSmallFile(path) == Array("whole".utf8))
+        #expect(permissions(of: path) == 0o600)
+        #expect(try directoryEntries(directory.path) == ["export.json"])
+        // Replacing an existing file the same way.
+        let again = try AtomicFile(path: path)
+        try again.write(Array("newer".utf8))
+        try again.commit(replacing: true).close()
+        #expect(PrivateFiles.readSmallFile(path) == Array("newer".utf8))
+        #expect(try directoryEntries(directory.path) == ["export.json"])
     }
 
     @Test("Reading follows no symlink and refuses directories and files over the limit")

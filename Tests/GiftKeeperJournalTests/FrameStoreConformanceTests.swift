@@ -126,7 +126,7 @@ extension JournalTestSuite {
             let subject = try StoreUnderTest(kind)
             let store = try subject.create()
             try appendBatch(store, [[1], [2]])
-            var stale = FrameBatch(after: JournalHead(sequence: 1, hash: store.header.genesisHash), path: store.path)
+            var stale = FrameBatch(after: JournalHead(sequence: 1, hash: store.header.genesisHash), path: store.name)
             try stale.add(kind: .dataSealed, payload: [9])
             let before = store.head
             #expect(try store.append(stale) == .conflict(current: before))
@@ -193,7 +193,7 @@ extension JournalTestSuite {
             let outcomes = try await withThrowingTaskGroup(of: AppendOutcome.self) { group in
                 for (writer, handle) in stores.enumerated() {
                     group.addTask {
-                        var batch = FrameBatch(after: base, path: handle.store.path)
+                        var batch = FrameBatch(after: base, path: handle.store.name)
                         try batch.add(kind: .dataSealed, payload: [UInt8(writer + 1)])
                         return try handle.store.append(batch)
                     }

@@ -43,6 +43,7 @@ extension JournalTestSuite {
                 #expect(journal.headHash == appended[4].hash)
                 #expect(try replayAll(journal).map(\.payload) == contents)
             }
+            let fileBytes = try readBytes(path)
             for access in [JournalAccess.readOnly, .readWrite] {
                 let journal = try Journal.open(at: path, access: access)
                 #expect(journal.header == header)
@@ -56,7 +57,10 @@ extension JournalTestSuite {
                     #expect(frame.kind == kinds[index])
                     #expect(Array(frame.payload) == contents[index])
                     #expect(Array(frame.previousHash) == previous)
-                    #expect(frame.offset == appended[index].offset)
+                    // Each payload is in the file where its append said the frame begins,
+                    // after the frame's 21-byte header.
+                    let payloadStart = appended[index].offset + 21
+                    #expect(Array(fileBytes[payloadStart..<payloadStart + frame.payload.count]) == contents[index])
                     previous = appended[index].hash
                     index += 1
                 }
@@ -404,10 +408,47 @@ extension JournalTestSuite {
             let writer = try Journal.open(at: path, access: .readWrite)
             #expect(writer.trimmedTail?.offset == bytes.count)
             #expect(writer.trimmedTail?.length == 5000)
-            #expect(try readBytes(try #require(writer.trimmedTail?.savedAs)) == [UInt8](repeating: 0, count: 5000))
+            // Zeros hold nothing anyone wrote: nothing is saved aside.
+            #expect(writer.trimmedTail?.savedAs == nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["zeros.journal"])
             #expect(try readBytes(path) == bytes)
             try writer.append { try $0.add(kind: .dataSealed, payload: [4]) }
             #expect(writer.lastSequence == 3)
+        }
+
+        @Test func tailLongerThanOneFrameIsDamageNeverReadOrCopied() throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("extended.journal")
+            let bytes = try makeJournal(at: path, payloads: [[1], [2, 3]])
+            // One byte more than the longest frame, then 1 GiB more (a sparse hole: `truncate -s +1G`).
+            for extra in [(1 << 20) + 54, 1 << 30] {
+                try writeNewFile(bytes, to: path)
+                #expect(truncate(path, off_t(bytes.count + extra)) == 0)
+                let damage = JournalProblem(
+                    sequence: 3, offset: bytes.count, damage: .tailTooLong(length: UInt64(extra)))
+                let report = try Journal.verify(at: path)
+                #expect(report.problem == damage)
+                #expect(report.tornTail == nil)
+                for access in [JournalAccess.readOnly, .readWrite] {
+                    let error = caught(JournalError.self) { try Journal.open(at: path, access: access) }
+                    #expect(error?.code == .corrupt(damage))
+                    #expect(error?.exitCode == 1)
+                }
+                // Read-only tolerating damage (audit): the frames before it.
+                let tolerant = try Journal.open(at: path, access: .readOnly, toleratingDamage: true)
+                #expect(tolerant.damage == damage)
+                #expect(tolerant.frameCount == 2)
+                var info = stat()
+                #expect(stat(path, &info) == 0 && Int(info.st_size) == bytes.count + extra)
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["extended.journal"])
+            }
+            // The longest frame's worth of zeros is still a torn tail, trimmed without a copy.
+            try writeNewFile(bytes, to: path)
+            #expect(truncate(path, off_t(bytes.count + (1 << 20) + 53)) == 0)
+            #expect(try Journal.verify(at: path).tornTail == TornTail(offset: bytes.count, length: (1 << 20) + 53))
+            let writer = try Journal.open(at: path, access: .readWrite)
+            #expect(writer.trimmedTail == TornTail(offset: bytes.count, length: (1 << 20) + 53))
+            #expect(try readBytes(path) == bytes)
         }
 
         @Test func replayReportsProgress() throws {

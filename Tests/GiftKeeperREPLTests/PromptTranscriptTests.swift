@@ -54,6 +54,10 @@ import Testing
         #expect(complete(["setup"], "") == [])
         #expect(complete(["setup"], "--") == ["--kdf", "--currency"])
         #expect(complete(["setup", "Alice", "--kdf"], "") == ["interactive", "moderate", "sensitive"])
+        // Option names complete in every command (SPEC §10.1), their values where they are fixed.
+        #expect(complete(["list"], "--st") == ["--status"])
+        #expect(complete(["list", "--status"], "") == ["idea", "bought", "wrapped", "given"])
+        #expect(complete(["add", "Mum", "Scarf"], "--o") == ["--occasion"])
         let outcome = try transcript.run(steps: Self.signIn + [.line("occasion rm"), .tab("eas"), .interrupt])
         #expect(outcome.completions == [["Easter 2027"]], "\(outcome)")
     }

@@ -88,15 +88,29 @@ final class Transcript {
 
     /// Runs one session over `steps`, with what a terminal adds to a script's lines: Ctrl-C,
     /// the waits at the prompt, Tab. Still script mode: no prompt is shown, nothing optional asked.
-    func run(steps: [Step], lockAfterMinutes: Int64? = nil) throws -> Outcome {
+    /// With `interactive`, the shell takes the steps as typed at a terminal: prompts, a
+    /// preview and its question, greeting and sign-in at start.
+    func run(steps: [Step], lockAfterMinutes: Int64? = nil, interactive: Bool = false) throws -> Outcome {
         let editor = SteppedEditor(steps, clock: clock)
-        var outcome = try run(editor: editor, passwords: editor, lockAfter: lockAfterMinutes.map { $0 * 60_000 })
+        var outcome = try run(
+            editor: editor, passwords: editor, lockAfter: lockAfterMinutes.map { $0 * 60_000 }, interactive: interactive)
         outcome.shown = editor.shown
         outcome.completions = editor.completions
         return outcome
     }
 
-    private func run(editor: any LineEditor, passwords: any PasswordSource, lockAfter: Int64? = nil) throws -> Outcome {
+    /// Runs `body` on a session whose standard input is `lines` (a one-shot's password),
+    /// e.g. ``REPLSession/runOneShot(_:)``: what it printed and the exit code it returned.
+    func oneShot(input lines: [String], _ body: (REPLSession) -> Int32) throws -> Outcome {
+        let input = TestPipe(lines.map { $0 + "\n" }.joined())
+        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
+        return try withExtendedLifetime(input) { try run(editor: editor, passwords: editor, body) }
+    }
+
+    private func run(
+        editor: any LineEditor, passwords: any PasswordSource, lockAfter: Int64? = nil, interactive: Bool = false,
+        _ body: (REPLSession) -> Int32 = { $0.run() }
+    ) throws -> Outcome {
         runs += 1
         let outputPath = directory + "/out-\(runs)"
         let errorPath = directory + "/err-\(runs)"
@@ -117,9 +131,9 @@ final class Transcript {
         }
         let service = GiftKeeperService(location: location, environment: environment)
         let session = REPLSession(
-            service: service, editor: editor, passwords: passwords, isInteractive: false,
+            service: service, editor: editor, passwords: passwords, isInteractive: interactive,
             console: Console(output: output, error: errors), lockAfter: lockAfter)
-        let status = session.run()
+        let status = body(session)
         return Outcome(
             status: status,
             output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",

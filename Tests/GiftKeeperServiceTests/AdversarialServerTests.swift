@@ -81,7 +81,7 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
     final class Connection: SharedFrameStore {
         let server: LyingServer
         var frames: VerifiedFrames
-        var path: String { frames.path }
+        var name: String { frames.path }
         var header: JournalHeader { frames.header }
         var head: JournalHead { frames.head }
         var frameIndex: FrameIndex { frames.index }

@@ -123,8 +123,24 @@ extension ExportDocument {
             presents: state.presents.values.map(ExportedPresent.init))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        var bytes = [UInt8](try encoder.encode(document))
+        var bytes = escapingControls([UInt8](try encoder.encode(document)))
         bytes.append(UInt8(ascii: "\n"))
         return bytes
+    }
+
+    /// `JSONEncoder`'s output with what GiftKeeper's writer escapes besides it (issue 30):
+    /// DEL, C1 and the bidirectional controls as `\uXXXX`. Outside strings a document is
+    /// ASCII, so every such scalar is inside one.
+    private static func escapingControls(_ bytes: [UInt8]) -> [UInt8] {
+        var out = String.UnicodeScalarView()
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            guard scalar.value == 0x7F || JSONWriter.escapesScalar(scalar.value) else {
+                out.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16)
+            out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+        }
+        return Array(String(out).utf8)
     }
 }

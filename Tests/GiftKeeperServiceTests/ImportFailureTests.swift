@@ -19,7 +19,7 @@ import Testing
 
         init(_ inner: any LocalFrameStore) { self.inner = inner }
 
-        var path: String { inner.path }
+        var name: String { inner.name }
         var header: JournalHeader { inner.header }
         var head: JournalHead { inner.head }
         var frameIndex: FrameIndex { inner.frameIndex }
@@ -29,7 +29,7 @@ import Testing
 
         func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
             if let left = appendsLeft {
-                guard left > 0 else { throw JournalError(.io(operation: "write", errno: ENOSPC), path: path) }
+                guard left > 0 else { throw JournalError(.io(operation: "write", errno: ENOSPC), path: name) }
                 appendsLeft = left - 1
             }
             return try inner.append(batch)

@@ -76,12 +76,24 @@ extension ShellCommand {
     /// The long options that take a value (`--price 25`): those argument-parser's help
     /// shows with one (`--price <price>`). Read only for a line it could not parse.
     static var valueOptions: Set<String> {
-        var options: Set<String> = []
-        for line in helpMessage(columns: 10_000).split(separator: "\n") {
+        Set(helpOptions.filter(\.takesValue).map(\.name))
+    }
+
+    /// The command's long options, as its help lists them (not `--help`): what Tab offers
+    /// after `-` in the shell.
+    static var optionNames: [String] {
+        helpOptions.map(\.name).filter { $0 != "--help" }
+    }
+
+    /// The long options argument-parser's help shows, in order, each with whether it takes
+    /// a value (`--price <price>`).
+    private static var helpOptions: [(name: String, takesValue: Bool)] {
+        helpMessage(columns: 10_000).split(separator: "\n").compactMap { line in
             let words = line.split(separator: " ")
-            if words.count > 1, words[0].hasPrefix("--"), words[1].hasPrefix("<") { options.insert(String(words[0])) }
+            guard let first = words.first, first.hasPrefix("--") else { return nil }
+            let name = first.hasSuffix(",") ? String(first.dropLast()) : String(first)
+            return (name, words.count > 1 && words[1].hasPrefix("<"))
         }
-        return options
     }
 }
 
@@ -219,9 +231,10 @@ protocol Shell: AnyObject {
     func completing<Command: ShellCommand>(_ command: Command) throws -> Command
     /// Sets the exit status of a script or one-shot that has not failed (`upcoming --check`).
     func exitStatus(_ code: Int32)
-    /// Asks a yes-or-no `question` on a terminal (Enter is yes); Ctrl-C throws a cancellation.
-    /// Never asked in a script.
-    func confirm(_ question: String) throws -> Bool
+    /// Asks a yes-or-no `question` on a terminal until it is answered (Enter gives
+    /// `defaultAnswer`, shown as `[Y/n]` or `[y/N]`); Ctrl-C throws a cancellation. Never
+    /// asked in a script.
+    func confirm(_ question: String, defaultAnswer: Bool) throws -> Bool
     /// Reads a password (the terminal with echo off, a password file, or the script's next line).
     func readPassword(_ prompt: String) throws -> SecureBytes
     /// Runs a password check; on a terminal, keys typed meanwhile are hidden and dropped.

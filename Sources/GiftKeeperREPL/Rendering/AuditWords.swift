@@ -86,3 +86,28 @@ public enum AuditWords {
         return out
     }
 }
+
+extension AuditWords {
+    /// The warning `audit` gives for an event whose stored text breaks a rule typed input
+    /// obeys: `Event 12 (presentAdded) holds text typed input could not: the title contains
+    /// the control character U+001B.`
+    public static func warning(_ broken: StoredTextRuleBreak) -> String {
+        "Event \(broken.sequence) (\(broken.type)) holds text typed input could not: \(clause(broken.rule)) "
+            + "(written by another program holding the key; every output shows it sanitised)."
+    }
+
+    static func clause(_ rule: DomainError) -> String {
+        switch rule {
+        case .controlCharacter(let field, let scalar):
+            let code = String(scalar, radix: 16, uppercase: true)
+            return "the \(field.rawValue) \(field == .notes ? "contain" : "contains") the control character U+"
+                + String(repeating: "0", count: max(0, 4 - code.count)) + code
+        case .emptyValue(let field):
+            return "the \(field.rawValue) is empty"
+        case .tooLong(let field, let limit, let length):
+            return "the \(field.rawValue) \(field == .notes ? "are" : "is") \(length) characters long, over the limit of \(limit)"
+        default:
+            return rule.sentence
+        }
+    }
+}

@@ -238,6 +238,8 @@ extension ServiceError {
             return "Import rejected at \(location): \(clause). Nothing was imported; fix the document and try again."
         case .cancelled:
             return "Cancelled (Ctrl-C). Nothing was recorded."
+        case .notRegularFile(let path):
+            return "'\(path)' is not a regular file (a FIFO, device, socket or directory): nothing was read from it."
         case .exportTargetExists(let path):
             return "'\(path)' already exists. Choose another file, or add --force to replace it."
         case .changedElsewhere:
@@ -327,7 +329,8 @@ extension ImportSummary {
     public var sentence: String {
         let presents = presentsImported == 1 ? "present" : "presents"
         let saved = batches == 1 ? "batch" : "batches"
-        return "Imported \(presentsImported) \(presents) (saved in \(batches) \(saved))."
+        let ids = renumbered.map { $0.lowerBound == $0.upperBound ? " as \($0.lowerBound)" : " as \($0.lowerBound)–\($0.upperBound)" } ?? ""
+        return "Imported \(presentsImported) \(presents)\(ids) (saved in \(batches) \(saved))."
     }
 }
 
@@ -523,4 +526,9 @@ enum UpcomingWords {
         if !item.ready.isEmpty { parts.append("\(item.ready.count) ready to give") }
         return parts.joined(separator: ", ") + "."
     }
+}
+
+/// "1 frame", "2 frames".
+public func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

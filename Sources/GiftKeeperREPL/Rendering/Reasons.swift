@@ -30,6 +30,9 @@ extension JournalDamage {
         case .hiddenFrames(let sequence, let offset):
             return "an intact frame (sequence number \(sequence), byte offset \(offset)) "
                 + "follows an unfinished one: frames were hidden, not torn by a crash"
+        case .tailTooLong(let length):
+            return "\(length) bytes follow the last whole frame, more than an unfinished write leaves "
+                + "(one frame, at most 1 MiB + 53 bytes): the file was extended or cut, not torn by a crash"
         case .frameDoesNotVerify:
             return "frame does not verify"
         case .noSuchPosition:
@@ -95,7 +98,17 @@ extension RemoteFailure {
         case .noConnection:
             return "no connection"
         case .invalidAddress:
-            return "not a postgres://USER@HOST[:PORT]/DATABASE address"
+            return "not an https://HOST[:PORT] (or postgres://USER@HOST[:PORT]/DATABASE) address"
+        case .plainHTTPAddress:
+            return "http:// is refused for a host other than this machine; use https://"
+        case .timedOut(let seconds):
+            return "it did not answer within \(seconds) s"
+        case .tls(let cause):
+            return "the secure connection failed (\(cause))"
+        case .notAuthenticated(let message):
+            return "it did not accept this device: \(message)"
+        case .rejected(let status, let message):
+            return "it refused the request: \(message) (HTTP \(status))"
         case .passwordInAddress:
             return "the address holds a password; put it in ~/.pgpass (mode 600) instead"
         case .journalGone:
@@ -141,6 +154,11 @@ extension ImportRejection {
         case .notAStatus(let text): return "'\(text)' is not one of idea, bought, wrapped, given"
         case .duplicateID(let id): return "'\(id)' appears more than once"
         case .rule(let rule): return rule.sentence
+        case .notText: return "it is not UTF-8 text (save the spreadsheet as CSV, UTF-8)"
+        case .unterminatedQuote: return "a quoted field begins here and is never closed"
+        case .noHeader: return "it has no header row naming the columns (recipient, title, price, …)"
+        case .missingColumn(let name): return "the header has no '\(name)' column"
+        case .tooManyFields(let found, let header): return "\(found) fields, where the header names \(header)"
         }
     }
 }

@@ -4,8 +4,10 @@ import GiftKeeperService
 
 /// The `--json` and `--csv` forms of what commands show (SPEC §11), for scripts: one JSON
 /// document (amounts as decimal strings, times ISO-8601 in UTC, absent values null), or
-/// RFC 4180 CSV. Written as they are, not through the terminal's sanitising: JSON escapes
-/// every control character, and CSV quotes any field that holds one.
+/// RFC 4180 CSV. Stored text never reaches the output as a control: JSON escapes every
+/// control character, DEL, C1 and the bidirectional controls (``JSONWriter``); CSV
+/// replaces them as the table does (``TerminalText/sanitized(_:keeping:)``), keeping only
+/// the line feeds and tabs notes may hold, and quotes any field that holds one.
 enum StructuredOutput {
     /// `--json` or `--csv`, as far as the command declares them; refused together.
     static func format(_ command: some StructuredOutputOptions) throws -> Format {
@@ -51,10 +53,12 @@ enum StructuredOutput {
         ]
     }
 
-    /// RFC 4180: CRLF after every record; a field holding a comma, a quote, CR or LF is
-    /// quoted, its quotes doubled. A text field starting with `=`, `+`, `-` or `@` gets a
-    /// leading `'`, so a spreadsheet shows it rather than running it as a formula (OWASP's
-    /// advice on CSV injection); ids, prices and times never start so.
+    /// RFC 4180: CRLF after every record; a field holding a comma, a quote, CR, LF or a tab
+    /// is quoted, its quotes doubled. Control characters (C0 but LF and tab, DEL, C1,
+    /// bidirectional overrides and isolates) become `�`, as on the terminal. A text field
+    /// starting with `=`, `+`, `-`, `@`, a tab or CR gets a leading `'`, so a spreadsheet
+    /// shows it rather than running it as a formula (OWASP's advice on CSV injection); ids,
+    /// prices and times never start so.
     static func csv(header: [String], rows: [[String]]) -> [UInt8] {
         var out = ""
         for record in [header] + rows {
@@ -64,9 +68,11 @@ enum StructuredOutput {
     }
 
     private static func field(_ text: String) -> String {
-        var value = text
-        if let first = value.unicodeScalars.first, "=+-@".unicodeScalars.contains(first) { value = "'" + value }
-        let needsQuotes = value.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }
+        var value = TerminalText.sanitized(text, keeping: ["\n", "\t"])
+        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { value = "'" + value }
+        let needsQuotes = value.unicodeScalars.contains {
+            $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\t"
+        }
         guard needsQuotes else { return value }
         return "\"" + value.replacingQuotes() + "\""
     }

@@ -18,7 +18,13 @@ public enum SyncWords {
 
     /// Said once, when a sync made the journal's copy on a server.
     public static func shared(_ report: SyncReport) -> String {
-        "Shared through \(report.server). On another device: giftkeeper clone '\(report.server)' --journal PATH"
+        // A sync service enrols each device with a one-time code (SPEC §12); a database is
+        // cloned from its address.
+        guard !report.server.hasPrefix("https://"), !report.server.hasPrefix("http://") else {
+            return "Shared through \(report.server). For another device: giftkeeper device add, "
+                + "then there: giftkeeper clone 'CODE' --journal PATH"
+        }
+        return "Shared through \(report.server). On another device: giftkeeper clone '\(report.server)' --journal PATH"
     }
 
     /// What an explicit `sync` did, in one line.

@@ -12,16 +12,22 @@ public enum PrivateFile {
     }
 
     /// A file written chunk by chunk (an export), atomically, through the one file layer
-    /// (``AtomicFile``): the chunks go to a temporary file beside `path` (created on the
-    /// first write, `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600); ``finish()`` fsyncs it, names it
-    /// `path` and fsyncs the directory. So `path` is either the old file or the whole new
-    /// document, never a partial one, and a failed or abandoned export leaves nothing behind.
-    /// Unless `replacing`, the name is given with `link`, which never replaces: a file that
-    /// appeared at `path` since it was checked (while the password was typed) is kept.
+    /// (``AtomicFile``): the chunks go to an unnamed file in `path`'s directory
+    /// (`O_TMPFILE`), or where the file system has none to a temporary file beside `path`
+    /// (created on the first write, `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600); ``finish()``
+    /// fsyncs it, names it `path` and fsyncs the directory. So `path` is either the old file
+    /// or the whole new document, never a partial one, and a failed, abandoned or killed
+    /// export leaves nothing anyone can find. Temporary files that earlier exports to `path`
+    /// left when they were killed (SIGKILL, a crash) are removed first
+    /// (``removedPartialFiles``). Unless `replacing`, the name is given with `link`, which
+    /// never replaces: a file that appeared at `path` since it was checked (while the
+    /// password was typed) is kept.
     public final class Writer: ExportWriting {
         public let path: String
         private let replacing: Bool
         private var file: AtomicFile?
+        /// The partial files of earlier, killed exports to `path` this one removed.
+        public private(set) var removedPartialFiles: [String] = []
 
         public init(path: String, replacing: Bool = true) {
             self.path = path
@@ -30,6 +36,7 @@ public enum PrivateFile {
 
         private func openIfNeeded() throws(ServiceError) -> AtomicFile {
             if let file { return file }
+            removedPartialFiles = AtomicFile.removeStalePartialFiles(of: path)
             do {
                 let created = try AtomicFile(path: path)
                 file = created
@@ -74,9 +81,16 @@ public enum PrivateFile {
         }
     }
 
-    /// What `export FILE` says once the file is written (the shell and the subcommand alike).
-    public static func exportedSentence(presents count: Int, to path: String) -> String {
-        "Exported \(count) present\(count == 1 ? "" : "s") to \(path) (mode 0600)."
+    /// What `export FILE` says once `file` is written (the shell and the subcommand alike),
+    /// naming the partial files of earlier, killed exports it removed.
+    public static func exportedSentence(presents count: Int, to file: Writer) -> String {
+        let removed = file.removedPartialFiles
+        let cleaned =
+            removed.isEmpty
+            ? ""
+            : " Removed \(removed.count == 1 ? "a partial file" : "\(removed.count) partial files") an earlier export "
+                + "left when it was killed: " + removed.map { "'\($0)'" }.joined(separator: ", ") + "."
+        return "Exported \(count) present\(count == 1 ? "" : "s") to \(file.path) (mode 0600)." + cleaned
     }
 
     /// Checks, without creating anything, that `path` could be written: its directory
@@ -103,23 +117,27 @@ public enum PrivateFile {
     public static let maximumReadSize = 1 << 30
 
     /// Reads a whole regular file of at most ``maximumReadSize`` bytes.
+    ///
+    /// Opened `O_NONBLOCK` and checked with `fstat` before anything is read, so a FIFO, a
+    /// device or a socket is refused at once (``ServiceError/Code/notRegularFile(path:)``)
+    /// instead of blocking for ever. Read in chunks: Ctrl-C in the shell
+    /// (``CommandInterruption``) cancels between two of them.
     public static func read(_ path: String) throws(ServiceError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw ServiceError(.fileIO(operation: "open", path: path, errno: errno)) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ServiceError(.fileIO(operation: "examine", path: path, errno: errno)) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw ServiceError(.fileIO(operation: "read", path: path, errno: info.st_mode & S_IFMT == S_IFDIR ? EISDIR : EINVAL))
-        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw ServiceError(.notRegularFile(path: path)) }
         guard Int(info.st_size) <= maximumReadSize else {
             throw ServiceError(.fileIO(operation: "read", path: path, errno: EFBIG))
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
+            if CommandInterruption.isRequested { throw ServiceError(.cancelled) }
             let n = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, min(readChunk, buffer.count - offset))
             }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -130,4 +148,7 @@ public enum PrivateFile {
         }
         return Array(bytes[0..<offset])
     }
+
+    /// How much ``read(_:)`` reads between two looks for Ctrl-C.
+    static let readChunk = 1 << 20
 }

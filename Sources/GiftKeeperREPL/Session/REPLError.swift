@@ -30,6 +30,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case occasionNotOver(String, next: String)
         /// Two flags that ask for opposite things (`--carry-over` and `--keep`).
         case conflictingChoices(String, String)
+        /// A spreadsheet none of whose rows could be imported (each named already).
+        case noRowToImport
     }
 
     let code: Code
@@ -78,6 +80,8 @@ public struct REPLError: Error, CustomStringConvertible {
             return "'\(name)' is not over yet: it falls on \(next). Close it once that day has come."
         case .conflictingChoices(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one."
+        case .noRowToImport:
+            return "No row of the spreadsheet could be imported (each is named above). Nothing was imported."
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         }

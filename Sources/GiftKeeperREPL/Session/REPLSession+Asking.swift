@@ -65,11 +65,13 @@ extension REPLSession {
         }
     }
 
-    func confirm(_ question: String) throws -> Bool {
+    func confirm(_ question: String, defaultAnswer: Bool) throws -> Bool {
         while true {
             // After a word no command has: Tab offers nothing.
-            switch try ask(question + " [Y/n]", style: .wholeLine, after: [""]).trimmedWhitespace().lowercased() {
-            case "", "y", "yes": return true
+            let answer = try ask(question + (defaultAnswer ? " [Y/n]" : " [y/N]"), style: .wholeLine, after: [""])
+            switch answer.trimmedWhitespace().lowercased() {
+            case "": return defaultAnswer
+            case "y", "yes": return true
             case "n", "no": return false
             default: continue
             }
@@ -144,6 +146,10 @@ extension REPLSession {
             return ShellCommands.named(name)?.completions(for: asked, in: self) ?? []
         }
         guard let name = request.precedingWords.first else { return ShellCommands.names.sorted() }
-        return ShellCommands.named(name)?.completions(for: request, in: self) ?? []
+        guard let type = ShellCommands.named(name) else { return [] }
+        let own = type.completions(for: request, in: self)
+        // A word begun with `-` is an option: the command's own, besides what it offers there.
+        guard request.word.hasPrefix("-") else { return own }
+        return own + type.optionNames.filter { !own.contains($0) }
     }
 }

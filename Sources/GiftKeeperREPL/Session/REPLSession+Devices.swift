@@ -41,13 +41,14 @@ extension REPLSession {
         return SyncWords.offline(unsent: service.unsentFrames, server: service.remoteURL ?? "the server", reason: failure.words)
     }
 
-    /// Says the changes made elsewhere that were taken in: on a terminal with the results,
-    /// in a script or one-shot on standard error, with the notifications.
+    /// Says the changes made elsewhere that were taken in: in the shell on a terminal with
+    /// the results, in a script or one-shot on standard error, with the notifications (a
+    /// one-shot's standard output is its result only, e.g. an export).
     func sayChangesElsewhere() {
         guard !changesElsewhere.isEmpty else { return }
         progress.clear()
         for sentence in changesElsewhere {
-            if isInteractive { console.print(sentence) } else { console.note(sentence) }
+            if isInteractive && !isOneShot { console.print(sentence) } else { console.note(sentence) }
         }
         changesElsewhere = []
     }

@@ -14,11 +14,11 @@ import OrderedCollections
 /// answers from the next line, and asks nothing unprompted. ``run()`` returns 0 when
 /// every command succeeded, else the exit code of the last failure.
 public final class REPLSession: Shell {
-    let service: GiftKeeperService
+    public let service: GiftKeeperService
     let editor: any LineEditor
     let passwords: any PasswordSource
     let isInteractive: Bool
-    let console: Console
+    public let console: Console
     /// Opening and unlocking show it on a terminal; anything printed clears it first.
     let progress = Progress(label: "Reading the journal")
     var exitCode: Int32 = 0
@@ -28,6 +28,8 @@ public final class REPLSession: Shell {
     /// is at the keyboard, and the lines after it are commands, not answers to skip.
     var promptCancelled = false
     var isRunning = true
+    /// Whether this session runs one task as a one-shot (``runOneShotTask(_:)``), not the shell.
+    var isOneShot = false
     /// Changes made elsewhere, taken in and not yet said (SPEC §12), one sentence each.
     var changesElsewhere: [String] = []
     /// Set when looking for changes while idle failed: said once, not tried again until a
@@ -115,39 +117,64 @@ public final class REPLSession: Shell {
 
     /// Runs one command as a one-shot (SPEC §11): opens the journal, signs in with a
     /// password from the password source, runs `words` (the command's name first), signs
-    /// out; all three are recorded as in the shell. Standard output carries only what the
-    /// command prints; notifications go to standard error. Returns the exit code: that of
-    /// the first failure, else 0.
+    /// out; all three are recorded as in the shell (``runOneShotTask(_:)``). Standard
+    /// output carries only what the command prints. Returns the exit code: that of the
+    /// first failure, else 0.
     public func runOneShot(_ words: [String]) -> Int32 {
-        let console = self.console
-        // A one-shot is a script: nobody watches it accept an older journal.
-        service.refusesRollback = true
-        service.acceptsRollbackOnChange = false
-        defer { progress.finish() }
         // On a terminal, what the command asks for completes as in the shell.
         editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
         guard preflight(words) else { return exitCode }
-        if let failure = open(notifying: { console.note($0) }) { return failure }
-        if service.phase == .noAccount {
-            let error = ServiceError(.noJournal(path: service.journalPath))
+        return runOneShotTask { session in
+            try session.signIn()
+            session.execute(words: words)
+            session.reportLostOutput()
+        }
+    }
+
+    /// The one runner of every one-shot, the shell's commands and `export`, `import` and
+    /// `sync` alike: opens the journal for a script (a rollback found at sign-in stops the
+    /// task and is left standing; notifications go to standard error), runs `task`, which
+    /// signs in with ``signIn(catchingUp:)`` when it needs the keys, reports what it throws
+    /// (the one presenter, ``PresentedError``; a cancellation exits 130), then signs out
+    /// and closes. Returns the exit code: that of the first failure, else 0. Without a
+    /// journal, the task runs only when it is `creatingJournal` (``setUp(name:)``).
+    public func runOneShotTask(creatingJournal: Bool = false, _ task: (REPLSession) throws -> Void) -> Int32 {
+        isOneShot = true
+        service.refusesRollback = true
+        service.acceptsRollbackOnChange = false
+        defer { progress.finish() }
+        if let failure = open(notifying: { [console] in console.note($0) }) { return failure }
+        do {
+            // Every task needs an account: `setup` is the shell's.
+            guard service.phase != .noAccount || creatingJournal else {
+                throw ServiceError(.noJournal(path: service.journalPath))
+            }
+            try task(self)
+        } catch {
+            let presented = PresentedError(error)
             report(error)
-        } else {
-            do {
-                try LoginCommand().run(in: self)
-            } catch {
-                report(error)
-            }
-            if service.phase == .signedIn {
-                // Sign-in syncs: what other devices changed is in the list the command reads.
-                syncAfterChange()
-                sayChangesElsewhere()
-                execute(words: words)
-                reportLostOutput()
-            }
+            if presented.isCancellation, exitCode == 0 { exitCode = presented.exitCode }
         }
         finish()
         reportLostOutput()
         return exitCode
+    }
+
+    /// Signs in for a one-shot with the password source's password (recorded, with its
+    /// notifications) and, with `catchingUp`, takes in what other devices changed, so the
+    /// task reads the list they left (SPEC §12).
+    /// Creates the journal and its account for a one-shot, as `setup` does (the password
+    /// twice, from the password source), named `name` or asked for.
+    public func setUp(name: String?) throws {
+        var setup = try SetupCommand.parse(name.map { ["--", $0] } ?? [])
+        try setup.run(in: self)
+    }
+
+    public func signIn(catchingUp: Bool = true) throws {
+        try LoginCommand().run(in: self)
+        guard catchingUp else { return }
+        syncAfterChange()
+        sayChangesElsewhere()
     }
 
     /// What a one-shot's words can be refused for before the journal is opened, so that

@@ -15,7 +15,7 @@ extension GiftKeeperService {
         guard keyring != nil else { throw ServiceError(.notSignedIn) }
         // The budgets are weighed (every present against every budget) only for a change
         // that can take one over.
-        let standings = Self.canTakeOverABudget(change) ? state.budgetStandings : nil
+        let standings = change.canTakeOverABudget ? state.budgetStandings : nil
         var similar: [PresentID] = []
         if case .addPresent(let recipient, let title, _, _, _, _, _) = change {
             similar = state.similarPresentIDs(to: normalized(title), for: normalized(recipient))
@@ -29,16 +29,6 @@ extension GiftKeeperService {
         acceptRollbackAfterChange()
         let crossed = standings.map { state.budgetsTakenOver(since: $0) } ?? []
         return ChangeResult(events: events, budgetsCrossed: crossed, similar: similar)
-    }
-
-    /// Whether `change` can take a budget over: it adds to what a scope plans and spends, or
-    /// sets a budget's amount. Marking a present moves its price from planned to spent, which
-    /// a budget counts together.
-    private static func canTakeOverABudget(_ change: Change) -> Bool {
-        switch change {
-        case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
-        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency, .closeOccasion: false
-        }
     }
 
     /// Reverses the last change this session made and has not undone yet (SPEC §10.1),
@@ -126,21 +116,9 @@ extension GiftKeeperService {
         let commands = commands.map(normalized)
         for _ in 0..<Self.maximumCatchUps {
             let sealed = try requireJournal()
-            var events: [Event] = []
+            let events: [Event]
             do {
-                if commands.count == 1 {
-                    // Decided on the state itself: a copy of it would be a copy of the whole
-                    // list as soon as the events are applied.
-                    let now = environment.now()
-                    events = try GiftList.decide(commands[0], at: now, state: state)
-                } else {
-                    var decided = state
-                    for command in commands {
-                        let more = try GiftList.decide(command, at: environment.now(), state: decided)
-                        for event in more { decided.apply(event) }
-                        events += more
-                    }
-                }
+                events = try GiftList.decide(commands, at: environment.now(), state: state)
             } catch {
                 throw ServiceError(.domain(error))
             }

@@ -1,18 +1,21 @@
 import Foundation
 public import GiftKeeperDocuments
-import GiftKeeperDomain
+public import GiftKeeperDomain
 import OrderedCollections
 
 /// What an import did.
 public struct ImportSummary: Sendable, Equatable {
     public let presentsImported: Int
     public let batches: Int
+    /// The ids the presents took, first and last, when they took the journal's next free
+    /// ones (`import --merge`, a spreadsheet); nil when they kept their own.
+    public var renumbered: ClosedRange<PresentID>?
 
-    public init(presentsImported: Int, batches: Int) {
+    public init(presentsImported: Int, batches: Int, renumbered: ClosedRange<PresentID>? = nil) {
         self.presentsImported = presentsImported
         self.batches = batches
+        self.renumbered = renumbered
     }
-
 }
 
 extension GiftKeeperService {
@@ -26,6 +29,18 @@ extension GiftKeeperService {
     public static func checkImport(_ bytes: [UInt8]) throws(ServiceError) -> CheckedImportDocument {
         do {
             return try ImportDocument.check(bytes)
+        } catch {
+            throw ServiceError(.importRejected(location: error.location, reason: error.reason))
+        }
+    }
+
+    /// Reads and checks a spreadsheet row by row before any journal is opened or password
+    /// asked for (SPEC §10.1), setting aside each row that breaks a rule with its line.
+    /// - Throws: ``ServiceError/Code/importRejected(location:reason:)`` for a file that is no
+    ///   spreadsheet of presents (not text, no `recipient` or `title` column…).
+    public static func checkSpreadsheet(_ bytes: [UInt8]) throws(ServiceError) -> CheckedSpreadsheet {
+        do {
+            return try ImportDocument.checkSpreadsheet(bytes)
         } catch {
             throw ServiceError(.importRejected(location: error.location, reason: error.reason))
         }
@@ -71,6 +86,14 @@ extension GiftKeeperService {
         // is deterministic): it becomes the state, instead of folding them all again.
         state = planned
         if !events.isEmpty { acceptRollbackAfterChange() }
-        return ImportSummary(presentsImported: document.presentCount, batches: batches)
+        var summary = ImportSummary(presentsImported: document.presentCount, batches: batches)
+        if document.renumbers {
+            let ids = events.compactMap { event -> PresentID? in
+                if case .presentImported(let present) = event.body { return present.id }
+                return nil
+            }
+            if let first = ids.first, let last = ids.last { summary.renumbered = first...last }
+        }
+        return summary
     }
 }

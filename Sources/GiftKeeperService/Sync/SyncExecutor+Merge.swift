@@ -106,7 +106,7 @@ func chainHashes(_ store: any FrameStore) throws(JournalError) -> [[UInt8]] {
     } catch let error as JournalError {
         throw error
     } catch {
-        throw JournalError(.io(operation: "read", errno: 5), path: store.path)
+        throw JournalError(.io(operation: "read", errno: 5), path: store.name)
     }
     if store.head.sequence > 0 { hashes.append(store.head.hash) }
     return hashes

@@ -141,7 +141,7 @@ extension SyncExecutor {
         let posting = try headRecord(link, head: batch.head)
         let (outcome, heads) = try remoteCall(link) { () throws(JournalError) in try server.append(batch, posting: posting) }
         guard case .appended(let head) = outcome else { return false }
-        report.server = server.path
+        report.server = server.name
         report.sent += batch.count
         link.record.shared = head
         link.recordIsUnsaved = true
@@ -171,7 +171,7 @@ extension SyncExecutor {
         try session.refresh()
         let sealed = try session.requireJournal()
         let server = try connect(link, restoringServer: restoringServer, report: &report)
-        report.server = server.path
+        report.server = server.name
         let ours: [[UInt8]]
         do {
             ours = try chainHashes(sealed.store)

@@ -58,7 +58,7 @@ struct SetupCommand: ShellCommand {
         let currency = try self.currency.map { try GiftList.currencyCode($0) }
         let first = try shell.readPassword("New password: ")
         defer { first.wipe() }
-        try GiftKeeperService.checkNewPassword(first)
+        try NewPassword.check(first)
         let second = try shell.readPassword("Repeat the password: ")
         defer { second.wipe() }
         guard first.constantTimeEquals(second) else { throw ServiceError(.passwordsDoNotMatch) }
@@ -143,7 +143,7 @@ struct PasswdCommand: ShellCommand {
             try service.changePassword(old: old) {
                 let first = try shell.readPassword("New password: ")
                 new = first
-                try GiftKeeperService.checkNewPassword(first)
+                try NewPassword.check(first)
                 let repeated = try shell.readPassword("Repeat the new password: ")
                 defer { repeated.wipe() }
                 guard first.constantTimeEquals(repeated) else { throw ServiceError(.passwordsDoNotMatch) }

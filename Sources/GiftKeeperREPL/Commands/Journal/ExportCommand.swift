@@ -36,7 +36,7 @@ struct ExportCommand: ShellCommand {
             try PrivateFile.checkWritable(path, replacing: force)
             var file = PrivateFile.Writer(path: path, replacing: force)
             try service.export(to: &file, asOf: asOf)
-            shell.console.print(PrivateFile.exportedSentence(presents: count, to: path))
+            shell.console.print(PrivateFile.exportedSentence(presents: count, to: file))
         } else {
             var output = shell.console
             try service.export(to: &output, asOf: asOf)

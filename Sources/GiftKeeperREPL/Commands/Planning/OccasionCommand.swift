@@ -102,7 +102,7 @@ struct OccasionCommand: ShellCommand, StructuredOutputOptions {
         let next = occasion.isYearly ? occasion.nextDate(onOrAfter: through.adding(days: 1) ?? through) : nil
         var keeping = keep || next == nil
         if let next, !keeping, !carryOver, !ideas.isEmpty, shell.isInteractive {
-            keeping = try !shell.confirm(OccasionWords.carryOver(ideas.count, to: next))
+            keeping = try !shell.confirm(OccasionWords.carryOver(ideas.count, to: next), defaultAnswer: true)
         }
         try shell.service.perform(.closeOccasion(name: occasion.name, through: through, keepingIdeas: keeping))
         shell.console.print(OccasionWords.closed(occasion.name, through: through, ideas: ideas, carriedTo: keeping ? nil : next))

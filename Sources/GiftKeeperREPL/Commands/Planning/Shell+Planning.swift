@@ -37,7 +37,7 @@ extension Shell {
         let suggestion = known[index]
         guard isInteractive else { return (typed, suggestion) }
         console.print(OccasionWords.newOccasion(typed.trimmedWhitespace(), suggestion: suggestion))
-        return (try confirm(OccasionWords.useInstead(suggestion)) ? suggestion : typed, nil)
+        return (try confirm(OccasionWords.useInstead(suggestion), defaultAnswer: true) ? suggestion : typed, nil)
     }
 
     /// Occasions (their first spellings) for completion.

@@ -16,11 +16,17 @@ struct ListCommand: ShellCommand, StructuredOutputOptions {
             + "Names and --search ignore case and accents. --sort: price, recipient, occasion, status, created, title.")
 
     @Argument(help: "Only these recipients' presents.") var recipients: [String] = []
-    @Option(help: ArgumentHelp("Only these statuses, e.g. idea,bought.", valueName: "S[,S...]")) var status: String?
+    @Option(
+        help: ArgumentHelp("Only these statuses, e.g. idea,bought.", valueName: "S[,S...]"),
+        completion: .list(PresentStatus.allCases.map(\.rawValue)))
+    var status: String?
     @Option(help: "Only presents for this occasion.") var occasion: String?
     @Option(parsing: .unconditional, help: "Only presents whose title, notes, recipient, occasion or store hold TEXT.")
     var search: String?
-    @Option(help: "Order by price, recipient, occasion, status, created or title.") var sort: String?
+    @Option(
+        help: "Order by price, recipient, occasion, status, created or title.",
+        completion: .list(PresentSort.allCases.map(\.rawValue)))
+    var sort: String?
     @Flag(help: "Given and removed presents too.") var all = false
     @Option(
         name: .customLong("as-of"), parsing: .unconditional,

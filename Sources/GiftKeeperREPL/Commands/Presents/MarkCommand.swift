@@ -11,7 +11,8 @@ struct MarkCommand: PresentIDCommand {
         usage: "mark <id> idea|bought|wrapped|given")
 
     @Argument(help: "A present id such as p3.") var id: String?
-    @Argument(help: "idea, bought, wrapped or given.") var status: String?
+    @Argument(help: "idea, bought, wrapped or given.", completion: .list(PresentStatus.allCases.map(\.rawValue)))
+    var status: String?
 
     static var prompts: [ArgumentPrompt<Self>] {
         [

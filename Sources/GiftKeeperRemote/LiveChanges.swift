@@ -1,0 +1,74 @@
+import GiftKeeperWire
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOSSL
+import Synchronization
+
+/// A device's WebSocket to the service's live changes (SPEC §12, `GET /v1/live`): a
+/// background task keeps it open — reconnecting after 1 s, then 2, 4 … up to 30 s — and
+/// counts the messages that name this journal (or all). The store waiting for frames reads
+/// with its cursor when the count moved, so while the socket is open an idle device asks
+/// the service nothing (the socket's pings aside); while it is not, the store polls as
+/// before. A lost message costs latency, never data.
+final class LiveChanges: Sendable {
+    private let heard = Atomic<Int>(0)
+    private let open = Atomic<Bool>(false)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// Messages heard for this journal, and (re)connections (after which a read is due).
+    var count: Int { heard.load(ordering: .acquiring) }
+    /// Whether the socket is open now.
+    var isOpen: Bool { open.load(ordering: .acquiring) }
+
+    /// Starts the background task for `journal` (hex) at `url` (`wss://…/v1/live`), signing
+    /// the upgrade with the connection's current token.
+    func start(url: String, journal: String, token: TokenBox, tls: TLSConfiguration?, sniHostname: String?) {
+        let started = Task.detached { [self] in
+            let logger = Logger(label: "giftkeeper.live", factory: { _ in SwiftLogNoOpLogHandler() })
+            var delay = Duration.seconds(1)
+            while !Task.isCancelled {
+                let before = count
+                if let bearer = token.value {
+                    let configuration = Self.configuration(token: bearer, sniHostname: sniHostname)
+                    _ = try? await WebSocketClient.connect(
+                        url: url, configuration: configuration, tlsConfiguration: tls, logger: logger
+                    ) { inbound, _, _ in
+                        self.open.store(true, ordering: .releasing)
+                        self.heard.add(1, ordering: .releasing)  // changes may have come while it was closed
+                        for try await message in inbound.messages(maxSize: 1 << 12) {
+                            guard case .text(let text) = message, text == "*" || text.hasPrefix(journal + " ") else { continue }
+                            self.heard.add(1, ordering: .releasing)
+                        }
+                    }
+                    self.open.store(false, ordering: .releasing)
+                }
+                // Opened and then lost: again soon; never opened: back off.
+                delay = count != before ? .seconds(1) : min(delay * 2, .seconds(30))
+                try? await Task.sleep(for: delay)
+            }
+        }
+        task.withLock { $0 = started }
+    }
+
+    private static func configuration(token: String, sniHostname: String?) -> WebSocketClientConfiguration {
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders[.authorization] = "Bearer \(token)"
+        configuration.sniHostname = sniHostname
+        return configuration
+    }
+
+    /// Ends the background task (and closes the socket).
+    func stop() {
+        task.withLock { $0?.cancel() }
+    }
+}
+
+/// The bearer token a connection holds, readable from the live-changes task.
+final class TokenBox: Sendable {
+    private let token = Mutex<String?>(nil)
+    var value: String? {
+        get { token.withLock { $0 } }
+        set { token.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,370 @@
+import Foundation
+import GiftKeeperCrypto
+import GiftKeeperWire
+import Hummingbird
+import HummingbirdAuth
+import NIOCore
+import PostgresNIO
+
+/// The service's routes (SPEC §12; paths in ``Route``): signing in with a device key,
+/// accounts and devices, and a journal's cursor — read after a position, append after an
+/// expected head, post a device's head. Every database use is one transaction acting for
+/// the signed-in device's account, so row-level security shows it nothing else.
+struct SyncRoutes: Sendable {
+    let database: ServiceDatabase
+    let sessions: Sessions
+    let quotas: Quotas
+    let appendRate: AppendRate
+
+    init(database: ServiceDatabase, sessions: Sessions, quotas: Quotas) {
+        self.database = database
+        self.sessions = sessions
+        self.quotas = quotas
+        appendRate = AppendRate(framesPerMinute: quotas.framesPerMinute)
+    }
+
+    /// How long an enrolment code is valid.
+    static let enrolmentLifetimeSeconds = 600
+
+    /// The routes; with `logRequests`, each request's method and path logged first.
+    func router(logRequests: Bool) -> Router<ServiceContext> {
+        let router = Router(context: ServiceContext.self)
+        if logRequests { router.add(middleware: LogRequestsMiddleware(.notice)) }
+        router.post(RouterPath(Route.challenge)) { _, _ in try json(Challenge(nonce: Data(try sessions.newNonce()))) }
+        router.post(RouterPath(Route.session)) { request, context in try await signIn(request, context) }
+        router.post(RouterPath(Route.accounts)) { request, context in try await signUp(request, context) }
+        router.post(RouterPath(Route.redeem)) { request, context in try await redeem(request, context) }
+
+        let signedIn = router.group("v1").add(middleware: BearerAuthenticator(sessions: sessions))
+            .add(middleware: IsAuthenticatedMiddleware<ServiceContext>())
+        signedIn.post("enrolments") { _, context in try await newEnrolment(context) }
+        signedIn.get("devices") { _, context in try await devices(context) }
+        signedIn.delete("devices/:device") { _, context in try await revoke(context) }
+        signedIn.get("journals") { _, context in try await journals(context) }
+        signedIn.post("journals") { request, context in try await createJournal(request, context) }
+        signedIn.get("journals/:journal") { _, context in try await journal(context) }
+        signedIn.get("journals/:journal/frames") { request, context in try await frames(request, context) }
+        signedIn.post("journals/:journal/append") { request, context in try await append(request, context) }
+        signedIn.get("journals/:journal/heads") { _, context in try await heads(context) }
+        signedIn.put("journals/:journal/heads") { request, context in try await postHead(request, context) }
+        return router
+    }
+
+    // MARK: Devices and accounts
+
+    /// Checks a device's proof: a nonce this node gave out, signed with the key it names.
+    private func check(_ proof: DeviceProof) throws {
+        guard sessions.redeem(nonce: Array(proof.nonce)) else {
+            throw HTTPError(.unauthorized, message: "the challenge is unknown, used or expired; ask for another")
+        }
+        guard
+            SigningKeyPair.verify(
+                signature: Array(proof.signature), of: Wire.proofMessage(nonce: Array(proof.nonce)),
+                publicKey: Array(proof.publicKey))
+        else { throw HTTPError(.unauthorized, message: "the signature does not verify") }
+    }
+
+    private func signIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let proof = try await request.decode(as: DeviceProof.self, context: context)
+        try check(proof)
+        let identity = try await database.transaction(account: nil) { connection in
+            try await connection.query(
+                "SELECT r_account::text, r_device FROM gk_device_for_key(\(ByteBuffer(bytes: proof.publicKey)))",
+                logger: database.logger
+            ).decode((String, Int64).self).first { _ in true }
+        }
+        guard let identity else {
+            throw HTTPError(.unauthorized, message: "this device is not enrolled (or was removed)")
+        }
+        return try json(try sessions.open(DeviceIdentity(account: identity.0, device: identity.1)))
+    }
+
+    private func signUp(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let signUp = try await request.decode(as: DeviceSignUp.self, context: context)
+        try check(signUp.proof)
+        let key = ByteBuffer(bytes: signUp.proof.publicKey)
+        let name = Self.deviceName(signUp.deviceName)
+        let made = try await enrolling {
+            try await database.transaction(account: nil) { connection in
+                try await connection.query(
+                    "SELECT r_account::text, r_device FROM gk_create_account(\(key), \(name))", logger: database.logger
+                ).decode((String, Int64).self).first { _ in true }
+            }
+        }
+        guard let made else { throw HTTPError(.internalServerError, message: "the account was not made") }
+        return try json(try sessions.open(DeviceIdentity(account: made.0, device: made.1)), status: .created)
+    }
+
+    private func redeem(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let signUp = try await request.decode(as: DeviceSignUp.self, context: context)
+        try check(signUp.proof)
+        guard let code = signUp.code else { throw HTTPError(.badRequest, message: "no enrolment code") }
+        let key = ByteBuffer(bytes: signUp.proof.publicKey)
+        let name = Self.deviceName(signUp.deviceName)
+        let codeHash = ByteBuffer(bytes: Self.codeHash(code))
+        let joined = try await enrolling {
+            try await database.transaction(account: nil) { connection in
+                try await connection.query(
+                    "SELECT r_account::text, r_device FROM gk_redeem_enrolment(\(codeHash), \(key), \(name))",
+                    logger: database.logger
+                ).decode((String, Int64).self).first { _ in true }
+            }
+        }
+        guard let joined else { throw HTTPError(.forbidden, message: "the enrolment code is unknown, used or expired") }
+        return try json(try sessions.open(DeviceIdentity(account: joined.0, device: joined.1)), status: .created)
+    }
+
+    /// Runs an enrolment, naming a key enrolled already as a conflict.
+    private func enrolling<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError where error.sqlState == "23505" {
+            throw HTTPError(.conflict, message: "this device key is enrolled already")
+        }
+    }
+
+    /// A device's name as kept: printable, at most 64 characters.
+    static func deviceName(_ name: String) -> String {
+        let kept = name.unicodeScalars.filter { $0.properties.generalCategory != .control }
+        return String(String.UnicodeScalarView(kept).prefix(64))
+    }
+
+    /// What the server keeps of an enrolment code: its hash, so a database dump does not
+    /// hold a code that still works.
+    static func codeHash(_ code: String) -> [UInt8] {
+        Blake2b.hash(Array(code.uppercased().filter { $0 != "-" }.utf8))
+    }
+
+    private func newEnrolment(_ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let digits = Wire.hex(try randomBytes(count: 10)).uppercased()
+        let code = stride(from: 0, to: digits.count, by: 5).map { start in
+            let from = digits.index(digits.startIndex, offsetBy: start)
+            return String(digits[from..<digits.index(from, offsetBy: 5)])
+        }.joined(separator: "-")
+        let codeHash = ByteBuffer(bytes: Self.codeHash(code))
+        let seconds = Self.enrolmentLifetimeSeconds
+        _ = try await database.transaction(account: identity.account) { connection in
+            try await connection.query(
+                """
+                INSERT INTO gk_enrolments (code_hash, account_id, expires_at)
+                VALUES (\(codeHash), gk_current_account(), now() + make_interval(secs => \(seconds)))
+                """, logger: database.logger)
+        }
+        return try json(EnrolmentCode(code: code, expiresInSeconds: seconds), status: .created)
+    }
+
+    private func devices(_ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let rows = try await database.transaction(account: identity.account) { connection in
+            var rows: [DeviceList.Device] = []
+            let query: PostgresQuery = """
+                SELECT id, name, public_key, extract(epoch FROM enrolled_at)::bigint FROM gk_devices
+                WHERE revoked_at IS NULL ORDER BY id
+                """
+            for try await (id, name, key, enrolled) in try await connection.query(query, logger: database.logger)
+                .decode((Int64, String, ByteBuffer, Int64).self)
+            {
+                rows.append(
+                    DeviceList.Device(
+                        id: id, name: name, publicKey: Data(key.readableBytesView), enrolledAt: enrolled, isCurrent: id == identity.device))
+            }
+            return rows
+        }
+        return try json(DeviceList(devices: rows))
+    }
+
+    private func revoke(_ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let device = try context.parameters.require("device", as: Int64.self)
+        let revoked = try await database.transaction(account: identity.account) { connection in
+            try await connection.query(
+                "UPDATE gk_devices SET revoked_at = now() WHERE id = \(device) AND revoked_at IS NULL RETURNING id",
+                logger: database.logger
+            ).decode(Int64.self).first { _ in true }
+        }
+        guard revoked != nil else { throw HTTPError(.notFound, message: "no such device") }
+        sessions.close(device: device, account: identity.account)
+        return Response(status: .noContent)
+    }
+
+    // MARK: Journals
+
+    private func journalID(_ context: ServiceContext) throws -> ByteBuffer {
+        guard let id = Wire.unhex(try context.parameters.require("journal")), id.count == 16 else {
+            throw HTTPError(.badRequest, message: "a journal id is 32 hex digits")
+        }
+        return ByteBuffer(bytes: id)
+    }
+
+    private func journals(_ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let ids = try await database.transaction(account: identity.account) { connection in
+            var ids: [Data] = []
+            for try await id in try await connection.query("SELECT id FROM gk_journals ORDER BY id", logger: database.logger)
+                .decode(ByteBuffer.self)
+            {
+                ids.append(Data(id.readableBytesView))
+            }
+            return ids
+        }
+        return try json(JournalList(journals: ids))
+    }
+
+    private func createJournal(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let new = try await request.decode(as: NewJournal.self, context: context)
+        guard new.journalID.count == 16, new.genesisHash.count == 32, new.header.count <= 4_096 else {
+            throw HTTPError(.badRequest, message: "not a journal header")
+        }
+        let limit = Int64(quotas.journalsPerAccount)
+        let made = try await database.transaction(account: identity.account) { connection in
+            // Under a lock of the account's, so two first pushes at once cannot both pass the quota.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(gk_current_account()::text))", logger: database.logger)
+            return try await connection.query(
+                """
+                INSERT INTO gk_journals (account_id, id, header, head_sequence, head_hash)
+                SELECT gk_current_account(), \(ByteBuffer(bytes: new.journalID)), \(ByteBuffer(bytes: new.header)), 0,
+                    \(ByteBuffer(bytes: new.genesisHash))
+                WHERE (SELECT count(*) FROM gk_journals) < \(limit)
+                ON CONFLICT (account_id, id) DO NOTHING RETURNING id
+                """, logger: database.logger
+            ).decode(ByteBuffer.self).first { _ in true }
+        }
+        guard made == nil else { return Response(status: .created) }
+        let exists = try await database.transaction(account: identity.account) { connection in
+            try await connection.query(
+                "SELECT 1 FROM gk_journals WHERE id = \(ByteBuffer(bytes: new.journalID))", logger: database.logger
+            ).decode(Int32.self).first { _ in true }
+        }
+        guard exists == nil else { throw HTTPError(.conflict, message: "the account holds this journal already") }
+        throw HTTPError(.tooManyRequests, message: "over the quota of \(limit) journals an account")
+    }
+
+    private func journal(_ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let id = try journalID(context)
+        let info = try await database.transaction(account: identity.account) { connection in
+            try await connection.query(
+                "SELECT header, head_sequence, head_hash FROM gk_journals WHERE id = \(id)", logger: database.logger
+            ).decode((ByteBuffer, Int64, ByteBuffer).self).first { _ in true }
+        }
+        guard let info else { throw HTTPError(.notFound, message: "no such journal") }
+        return try json(JournalInfo(header: Data(info.0.readableBytesView), head: Self.head(info.1, info.2)))
+    }
+
+    private static func head(_ sequence: Int64, _ hash: ByteBuffer) -> WireHead {
+        WireHead(sequence: UInt64(max(0, sequence)), hash: Data(hash.readableBytesView))
+    }
+
+    /// A page of frames after `after`: bounded in count and bytes, read by the primary
+    /// key's range, so its cost does not grow with the journal's length.
+    private func frames(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let id = try journalID(context)
+        let query = request.uri.queryParameters
+        guard let after = query["after"].flatMap({ Int64($0) }), after >= 0 else {
+            throw HTTPError(.badRequest, message: "after=N is needed")
+        }
+        let limit = Int64(min(max(query["limit"].flatMap { Int($0) } ?? Wire.maximumPageFrames, 1), Wire.maximumPageFrames))
+        let page = try await database.transaction(account: identity.account) { connection in
+            var frames: [Data] = []
+            var bytes = 0
+            var expected = after + 1
+            let rows = try await connection.query(
+                """
+                SELECT sequence, frame FROM gk_frames
+                WHERE account_id = gk_current_account() AND journal_id = \(id) AND sequence > \(after)
+                ORDER BY sequence LIMIT \(limit)
+                """, logger: database.logger)
+            for try await (sequence, frame) in rows.decode((Int64, ByteBuffer).self) {
+                guard sequence == expected, frames.isEmpty || bytes + frame.readableBytes <= Wire.maximumPageBytes else {
+                    continue  // the rest is read by the next page
+                }
+                frames.append(Data(frame.readableBytesView))
+                bytes += frame.readableBytes
+                expected += 1
+            }
+            // Read after the frames: the head is never before the last frame read.
+            let head = try await connection.query(
+                "SELECT head_sequence, head_hash FROM gk_journals WHERE id = \(id)", logger: database.logger
+            ).decode((Int64, ByteBuffer).self).first { _ in true }
+            return head.map { FramePage(after: UInt64(after), frames: frames, head: Self.head($0.0, $0.1)) }
+        }
+        guard let page else { throw HTTPError(.notFound, message: "no such journal") }
+        return try json(page)
+    }
+
+    private func append(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let id = try journalID(context)
+        let append = try await request.decode(as: AppendRequest.self, context: context)
+        guard !append.frames.isEmpty, append.head.sequence == append.base.sequence + UInt64(append.frames.count),
+            append.head.sequence <= UInt64(Int64.max), append.base.hash.count == 32, append.head.hash.count == 32
+        else { throw HTTPError(.badRequest, message: "the frames do not go from the base to the head") }
+        guard append.frames.allSatisfy({ $0.count <= quotas.maximumFrameBytes }) else {
+            throw HTTPError(.contentTooLarge, message: "a frame is over the \(quotas.maximumFrameBytes)-byte quota")
+        }
+        try appendRate.take(append.frames.count, account: identity.account)
+        let frames = append.frames.map { ByteBuffer(bytes: $0) }
+        let device = append.post.map { ByteBuffer(bytes: $0.device) }
+        let record = append.post.map { ByteBuffer(bytes: $0.record) }
+        let answer = try await database.transaction(account: identity.account) { connection in
+            try await connection.query(
+                """
+                SELECT * FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
+                    \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)), \(frames)::bytea[],
+                    \(identity.device), \(device)::bytea, \(record)::bytea)
+                """, logger: database.logger
+            ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?).self).first { _ in true }
+        }
+        guard let answer else { throw HTTPError(.notFound, message: "no such journal") }
+        let heads = zip(answer.4 ?? [], answer.5 ?? []).map { PostedHead(device: Data($0.readableBytesView), record: Data($1.readableBytesView)) }
+        return try json(AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads))
+    }
+
+    private func heads(_ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let id = try journalID(context)
+        let heads = try await database.transaction(account: identity.account) { connection in
+            var heads: [PostedHead] = []
+            for try await (device, record) in try await connection.query(
+                "SELECT device, record FROM gk_heads WHERE journal_id = \(id) ORDER BY device", logger: database.logger
+            ).decode((ByteBuffer, ByteBuffer).self) {
+                heads.append(PostedHead(device: Data(device.readableBytesView), record: Data(record.readableBytesView)))
+            }
+            return heads
+        }
+        return try json(PostedHeads(heads: heads))
+    }
+
+    private func postHead(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let id = try journalID(context)
+        let head = try await request.decode(as: PostedHead.self, context: context)
+        guard head.device.count == 16, head.record.count <= 1_024 else {
+            throw HTTPError(.badRequest, message: "not a device head")
+        }
+        let posted = try await database.transaction(account: identity.account) { connection in
+            try await connection.query(
+                """
+                INSERT INTO gk_heads (account_id, journal_id, device, record)
+                SELECT gk_current_account(), id, \(ByteBuffer(bytes: head.device)), \(ByteBuffer(bytes: head.record))
+                FROM gk_journals WHERE id = \(id)
+                ON CONFLICT (account_id, journal_id, device) DO UPDATE SET record = EXCLUDED.record, posted_at = now()
+                RETURNING device
+                """, logger: database.logger
+            ).decode(ByteBuffer.self).first { _ in true }
+        }
+        guard posted != nil else { throw HTTPError(.notFound, message: "no such journal") }
+        return Response(status: .noContent)
+    }
+}
+
+/// `value` as a JSON answer.
+func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    let data = try JSONEncoder().encode(value)
+    return Response(
+        status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+}

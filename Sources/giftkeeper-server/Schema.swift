@@ -1,0 +1,231 @@
+import PostgresNIO
+
+/// The service's tables, row-level security and functions (SPEC §12), made by
+/// `giftkeeper-server migrate` as their owner. One set of tables for every account: each
+/// row names its account, and every policy admits only the rows of the account set for
+/// the transaction (`set_config('giftkeeper.account', …, true)`, transaction-local, so a
+/// pooled connection — PgBouncer's transaction pooling included — never carries one
+/// account's setting into another's transaction). The serve role owns nothing, cannot
+/// bypass row-level security, and gets only the privileges listed in ``grants(to:)``.
+///
+/// Three functions run as the owner (`SECURITY DEFINER`) because they must look across
+/// accounts, each for one narrow purpose: finding the account of a device's public key
+/// (signing in), making an account with its first device, and redeeming an enrolment code.
+enum Schema {
+    /// The statements, in order; each is idempotent, so `migrate` can run again.
+    static let statements: [String] =
+        [
+            """
+            CREATE TABLE IF NOT EXISTS gk_accounts (
+                id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS gk_devices (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                account_id uuid NOT NULL REFERENCES gk_accounts (id),
+                public_key bytea NOT NULL UNIQUE CHECK (length(public_key) = 32),
+                name text NOT NULL,
+                enrolled_at timestamptz NOT NULL DEFAULT now(),
+                revoked_at timestamptz)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS gk_enrolments (
+                code_hash bytea PRIMARY KEY,
+                account_id uuid NOT NULL REFERENCES gk_accounts (id),
+                expires_at timestamptz NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS gk_journals (
+                account_id uuid NOT NULL REFERENCES gk_accounts (id),
+                id bytea NOT NULL CHECK (length(id) = 16),
+                header bytea NOT NULL,
+                head_sequence bigint NOT NULL,
+                head_hash bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (account_id, id))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS gk_frames (
+                account_id uuid NOT NULL,
+                journal_id bytea NOT NULL,
+                sequence bigint NOT NULL,
+                frame bytea NOT NULL,
+                device_id bigint NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (account_id, journal_id, sequence),
+                FOREIGN KEY (account_id, journal_id) REFERENCES gk_journals (account_id, id))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS gk_heads (
+                account_id uuid NOT NULL,
+                journal_id bytea NOT NULL,
+                device bytea NOT NULL,
+                record bytea NOT NULL,
+                posted_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (account_id, journal_id, device),
+                FOREIGN KEY (account_id, journal_id) REFERENCES gk_journals (account_id, id))
+            """,
+            // The account this transaction acts for: none (NULL, which matches no row) unless set.
+            """
+            CREATE OR REPLACE FUNCTION gk_current_account() RETURNS uuid
+            LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting('giftkeeper.account', true), '')::uuid $$
+            """,
+        ] + ["gk_accounts", "gk_devices", "gk_enrolments", "gk_journals", "gk_frames", "gk_heads"].flatMap(policy) + functions
+
+    /// Row-level security on `table`: the rows of the transaction's account only.
+    static func policy(_ table: String) -> [String] {
+        let column = table == "gk_accounts" ? "id" : "account_id"
+        return [
+            "ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY",
+            "DROP POLICY IF EXISTS gk_account_rows ON \(table)",
+            """
+            CREATE POLICY gk_account_rows ON \(table)
+                USING (\(column) = gk_current_account()) WITH CHECK (\(column) = gk_current_account())
+            """,
+        ]
+    }
+
+    static let functions: [String] = [
+        // Signing in: the account and device of an enrolled, unrevoked public key.
+        """
+        CREATE OR REPLACE FUNCTION gk_device_for_key(p_key bytea)
+        RETURNS TABLE (r_account uuid, r_device bigint)
+        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT account_id, id FROM gk_devices WHERE public_key = p_key AND revoked_at IS NULL
+        $$
+        """,
+        // A new account and its first device (a key enrolled already raises unique_violation).
+        """
+        CREATE OR REPLACE FUNCTION gk_create_account(p_key bytea, p_name text)
+        RETURNS TABLE (r_account uuid, r_device bigint)
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+        DECLARE
+            account uuid;
+        BEGIN
+            INSERT INTO gk_accounts DEFAULT VALUES RETURNING id INTO account;
+            RETURN QUERY INSERT INTO gk_devices (account_id, public_key, name) VALUES (account, p_key, p_name)
+                RETURNING account_id, id;
+        END
+        $$
+        """,
+        // Redeems a one-time code: the device joins the code's account; no row when the
+        // code is unknown, used or expired.
+        """
+        CREATE OR REPLACE FUNCTION gk_redeem_enrolment(p_code_hash bytea, p_key bytea, p_name text)
+        RETURNS TABLE (r_account uuid, r_device bigint)
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+        DECLARE
+            account uuid;
+        BEGIN
+            DELETE FROM gk_enrolments WHERE expires_at < now();
+            DELETE FROM gk_enrolments WHERE code_hash = p_code_hash RETURNING account_id INTO account;
+            IF account IS NULL THEN
+                RETURN;
+            END IF;
+            RETURN QUERY INSERT INTO gk_devices (account_id, public_key, name) VALUES (account, p_key, p_name)
+                RETURNING account_id, id;
+        END
+        $$
+        """,
+        // An append, run as the serve role under row-level security: the journal's head
+        // moves only if it is still the batch's base (the update locks the row, and one
+        // that waited for another append's lock looks at the row again); the frames go in
+        // after it, the device's head is posted, the service processes are notified; the answer says whether it moved, how many
+        // frames went in, the head (the one that won, on a conflict) and the posted heads.
+        """
+        CREATE OR REPLACE FUNCTION gk_append(
+            p_journal bytea, p_base_sequence bigint, p_base_hash bytea, p_new_sequence bigint, p_new_hash bytea,
+            p_frames bytea[], p_device_id bigint, p_head_device bytea, p_head_record bytea)
+        RETURNS TABLE (r_moved boolean, r_inserted bigint, r_head_sequence bigint, r_head_hash bytea,
+            r_devices bytea[], r_records bytea[])
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            account uuid := gk_current_account();
+            stored bigint := 0;
+        BEGIN
+            UPDATE gk_journals j SET head_sequence = p_new_sequence, head_hash = p_new_hash
+                WHERE j.account_id = account AND j.id = p_journal
+                    AND j.head_sequence = p_base_sequence AND j.head_hash = p_base_hash;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT false, 0::bigint, j.head_sequence, j.head_hash, NULL::bytea[], NULL::bytea[]
+                    FROM gk_journals j WHERE j.account_id = account AND j.id = p_journal;
+                RETURN;
+            END IF;
+            INSERT INTO gk_frames (account_id, journal_id, sequence, frame, device_id)
+                SELECT account, p_journal, p_base_sequence + f.n, f.frame, p_device_id
+                FROM unnest(p_frames) WITH ORDINALITY AS f(frame, n);
+            GET DIAGNOSTICS stored = ROW_COUNT;
+            IF p_head_device IS NOT NULL THEN
+                INSERT INTO gk_heads AS h (account_id, journal_id, device, record)
+                    VALUES (account, p_journal, p_head_device, p_head_record)
+                    ON CONFLICT (account_id, journal_id, device) DO UPDATE SET record = EXCLUDED.record, posted_at = now();
+            END IF;
+            -- Delivered at commit to the service processes listening (never to a device).
+            PERFORM pg_notify('gk_changes', account::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text);
+            RETURN QUERY SELECT true, stored, p_new_sequence, p_new_hash,
+                    array_agg(h.device ORDER BY h.device), array_agg(h.record ORDER BY h.device)
+                FROM gk_heads h WHERE h.account_id = account AND h.journal_id = p_journal;
+        END
+        $$
+        """,
+        "REVOKE ALL ON FUNCTION gk_device_for_key(bytea) FROM PUBLIC",
+        "REVOKE ALL ON FUNCTION gk_create_account(bytea, text) FROM PUBLIC",
+        "REVOKE ALL ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) FROM PUBLIC",
+        "REVOKE ALL ON FUNCTION gk_append(bytea, bigint, bytea, bigint, bytea, bytea[], bigint, bytea, bytea) FROM PUBLIC",
+    ]
+
+    /// The serve role's privileges: what the service does, nothing more. `role` is a
+    /// checked identifier (``isIdentifier(_:)``).
+    static func grants(to role: String) -> [String] {
+        [
+            "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+            "GRANT USAGE ON SCHEMA public TO \(role)",
+            "GRANT SELECT ON gk_accounts TO \(role)",
+            "GRANT SELECT, UPDATE (revoked_at) ON gk_devices TO \(role)",
+            "GRANT INSERT ON gk_enrolments TO \(role)",
+            "GRANT SELECT, INSERT, UPDATE (head_sequence, head_hash) ON gk_journals TO \(role)",
+            "GRANT SELECT, INSERT ON gk_frames TO \(role)",
+            "GRANT SELECT, INSERT, UPDATE (record, posted_at) ON gk_heads TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_current_account() TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_device_for_key(bytea) TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_create_account(bytea, text) TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_append(bytea, bigint, bytea, bigint, bytea, bytea[], bigint, bytea, bytea) TO \(role)",
+        ]
+    }
+
+    /// Makes the serve role when it does not exist: it logs in, and is nothing else (no
+    /// superuser, no roles or databases made, no bypassing row-level security).
+    static func createRole(_ role: String) -> String {
+        """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(role)') THEN
+                CREATE ROLE \(role) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS;
+            END IF;
+        END $$
+        """
+    }
+
+    /// No role may connect to the database unless granted: `CONNECT` taken from `PUBLIC`,
+    /// given to the serve role (the owner connects as owner).
+    static func restrictConnect(to role: String) -> String {
+        """
+        DO $$ BEGIN
+            EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database());
+            EXECUTE format('GRANT CONNECT ON DATABASE %I TO \(role)', current_database());
+        END $$
+        """
+    }
+
+    /// Whether `name` is a plain lower-case SQL identifier (safe to write into a statement).
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+        else { return false }
+        return name.utf8.count <= 63
+            && name.utf8.allSatisfy {
+                $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+            }
+    }
+}

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// `giftkeeper-server`: the sync service a person's devices share a journal through
+/// (SPEC §12), and the only program that talks to its PostgreSQL.
+@main
+struct ServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "giftkeeper-server",
+        abstract: "The GiftKeeper sync service: devices share their encrypted journals through it.",
+        subcommands: [Migrate.self, Serve.self])
+}
+
+/// `giftkeeper-server migrate --database URL [--serve-role NAME]`.
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make or update the service's tables, as their owner.",
+        discussion: """
+            Connects as the role in --database (the owner of what it makes; the password, if one \
+            is needed, in $PGPASSWORD), makes the tables, row-level security and functions, makes \
+            the serve role when it does not exist (it logs in, owns nothing and cannot bypass \
+            row-level security), grants it what the service needs, and takes CONNECT on the \
+            database from PUBLIC. Running it again changes nothing that is already right.
+            """)
+
+    @Option(help: "The database, as its owner: postgres://OWNER@HOST[:PORT]/DATABASE.")
+    var database: String
+
+    @Option(help: "The role `serve` connects as.")
+    var serveRole = "giftkeeper_serve"
+
+    func run() async throws {
+        guard Schema.isIdentifier(serveRole) else {
+            throw ValidationError("--serve-role must be a lower-case name of letters, digits and _")
+        }
+        let address = try DatabaseAddress(url: database)
+        let logger = Logger(label: "giftkeeper-server.migrate")
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: try address.connectionConfiguration(), id: 1, logger: logger)
+        } catch {
+            throw ServerError("migrate could not connect to \(address): \(describe(error))")
+        }
+        do {
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(7142027)", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: Schema.createRole(serveRole)), logger: logger)
+                for statement in Schema.statements + Schema.grants(to: serveRole) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(PostgresQuery(unsafeSQL: Schema.restrictConnect(to: serveRole)), logger: logger)
+            }
+        } catch {
+            try? await connection.close()
+            throw ServerError("migrate failed on \(address): \(describe((error as? PostgresTransactionError)?.closureError ?? error))")
+        }
+        try? await connection.close()
+        print("The database \(address) is ready; serve as --database postgres://\(serveRole)@\(address.host):\(address.port)/\(address.database)")
+    }
+}
+
+/// `giftkeeper-server serve --database URL --listen HOST:PORT --tls-cert F --tls-key F`.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Answer devices over HTTPS.",
+        discussion: """
+            Connects as the serve role that `migrate` made (the password, if one is needed, in \
+            $PGPASSWORD). Without --tls-cert and --tls-key it serves plain HTTP, and only on a \
+            loopback address (for tests, a reverse proxy on the same machine, or one's own machine).
+            """)
+
+    @Option(help: "The database, as the serve role: postgres://ROLE@HOST[:PORT]/DATABASE.")
+    var database: String
+
+    @Option(help: "The address and port to listen on.")
+    var listen = "127.0.0.1:8443"
+
+    @Option(help: "The TLS certificate chain (PEM).")
+    var tlsCert: String?
+
+    @Option(help: "The TLS private key (PEM).")
+    var tlsKey: String?
+
+    @Option(help: "The most connections to PostgreSQL.")
+    var databaseConnections = 8
+
+    @Option(help: "Quota: the largest frame, in bytes.")
+    var maxFrameBytes = Quotas().maximumFrameBytes
+
+    @Option(help: "Quota: frames an account may append a minute (on this process).")
+    var maxFramesPerMinute = Quotas().framesPerMinute
+
+    @Option(help: "Quota: journals an account may hold.")
+    var maxJournals = Quotas().journalsPerAccount
+
+    @Flag(help: "Log each request's method and path (never a body or a header) on standard error.")
+    var logRequests = false
+
+    func run() async throws {
+        let (host, port) = try Self.hostAndPort(listen)
+        let address = try DatabaseAddress(url: database)
+        var logger = Logger(label: "giftkeeper-server")
+        logger.logLevel = .notice
+        let client = PostgresClient(
+            configuration: address.clientConfiguration(connections: databaseConnections), backgroundLogger: logger)
+        let quotas = Quotas(
+            maximumFrameBytes: maxFrameBytes, framesPerMinute: maxFramesPerMinute, journalsPerAccount: maxJournals)
+        let routes = SyncRoutes(
+            database: ServiceDatabase(client: client, logger: logger), sessions: Sessions(), quotas: quotas)
+        let hub = ChangeHub()
+        let http = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: routes.liveRouter(hub: hub, logRequests: logRequests))
+        let server: HTTPServerBuilder
+        switch (tlsCert, tlsKey) {
+        case (let cert?, let key?):
+            server = try .tls(http, tlsConfiguration: try Self.tls(cert: cert, key: key))
+        case (nil, nil):
+            guard isLoopback(host) else {
+                throw ValidationError("plain HTTP is served only on a loopback address; give --tls-cert and --tls-key")
+            }
+            server = http
+        default:
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
+        let scheme = tlsCert == nil ? "http" : "https"
+        let app = Application(
+            router: routes.router(logRequests: logRequests), server: server,
+            configuration: .init(address: .hostname(host, port: port), serverName: "giftkeeper-server"),
+            services: [client, ChangeListener(client: client, hub: hub, logger: logger)],
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                // One line on standard output, for a script waiting for the service.
+                FileHandle.standardOutput.write(Data("giftkeeper-server: serving \(scheme)://\(host):\(bound)\n".utf8))
+            },
+            logger: logger)
+        try await app.runService()
+    }
+
+    static func hostAndPort(_ listen: String) throws -> (String, Int) {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65_535).contains(port)
+        else { throw ValidationError("--listen must be HOST:PORT") }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+
+    static func tls(cert: String, key: String) throws -> TLSConfiguration {
+        do {
+            var configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(cert).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            configuration.minimumTLSVersion = .tlsv12
+            configuration.applicationProtocols = ["http/1.1"]
+            return configuration
+        } catch {
+            throw ServerError("the TLS certificate or key could not be read (\(cert), \(key)): \(describe(error))")
+        }
+    }
+}
+
+/// An error in words: the database's own message when it answered, else the error.
+func describe(_ error: any Error) -> String {
+    if let error = error as? PSQLError {
+        if let message = error.serverInfo?[.message] { return message + " (SQLSTATE \(error.sqlState ?? "?"))" }
+        return "PostgreSQL could not be reached (\(error.code))"
+    }
+    return String(describing: error)
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import GiftKeeperJournal
+import GiftKeeperREPL
+import GiftKeeperRemote
+import GiftKeeperService
+import GiftKeeperWire
+
+/// `giftkeeper device add|list|remove`: the devices of the account a journal is shared
+/// through on a sync service (SPEC §12). No password: a device proves itself to the
+/// service with its own key, never with the journal's password.
+struct Device: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Enrol, list or remove the devices that share a journal through a sync service.",
+        subcommands: [DeviceAddCommand.self, DeviceListCommand.self, DeviceRemoveCommand.self])
+}
+
+/// The sync service a journal is shared through (--remote, $GIFTKEEPER_REMOTE, else the
+/// remembered one), and the journal's id.
+private func service(for journal: JournalOption) throws -> (remote: ServiceRemote, journalID: [UInt8]) {
+    let opened = try Journal.open(at: journal.path, access: .readOnly)
+    let journalID = opened.header.journalID
+    let session = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
+    try session.openExisting(access: .readOnly)
+    let url = session.remoteURL
+    try session.close()
+    // A journal shared through a database directly has no devices to list: as if unshared.
+    guard let url, ServiceAddress.names(url), let open = journal.environment.remoteLocation,
+        let remote = try open(url) as? ServiceRemote
+    else { throw ServiceError(.noRemote) }
+    return (remote, journalID)
+}
+
+/// `giftkeeper device add`: a one-time code for another device.
+struct DeviceAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Show a one-time code that lets another device clone this journal (alone on standard output).",
+        discussion: """
+            On the other device, within ten minutes: giftkeeper clone 'CODE' --journal PATH. \
+            The code enrols that device in this device's account on the service, once.
+            """)
+
+    @OptionGroup var journal: JournalOption
+
+    func run() throws {
+        let console = Console()
+        do {
+            let (remote, journalID) = try service(for: journal)
+            let code = try remote.enrolmentAddress()
+            console.print(code.address + "#" + hexString(journalID.prefix(4)))
+            console.note(
+                "On the other device, within \(code.seconds / 60) minutes: giftkeeper clone 'CODE' --journal PATH (the code works once).")
+        } catch {
+            throw failure(error, console: console)
+        }
+    }
+}
+
+/// `giftkeeper device list`.
+struct DeviceListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the devices enrolled in the journal's account on its sync service.")
+
+    @OptionGroup var journal: JournalOption
+
+    func run() throws {
+        let console = Console()
+        do {
+            let (remote, _) = try service(for: journal)
+            for device in try remote.devices() {
+                let since = Date(timeIntervalSince1970: TimeInterval(device.enrolledAt)).formatted(.iso8601.year().month().day())
+                console.print("\(device.id)  \(device.name)  since \(since)\(device.isCurrent ? "  (this device)" : "")")
+            }
+        } catch {
+            throw failure(error, console: console)
+        }
+    }
+}
+
+/// `giftkeeper device remove ID`.
+struct DeviceRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove a device from the account: its key no longer signs in.")
+
+    @Argument(help: ArgumentHelp("The device's number, as 'device list' shows it.", valueName: "id"))
+    var id: Int64
+    @OptionGroup var journal: JournalOption
+
+    func run() throws {
+        let console = Console()
+        do {
+            let (remote, _) = try service(for: journal)
+            try remote.removeDevice(id)
+            console.print("Removed device \(id); it can no longer sign in to \(remote.description).")
+        } catch {
+            throw failure(error, console: console)
+        }
+    }
+}
