@@ -48,6 +48,11 @@ public enum ExportDocument {
             if let occasion = budget.scope.occasion { writer.string(occasion) } else { writer.raw("null") }
             writer.raw(",\n      \"recipient\" : ")
             if let recipient = budget.scope.recipient { writer.string(recipient) } else { writer.raw("null") }
+            // Only a budget for one year has one (SPEC §10.1): documents without years read as before.
+            if let year = budget.scope.year {
+                writer.raw(",\n      \"year\" : ")
+                writer.string(String(year))
+            }
             writer.raw("\n    }")
         }
         writer.raw(state.budgets.isEmpty ? "\n\n  ],\n  \"format\" : " : "\n  ],\n  \"format\" : ")

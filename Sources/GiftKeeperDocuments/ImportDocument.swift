@@ -250,7 +250,7 @@ package enum ImportDocument {
                 while !list.isAtEnd {
                     let at = "budgets[\(list.currentIndex)]"
                     let fields = try list.decode(Fields.self)
-                    try fields.checkKnown(["amount", "occasion", "recipient"], at: at)
+                    try fields.checkKnown(["amount", "occasion", "recipient", "year"], at: at)
                     let amountText = try fields.text("amount", at)
                     let amount: Money
                     do {
@@ -263,7 +263,14 @@ package enum ImportDocument {
                         if case .other = fields.values[key] { throw Rejection(location: "\(at).\(key)", reason: .notAStringOrNull) }
                         return nil
                     }
-                    budgets.append(Budget(scope: BudgetScope(recipient: try name("recipient"), occasion: try name("occasion")), amount: amount))
+                    var scope = BudgetScope(recipient: try name("recipient"), occasion: try name("occasion"))
+                    if let text = try name("year") {
+                        guard let year = Int(text), BudgetScope.years.contains(year) else {
+                            throw Rejection(location: "\(at).year", reason: .invalidYear(text))
+                        }
+                        scope.year = year
+                    }
+                    budgets.append(Budget(scope: scope, amount: amount))
                 }
             }
             if let account = try? object.nestedContainer(keyedBy: Key.self, forKey: Key("account")),

@@ -28,6 +28,8 @@ public enum ImportRejection: Sendable, Equatable {
     case notAString
     /// A member that must be a string or null is neither.
     case notAStringOrNull
+    /// A budget's `year` that is not a year from 1 to 9999 (as a string: `"2027"`).
+    case invalidYear(String)
     /// A member that must be true or false is not.
     case notABool
     /// A date member is not a date or null.

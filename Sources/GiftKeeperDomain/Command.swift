@@ -45,6 +45,10 @@ public enum Change: Hashable, Sendable {
     case restorePresent(id: PresentID)
     /// Sets the journal's currency (`setup --currency`): three letters, upper-cased.
     case setCurrency(code: String)
+    /// Closes a dated occasion's day `through` (SPEC §10.1): its presents not given yet
+    /// count for its next date after it. With `keepingIdeas` (always for an occasion dated
+    /// once, which has no next date), its ideas of that day are kept without an occasion.
+    case closeOccasion(name: String, through: CalendarDate, keepingIdeas: Bool)
 }
 
 extension Change {
@@ -54,7 +58,7 @@ extension Change {
     public var canTakeOverABudget: Bool {
         switch self {
         case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
-        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency: false
+        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency, .closeOccasion: false
         }
     }
 }

@@ -32,6 +32,8 @@ public enum DomainError: Error, Hashable, Sendable {
     case presentIDsExhausted
     /// Text that is not a date `YYYY-MM-DD` (or no such day).
     case invalidDate(String)
+    /// A budget's year outside 1…9999.
+    case invalidYear(Int)
     /// An occasion nobody named.
     case unknownOccasion(String)
     /// `occasion remove` of an occasion current presents still name: those presents.

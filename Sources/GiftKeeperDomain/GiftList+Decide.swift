@@ -158,6 +158,17 @@ extension GiftList {
         case .setCurrency(let code):
             let code = try currencyCode(code)
             return state.currency == code ? [] : [event(.currencySet(code: code))]
+        case .closeOccasion(let name, let through, let keepingIdeas):
+            guard let occasion = state.occasions[state.foldedName(name.trimmedWhitespace())], occasion.date != nil else {
+                throw .unknownOccasion(name.trimmedWhitespace())
+            }
+            if let closed = state.closedThrough[occasion.key], closed >= through { return [] }
+            let ideas = state.ideas(closedBy: occasion, through: through)
+            var events = [event(.occasionClosed(name: occasion.name, through: through))]
+            if keepingIdeas || !occasion.isYearly {
+                events += ideas.map { event(.presentEdited(id: $0.id, changes: [.occasion("")])) }
+            }
+            return events
         }
     }
 
@@ -178,7 +189,8 @@ extension GiftList {
         let occasion = try scope.occasion.map { name throws(DomainError) in
             state.occasionSpelling(try checked(name, .occasion, allowEmpty: false))
         }
-        return BudgetScope(recipient: recipient, occasion: occasion)
+        if let year = scope.year, !BudgetScope.years.contains(year) { throw .invalidYear(year) }
+        return BudgetScope(recipient: recipient, occasion: occasion, year: scope.year)
     }
 
     /// What undoing `events` needs of this state (the state just before them): the presents
@@ -204,6 +216,8 @@ extension GiftList {
                 slice.budgets[budget.scope.key] = budgets[budget.scope.key]
             case .budgetCleared(let scope):
                 slice.budgets[scope.key] = budgets[scope.key]
+            case .occasionClosed(let name, _):
+                slice.closedThrough[TextFolding.key(name)] = closedThrough[TextFolding.key(name)]
             default:
                 break
             }
@@ -260,6 +274,11 @@ extension GiftList {
                 if let old = before.budgets[scope.key], current.budgets[scope.key] == nil { emit(.budgetSet(old)) }
             case .currencySet:
                 if current.currency != before.currency { emit(.currencySet(code: before.currency ?? "")) }
+            case .occasionClosed(let name, _):
+                let key = TextFolding.key(name)
+                if current.closedThrough[key] != before.closedThrough[key] {
+                    emit(.occasionClosed(name: name, through: before.closedThrough[key]))
+                }
             case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported:
                 continue
             }
@@ -271,32 +290,6 @@ extension GiftList {
         if let present = state.presents[id] { return present }
         if state.removedPresents[id] != nil { throw .presentRemoved(id) }
         throw .unknownPresent(id)
-    }
-
-    /// The rules of ``Command/importPresent(_:)`` that need no state: its texts checked and
-    /// trimmed, its id within the imported range. What `decide` imports.
-    public static func checkedImport(_ present: Present) throws(DomainError) -> Present {
-        var imported = present
-        imported.recipient = try checked(present.recipient, .recipient, allowEmpty: false)
-        imported.title = try checked(present.title, .title, allowEmpty: false)
-        imported.notes = try checked(present.notes, .notes, allowEmpty: true, trim: false)
-        imported.occasion = try checked(present.occasion, .occasion, allowEmpty: true)
-        imported.url = try checked(present.url, .url, allowEmpty: true)
-        imported.store = try checked(present.store, .store, allowEmpty: true)
-        guard present.id.number <= PresentID.maximumImported else { throw .importedIDTooLarge(present.id) }
-        return imported
-    }
-
-    /// ``Command/importPresent(_:)`` of a present that ``checkedImport(_:)`` returned: only
-    /// the rules that need the state (an account, signed in, the id not used in it,
-    /// removed presents included), so a document of presents is checked once, not twice.
-    public static func decideImport(ofChecked present: Present, at: Timestamp, state: GiftList) throws(DomainError)
-        -> Event
-    {
-        guard state.hasAccount else { throw .noAccount }
-        guard state.isSignedIn else { throw .notSignedIn }
-        guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
-        return Event(at: at, .presentImported(present))
     }
 
     private static func checked(_ change: PresentChange) throws(DomainError) -> PresentChange {
@@ -311,7 +304,8 @@ extension GiftList {
         }
     }
 
-    private static func checked(
+    /// `text` as `field` may hold it (trimmed unless `trim` is false), or the rule it breaks.
+    static func checked(
         _ text: String, _ field: DomainError.InputField, allowEmpty: Bool, trim: Bool = true
     ) throws(DomainError) -> String {
         let allowsLineBreaks = field == .notes

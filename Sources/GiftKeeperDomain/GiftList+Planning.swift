@@ -222,6 +222,7 @@ extension GiftList {
         let scope = budget.scope.key
         for present in presents.values {
             guard let price = present.price, scope.covers(present) else { continue }
+            if let year = scope.year, self.year(of: present) != year { continue }
             if present.status == .idea { standing.planned.add(price) } else { standing.spent.add(price) }
         }
         return standing
@@ -246,7 +247,7 @@ extension GiftList {
         guard let end = today.adding(days: max(0, days)) else { return [] }
         var found: [UpcomingOccasion] = []
         for occasion in occasions.values {
-            guard let date = occasion.nextDate(onOrAfter: today), date <= end else { continue }
+            guard let date = nextDate(of: occasion, onOrAfter: today), date <= end else { continue }
             let key = occasion.key
             let open = presents.values.filter { $0.status.isOpen && TextFolding.matches($0.occasion, key: key) }
             found.append(
@@ -260,15 +261,56 @@ extension GiftList {
 
     // MARK: Summary
 
-    /// The year a present belongs to: the year it was given; else its occasion's year when
-    /// that is dated once (not yearly); else the year it was added.
+    /// The year a present belongs to (what `summary --year` and a budget's year count): the
+    /// year it was given; else its occasion's year when that is dated once; for a yearly
+    /// occasion, the year it next fell on when the present was added (a Christmas idea
+    /// added on 28 December is for next Christmas); else the year it was added.
     /// `day` tells the day a time falls on where the person is (UTC when not given).
     public func year(of present: Present, day: (Timestamp) -> CalendarDate = \.utcDate) -> Int {
         if let givenAt = present.givenAt { return day(givenAt).year }
-        if let occasion = occasions[foldedName(present.occasion)], let date = occasion.date, !occasion.isYearly {
-            return date.year
+        let added = day(present.createdAt)
+        if let occasion = occasions[foldedName(present.occasion)], let date = occasion.date {
+            guard occasion.isYearly else { return date.year }
+            return nextDate(of: occasion, onOrAfter: added)?.year ?? added.year
         }
-        return day(present.createdAt).year
+        return added.year
+    }
+
+    /// The next day `occasion` falls on, `day` or later and after the day it was closed
+    /// through (`occasion close`): nil when undated, past or closed.
+    public func nextDate(of occasion: Occasion, onOrAfter day: CalendarDate) -> CalendarDate? {
+        guard let closed = closedThrough[occasion.key], let after = closed.adding(days: 1), after > day else {
+            return occasion.nextDate(onOrAfter: day)
+        }
+        return occasion.nextDate(onOrAfter: after)
+    }
+
+    /// The most recent day `occasion` fell on, `today` or before; nil when undated or not yet.
+    public func lastDate(of occasion: Occasion, onOrBefore today: CalendarDate) -> CalendarDate? {
+        guard let date = occasion.date, date <= today else { return nil }
+        guard occasion.isYearly else { return date }
+        if let thisYear = date.inYear(today.year), thisYear <= today { return thisYear }
+        return date.inYear(today.year - 1)
+    }
+
+    /// The ideas for `occasion` that closing it through `through` concerns: all of a dated-
+    /// once occasion's; a yearly one's that belong to the year `through` is in.
+    public func ideas(closedBy occasion: Occasion, through: CalendarDate) -> [Present] {
+        presents.values.filter { present in
+            present.status == .idea && TextFolding.matches(present.occasion, key: occasion.key)
+                && (!occasion.isYearly || year(of: present) <= through.year)
+        }
+    }
+
+    /// The year a budget set now for `recipient` and `occasion` holds for when none is
+    /// named (SPEC §10.1): a yearly occasion's next date's year; none for an occasion
+    /// dated once, an undated one, or the whole list; else (a recipient's budget) this year.
+    public func defaultBudgetYear(recipient: String?, occasion: String?, today: CalendarDate) -> Int? {
+        if let occasion, !occasion.isEmpty {
+            guard let found = occasions[foldedName(occasion)], found.isYearly else { return nil }
+            return found.nextDate(onOrAfter: today)?.year
+        }
+        return recipient.map { _ in today.year }
     }
 
     /// Per recipient (A to Z): how many presents, planned and spent, and the budget; only
@@ -291,7 +333,10 @@ extension GiftList {
             rows[key] = row
         }
         for key in rows.keys {
-            rows[key]?.budget = budgets[BudgetScope.Key(recipient: key, occasion: occasionKey ?? "")]?.amount
+            let scope = BudgetScope.Key(recipient: key, occasion: occasionKey ?? "")
+            var ofYear = scope
+            ofYear.year = year
+            rows[key]?.budget = (budgets[ofYear] ?? budgets[scope])?.amount
         }
         return rows.sorted { $0.key < $1.key }.map(\.value)
     }

@@ -17,6 +17,8 @@ public struct GiftList: Hashable, Sendable {
     public internal(set) var occasions: OrderedDictionary<String, Occasion> = [:]
     /// Budgets by the folded names of their scope.
     public internal(set) var budgets: OrderedDictionary<BudgetScope.Key, Budget> = [:]
+    /// The last day closed of each closed occasion (`occasion close`), by folded name.
+    public internal(set) var closedThrough: [String: CalendarDate] = [:]
     /// The journal's currency code, if one was set.
     public internal(set) var currency: String?
     /// The first spelling of each recipient ever named, by folded name: `mum` is shown `Mum`.
@@ -184,6 +186,8 @@ public struct GiftList: Hashable, Sendable {
             presents.updateValue(present, forKey: id, insertingAt: index)
         case .currencySet(let code):
             currency = code.isEmpty ? nil : code
+        case .occasionClosed(let name, let through):
+            closedThrough[TextFolding.key(name)] = through
         }
     }
 

@@ -68,6 +68,10 @@ import Testing
         Event(at: at(64), .budgetCleared(BudgetScope(occasion: "Xmas"))),
         Event(at: at(65), .presentRestored(id: pid(300))),
         Event(at: at(66), .currencySet(code: "EUR")),
+        Event(at: at(67), .budgetSet(Budget(scope: BudgetScope(recipient: "Mum", year: 2027), amount: cents(30_000)))),
+        Event(at: at(68), .budgetCleared(BudgetScope(occasion: "Christmas", year: 9999))),
+        Event(at: at(69), .occasionClosed(name: "Christmas", through: CalendarDate(year: 2026, month: 12, day: 24))),
+        Event(at: at(70), .occasionClosed(name: "Christmas", through: nil)),
     ]
 
     @Test func samplesCoverEveryType() {
@@ -130,6 +134,18 @@ import Testing
                 == [0x02, 0x0E, 0x00, 0x01, 0x4D, 0x00, 0x64])
         #expect(EventCodec.encode(Event(at: at(0), .budgetCleared(BudgetScope(occasion: "X")))) == [0x02, 0x0F, 0x00, 0x00, 0x01, 0x58])
         #expect(EventCodec.encode(Event(at: at(0), .presentRestored(id: pid(3)))) == [0x02, 0x10, 0x00, 0x03])
+        // A budget for one year (issue 29): the year (2027 = 0xEB 0x0F) between the names and the amount.
+        #expect(
+            EventCodec.encode(Event(at: at(0), .budgetSet(Budget(scope: BudgetScope(recipient: "M", year: 2027), amount: cents(100)))))
+                == [0x02, 0x12, 0x00, 0x01, 0x4D, 0x00, 0xEB, 0x0F, 0x64])
+        #expect(
+            EventCodec.encode(Event(at: at(0), .budgetCleared(BudgetScope(occasion: "X", year: 2027))))
+                == [0x02, 0x13, 0x00, 0x00, 0x01, 0x58, 0xEB, 0x0F])
+        // An occasion closed through 1970-01-02 (issue 29), and reopened.
+        #expect(
+            EventCodec.encode(Event(at: at(0), .occasionClosed(name: "X", through: CalendarDate(year: 1970, month: 1, day: 2))))
+                == [0x02, 0x14, 0x00, 0x01, 0x58, 0x01, 0x02])
+        #expect(EventCodec.encode(Event(at: at(0), .occasionClosed(name: "X", through: nil))) == [0x02, 0x14, 0x00, 0x01, 0x58, 0x00])
         #expect(EventCodec.encode(Event(at: at(0), .currencySet(code: "EUR"))) == [0x02, 0x11, 0x00, 0x03, 0x45, 0x55, 0x52])
         #expect(
             EventCodec.encode(Event(at: at(0), .presentEdited(id: pid(1), changes: [.url("u"), .store("s")])))
@@ -164,7 +180,13 @@ import Testing
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(3)) { try EventCodec.decode([0x03, 0x01, 0x00]) }
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(0)) { try EventCodec.decode([0x00]) }
         #expect(throws: EventDecodingError.unknownEventType(12)) { try EventCodec.decode([0x01, 0x0C, 0x00]) }
-        #expect(throws: EventDecodingError.unknownEventType(18)) { try EventCodec.decode([0x02, 0x12, 0x00]) }
+        #expect(throws: EventDecodingError.unknownEventType(21)) { try EventCodec.decode([0x02, 0x15, 0x00]) }
+        #expect(throws: EventDecodingError.unknownEventType(18)) { try EventCodec.decode([0x01, 0x12, 0x00]) }
+        // A budget's year is 1 to 9999.
+        #expect(throws: EventDecodingError.invalidValue(.year, offset: 5)) { try EventCodec.decode([0x02, 0x13, 0x00, 0x00, 0x00, 0x00]) }
+        #expect(throws: EventDecodingError.invalidValue(.year, offset: 5)) {
+            try EventCodec.decode([0x02, 0x13, 0x00, 0x00, 0x00, 0x90, 0x4E])
+        }
         #expect(throws: EventDecodingError.invalidValue(.date, offset: 6)) {
             try EventCodec.decode([0x02, 0x0C, 0x00, 0x01, 0x58, 0x01, 0xFE, 0xFF, 0xFF, 0xFF, 0x0F, 0x00])
         }

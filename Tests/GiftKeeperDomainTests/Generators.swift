@@ -73,13 +73,16 @@ struct Bits {
     }
 
     mutating func scope() -> BudgetScope {
-        BudgetScope(recipient: pick([nil, "Mum", "mum", "Zoë", "zoe"]), occasion: pick([nil, "Christmas 2026", "CHRISTMAS 2026"]))
+        BudgetScope(
+            recipient: pick([nil, "Mum", "mum", "Zoë", "zoe"]), occasion: pick([nil, "Christmas 2026", "CHRISTMAS 2026"]),
+            year: pick([nil, nil, 2026, 2027]))
     }
 
     /// Any event, valid or not in any state.
     mutating func event() -> Event {
         let body: EventBody =
-            switch below(18) {
+            switch below(19) {
+            case 17: .occasionClosed(name: pick(Self.occasionNames), through: date())
             case 11: .occasionAdded(occasion())
             case 12: .occasionRemoved(name: pick(Self.occasionNames))
             case 13: .budgetSet(Budget(scope: scope(), amount: price() ?? .zero))
@@ -111,7 +114,13 @@ struct Bits {
 
     /// Any command, likely to succeed about half the time.
     mutating func command() -> Command {
-        switch below(21) {
+        switch below(22) {
+        case 21:
+            if let day = date() {
+                .change(.closeOccasion(name: pick(Self.occasionNames), through: day, keepingIdeas: below(2) == 0))
+            } else {
+                .change(.removeOccasion(name: pick(Self.occasionNames)))
+            }
         case 15: .change(.addOccasion(occasion()))
         case 16: .change(.removeOccasion(name: pick(Self.occasionNames)))
         case 17: .change(.setBudget(Budget(scope: scope(), amount: price() ?? .zero)))

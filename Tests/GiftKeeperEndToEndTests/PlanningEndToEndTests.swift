@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import TestProcesses
 import Testing
 
@@ -9,14 +10,19 @@ import Testing
 struct PlanningEndToEndTests {
     static let password = "correct horse"
 
+    /// Alice's new journal on 2026-11-24 at 09:00 with a yearly Christmas, then `lines`.
+    static func firstSession(_ sandbox: Sandbox, setup: String, _ lines: [String]) async throws -> Outcome {
+        try await sandbox.script(
+            at: "2026-11-24 09:00:00",
+            [setup, password, password, "occasion add Christmas --date 2026-12-24 --yearly"] + lines + ["quit"])
+    }
+
     @Test("One Christmas planned, given, and a year later: gifts, the repeat note and upcoming recur")
     func aYearOfPresents() async throws {
         let sandbox = try Sandbox()
-        let planning = try await sandbox.script(
-            at: "2026-11-24 09:00:00",
+        let planning = try await Self.firstSession(
+            sandbox, setup: "setup Alice --kdf interactive --currency EUR",
             [
-                "setup Alice --kdf interactive --currency EUR", Self.password, Self.password,
-                #"occasion add Christmas --date 2026-12-24 --yearly"#,
                 #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
                 #"add Mum "Blue scarf" --price 25 --occasion christmas --store Harrods"#,
                 #"add Zoë Kite --price 30 --occasion Christmas"#,
@@ -24,11 +30,10 @@ struct PlanningEndToEndTests {
                 "budget set 60 --occasion Christmas",
                 "mark p1 bought",
                 "upcoming",
-                "quit",
             ])
         #expect(planning.status == 0, "\(planning)")
         #expect(planning.stdoutLines.contains(#"Saved p3: "Book of knots" for Zoë."#), "\(planning)")
-        #expect(planning.stdoutLines.contains("Saved budget for 'Christmas': 60.00 EUR, 7.50 EUR over after 67.50 EUR planned and spent."))
+        #expect(planning.stdoutLines.contains("Saved budget for 'Christmas' (2026): 60.00 EUR, 7.50 EUR over after 67.50 EUR planned and spent."))
         #expect(planning.stdoutLines.contains("Mum's birthday: 2026-12-10, in 16 days"), "\(planning)")
         #expect(planning.stdoutLines.contains("Christmas: 2026-12-24, in 30 days"), "\(planning)")
         // A table per occasion: what is left to do for each present, with its price.
@@ -81,6 +86,70 @@ struct PlanningEndToEndTests {
             #expect(nextYear.stdoutLines.contains(line), "history lacks \(line): \(nextYear)")
         }
         #expect(try await sandbox.verifies())
+    }
+
+    @Test("Budgets per year through the binary: a year on, a yearly occasion's budget counts that year's presents only")
+    func budgetsPerYear() async throws {
+        let sandbox = try Sandbox()
+        let first = try await Self.firstSession(
+            sandbox, setup: "setup Alice --kdf interactive",
+            [
+                "add Mum Scarf --price 64.99 --occasion Christmas", "mark p1 given", "budget set 100 --occasion Christmas",
+                "budget set 80 --for Mum",
+            ])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdoutLines.contains("Saved budget for 'Christmas' (2026): 100.00, 35.01 left after 64.99 planned and spent."), "\(first)")
+        // The issue's case: a year on, 2026's scarf is not counted against 2027.
+        let next = try await sandbox.script(
+            at: "2027-11-30 10:00:00",
+            [
+                "login", Self.password, "add Mum Slippers --price 30 --occasion Christmas", "budget set 100 --occasion Christmas",
+                "budget", "summary", "quit",
+            ])
+        #expect(next.status == 0, "\(next)")
+        #expect(next.stdoutLines.contains("Saved budget for 'Christmas' (2027): 100.00, 70.00 left after 30.00 planned and spent."), "\(next)")
+        #expect(next.stdoutLines.contains { $0.hasPrefix("'Christmas' (2026)") && $0.contains("64.99") }, "\(next)")
+        #expect(next.stdoutLines.contains { $0.hasPrefix("'Christmas' (2027)") && $0.contains("30.00") && $0.contains("70.00") }, "\(next)")
+        // Mum's 2026 budget stays 2026's; summary speaks of 2027.
+        #expect(next.stdoutLines.contains { $0.hasPrefix("Mum (2026)") && $0.contains("80.00") && $0.contains("64.99") }, "\(next)")
+        #expect(next.stdoutLines.contains("1 present for 1 person in 2027: planned 30.00, spent 0.00."), "\(next)")
+        #expect(try await sandbox.verifies())
+    }
+
+    @Test("upcoming --check for cron: exit 10 when due, 0 when not; upcoming --ics: a file Python's icalendar reads, yearly rule included")
+    func reminders() async throws {
+        let sandbox = try Sandbox()
+        let first = try await Self.firstSession(
+            sandbox, setup: "setup Alice --kdf interactive",
+            [#"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#, "add Mum Scarf --price 25 --occasion Christmas"])
+        #expect(first.status == 0, "\(first)")
+        let passwordFile = sandbox.home + "/password"
+        try writeNewFile(Array((Self.password + "\n").utf8), to: passwordFile)
+        func oneShot(_ words: [String], at time: String) async throws -> Outcome {
+            try await runProgram(
+                Sandbox.faketime, ["-f", "@" + time, sandbox.binary] + words + ["--journal", sandbox.journal, "--password-file", passwordFile],
+                environment: sandbox.environment.merging(["TZ": "UTC"]) { $1 })
+        }
+        let quiet = try await oneShot(["upcoming", "--days", "7", "--check"], at: "2026-11-24 09:00:00")
+        #expect(quiet.status == 0, "\(quiet)")
+        let due = try await oneShot(["upcoming", "--days", "20", "--check"], at: "2026-11-24 09:00:00")
+        #expect(due.status == 10 && due.stdoutLines.first == "Mum's birthday: 2026-12-10, in 16 days", "\(due)")
+
+        let calendar = sandbox.home + "/gifts.ics"
+        let written = try await oneShot(["upcoming", "--ics", calendar], at: "2026-11-24 09:00:00")
+        #expect(written.status == 0, "\(written)")
+        let script = #"""
+            import sys, icalendar
+            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+            for event in calendar.walk("VEVENT"):
+                rule = event.get("RRULE")
+                print(event["SUMMARY"], event.decoded("DTSTART").isoformat(), rule.to_ical().decode() if rule else "once", sep="|")
+            """#
+        let parsed = try await runProgram("/usr/bin/python3", ["-c", script, calendar])
+        #expect(parsed.status == 0, "\(parsed)")
+        #expect(
+            parsed.stdoutLines.filter { !$0.isEmpty }.sorted() == ["Christmas|2026-12-24|FREQ=YEARLY", "Mum's birthday|1961-12-10|FREQ=YEARLY"],
+            "\(parsed)")
     }
 
     /// How many frames `giftkeeper verify` counts in the sandbox's journal.

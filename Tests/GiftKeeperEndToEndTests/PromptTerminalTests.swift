@@ -1,4 +1,5 @@
 import Foundation
+import GiftKeeperTestSupport
 import Glibc
 import TestProcesses
 import Testing
@@ -175,6 +176,38 @@ struct PromptTerminalTests {
         try await tmux.enter("ask", "quit")
         try await tmux.waitFor("ask", text: "GK-EXIT=0")
         #expect(try await sandbox.verifies())
+    }
+
+    @Test("occasion close on a terminal asks whether the open ideas carry over; 'n' keeps them without the occasion")
+    func closingAsks() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal()
+        // An idea added on 2020-01-02 for a yearly occasion of 1 January: its day has passed since.
+        let document = sandbox.home + "/ideas.json"
+        try writeNewFile(
+            Array(
+                #"""
+                {"format":"giftkeeper.export.v2","presents":[{"id":"p1","recipient":"Mum","title":"Hat","notes":"","price":null,
+                "occasion":"New year","url":"","store":"","status":"idea","createdAt":"2020-01-02T09:00:00.000Z",
+                "updatedAt":"2020-01-02T09:00:00.000Z","givenAt":null}],
+                "occasions":[{"name":"New year","date":"2000-01-01","yearly":true}],"budgets":[],"account":{"currency":null,"name":"Alice"}}
+                """#.utf8), to: document)
+        let imported = try await sandbox.run(["import", document, "--journal", sandbox.journal], input: "secret-pw\n")
+        #expect(imported.status == 0, "\(imported)")
+        let tmux = try Tmux(prefix: "gk-cli")
+        try await tmux.start(session: "close", TerminalTests.launch(sandbox))
+        try await tmux.waitFor("close", text: "Password:")
+        try await tmux.enter("close", "secret-pw")
+        try await tmux.waitForLine("close")
+        try await tmux.enter("close", #"occasion close "new year""#)
+        let screen = try await tmux.waitFor("close", text: "[Y/n]:")
+        #expect(screen.contains("Carry the open idea over to"), "\(screen)")
+        try await tmux.enter("close", "n")
+        let closed = try await tmux.waitFor("close", text: "kept without an occasion (p1).")
+        #expect(closed.contains(#"Closed "New year" for "#), "\(closed)")
+        try await tmux.waitForLine("close")
+        try await tmux.enter("close", "quit")
+        try await tmux.waitFor("close", text: "GK-EXIT=0")
     }
 
     @Test("--lock-after: the shell waiting at the prompt signs out by itself, the half-typed line dropped, and can sign in again")

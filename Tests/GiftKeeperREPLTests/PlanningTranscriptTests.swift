@@ -91,24 +91,128 @@ import Testing
                 #"add Mum "Gloves" --price 10"#, "budget", "budget set 60 --for mum", "budget clear --for Mum", "budget",
             ])
         #expect(outcome.status == 0, "\(outcome)")
-        #expect(outcome.outputLines.contains("Saved budget for Mum: 40.00, 2.50 left after 37.50 planned and spent."))
+        #expect(outcome.outputLines.contains("Saved budget for Mum (2026): 40.00, 2.50 left after 37.50 planned and spent."))
         #expect(outcome.outputLines.contains("Saved budget for 'Christmas 2026': 50.00, 5.00 over after 55.00 planned and spent."))
         // Setting a budget already says whether it is over; the add that takes Mum's over says so.
         #expect(!outcome.outputLines.contains { $0.hasPrefix("Over budget: 'Christmas 2026'") }, "\(outcome)")
-        #expect(outcome.outputLines.contains("Over budget: Mum has 40.00, planned and spent 47.50 (7.50 over)."))
+        #expect(outcome.outputLines.contains("Over budget: Mum (2026) has 40.00, planned and spent 47.50 (7.50 over)."))
         #expect(
             outcome.output.contains(
                 """
                 BUDGET FOR        BUDGET  PLANNED  SPENT  REMAINING  STATUS
                 ----------------  ------  -------  -----  ---------  ------
-                Mum                40.00    22.50  25.00      -7.50  OVER
+                Mum (2026)         40.00    22.50  25.00      -7.50  OVER
                 'Christmas 2026'   50.00    30.00  25.00      -5.00  OVER
                 2 budgets, 2 over.
                 """), "\(outcome)")
-        #expect(outcome.outputLines.contains("Saved budget for Mum: 60.00, 12.50 left after 47.50 planned and spent."))
-        #expect(outcome.outputLines.contains("Cleared the budget for Mum."))
+        #expect(outcome.outputLines.contains("Saved budget for Mum (2026): 60.00, 12.50 left after 47.50 planned and spent."))
+        #expect(outcome.outputLines.contains("Cleared the budget for Mum (2026)."))
         #expect(outcome.outputLines.contains { $0.hasPrefix("'Christmas 2026'") && $0.hasSuffix("OVER") })
         #expect(outcome.outputLines.last(where: { $0.hasSuffix("over.") }) == "1 budget, 1 over.")
+    }
+
+    @Test("Budgets per year: a yearly occasion's and a recipient's budget count one year's presents, over two Christmases and two birthdays")
+    func budgetsPerYear() throws {
+        let transcript = try Transcript()
+        let first = try transcript.signedIn([
+            "occasion add Christmas --date 2026-12-24 --yearly", #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
+            "add Mum Scarf --price 64.99 --occasion Christmas", "mark p1 given", "budget set 100 --occasion Christmas",
+            #"add Mum Tea --price 10 --occasion "Mum's birthday""#, #"budget set 15 --occasion "mum's birthday""#,
+            "budget set 80 --for Mum",
+        ])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.outputLines.contains("Saved budget for 'Christmas' (2026): 100.00, 35.01 left after 64.99 planned and spent."), "\(first)")
+        #expect(first.outputLines.contains("Saved budget for 'Mum's birthday' (2026): 15.00, 5.00 left after 10.00 planned and spent."), "\(first)")
+        #expect(first.outputLines.contains("Saved budget for Mum (2026): 80.00, 5.01 left after 74.99 planned and spent."), "\(first)")
+        // A year on (2027-11-30): the same budgets for 2027 count only 2027's presents.
+        transcript.clock.advance(days: 371)
+        let next = try transcript.signedIn([
+            "add Mum Slippers --price 30 --occasion Christmas", "budget set 100 --occasion Christmas",
+            #"budget set 20 --occasion "Mum's birthday""#, "budget set 50 --for Mum", "budget set 90 --for Mum --year 2026",
+            "budget", "upcoming --days 30", "summary", "summary --year 2026", "budget set 10 --year 20267",
+        ])
+        #expect(next.status == 2, "\(next)")
+        #expect(next.outputLines.contains("Saved budget for 'Christmas' (2027): 100.00, 70.00 left after 30.00 planned and spent."), "\(next)")
+        #expect(next.outputLines.contains("Saved budget for 'Mum's birthday' (2027): 20.00, 20.00 left after 0.00 planned and spent."), "\(next)")
+        #expect(next.outputLines.contains("Saved budget for Mum (2027): 50.00, 20.00 left after 30.00 planned and spent."), "\(next)")
+        #expect(next.outputLines.contains("Saved budget for Mum (2026): 90.00, 15.01 left after 74.99 planned and spent."), "\(next)")
+        #expect(
+            next.output.contains(
+                """
+                BUDGET FOR               BUDGET  PLANNED  SPENT  REMAINING  STATUS
+                -----------------------  ------  -------  -----  ---------  ------
+                'Christmas' (2026)       100.00     0.00  64.99      35.01  ok
+                'Mum's birthday' (2026)   15.00    10.00   0.00       5.00  ok
+                Mum (2026)                90.00    10.00  64.99      15.01  ok
+                'Christmas' (2027)       100.00    30.00   0.00      70.00  ok
+                'Mum's birthday' (2027)   20.00     0.00   0.00      20.00  ok
+                Mum (2027)                50.00    30.00   0.00      20.00  ok
+                6 budgets, none over.
+                """), "\(next)")
+        // upcoming names the year and what is still to spend of the occasion's budget.
+        #expect(next.outputLines.contains("  Budget for 'Mum's birthday' (2027): 20.00; planned and spent 0.00, 20.00 left."), "\(next)")
+        #expect(next.outputLines.contains("  Budget for 'Christmas' (2027): 100.00; planned and spent 30.00, 70.00 left."), "\(next)")
+        #expect(next.outputLines.contains("1 present for 1 person in 2027: planned 30.00, spent 0.00."), "\(next)")
+        #expect(next.outputLines.contains("2 presents for 1 person in 2026: planned 10.00, spent 64.99."), "\(next)")
+        #expect(next.outputLines.contains { $0.hasPrefix("Mum") && $0.contains("50.00") }, "summary shows Mum's 2027 budget: \(next)")
+        #expect(next.outputLines.contains { $0.hasPrefix("Mum") && $0.contains("90.00") }, "summary --year 2026 shows 2026's: \(next)")
+        #expect(
+            next.errorLines == [
+                "giftkeeper: error: '--year 20267' is not a year. Type e.g. 'summary --year 2026' or 'budget set 100 --for Mum --year 2027'."
+            ], "\(next)")
+    }
+
+    @Test(
+        "occasion close: a yearly occasion's open ideas carry over to its next date, a past one's are kept without it; two Christmases, two birthdays"
+    )
+    func closingOccasions() throws {
+        let transcript = try Transcript()
+        let first = try transcript.signedIn([
+            "occasion add Christmas --date 2026-12-24 --yearly", #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
+            #"occasion add "Party 2026" --date 2026-12-20"#, "add Mum Scarf --price 25 --occasion Christmas",
+            "add Dad Book --price 10 --occasion Christmas", "mark p2 given", #"add Zoë Kite --occasion "Party 2026""#,
+            #"add Zoë Ball --occasion "Party 2026""#, "mark p4 bought", #"add Mum Tea --price 8 --occasion "Mum's birthday""#,
+            #"occasion close "Party 2026""#,
+        ])
+        #expect(
+            first.errorLines == ["giftkeeper: error: 'Party 2026' is not over yet: it falls on 2026-12-20. Close it once that day has come."],
+            "\(first)")
+        // 2026-12-28: this year's days are over.
+        transcript.clock.advance(days: 34)
+        let after = try transcript.signedIn([
+            "occasion close christmas", #"occasion close "party 2026""#, #"occasion close "Mum's birthday" --keep"#,
+            "occasion close Christmas", "undo", #"occasion close "Mum's birthday" --carry-over"#, "list", "occasion list",
+            "upcoming --days 365", "budget set 50 --occasion Christmas",
+        ])
+        #expect(after.status == 0, "\(after)")
+        let said = after.outputLines.filter { $0.hasPrefix("Closed") || $0.contains("already closed") || $0.hasPrefix("Undone") }
+        #expect(
+            said == [
+                #"Closed "Christmas" for 2026-12-24: 1 open idea carried over to 2027-12-24 (p1)."#,
+                #"Closed "Party 2026" for 2026-12-20: 1 open idea kept without an occasion (p3)."#,
+                #"Closed "Mum's birthday" for 2026-12-10: 1 open idea kept without an occasion (p5)."#,
+                #""Christmas" is already closed for 2026-12-24; nothing changed."#,
+                #"Undone: Occasion "Mum's birthday" closed (2026-12-10 is over); p5 occasion "Mum's birthday" → (none)."#,
+                #"Closed "Mum's birthday" for 2026-12-10: 1 open idea carried over to 2027-12-10 (p5)."#,
+            ], "\(after)")
+        // The bought ball stays with the party, shown as past; the kite has no occasion now.
+        #expect(after.outputLines.contains { $0.hasPrefix("p4") && $0.contains("Party 2026 (past)") }, "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("p3") && $0.contains("Kite") && !$0.contains("Party") }, "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("Party 2026") && $0.contains("past") }, "\(after)")
+        #expect(after.outputLines.contains("Mum's birthday: 2027-12-10, in 347 days"), "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("  p5") && $0.hasSuffix("buy") }, "\(after)")
+        #expect(after.outputLines.contains("Christmas: 2027-12-24, in 361 days"), "\(after)")
+        #expect(after.outputLines.contains { $0.hasPrefix("  p1") && $0.hasSuffix("buy") }, "\(after)")
+        // The carried idea counts for next year's budget.
+        #expect(after.outputLines.contains("Saved budget for 'Christmas' (2027): 50.00, 25.00 left after 25.00 planned and spent."), "\(after)")
+        // A year on: the second Christmas and birthday close too, the ideas carried again.
+        transcript.clock.advance(days: 365)
+        let second = try transcript.signedIn(["occasion close Christmas", #"occasion close "Mum's birthday""#])
+        #expect(
+            second.outputLines.filter { $0.hasPrefix("Closed") } == [
+                #"Closed "Christmas" for 2027-12-24: 1 open idea carried over to 2028-12-24 (p1)."#,
+                #"Closed "Mum's birthday" for 2027-12-10: 1 open idea carried over to 2028-12-10 (p5)."#,
+            ], "\(second)")
     }
 
     @Test("upcoming: soonest first with countdowns and what is left to buy and wrap; yearly occasions recur")
@@ -147,6 +251,41 @@ import Testing
         #expect(!later.output.contains("Christmas 2026"), "\(later)")
     }
 
+    @Test("upcoming --check exits 10 when an occasion is due and 0 when none is; --ics writes an iCalendar file")
+    func reminders() throws {
+        let transcript = try Transcript()
+        _ = try transcript.signedIn(Self.christmas + [#"occasion add "Leap day" --date 2024-02-29 --yearly"#])
+        let quiet = try transcript.signedIn(["upcoming --days 5 --check"])
+        #expect(quiet.status == 0 && quiet.outputLines.contains { $0.hasPrefix("Nothing in the next 5 days") }, "\(quiet)")
+        let due = try transcript.signedIn(["upcoming --days 20 --check"])
+        #expect(due.status == 10 && due.errorLines.isEmpty, "\(due)")
+        #expect(due.outputLines.first == "Mum's birthday: 2026-12-10, in 16 days", "\(due)")
+
+        let path = NSTemporaryDirectory() + "giftkeeper-\(getpid())-reminders.ics"
+        defer { unlink(path) }
+        let written = try transcript.signedIn(["upcoming --ics \(path)"])
+        #expect(written.status == 0, "\(written)")
+        #expect(
+            written.outputLines == [
+                "Wrote 3 occasions to \(path) (mode 0600). Import it into your calendar app; writing it again updates the same events."
+            ], "\(written)")
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n") && text.hasSuffix("END:VCALENDAR\r\n"), "\(text)")
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines.allSatisfy { $0.utf8.count <= 75 }, "\(text)")
+        // Mum's birthday repeats from the day she was born; Christmas 2026 falls once; a leap
+        // day falls on the last day of February in other years.
+        #expect(text.contains("SUMMARY:Mum's birthday\r\nDESCRIPTION:GiftKeeper: 1 to buy (12.50 still to spend).\r\n"), "\(text)")
+        #expect(text.contains("DTSTART;VALUE=DATE:19611210\r\nDTEND;VALUE=DATE:19611211\r\n"), "\(text)")
+        #expect(lines.filter { $0 == "RRULE:FREQ=YEARLY" }.count == 1, "\(text)")
+        #expect(lines.contains("RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-1"), "\(text)")
+        #expect(text.contains("DTSTART;VALUE=DATE:20261224\r\n"), "\(text)")
+        // No present's title goes into a calendar.
+        #expect(!text.contains("Tea sampler") && !text.contains("Blue scarf"), "\(text)")
+    }
+
     @Test("summary: per recipient with a bar chart, Unicode blocks or # when the terminal is not UTF-8")
     func summary() throws {
         let transcript = try Transcript()
@@ -167,7 +306,7 @@ import Testing
                 Dad               1     0.00  42.50           -  ████████████████████
                 Mum               2    37.50   0.00  30.00 OVER  ░░░░░░░░░░░░░░░░░░
                 Zoë               2    30.00   0.00           -  ░░░░░░░░░░░░░░
-                5 presents for 3 people: planned 67.50, spent 42.50.
+                5 presents for 3 people in 2026: planned 67.50, spent 42.50.
                 Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
                 Budget for everything: 500.00; planned and spent 110.00, 390.00 left.
                 """), "\(unicode)")
@@ -178,11 +317,14 @@ import Testing
                 ---------  --------  -------  -----  ------  --------------------
                 Mum               1    25.00   0.00       -  -----------------
                 Zoë               2    30.00   0.00       -  --------------------
-                3 presents for 2 people: planned 55.00, spent 0.00.
+                3 presents for 2 people in 2026: planned 55.00, spent 0.00.
                 Budget for 'Christmas 2026': 40.00; planned and spent 55.00, 15.00 over.
                 """), "\(ascii)")
         #expect(ascii.outputLines.contains { $0.hasPrefix("Dad") && $0.hasSuffix("####################") }, "\(ascii)")
-        #expect(ascii.errorLines == ["giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026'."])
+        #expect(
+            ascii.errorLines == [
+                "giftkeeper: error: '--year 20x6' is not a year. Type e.g. 'summary --year 2026' or 'budget set 100 --for Mum --year 2027'."
+            ])
     }
 
     @Test("Gift memory names the three most alike presents, the same title first, and counts the rest in one line")
@@ -318,7 +460,7 @@ import Testing
         }
         try #require(tables.count == 6, "\(outcome)")
         let changes = [
-            #"Added p1 "Blue scarf" for Mum (25.00)"#, #"Added p2 "Pen" for Dad"#, "Budget for Mum set to 40.00",
+            #"Added p1 "Blue scarf" for Mum (25.00)"#, #"Added p2 "Pen" for Dad"#, "Budget for Mum (2026) set to 40.00",
             #"p2 recipient "Dad" → "Mum""#, #"p1 "Blue scarf" idea → bought"#, #"Added p3 "Kite" for Zoë"#,
         ]
         #expect(tables[0] == ["Keys wrapped under the password", "Account created for Alice"] + changes, "\(outcome)")
@@ -448,7 +590,7 @@ import Testing
             (#"occasion add Easter --yearly"#, "A yearly occasion needs its date: add --date YYYY-MM-DD (for a birthday, the date of birth)."),
             (
                 "occasion rename Easter",
-                "'occasion rename' is not a command: 'occasion' takes 'add', 'list', 'remove'. Type 'help occasion' for its usage."
+                "'occasion rename' is not a command: 'occasion' takes 'add', 'list', 'remove', 'close'. Type 'help occasion' for its usage."
             ),
             ("budget set -5 --for Mum", "'-5' is not a price: it is negative. Type an amount such as 25, 25.50 or 25,50."),
             (
@@ -457,7 +599,7 @@ import Testing
                     + "and thousands take no separator (1000). Type an amount such as 25, 25.50 or 25,50."
             ),
             ("budget set", "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."),
-            ("budget clear --for Dad", "There is no budget for Dad. Type 'budget' to see the budgets."),
+            ("budget clear --for Dad", "There is no budget for Dad (2026). Type 'budget' to see the budgets."),
             ("restore p2", "Present 'p2' is not removed, so there is nothing to restore. Type 'show p2' to see it."),
             ("restore p9", "No present 'p9'. Type 'list' to see ids."),
             ("undo", "Nothing to undo: this session has made no change that is not undone yet."),
@@ -508,7 +650,7 @@ import Testing
         #expect(complete(["list", "--occasion"]) == ["Mum's birthday", "Christmas 2026"])
         #expect(complete(["list", "--sort"]) == ["price", "recipient", "occasion", "status", "created", "title"])
         #expect(complete(["list"]) == ["Mum", "Zoë"])
-        #expect(complete(["occasion"]) == ["add", "list", "remove"])
+        #expect(complete(["occasion"]) == ["add", "list", "remove", "close"])
         #expect(complete(["occasion", "remove"]) == ["Mum's birthday", "Christmas 2026"])
         #expect(complete(["budget"]) == ["set", "clear", "show"])
         #expect(complete(["budget", "set", "10", "--for"]) == ["Mum", "Zoë"])

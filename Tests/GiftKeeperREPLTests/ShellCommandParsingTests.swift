@@ -53,7 +53,7 @@ import Testing
         #expect(SetupCommand.valueOptions == ["--kdf", "--currency"])
         #expect(ShowCommand.valueOptions == ["--as-of"])
         #expect(OccasionCommand.valueOptions == ["--date"])
-        #expect(BudgetCommand.valueOptions == ["--for", "--occasion", "--as-of"])
+        #expect(BudgetCommand.valueOptions == ["--for", "--occasion", "--year", "--as-of"])
         #expect(LoginCommand.valueOptions.isEmpty)
         #expect(ShellCommands.positionalWords(["setup", "Alice", "--kdf", "slow"], of: SetupCommand.self) == ["Alice"])
         #expect(ShellCommands.positionalWords(["show", "--json", "p1", "x"], of: ShowCommand.self) == ["p1", "x"])

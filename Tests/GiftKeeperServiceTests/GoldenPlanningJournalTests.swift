@@ -57,7 +57,11 @@ import Testing
         #expect(report.isValid, "\(String(describing: report.problem))")
         #expect(
             Set(report.records.compactMap(\.event?.type))
-                == Set(EventType.allCases).subtracting([.loginFailed, .passwordChanged, .stateExported, .presentImported]))
+                == Set(EventType.allCases).subtracting([
+                    .loginFailed, .passwordChanged, .stateExported, .presentImported,
+                    // Came after this journal's version (issue 29).
+                    .budgetSetForYear, .budgetClearedForYear, .occasionClosed,
+                ]))
 
         let service = try sandbox.signIn(password: "golden")
         let state = service.state

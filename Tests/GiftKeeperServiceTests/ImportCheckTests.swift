@@ -84,6 +84,8 @@ import Testing
         (#"{"format":"giftkeeper.export.v2","presents":[],"budgets":[{"amount":"-5","recipient":"Mum","occasion":null}]}"#, "budgets[0].amount"),
         (#"{"format":"giftkeeper.export.v2","presents":[],"budgets":[{"amount":"5","recipient":7}]}"#, "budgets[0].recipient"),
         (#"{"format":"giftkeeper.export.v2","presents":[],"account":{"currency":"euro"}}"#, "account.currency"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"budgets":[{"amount":"5","recipient":"Mum","year":"20x7"}]}"#, "budgets[0].year"),
+        (#"{"format":"giftkeeper.export.v2","presents":[],"budgets":[{"amount":"5","recipient":"Mum","year":"0"}]}"#, "budgets[0].year"),
         (
             #"{"format":"giftkeeper.export.v1","presents":[{"id":"p1","recipient":"A","title":"T","status":"idea","createdAt":"2026-12-01T09:00:01.000Z","updatedAt":"2026-12-01T09:00:01.000Z","url":"u"}]}"#,
             "presents[0].url"
@@ -101,5 +103,22 @@ import Testing
             return
         }
         #expect(place == location, "\(document)")
+    }
+}
+
+/// A budget for one year (SPEC §10.1) goes out with its year and comes back with it.
+@Suite struct BudgetYearExportTests {
+    @Test func aBudgetForOneYearComesBackFromItsExport() throws {
+        let sandbox = try Sandbox()
+        let source = try sandbox.setUp()
+        try source.perform(.setBudget(Budget(scope: BudgetScope(recipient: "Mum", year: 2027), amount: try Money.parsePrice("30"))))
+        try source.perform(.setBudget(Budget(scope: BudgetScope(occasion: "Christmas"), amount: try Money.parsePrice("100"))))
+        let exported = try exportBytes(source)
+        #expect(String(decoding: exported, as: UTF8.self).contains(#""year" : "2027""#))
+        try source.close()
+        let target = try sandbox.setUp(path: sandbox.root + "/other.journal")
+        _ = try target.importDocument(exported)
+        #expect(target.state.budgets.values.map(\.scope) == [BudgetScope(recipient: "Mum", year: 2027), BudgetScope(occasion: "Christmas")])
+        try target.close()
     }
 }

@@ -49,13 +49,19 @@ public enum EventBody: Hashable, Sendable {
     case occasionAdded(Occasion)
     /// An occasion was removed by name (compared folded).
     case occasionRemoved(name: String)
-    /// A budget was set for a scope (replacing one the scope had).
+    /// A budget was set for a scope (replacing one the scope had). A scope with a year is
+    /// written as `budgetSetForYear` (SPEC §10.1), without one as `budgetSet`.
     case budgetSet(Budget)
+    /// A scope's budget was removed (`budgetClearedForYear` when the scope has a year).
     case budgetCleared(BudgetScope)
     /// A removed present came back, as it was when removed.
     case presentRestored(id: PresentID)
     /// The journal's currency (an ISO 4217 code such as `EUR`), shown with amounts.
     case currencySet(code: String)
+    /// An occasion's day `through` is over (SPEC §10.1, `occasion close`): a dated-once
+    /// occasion is past, a yearly one's presents not given yet count for its next date
+    /// after it. Nil reopens it (an undone close).
+    case occasionClosed(name: String, through: CalendarDate?)
 
     public var type: EventType {
         switch self {
@@ -72,10 +78,11 @@ public enum EventBody: Hashable, Sendable {
         case .presentImported: .presentImported
         case .occasionAdded: .occasionAdded
         case .occasionRemoved: .occasionRemoved
-        case .budgetSet: .budgetSet
-        case .budgetCleared: .budgetCleared
+        case .budgetSet(let budget): budget.scope.year == nil ? .budgetSet : .budgetSetForYear
+        case .budgetCleared(let scope): scope.year == nil ? .budgetCleared : .budgetClearedForYear
         case .presentRestored: .presentRestored
         case .currencySet: .currencySet
+        case .occasionClosed: .occasionClosed
         }
     }
 
@@ -87,7 +94,7 @@ public enum EventBody: Hashable, Sendable {
             id
         case .presentImported(let present): present.id
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet:
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed:
             nil
         }
     }
@@ -112,6 +119,9 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
     case budgetCleared = 15
     case presentRestored = 16
     case currencySet = 17
+    case budgetSetForYear = 18
+    case budgetClearedForYear = 19
+    case occasionClosed = 20
 
     /// The tag written by ``EventCodec``.
     public var tag: UInt8 { rawValue }
@@ -136,6 +146,9 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .budgetCleared: "budgetCleared"
         case .presentRestored: "presentRestored"
         case .currencySet: "currencySet"
+        case .budgetSetForYear: "budgetSetForYear"
+        case .budgetClearedForYear: "budgetClearedForYear"
+        case .occasionClosed: "occasionClosed"
         }
     }
 

@@ -149,6 +149,14 @@ struct EventReader {
         return date
     }
 
+    /// A budget's year: a uvarint in 1…9999.
+    mutating func year() throws(EventDecodingError) -> Int {
+        let start = offset
+        let value = try unsigned()
+        guard let year = Int(exactly: value), BudgetScope.years.contains(year) else { throw .invalidValue(.year, offset: start) }
+        return year
+    }
+
     mutating func status() throws(EventDecodingError) -> PresentStatus {
         let start = offset
         switch try byte() {

@@ -54,6 +54,9 @@
 /// | `0x0F` | `budgetCleared`        | recipient: string, occasion: string                   |
 /// | `0x10` | `presentRestored`      | id                                                    |
 /// | `0x11` | `currencySet`          | code: string                                          |
+/// | `0x12` | `budgetSetForYear`     | recipient: string, occasion: string (empty: any), year: uvarint (1–9999), amount: uvarint cents |
+/// | `0x13` | `budgetClearedForYear` | recipient: string, occasion: string, year: uvarint    |
+/// | `0x14` | `occasionClosed`       | name: string, through: day? (`0x00`: reopened)        |
 ///
 /// Upcasting version 1: `presentAdded` has no url or store (empty); `presentImported` has
 /// none either, and a `given` one's givenAt is its updatedAt. Tags from `0x0C` and change
@@ -133,14 +136,19 @@ public enum EventCodec {
         case .budgetSet(let budget):
             writer.string(budget.scope.recipient ?? "")
             writer.string(budget.scope.occasion ?? "")
+            if let year = budget.scope.year { writer.unsigned(UInt64(max(0, year))) }
             writer.unsigned(UInt64(budget.amount.minorUnits))
         case .budgetCleared(let scope):
             writer.string(scope.recipient ?? "")
             writer.string(scope.occasion ?? "")
+            if let year = scope.year { writer.unsigned(UInt64(max(0, year))) }
         case .presentRestored(let id):
             writer.unsigned(id.number)
         case .currencySet(let code):
             writer.string(code)
+        case .occasionClosed(let name, let through):
+            writer.string(name)
+            writer.optionalSigned(through?.daysSinceEpoch)
         }
         return writer.out
     }
@@ -235,20 +243,26 @@ public enum EventCodec {
             body = .occasionAdded(Occasion(name: name, date: date, isYearly: try reader.bool()))
         case .occasionRemoved:
             body = .occasionRemoved(name: try reader.string())
-        case .budgetSet:
-            let scope = BudgetScope(recipient: try reader.string(), occasion: try reader.string())
+        case .budgetSet, .budgetSetForYear:
+            var scope = BudgetScope(recipient: try reader.string(), occasion: try reader.string())
+            if type == .budgetSetForYear { scope.year = try reader.year() }
             let amountOffset = reader.offset
             let units = try reader.unsigned()
             guard let signed = Int64(exactly: units), let amount = Money(minorUnits: signed) else {
                 throw .invalidValue(.price, offset: amountOffset)
             }
             body = .budgetSet(Budget(scope: scope, amount: amount))
-        case .budgetCleared:
-            body = .budgetCleared(BudgetScope(recipient: try reader.string(), occasion: try reader.string()))
+        case .budgetCleared, .budgetClearedForYear:
+            var scope = BudgetScope(recipient: try reader.string(), occasion: try reader.string())
+            if type == .budgetClearedForYear { scope.year = try reader.year() }
+            body = .budgetCleared(scope)
         case .presentRestored:
             body = .presentRestored(id: try reader.presentID())
         case .currencySet:
             body = .currencySet(code: try reader.string())
+        case .occasionClosed:
+            let name = try reader.string()
+            body = .occasionClosed(name: name, through: try reader.optionalDate())
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
         return Event(at: at, body)
@@ -309,6 +323,6 @@ public enum EventDecodingError: Error, Hashable, Sendable {
 
     /// A field whose value can be out of range.
     public enum Field: String, Hashable, Sendable {
-        case bool, presentID, price, status, changeField, presentCount, date
+        case bool, presentID, price, status, changeField, presentCount, date, year
     }
 }

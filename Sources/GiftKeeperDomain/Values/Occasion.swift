@@ -27,24 +27,40 @@ public struct Occasion: Hashable, Sendable {
 }
 
 /// What a budget is for: one recipient, one occasion, one recipient within one occasion,
-/// or (neither) everything on the list.
+/// or (neither) everything on the list; in one year (SPEC §10.1), or in every year.
 public struct BudgetScope: Hashable, Sendable {
     /// The recipient as typed first; nil for every recipient.
     public var recipient: String?
     /// The occasion as typed first; nil for every occasion.
     public var occasion: String?
+    /// The year whose presents it counts (``GiftList/year(of:day:)``); nil for every year
+    /// (a budget set before budgets had years, or on an occasion dated once).
+    public var year: Int?
 
-    public init(recipient: String? = nil, occasion: String? = nil) {
+    public init(recipient: String? = nil, occasion: String? = nil, year: Int? = nil) {
         self.recipient = recipient.flatMap { $0.isEmpty ? nil : $0 }
         self.occasion = occasion.flatMap { $0.isEmpty ? nil : $0 }
+        self.year = year
     }
 
-    /// The comparison key: the folded names.
-    public var key: Key { Key(recipient: recipient.map(TextFolding.key) ?? "", occasion: occasion.map(TextFolding.key) ?? "") }
+    /// The comparison key: the folded names and the year.
+    public var key: Key {
+        Key(recipient: recipient.map(TextFolding.key) ?? "", occasion: occasion.map(TextFolding.key) ?? "", year: year)
+    }
+
+    /// The years a budget may name.
+    public static let years = 1...9999
 
     public struct Key: Hashable, Sendable {
         public var recipient: String
         public var occasion: String
+        public var year: Int?
+
+        public init(recipient: String, occasion: String, year: Int? = nil) {
+            self.recipient = recipient
+            self.occasion = occasion
+            self.year = year
+        }
 
         /// Whether `present` counts towards a budget of this scope.
         public func covers(_ present: Present) -> Bool {

@@ -229,6 +229,8 @@ protocol Shell: AnyObject {
     /// wrong answer asked again where the prompt checks it, and, once one was asked, the
     /// optional ones (Enter skips); in a script the next lines. Ctrl-C throws a cancellation.
     func completing<Command: ShellCommand>(_ command: Command) throws -> Command
+    /// Sets the exit status of a script or one-shot that has not failed (`upcoming --check`).
+    func exitStatus(_ code: Int32)
     /// Asks a yes-or-no `question` on a terminal until it is answered (Enter gives
     /// `defaultAnswer`, shown as `[Y/n]` or `[y/N]`); Ctrl-C throws a cancellation. Never
     /// asked in a script.

@@ -43,6 +43,8 @@ public enum AuditWords {
             return "occasion \"\(short(occasion.name))\"\(dateText)"
         case .occasionRemoved(let name):
             return "removed occasion \"\(short(name))\""
+        case .occasionClosed(let name, let through):
+            return through.map { "closed occasion \"\(short(name))\" through \($0)" } ?? "reopened occasion \"\(short(name))\""
         case .budgetSet(let budget):
             return "budget \(budget.amount) for \(scopeText(budget.scope))"
         case .budgetCleared(let scope):
@@ -55,12 +57,14 @@ public enum AuditWords {
     }
 
     private static func scopeText(_ scope: BudgetScope) -> String {
-        switch (scope.recipient, scope.occasion) {
-        case (nil, nil): "everything"
-        case (let recipient?, nil): short(recipient)
-        case (nil, let occasion?): "\"\(short(occasion))\""
-        case (let recipient?, let occasion?): "\(short(recipient)), \"\(short(occasion))\""
-        }
+        let what =
+            switch (scope.recipient, scope.occasion) {
+            case (nil, nil): "everything"
+            case (let recipient?, nil): short(recipient)
+            case (nil, let occasion?): "\"\(short(occasion))\""
+            case (let recipient?, let occasion?): "\(short(recipient)), \"\(short(occasion))\""
+            }
+        return what + (scope.year.map { " in \($0)" } ?? "")
     }
 
     /// User text for a one-line summary: control characters become spaces and long text is cut.

@@ -60,6 +60,8 @@ public enum HistoryWords {
             return "Occasion \(quoted(old.name)) date \(dateText(old).isEmpty ? "none" : dateText(old)) → \(date.isEmpty ? "none" : date)"
         case .occasionRemoved(let name):
             return "Occasion \(quoted(name)) removed"
+        case .occasionClosed(let name, let through):
+            return through.map { "Occasion \(quoted(name)) closed (\($0) is over)" } ?? "Occasion \(quoted(name)) reopened"
         case .budgetSet(let budget):
             guard let old = entry.budgetBefore else { return "Budget for \(budget.scope.words) set to \(budget.amount)" }
             return "Budget for \(budget.scope.words) \(old.amount) → \(budget.amount)"

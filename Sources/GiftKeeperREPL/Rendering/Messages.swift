@@ -138,6 +138,8 @@ extension DomainError {
             return "No present ids are left in this journal. Export it and import into a new journal."
         case .invalidDate(let input):
             return "'\(input)' is not a date. Type it as YYYY-MM-DD, e.g. 2026-12-24."
+        case .invalidYear(let year):
+            return "'\(year)' is not a year for a budget. Type a year from 1 to 9999, e.g. --year 2027."
         case .unknownOccasion(let name):
             return "No occasion '\(name)'. Type 'occasion list' to see them."
         case .occasionInUse(let name, let presents):
@@ -323,14 +325,17 @@ extension LoginNotification {
 }
 
 extension BudgetScope {
-    /// `Mum`, `"Christmas 2026"`, `Mum for "Christmas 2026"`, or `everything`.
+    /// `Mum`, `'Christmas 2026'`, `Mum for 'Christmas 2026'`, or `everything`; then the
+    /// year it holds for: `Mum (2026)`.
     var words: String {
-        switch (recipient, occasion) {
-        case (nil, nil): "everything"
-        case (let recipient?, nil): recipient
-        case (nil, let occasion?): "'\(occasion)'"
-        case (let recipient?, let occasion?): "\(recipient) for '\(occasion)'"
-        }
+        let what =
+            switch (recipient, occasion) {
+            case (nil, nil): "everything"
+            case (let recipient?, nil): recipient
+            case (nil, let occasion?): "'\(occasion)'"
+            case (let recipient?, let occasion?): "\(recipient) for '\(occasion)'"
+            }
+        return what + (year.map { " (\($0))" } ?? "")
     }
 }
 

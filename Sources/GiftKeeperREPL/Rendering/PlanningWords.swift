@@ -53,6 +53,36 @@ enum OccasionWords {
             + "To move it there: edit \(id) occasion=\(CommandLineTokenizer.quoted(suggestion))"
     }
 
+    /// `'Christmas' is already closed for 2026-12-24; nothing changed.`
+    static func alreadyClosed(_ name: String, through: CalendarDate) -> String {
+        "\(TerminalText.quoted(name)) is already closed for \(through); nothing changed."
+    }
+
+    /// `Christmas 2026 (past)`: a dated occasion whose day is over, in a table.
+    static func past(_ name: String) -> String {
+        "\(name) (past)"
+    }
+
+    /// What `occasion close` did, in one line.
+    static func closed(_ name: String, through: CalendarDate, ideas: [PresentID], carriedTo next: CalendarDate?) -> String {
+        let count = ideas.count == 1 ? "1 open idea" : "\(ideas.count) open ideas"
+        let ids = ideas.prefix(5).map(\.description).joined(separator: ", ") + (ideas.count > 5 ? ", …" : "")
+        let what =
+            if ideas.isEmpty {
+                "no open ideas"
+            } else if let next {
+                "\(count) carried over to \(next) (\(ids))"
+            } else {
+                "\(count) kept without an occasion (\(ids))"
+            }
+        return "Closed \(TerminalText.quoted(name)) for \(through): \(what)."
+    }
+
+    /// `Carry the 3 open ideas over to 2027-12-24?` (the shell adds `[Y/n]`).
+    static func carryOver(_ count: Int, to next: CalendarDate) -> String {
+        "Carry \(count == 1 ? "the open idea" : "the \(count) open ideas") over to \(next)? ('n' keeps \(count == 1 ? "it" : "them") without an occasion)"
+    }
+
     /// `Use 'Christmas 2026' instead?` (the shell adds `[Y/n]`).
     static func useInstead(_ suggestion: String) -> String {
         "Use '\(suggestion)' instead?"
@@ -74,6 +104,19 @@ enum BudgetWords {
 
 /// What `upcoming` says under an occasion's table.
 enum UpcomingWords {
+    /// An occasion's description in a calendar: what is left, never a present's title
+    /// (a calendar may be shared or synced elsewhere).
+    static func calendar(_ item: UpcomingOccasion, toSpend: String) -> String {
+        guard !(item.toBuy.isEmpty && item.toWrap.isEmpty && item.ready.isEmpty) else { return "GiftKeeper: nothing planned yet." }
+        return "GiftKeeper: " + tally(item, toSpend: toSpend)
+    }
+
+    /// `Wrote 2 occasions to '/home/alice/gifts.ics' (mode 0600).`
+    static func wroteCalendar(_ count: Int, to path: String) -> String {
+        "Wrote \(count) occasion\(count == 1 ? "" : "s") to \(CommandLineTokenizer.quoted(path)) (mode 0600). "
+            + "Import it into your calendar app; writing it again updates the same events."
+    }
+
     /// `1 to buy (25.00 still to spend), 1 to wrap, 1 ready to give.`
     static func tally(_ item: UpcomingOccasion, toSpend: String) -> String {
         var parts: [String] = []

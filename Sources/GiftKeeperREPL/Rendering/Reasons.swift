@@ -145,6 +145,7 @@ extension ImportRejection {
         case .missing: return "it is missing"
         case .notAString: return "it must be a string"
         case .notAStringOrNull: return "it must be a string or null"
+        case .invalidYear(let text): return "'\(text)' is not a year (a string such as \"2027\")"
         case .notABool: return "it must be true or false"
         case .notADate: return "it must be a date like \"2026-12-24\" or null"
         case .notATime(let text): return "'\(text)' is not an ISO-8601 UTC time like 2026-11-22T14:03:07.123Z"

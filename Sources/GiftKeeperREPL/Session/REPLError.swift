@@ -26,6 +26,10 @@ public struct REPLError: Error, CustomStringConvertible {
         case conflictingOptions(String, String)
         /// `export --output ''`.
         case emptyOutput
+        /// `occasion close` of an occasion whose first day is still to come.
+        case occasionNotOver(String, next: String)
+        /// Two flags that ask for opposite things (`--carry-over` and `--keep`).
+        case conflictingChoices(String, String)
         /// A spreadsheet none of whose rows could be imported (each named already).
         case noRowToImport
     }
@@ -59,7 +63,7 @@ public struct REPLError: Error, CustomStringConvertible {
         case .invalidDays(let text):
             return "'--days \(text)' must be a number of days, 0 or more. Type e.g. 'upcoming --days 30'."
         case .invalidYear(let text):
-            return "'--year \(text)' is not a year. Type e.g. 'summary --year 2026'."
+            return "'--year \(text)' is not a year. Type e.g. 'summary --year 2026' or 'budget set 100 --for Mum --year 2027'."
         case .unknownAction(let command, let word, let actions):
             return "'\(command) \(word)' is not a command: '\(command)' takes \(actions.map { "'\($0)'" }.joined(separator: ", ")). "
                 + "Type 'help \(command)' for its usage."
@@ -72,6 +76,10 @@ public struct REPLError: Error, CustomStringConvertible {
             return "'budget set' needs an amount, e.g. 'budget set 100 --for Mum'."
         case .emptyOutput:
             return "--output needs a file name, e.g. --output gifts.json (or - for standard output)."
+        case .occasionNotOver(let name, let next):
+            return "'\(name)' is not over yet: it falls on \(next). Close it once that day has come."
+        case .conflictingChoices(let first, let second):
+            return "\(first) and \(second) cannot be used together: choose one."
         case .noRowToImport:
             return "No row of the spreadsheet could be imported (each is named above). Nothing was imported."
         case .conflictingOptions(let first, let second):

@@ -313,6 +313,10 @@ public final class REPLSession: Shell {
         if exitCode == 0 { exitCode = code }
     }
 
+    func exitStatus(_ code: Int32) {
+        if exitCode == 0 { exitCode = code }
+    }
+
     func stop() {
         isRunning = false
     }

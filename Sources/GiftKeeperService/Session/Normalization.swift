@@ -38,6 +38,8 @@ func normalized(_ change: Change) -> Change {
         return .addOccasion(occasion)
     case .removeOccasion(let name):
         return .removeOccasion(name: normalized(name))
+    case .closeOccasion(let name, let through, let keepingIdeas):
+        return .closeOccasion(name: normalized(name), through: through, keepingIdeas: keepingIdeas)
     case .setBudget(var budget):
         budget.scope = normalized(budget.scope)
         return .setBudget(budget)
@@ -49,5 +51,5 @@ func normalized(_ change: Change) -> Change {
 }
 
 func normalized(_ scope: BudgetScope) -> BudgetScope {
-    BudgetScope(recipient: scope.recipient.map(normalized), occasion: scope.occasion.map(normalized))
+    BudgetScope(recipient: scope.recipient.map(normalized), occasion: scope.occasion.map(normalized), year: scope.year)
 }

@@ -127,7 +127,7 @@ struct HistoryFilter {
         case .budgetSet(let budget): return budget.scope.recipient.map { [$0] } ?? []
         case .budgetCleared(let scope): return scope.recipient.map { [$0] } ?? []
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-            .occasionRemoved, .currencySet:
+            .occasionRemoved, .currencySet, .occasionClosed:
             return []
         }
     }

@@ -4,16 +4,18 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `budget set <amount> [--for RECIPIENT] [--occasion NAME]`, `budget clear [--for …] [--occasion …]`,
-/// `budget [--as-of DATE]`: budgets and how they stand.
+/// `budget set <amount> [--for RECIPIENT] [--occasion NAME] [--year YYYY]`, `budget clear
+/// [--for …] [--occasion …] [--year …]`, `budget [--as-of DATE]`: budgets and how they stand.
 struct BudgetCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "budget",
         abstract: "Budgets per recipient and occasion: set, clear, or show how they stand.",
         usage:
-            "budget set <amount> [--for RECIPIENT] [--occasion NAME] | budget clear [--for RECIPIENT] [--occasion NAME] | budget [--as-of DATE] [--json]",
+            "budget set <amount> [--for RECIPIENT] [--occasion NAME] [--year YYYY] | budget clear [--for RECIPIENT] [--occasion NAME] [--year YYYY] | budget [--as-of DATE] [--json]",
         discussion: "Planned is the price of ideas; spent, of what is bought, wrapped or given. "
-            + "Without --for and --occasion a budget covers the whole list.")
+            + "Without --for and --occasion a budget covers the whole list. "
+            + "A budget on a yearly occasion, and a recipient's, hold for one year: --year, "
+            + "else the year of the occasion's next date, else this year.")
 
     static let actions = ["set", "clear", "show"]
 
@@ -24,6 +26,8 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
     @Option(name: .customLong("for"), help: ArgumentHelp("Only this recipient's presents.", valueName: "RECIPIENT"))
     var recipient: String?
     @Option(help: "Only presents for this occasion.") var occasion: String?
+    @Option(help: ArgumentHelp("The year it holds for (a yearly occasion's next, or this year, when omitted).", valueName: "YYYY"))
+    var year: String?
     @Option(
         name: .customLong("as-of"), parsing: .unconditional,
         help: ArgumentHelp("Budgets as they stood then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
@@ -34,14 +38,30 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
         switch request.precedingWords.last {
         case "--for": return shell.recipients
         case "--occasion": return shell.occasionNames
-        case "--as-of": return []
-        default: return request.wordIndex == 1 ? actions : ["--for", "--occasion"]
+        case "--as-of", "--year": return []
+        default: return request.wordIndex == 1 ? actions : ["--for", "--occasion", "--year"]
         }
     }
 
     mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let scope = BudgetScope(recipient: recipient, occasion: occasion)
+        let named = try year.map { text -> Int in
+            guard let year = Int(text.trimmedWhitespace()), BudgetScope.years.contains(year) else {
+                throw REPLError(.invalidYear(text))
+            }
+            return year
+        }
+        let state = shell.service.state
+        var scope = BudgetScope(recipient: recipient, occasion: occasion)
+        scope.year =
+            named
+            ?? state.defaultBudgetYear(recipient: recipient, occasion: occasion, today: LocalTime.date(shell.service.now))
+        // A budget set before budgets had years is cleared by its own scope when no year is named.
+        if named == nil, self.action?.lowercased() == "clear", state.budgets[scope.key] == nil {
+            var everyYear = scope
+            everyYear.year = nil
+            if state.budgets[everyYear.key] != nil { scope = everyYear }
+        }
         let action = self.action?.lowercased() ?? "show"
         if action != "set", let extra = amount.first {
             throw REPLError(.unexpectedWords(command: "budget \(action)", words: [extra]))
@@ -84,6 +104,7 @@ struct BudgetCommand: ShellCommand, StructuredOutputOptions {
         .object([
             ("recipient", .text(standing.budget.scope.recipient)),
             ("occasion", .text(standing.budget.scope.occasion)),
+            ("year", standing.budget.scope.year.map { .number(Int64($0)) } ?? .null),
             ("budget", .string(standing.budget.amount.description)),
             ("planned", .string(standing.planned.description)),
             ("spent", .string(standing.spent.description)),

@@ -4,34 +4,42 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `occasion add <name> [--date YYYY-MM-DD] [--yearly]`, `occasion list`, `occasion remove <name>`.
+/// `occasion add <name> [--date YYYY-MM-DD] [--yearly]`, `occasion list`, `occasion remove <name>`,
+/// `occasion close <name> [--carry-over | --keep]`.
 struct OccasionCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "occasion",
-        abstract: "Occasions with dates: add, list, remove.",
-        usage: "occasion add <name> [--date YYYY-MM-DD] [--yearly] | occasion list [--json] | occasion remove <name>",
+        abstract: "Occasions with dates: add, list, remove, close.",
+        usage:
+            "occasion add <name> [--date YYYY-MM-DD] [--yearly] | occasion list [--json] | occasion remove <name> | occasion close <name> [--carry-over | --keep]",
         discussion: "Adding a name that exists changes its date. A yearly occasion comes back every year "
-            + "(for a birthday, give the date of birth). Names ignore case and accents.")
+            + "(for a birthday, give the date of birth). Names ignore case and accents. "
+            + "'close' ends an occasion's last day: a yearly one's open ideas carry over to its next date "
+            + "(asked on a terminal; --keep keeps them without an occasion), a dated-once one's are kept without one.")
 
-    static let actions = ["add", "list", "remove"]
+    static let actions = ["add", "list", "remove", "close"]
 
     @Argument(help: "add, list or remove (list when omitted).") var action: String?
     @Argument(help: "The occasion's name, e.g. \"Christmas 2026\".") var name: String?
     @Option(help: ArgumentHelp("Its date, YYYY-MM-DD.", valueName: "YYYY-MM-DD")) var date: String?
     @Flag(help: "It comes back every year.") var yearly = false
+    @Flag(help: "occasion close: carry a yearly occasion's open ideas over to its next date, without asking.")
+    var carryOver = false
+    @Flag(help: "occasion close: keep the open ideas without an occasion, without asking.") var keep = false
     @Flag(help: "occasion list: one JSON document (an array of occasions) instead of the table.") var json = false
 
     /// The name, for the actions that take one.
     static var prompts: [ArgumentPrompt<Self>] {
         [
             ArgumentPrompt(
-                \.name, "Occasion", after: [\.action], neededWhen: { ["add", "remove", "rm"].contains($0.action?.lowercased()) })
+                \.name, "Occasion", after: [\.action],
+                neededWhen: { ["add", "remove", "rm", "close"].contains($0.action?.lowercased()) })
         ]
     }
 
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         if request.wordIndex == 1 { return actions }
-        if request.wordIndex == 2, ["add", "remove", "rm"].contains(request.precedingWords.last?.lowercased()) {
+        if request.wordIndex == 2, ["add", "remove", "rm", "close"].contains(request.precedingWords.last?.lowercased()) {
             return shell.occasionNames
         }
         return request.precedingWords.last == "--date" ? [] : ["--date", "--yearly"]
@@ -67,16 +75,45 @@ struct OccasionCommand: ShellCommand, StructuredOutputOptions {
             if case .occasionRemoved(let removed) = events.first?.body {
                 shell.console.print("Removed occasion \(TerminalText.quoted(removed)).")
             }
+        case "close":
+            try close(shell)
         default:
             throw REPLError(.unknownAction(command: "occasion", word: action, actions: Self.actions))
         }
     }
 
+    /// `occasion close`: its last day over; its ideas carried over or kept without it.
+    private func close(_ shell: any Shell) throws {
+        if carryOver && keep { throw REPLError(.conflictingChoices("--carry-over", "--keep")) }
+        let state = shell.service.state
+        let name = (self.name ?? "").trimmedWhitespace()
+        guard let occasion = state.occasions[state.foldedName(name)], occasion.date != nil else {
+            throw DomainError.unknownOccasion(name)
+        }
+        let today = LocalTime.date(shell.service.now)
+        guard let through = state.lastDate(of: occasion, onOrBefore: today) else {
+            throw REPLError(.occasionNotOver(occasion.name, next: occasion.date?.description ?? ""))
+        }
+        if let closed = state.closedThrough[occasion.key], closed >= through {
+            shell.console.print(OccasionWords.alreadyClosed(occasion.name, through: closed))
+            return
+        }
+        let ideas = state.ideas(closedBy: occasion, through: through).map(\.id)
+        let next = occasion.isYearly ? occasion.nextDate(onOrAfter: through.adding(days: 1) ?? through) : nil
+        var keeping = keep || next == nil
+        if let next, !keeping, !carryOver, !ideas.isEmpty, shell.isInteractive {
+            keeping = try !shell.confirm(OccasionWords.carryOver(ideas.count, to: next), defaultAnswer: true)
+        }
+        try shell.service.perform(.closeOccasion(name: occasion.name, through: through, keepingIdeas: keeping))
+        shell.console.print(OccasionWords.closed(occasion.name, through: through, ideas: ideas, carriedTo: keeping ? nil : next))
+    }
+
     private static func list(_ shell: any Shell, json: Bool) {
         let today = LocalTime.date(shell.service.now)
         // Soonest first (a yearly one by its next date), then past and undated ones.
-        let entries = shell.service.state.occasionEntries.enumerated().sorted { a, b in
-            switch (a.element.occasion.nextDate(onOrAfter: today), b.element.occasion.nextDate(onOrAfter: today)) {
+        let state = shell.service.state
+        let entries = state.occasionEntries.enumerated().sorted { a, b in
+            switch (state.nextDate(of: a.element.occasion, onOrAfter: today), state.nextDate(of: b.element.occasion, onOrAfter: today)) {
             case (let x?, let y?) where x != y: x < y
             case (_?, nil): true
             case (nil, _?): false
@@ -88,7 +125,7 @@ struct OccasionCommand: ShellCommand, StructuredOutputOptions {
                 JSONWriter.document(
                     .array(
                         entries.map { entry in
-                            let next = entry.occasion.nextDate(onOrAfter: today)
+                            let next = state.nextDate(of: entry.occasion, onOrAfter: today)
                             return .object([
                                 ("name", .string(entry.occasion.name)), ("date", .text(entry.occasion.date?.description)),
                                 ("yearly", .bool(entry.occasion.isYearly)), ("next", .text(next?.description)),
@@ -114,7 +151,8 @@ struct OccasionCommand: ShellCommand, StructuredOutputOptions {
                     let occasion = entry.occasion
                     let date = occasion.date.map { $0.description + (occasion.isYearly ? " yearly" : "") } ?? "-"
                     let next =
-                        occasion.nextDate(onOrAfter: today).map { Countdown.words(today.days(until: $0)) } ?? (occasion.date == nil ? "-" : "past")
+                        state.nextDate(of: occasion, onOrAfter: today).map { Countdown.words(today.days(until: $0)) }
+                        ?? (occasion.date == nil ? "-" : "past")
                     return [occasion.name, date, next, String(entry.presentCount), String(entry.openCount)]
                 }))
     }

@@ -13,10 +13,13 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
         abstract: "Per recipient: presents, planned, spent, budget, and a bar chart.",
         usage: "summary [--occasion NAME] [--year YYYY] [--as-of DATE] [--json]",
         discussion: "In the chart, full blocks are spent and light ones planned (# and - when the terminal is not UTF-8). "
-            + "A present's year is the year it was given, else its occasion's, else the year it was added.")
+            + "It speaks of one year, this one unless --year says another (--year all: every year). "
+            + "A present's year is the year it was given, else its occasion's (a yearly one's next date when it was added), "
+            + "else the year it was added.")
 
     @Option(help: "Only presents for this occasion.") var occasion: String?
-    @Option(help: ArgumentHelp("Only presents of this year.", valueName: "YYYY")) var year: String?
+    @Option(help: ArgumentHelp("The presents of this year (this year when omitted; all: every year).", valueName: "YYYY"))
+    var year: String?
     @Option(
         name: .customLong("as-of"), parsing: .unconditional,
         help: ArgumentHelp("As it stood then: YYYY-MM-DD[THH:MM[:SS]], yesterday, -7d.", valueName: "DATE"))
@@ -26,7 +29,8 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
     static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
         switch request.precedingWords.last {
         case "--occasion": return shell.occasionNames
-        case "--year", "--as-of": return []
+        case "--year": return ["all"]
+        case "--as-of": return []
         default: return ["--occasion", "--year", "--as-of"]
         }
     }
@@ -36,16 +40,21 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
 
     mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
-        let year = try self.year.map { text -> Int in
+        let named = try self.year.map { text -> Int? in
+            if text.trimmedWhitespace().lowercased() == "all" { return nil }
             guard let year = Int(text.trimmedWhitespace()), (1...9999).contains(year) else { throw REPLError(.invalidYear(text)) }
             return year
         }
         let state = try shell.state(asOf: asOf)
+        // This year, or the year of the --as-of time.
+        let then = try asOf.map { try LocalTime.parseAsOf($0, now: shell.service.now) } ?? shell.service.now
+        let year = named ?? LocalTime.date(then).year
         let rows = state.summary(occasion: occasion, year: year, day: LocalTime.date)
         // The budgets not for one person: the whole list's, and the occasions' (only the one
         // asked for, with --occasion).
         let overall = state.budgetStandings.filter { standing in
             guard standing.budget.scope.recipient == nil else { return false }
+            if let budgetYear = standing.budget.scope.year, budgetYear != year { return false }
             guard let occasion else { return true }
             return standing.budget.scope.occasion.map { state.foldedName($0) == state.foldedName(occasion) } ?? false
         }
@@ -54,6 +63,7 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
                 JSONWriter.document(
                     .object([
                         ("currency", .text(state.currency)),
+                        ("year", year.map { .number(Int64($0)) } ?? .null),
                         (
                             "recipients",
                             .array(
@@ -102,7 +112,8 @@ struct SummaryCommand: ShellCommand, StructuredOutputOptions {
         }
         let count = rows.reduce(0) { $0 + $1.count }
         shell.console.print(
-            "\(count) present\(count == 1 ? "" : "s") for \(rows.count) \(rows.count == 1 ? "person" : "people"): "
+            "\(count) present\(count == 1 ? "" : "s") for \(rows.count) \(rows.count == 1 ? "person" : "people")"
+                + (year.map { " in \($0)" } ?? "") + ": "
                 + "planned \(shell.amount(planned)), spent \(shell.amount(spent)).")
         for standing in overall { shell.console.print(BudgetWords.overall(standing, amount: shell.amount)) }
     }

@@ -4,17 +4,31 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `upcoming [--days N]`: dated occasions in the next N days (60), soonest first, each with
-/// a table of what is still to buy, to wrap and to give, and what is still to spend.
+/// `upcoming [--days N] [--check] [--ics FILE]`: dated occasions in the next N days (60),
+/// soonest first, each with a table of what is still to buy, to wrap and to give, and what
+/// is still to spend; for cron, exit 10 when one is due; for calendars, an iCalendar file.
 struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "upcoming",
         abstract: "Occasions coming up, with what is still to buy and to wrap.",
-        usage: "upcoming [--days N] [--json]")
+        usage: "upcoming [--days N] [--check] [--ics FILE] [--json]",
+        discussion: "--check exits 10 when an occasion falls in the window and 0 when none does, for cron and systemd timers. "
+            + "--ics writes every dated occasion still to come (a yearly one as a yearly event) to FILE (mode 0600) "
+            + "for a calendar app, with a reminder a week before; it names no present.")
+
+    /// Exit status of `--check` when an occasion is due.
+    static let dueExitCode: Int32 = 10
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How many days ahead (60 when omitted).", valueName: "N"))
     var days: String?
+    @Flag(help: "Exit 10 when an occasion falls in the window, 0 when none does.") var check = false
+    @Option(help: ArgumentHelp("Write the dated occasions to this iCalendar file (mode 0600).", valueName: "FILE"))
+    var ics: String?
     @Flag(help: "One JSON document (an array of occasions) instead of the text.") var json = false
+
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
+        request.precedingWords.last == "--days" || request.precedingWords.last == "--ics" ? [] : ["--days", "--check", "--ics"]
+    }
 
     mutating func run(in shell: any Shell) throws {
         try shell.requireSignedIn()
@@ -23,6 +37,19 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
         let state = shell.service.state
         let today = LocalTime.date(shell.service.now)
         let upcoming = state.upcoming(today: today, days: days)
+        // Said last, whatever the output: nothing due is 0, something due 10.
+        defer { if check && !upcoming.isEmpty { shell.exitStatus(Self.dueExitCode) } }
+        if let ics {
+            let path = expandingTilde(ics)
+            let entries = state.upcoming(today: today, days: 36_600).map { item in
+                CalendarDocument.Entry(
+                    occasion: item.occasion, date: item.occasion.isYearly ? item.occasion.date ?? item.date : item.date,
+                    description: UpcomingWords.calendar(item, toSpend: shell.amount(Self.toSpend(item))))
+            }
+            try PrivateFile.write(CalendarDocument.ics(entries, stamp: shell.service.now), to: path)
+            shell.console.print(UpcomingWords.wroteCalendar(entries.count, to: path))
+            return
+        }
         if try StructuredOutput.format(self) == .json {
             let documents = { (presents: [Present]) in JSONValue.array(presents.map { StructuredOutput.present($0) }) }
             shell.console.write(
@@ -35,6 +62,7 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
                                 ("toBuy", documents(item.toBuy)), ("toWrap", documents(item.toWrap)),
                                 ("ready", documents(item.ready)),
                                 ("toSpend", .string(Self.toSpend(item).description)),
+                                ("budget", Self.budget(of: item, in: state).map(BudgetCommand.document) ?? .null),
                             ])
                         })))
             return
@@ -65,8 +93,20 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
             }
             lines += table.render(rows).split(separator: "\n").map { "  " + $0 }
             lines.append("  " + UpcomingWords.tally(item, toSpend: shell.amount(Self.toSpend(item))))
+            if let standing = Self.budget(of: item, in: state) {
+                lines.append("  " + BudgetWords.overall(standing, amount: shell.amount))
+            }
         }
         shell.console.print(lines.joined(separator: "\n"))
+    }
+
+    /// How the occasion's own budget stands for the year it falls in next (or its budget for
+    /// every year); nil when it has none.
+    static func budget(of item: UpcomingOccasion, in state: GiftList) -> BudgetStanding? {
+        let key = BudgetScope.Key(recipient: "", occasion: item.occasion.key, year: item.date.year)
+        var everyYear = key
+        everyYear.year = nil
+        return (state.budgets[key] ?? state.budgets[everyYear]).map(state.standing)
     }
 
     /// The prices of what is still to buy for `item`.

@@ -78,6 +78,15 @@ struct ListCommand: ShellCommand, StructuredOutputOptions {
         // On a terminal, long titles (then occasions, then recipients) are cut with … so
         // rows never wrap at 80 columns; `show` has every field whole.
         let priceHeader = state.currency.map { "PRICE \($0)" } ?? "PRICE"
+        // A dated occasion whose day is over (and will not come back) says so.
+        let today = LocalTime.date(shell.service.now)
+        func occasionCell(_ name: String) -> String {
+            guard !name.isEmpty else { return "-" }
+            guard let occasion = state.occasions[state.foldedName(name)], occasion.date != nil,
+                state.nextDate(of: occasion, onOrAfter: today) == nil
+            else { return name }
+            return OccasionWords.past(name)
+        }
         let table = TableRenderer(
             columns: [
                 .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
@@ -89,7 +98,7 @@ struct ListCommand: ShellCommand, StructuredOutputOptions {
                     let present = item.present
                     return [
                         present.id.description, present.recipient, present.title,
-                        present.occasion.isEmpty ? "-" : present.occasion, present.price?.description ?? "-",
+                        occasionCell(present.occasion), present.price?.description ?? "-",
                         item.isRemoved ? "removed" : present.status.rawValue,
                     ]
                 }))
