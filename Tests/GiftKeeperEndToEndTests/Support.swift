@@ -106,7 +106,13 @@ final class Sandbox {
     func run(
         _ arguments: [String], bytes: [UInt8], environment extra: [String: String] = [:], timeout: Duration = .seconds(30)
     ) async throws -> Outcome {
-        try await runProgram(binary, arguments, input: bytes, environment: environment.merging(extra) { $1 }, timeout: timeout)
+        let outcome = try await runProgram(
+            binary, arguments, input: bytes, environment: environment.merging(extra) { $1 }, timeout: timeout)
+        if outcome.status == 0, let definition = JSONOutputSchema.definition(of: arguments) {
+            let check = try await JSONOutputSchema.check(outcome.stdoutBytes, against: definition)
+            #expect(check.status == 0, "\(arguments): the output does not follow docs/json-output.schema.json: \(check)")
+        }
+        return outcome
     }
 
     /// A REPL script (one command per line) against `journal` (the sandbox's by default).
@@ -171,3 +177,38 @@ final class Sandbox {
 
 /// Whether the process runs as root (who reads and writes files whatever their mode).
 let runningAsRoot = getuid() == 0
+
+/// docs/json-output.schema.json, which every `--json` output (and an export written to
+/// standard output) of these tests is checked against, by Debian's python3-jsonschema
+/// (`make` installs it) through scripts/check-json-output.py.
+enum JSONOutputSchema {
+    static let schema = repositoryRoot + "/docs/json-output.schema.json"
+    static let checker = repositoryRoot + "/scripts/check-json-output.py"
+
+    /// The schema's definition for what `arguments` print (the command word first), or nil
+    /// when they print no JSON on standard output.
+    static func definition(of arguments: [String]) -> String? {
+        guard let command = arguments.first else { return nil }
+        if command == "export" {
+            // To standard output only: `export FILE` and `--output FILE` print no document.
+            let words = arguments.dropFirst().prefix { !$0.hasPrefix("--") }
+            return words.isEmpty && !arguments.contains("--output") ? "export" : nil
+        }
+        guard arguments.contains("--json") else { return nil }
+        switch command {
+        case "list", "gifts": return "presentList"
+        case "show": return "present"
+        case "upcoming", "budget", "summary", "history": return command
+        case "occasion": return "occasionList"
+        case "audit": return "auditLine"
+        default: return nil
+        }
+    }
+
+    /// Runs the checker on `output`: status 0 when it follows the definition, else each
+    /// error on standard output.
+    static func check(_ output: [UInt8], against definition: String) async throws -> Outcome {
+        let lines = definition == "auditLine" ? ["--lines"] : []
+        return try await runProgram("/usr/bin/python3", [checker, schema, definition] + lines, input: output)
+    }
+}

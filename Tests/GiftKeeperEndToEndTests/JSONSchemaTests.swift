@@ -1,0 +1,58 @@
+import Foundation
+import GiftKeeperTestSupport
+import TestProcesses
+import Testing
+
+/// docs/json-output.schema.json against the built binary: every `--json` output and the
+/// export follow it (``Sandbox/run(_:bytes:environment:timeout:)`` checks each one any
+/// end-to-end test produces), and the checker does reject what breaks it.
+@Suite("JSON outputs against their schema", .programSlot)
+struct JSONSchemaTests {
+    @Test("Every --json output validates: present fields null and filled, budgets per year and for ever, audit lines, the export")
+    func everyOutput() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.createJournal(presents: [
+            #"Mum "Blue scarf" --price 25 --occasion Christmas --notes "the blue one" --url https://example.org --store Harrods"#,
+            "Dad Book --price 12.50", #"Mum Slippers --occasion "Mum's birthday""#,
+        ])
+        let planned = try await sandbox.script([
+            "login", "secret-pw", "occasion add Christmas --date 2099-12-24 --yearly",
+            #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#, "occasion add Someday", "budget set 30 --for Mum",
+            "budget set 100 --occasion Christmas", "budget set 500", "mark p1 wrapped", "mark p2 given", "remove p3", "quit",
+        ])
+        #expect(planned.status == 0, "\(planned)")
+        let passwordFile = sandbox.home + "/password"
+        try writeNewFile(Array("secret-pw\n".utf8), to: passwordFile)
+        var checked: [String] = []
+        for words in [
+            ["list", "--json"], ["list", "--all", "--json"], ["show", "p1", "--json"], ["show", "p2", "--json"],
+            ["upcoming", "--days", "36600", "--json"], ["budget", "--json"], ["summary", "--json"],
+            ["summary", "--year", "all", "--json"], ["history", "--json"], ["history", "--logins", "--json"],
+            ["history", "p1", "--json"], ["gifts", "Dad", "--json"], ["occasion", "list", "--json"], ["audit", "--json"],
+            ["export"],
+        ] {
+            let outcome = try await sandbox.run(words + ["--journal", sandbox.journal, "--password-file", passwordFile])
+            #expect(outcome.status == 0 && !outcome.stdoutBytes.isEmpty, "\(words): \(outcome)")
+            checked.append(try #require(JSONOutputSchema.definition(of: words), "\(words)"))
+        }
+        #expect(Set(checked).count == 9, "each of the schema's nine outputs checked: \(checked)")
+    }
+
+    @Test("The checker rejects what breaks the schema: \"\" for an absent value, a number for an amount, a missing field")
+    func rejects() async throws {
+        let present = #"""
+            {"id":"p1","recipient":"Mum","title":"Hat","notes":null,"price":"25.00","occasion":null,"url":null,"store":null,
+             "status":"idea","removed":false,"createdAt":"2026-11-25T03:52:40.044Z","updatedAt":"2026-11-25T03:52:40.044Z","givenAt":null}
+            """#
+        let good = try await JSONOutputSchema.check(Array(present.utf8), against: "present")
+        #expect(good.status == 0, "\(good)")
+        for (broken, words) in [
+            (present.replacingOccurrences(of: #""notes":null"#, with: #""notes":"""#), "notes"),
+            (present.replacingOccurrences(of: #""25.00""#, with: "25"), "price"),
+            (present.replacingOccurrences(of: #","givenAt":null"#, with: ""), "givenAt"),
+        ] {
+            let outcome = try await JSONOutputSchema.check(Array(broken.utf8), against: "present")
+            #expect(outcome.status == 1 && outcome.stdout.contains(words), "\(words): \(outcome)")
+        }
+    }
+}
