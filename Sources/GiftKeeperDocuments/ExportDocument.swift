@@ -59,7 +59,13 @@ public enum ExportDocument {
         writer.string(format)
         writer.raw(",\n  \"occasions\" : [")
         for (index, occasion) in state.occasions.values.enumerated() {
-            writer.raw(index == 0 ? "\n    {\n      \"date\" : " : ",\n    {\n      \"date\" : ")
+            writer.raw(index == 0 ? "\n    {\n      " : ",\n    {\n      ")
+            if let through = state.closedThrough[occasion.key] {
+                writer.raw("\"closedThrough\" : ")
+                writer.string(through.description)
+                writer.raw(",\n      ")
+            }
+            writer.raw("\"date\" : ")
             if let date = occasion.date { writer.string(date.description) } else { writer.raw("null") }
             writer.raw(",\n      \"name\" : ")
             writer.string(occasion.name)

@@ -96,6 +96,16 @@ extension CheckedImportDocument {
                 throw ImportDocument.Rejection(location: "the document", rule: error)
             }
         }
+        for closure in contents.closures {
+            do {
+                guard let event = try GiftList.decideImportedClosure(closure.name, through: closure.through, at: now, state: planned)
+                else { continue }
+                planned.apply(event)
+                events.append(event)
+            } catch {
+                throw ImportDocument.Rejection(location: closure.location, rule: error)
+            }
+        }
         return (events, planned)
     }
 

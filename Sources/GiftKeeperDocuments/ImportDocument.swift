@@ -151,12 +151,21 @@ package enum ImportDocument {
         init?(intValue: Int) { nil }
     }
 
+    /// A closed occasion of a document: its name, the last day closed, and where it was.
+    struct Closure: Sendable {
+        var name: String
+        var through: CalendarDate
+        var location: String
+    }
+
     /// The top-level object: `format`, then `presents` (and in v2 `occasions`, `budgets`
     /// and `account.currency`); anything else (`account.name`) is JSON the decoder has read
     /// and checked, and is ignored.
     package struct Document: Decodable {
         package var presents: [Present] = []
         var occasions: [Occasion] = []
+        /// The occasions closed (`occasion close`), with the last day closed and where.
+        var closures: [Closure] = []
         var budgets: [Budget] = []
         var currency: String?
 
@@ -216,6 +225,23 @@ package enum ImportDocument {
                 + (currency.map { [(.setCurrency(code: $0), "account.currency")] } ?? [])
         }
 
+        /// An occasion's `closedThrough` (absent or null: open); only a dated one is closed.
+        private func closedThrough(_ fields: Fields, at: String, dated: Bool) throws(Rejection) -> CalendarDate? {
+            switch fields.values["closedThrough"] {
+            case nil, .null?:
+                return nil
+            case .string(let text)?:
+                guard dated else { throw Rejection(location: "\(at).date", reason: .missing) }
+                do {
+                    return try CalendarDate(parsing: text)
+                } catch {
+                    throw Rejection(location: "\(at).closedThrough", rule: error)
+                }
+            case .other?:
+                throw Rejection(location: "\(at).closedThrough", reason: .notADate)
+            }
+        }
+
         /// `occasions`, `budgets` and `account.currency` of a v2 document (each may be absent).
         private mutating func readVersion2Lists(_ object: KeyedDecodingContainer<Key>) throws {
             if object.contains(Key("occasions")) {
@@ -225,7 +251,7 @@ package enum ImportDocument {
                 while !list.isAtEnd {
                     let at = "occasions[\(list.currentIndex)]"
                     let fields = try list.decode(Fields.self)
-                    try fields.checkKnown(["date", "name", "yearly"], at: at)
+                    try fields.checkKnown(["closedThrough", "date", "name", "yearly"], at: at)
                     let name = try fields.text("name", at)
                     var date: CalendarDate?
                     if case .string(let dateText) = fields.values["date"] {
@@ -241,6 +267,9 @@ package enum ImportDocument {
                         throw Rejection(location: "\(at).yearly", reason: .notABool)
                     }
                     occasions.append(Occasion(name: normalized(name), date: date, isYearly: fields.flags["yearly"] ?? false))
+                    if let through = try closedThrough(fields, at: at, dated: date != nil) {
+                        closures.append(Closure(name: normalized(name), through: through, location: "\(at).closedThrough"))
+                    }
                 }
             }
             if object.contains(Key("budgets")) {

@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Importing presents as a document holds them (SPEC §6): the rules that need no state,
 /// checked once for a whole document, and those that need the list.
 extension GiftList {
@@ -25,5 +27,18 @@ extension GiftList {
         guard state.isSignedIn else { throw .notSignedIn }
         guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
         return Event(at: at, .presentImported(present))
+    }
+
+    /// An imported occasion's closure (an export's `closedThrough`): the occasion closed
+    /// through `through` as the exporting journal had it, its presents as imported (an
+    /// import carries over no idea), or nil when it is closed that far already.
+    public static func decideImportedClosure(_ name: String, through: CalendarDate, at: Timestamp, state: GiftList)
+        throws(DomainError) -> Event?
+    {
+        guard let occasion = state.occasions[state.foldedName(name)], occasion.date != nil else {
+            throw .unknownOccasion(name)
+        }
+        if let closed = state.closedThrough[occasion.key], closed >= through { return nil }
+        return Event(at: at, .occasionClosed(name: occasion.name, through: through))
     }
 }
