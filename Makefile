@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
-APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql openssl python3-icalendar python3-jsonschema
+APT_PACKAGES := libsodium-dev libreadline-dev pkg-config tmux faketime man-db postgresql openssl python3-icalendar python3-jsonschema less
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test test-release lint format build release install check-install deps fuzz bench bench-sync demo clean

@@ -290,6 +290,16 @@ extension LoginNotification {
     private static let untilAccepted =
         ". Restore the newer copy from a backup, or make a change in an interactive session to keep this one; until then this warning repeats."
 
+    /// The sign-in of a one-shot with no failed attempt to report, and the sign-out: what
+    /// the person did, with nothing to warn of.
+    var isRoutine: Bool {
+        switch self {
+        case .signedIn(_, let failed, _): failed == 0
+        case .signedOut: true
+        default: false
+        }
+    }
+
     public var sentence: String {
         switch self {
         case .signedIn(let name, let failed, _):

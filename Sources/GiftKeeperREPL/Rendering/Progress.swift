@@ -2,7 +2,10 @@ import Glibc
 import Synchronization
 
 /// A progress line on standard error, rewritten in place with `\r`, shown only when
-/// the output is a terminal (nothing at all otherwise, so scripts and logs stay clean).
+/// the output is a terminal (nothing at all otherwise, so scripts and logs stay clean),
+/// and on standard error only when standard output is a terminal too: with standard
+/// output piped, to a pager (`giftkeeper export | less`), each redraw would land on the
+/// pager's screen.
 ///
 /// Thread-safe; updates are throttled to about ten per second.
 public final class Progress: Sendable {
@@ -23,14 +26,23 @@ public final class Progress: Sendable {
     /// - Parameters:
     ///   - label: what is being done, e.g. `Opening journal`.
     ///   - output: the descriptor to write to (standard error by default).
-    ///   - isEnabled: forces output on or off; by default, on only if `output` is a terminal.
+    ///   - isEnabled: forces output on or off; by default, on only if `output` is a terminal
+    ///     (and, for standard error, standard output too: ``drawsOnTerminal(_:)``).
     ///   - showAfter: nothing is drawn for work that ends sooner (a small journal opens
     ///     without a flash of "100%").
     public init(label: String, output: Int32 = 2, isEnabled: Bool? = nil, showAfter: Duration = .milliseconds(250)) {
         self.label = label
         self.output = output
         self.showAfter = showAfter
-        self.isEnabled = isEnabled ?? (isatty(output) == 1)
+        self.isEnabled = isEnabled ?? Self.drawsOnTerminal(output)
+    }
+
+    /// Whether something may be drawn on `output` while the program runs: it is a terminal,
+    /// and for standard error, standard output is one too. With standard output piped and
+    /// standard error on the terminal, a pager is likely showing the output on that same
+    /// terminal (`giftkeeper export | less`): whatever is written there lands on its screen.
+    public static func drawsOnTerminal(_ output: Int32) -> Bool {
+        isatty(output) == 1 && (output != STDERR_FILENO || isatty(STDOUT_FILENO) == 1)
     }
 
     /// Reports `completed` of `total` units (`total` nil or 0: a count without a percentage).

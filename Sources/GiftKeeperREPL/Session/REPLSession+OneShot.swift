@@ -1,5 +1,6 @@
 import ArgumentParser
 import GiftKeeperService
+import Glibc
 
 /// One-shots (SPEC §11): the shell's commands, `export`, `import` and `sync` from the
 /// command line, each opening, signing in, running and signing out through one runner.
@@ -32,7 +33,7 @@ extension REPLSession {
         service.refusesRollback = true
         service.acceptsRollbackOnChange = false
         defer { progress.finish() }
-        if let failure = open(notifying: { [console] in console.note($0) }) { return failure }
+        if let failure = open(notifying: { [console] in console.note($0) }, showing: Self.shownBesideAPager) { return failure }
         do {
             // Every task needs an account: `setup` is the shell's.
             guard service.phase != .noAccount || creatingJournal else {
@@ -47,6 +48,14 @@ extension REPLSession {
         finish()
         reportLostOutput()
         return exitCode
+    }
+
+    /// Whether `notification` is shown on standard error. With standard output piped while
+    /// standard error is the terminal, a pager may be showing the output there (`giftkeeper
+    /// export | less`), and the sign-out comes after it, over the pager's screen: the routine
+    /// sign-in and sign-out are then not shown; warnings are.
+    @Sendable static func shownBesideAPager(_ notification: LoginNotification) -> Bool {
+        !notification.isRoutine || isatty(STDERR_FILENO) == 0 || isatty(STDOUT_FILENO) == 1
     }
 
     /// Signs in for a one-shot with the password source's password (recorded, with its

@@ -78,9 +78,11 @@ public final class REPLSession: Shell {
         let progress = self.progress
         defer { progress.finish() }
         editor.setCompletion { [weak self] request in self?.completions(for: request) ?? [] }
-        // In a script, standard output carries only results: notifications go to standard error.
+        // In a script, standard output carries only results: notifications go to standard error
+        // (the routine ones not beside a pager: `giftkeeper < script | less`).
         let interactive = isInteractive
-        if let failure = open(notifying: { interactive ? console.print($0) : console.note($0) }) { return failure }
+        let shows: @Sendable (LoginNotification) -> Bool = { interactive || Self.shownBesideAPager($0) }
+        if let failure = open(notifying: { interactive ? console.print($0) : console.note($0) }, showing: shows) { return failure }
         if isInteractive {
             greet()
             progress.clear()
@@ -125,12 +127,17 @@ public final class REPLSession: Shell {
         return isInteractive ? 0 : exitCode
     }
 
-    /// Shows the service's progress and hands its notifications to `show`, then opens the
-    /// journal (warning of a trimmed tail). Returns the exit code when it cannot be opened.
-    func open(notifying show: @escaping @Sendable (String) -> Void) -> Int32? {
+    /// Shows the service's progress and hands its notifications to `show` (those `shows`
+    /// keeps), then opens the journal (warning of a trimmed tail). Returns the exit code
+    /// when it cannot be opened.
+    func open(
+        notifying show: @escaping @Sendable (String) -> Void,
+        showing shows: @escaping @Sendable (LoginNotification) -> Bool = { _ in true }
+    ) -> Int32? {
         let progress = self.progress
         service.onProgress = { done, total in progress.update(completed: done, total: total) }
         service.onNotification = { notification in
+            guard shows(notification) else { return }
             progress.clear()
             show(notification.sentence)
         }
