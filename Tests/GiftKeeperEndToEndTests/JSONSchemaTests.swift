@@ -38,6 +38,33 @@ struct JSONSchemaTests {
         #expect(Set(checked).count == 9, "each of the schema's nine outputs checked: \(checked)")
     }
 
+    @Test("The shell transcripts' --json outputs (PlanningTranscriptTests.jsonShape) through the binary, on their day, validate")
+    func transcriptOutputs() async throws {
+        let sandbox = try Sandbox()
+        let lines = [
+            #"occasion add "Christmas 2026" --date 2026-12-24"#, #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#,
+            #"add Mum "Blue scarf" --price 25 --occasion "christmas 2026" --notes "wool, blue" --store "Harrods""#,
+            #"add mum "Tea sampler" --price 12,50 --occasion "Mum's Birthday""#,
+            #"add Zoë Kite --price 30 --occasion "Christmas 2026" --url https://example.org/kite"#,
+            #"add zoe "Book of knots" --occasion "Christmas 2026""#, #"add Dad "Chess clock" --price 42.50"#, "mark p1 bought",
+            #"budget set 100 --occasion "Christmas 2026""#,
+        ]
+        let planned = try await sandbox.script(
+            at: "2026-11-24 09:00:00", ["setup Alice --kdf interactive", "secret-pw", "secret-pw"] + lines + ["quit"])
+        #expect(planned.status == 0, "\(planned)")
+        let passwordFile = sandbox.home + "/password"
+        try writeNewFile(Array("secret-pw\n".utf8), to: passwordFile)
+        for (words, definition) in [(["show", "p4", "--json"], "present"), (["upcoming", "--json"], "upcoming")] {
+            let outcome = try await runProgram(
+                Sandbox.faketime,
+                ["-f", "@2026-11-24 10:00:00", sandbox.binary] + words + ["--journal", sandbox.journal, "--password-file", passwordFile],
+                environment: sandbox.environment.merging(["TZ": "UTC"]) { $1 })
+            #expect(outcome.status == 0 && outcome.stdout.contains("Christmas 2026"), "\(words): \(outcome)")
+            let check = try await JSONOutputSchema.check(outcome.stdoutBytes, against: definition)
+            #expect(check.status == 0, "\(words): \(check)")
+        }
+    }
+
     @Test("The checker rejects what breaks the schema: \"\" for an absent value, a number for an amount, a missing field")
     func rejects() async throws {
         let present = #"""
