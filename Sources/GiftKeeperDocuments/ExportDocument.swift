@@ -1,5 +1,5 @@
 public import GiftKeeperDomain
-package import OrderedCollections
+import OrderedCollections
 
 /// The `giftkeeper.export.v2` JSON document (docs/export-format.md): the decrypted state,
 /// UTF-8, keys sorted, ISO-8601 UTC times, amounts as decimal strings. Deterministic:

@@ -1,4 +1,4 @@
-public import GiftKeeperDomain
+package import GiftKeeperDomain
 import OrderedCollections
 
 /// An export document (v1 or v2) read and checked as far as it can be without the journal's keys:

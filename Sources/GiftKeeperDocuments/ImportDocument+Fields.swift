@@ -1,5 +1,5 @@
 import Foundation
-package import GiftKeeperDomain
+import GiftKeeperDomain
 
 /// The members of the objects an import reads by name: occasions' and budgets' as they
 /// stand (``Fields``), a present's into fixed members (``PresentFields``).

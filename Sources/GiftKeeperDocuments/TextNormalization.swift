@@ -1,5 +1,5 @@
 import Foundation
-package import GiftKeeperDomain
+import GiftKeeperDomain
 
 /// NFC normalisation of the text users type, so "é" typed as one code point or two is the
 /// same name, title or recipient (SPEC §4).

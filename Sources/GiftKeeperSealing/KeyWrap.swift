@@ -1,5 +1,5 @@
 package import GiftKeeperCrypto
-package import GiftKeeperJournal
+import GiftKeeperJournal
 
 /// The payload of a key-wrap frame (kind 3), format v1. The only part of the journal,
 /// besides the header, that must be readable before unlocking.

@@ -1,6 +1,6 @@
 import GiftKeeperDomain
 import GiftKeeperJournal
-public import GiftKeeperService
+import GiftKeeperService
 
 /// Any error as a person sees it: one line and the exit code SPEC §2 gives it (0 ok, 1 the
 /// journal failed verification, 2 usage, 3 wrong password, 4 journal missing, locked,
