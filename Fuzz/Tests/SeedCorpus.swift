@@ -6,6 +6,7 @@ import Testing
 @testable import GiftKeeperCrypto
 @testable import GiftKeeperDomain
 @testable import GiftKeeperJournal
+@testable import GiftKeeperREPL
 @testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
@@ -59,6 +60,7 @@ struct SeedCorpus {
                 ("exact", String(repeating: "b", count: 1024) + "\nnext"),
                 ("empty-line", "\n"),
             ].map { ($0.0, Array($0.1.utf8)) },
+            .csvReader: try spreadsheets(),
         ]
     }
 
@@ -136,6 +138,36 @@ struct SeedCorpus {
         return [
             ("v2", v2), ("v1", Array(v1.utf8)), ("no-format", Array(#"{"presents": []}"#.utf8)),
             ("not-json", Array("{\"format\": \"giftkeeper.export.v2\", ".utf8)),
+        ]
+    }
+
+    static func spreadsheets() throws -> [(String, [UInt8])] {
+        var state = GiftList()
+        for event in try events() { state.apply(event) }
+        let presents = state.presents.map(\.value)
+        var guarded = try #require(presents.first)
+        guarded.notes = "\t=1+1\n'=2"
+        guarded.title = "'@home"
+        let listed = StructuredOutput.csv(
+            header: StructuredOutput.presentColumns,
+            rows: presents.map { StructuredOutput.presentRow($0, isRemoved: false) }
+                + [StructuredOutput.presentRow(guarded, isRemoved: false), StructuredOutput.presentRow(guarded, isRemoved: true)])
+        return [
+            ("list-csv", listed),
+            (
+                "semicolons",
+                Array("\u{FEFF}Recipient;\"Title, long\";Price;Status\r\nMum;Scarf;12,50;bought\r\n\r\nDad;\"Socks;\"\"red\"\"\";;\r\n".utf8)
+            ),
+            ("tabs", Array("for\tgift\tcost\tnote\tshop\nZoë\tBook 📚\t9.99\tline one\tMarket\n".utf8)),
+            (
+                "rejections",
+                Array(
+                    "recipient,title,price,status,removed\nMum,,1,idea,\nDad,Tie,ten,idea,\nAl,Pen,1,lost,\nBo,Cup,1,idea,false,extra\nCy,Mug,,,true\n"
+                        .utf8)
+            ),
+            ("unterminated", Array("recipient,title\nMum,\"never closed\nDad,Tie\n".utf8)),
+            ("no-title", Array("recipient,notes\nMum,x\n".utf8)),
+            ("not-text", [0x72, 0x2C, 0x74, 0x0A, 0xFF, 0xFE]),
         ]
     }
 
