@@ -12,6 +12,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case tokenizer
     case passwordReader = "password-reader"
     case csvReader = "csv-reader"
+    case icsWriter = "ics-writer"
 
     func check(_ input: [UInt8]) throws(InvariantFailure) {
         switch self {
@@ -23,6 +24,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .tokenizer: try TokenizerCheck.check(input)
         case .passwordReader: try PasswordReaderCheck.check(input)
         case .csvReader: try CSVReaderCheck.check(input)
+        case .icsWriter: try CalendarWriterCheck.check(input)
         }
     }
 }

@@ -61,6 +61,7 @@ struct SeedCorpus {
                 ("empty-line", "\n"),
             ].map { ($0.0, Array($0.1.utf8)) },
             .csvReader: try spreadsheets(),
+            .icsWriter: calendars(),
         ]
     }
 
@@ -169,6 +170,30 @@ struct SeedCorpus {
             ("no-title", Array("recipient,notes\nMum,x\n".utf8)),
             ("not-text", [0x72, 0x2C, 0x74, 0x0A, 0xFF, 0xFE]),
         ]
+    }
+
+    /// Occasions as `CalendarWriterCheck.entries` reads them.
+    static func calendars() -> [(String, [UInt8])] {
+        func entry(_ year: Int, _ month: Int, _ day: Int, yearly: Bool = false, _ name: String, _ description: String = "") -> [UInt8] {
+            let name = Array(name.utf8)
+            let description = Array(description.utf8)
+            let monthByte: UInt8 = UInt8(month - 1) | (yearly ? 0x80 : 0)
+            let head: [UInt8] = [UInt8((year - 1) >> 8), UInt8((year - 1) & 0xFF), monthByte, UInt8(day - 1)]
+            let lengths: [UInt8] = [UInt8(name.count), UInt8(description.count)]
+            return head + lengths + name + description
+        }
+        let calendars: [(String, [UInt8])] = [
+            ("plain", entry(2026, 12, 24, yearly: true, "Christmas", "Left to buy: 2 presents, 40.00 EUR; to wrap: 1")),
+            ("escapes", entry(2027, 3, 1, "Mum's birthday; party, at home\\ \nnew line\r\tbell\u{7}", "a\r\nb\\,c;")),
+            (
+                "long-unicode",
+                entry(2026, 6, 1, String(repeating: "ü", count: 60) + "🎁", "שלום \u{202E}txt.exe\u{202C} \u{9B}31m \u{7F}")
+                    + entry(2026, 6, 2, yearly: true, "Zoë", String(repeating: "🎄", count: 40))
+            ),
+            ("combining", entry(2028, 1, 1, "e" + String(repeating: "\u{301}", count: 80), "x")),
+            ("last-days", entry(2024, 2, 29, yearly: true, "Leap day") + entry(9999, 12, 31, "The end") + [1, 2, 3]),
+        ]
+        return calendars
     }
 
     static func keyWraps() throws -> [(String, [UInt8])] {
