@@ -13,6 +13,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case passwordReader = "password-reader"
     case csvReader = "csv-reader"
     case icsWriter = "ics-writer"
+    case wireMessages = "wire-messages"
 
     func check(_ input: [UInt8]) throws(InvariantFailure) {
         switch self {
@@ -25,6 +26,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .passwordReader: try PasswordReaderCheck.check(input)
         case .csvReader: try CSVReaderCheck.check(input)
         case .icsWriter: try CalendarWriterCheck.check(input)
+        case .wireMessages: try WireMessagesCheck.check(input)
         }
     }
 }

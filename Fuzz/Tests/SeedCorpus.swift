@@ -1,6 +1,7 @@
 import Foundation
 import GiftKeeperDocuments
 import GiftKeeperTestSupport
+import GiftKeeperWire
 import Testing
 
 @testable import GiftKeeperCrypto
@@ -62,6 +63,7 @@ struct SeedCorpus {
             ].map { ($0.0, Array($0.1.utf8)) },
             .csvReader: try spreadsheets(),
             .icsWriter: calendars(),
+            .wireMessages: try wireMessages(),
         ]
     }
 
@@ -194,6 +196,47 @@ struct SeedCorpus {
             ("last-days", entry(2024, 2, 29, yearly: true, "Leap day") + entry(9999, 12, 31, "The end") + [1, 2, 3]),
         ]
         return calendars
+    }
+
+    /// Requests and answers of the sync service, a page of frames of `WireMessagesCheck`'s journal among them.
+    static func wireMessages() throws -> [(String, [UInt8])] {
+        let header = WireMessagesCheck.header
+        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: header.genesisHash), path: "seed")
+        try batch.add(kind: .keyWrap, payload: Array(repeating: 1, count: 40))
+        try batch.add(kind: .dataSealed, payload: Array("sealed".utf8))
+        try batch.add(kind: .publicSealed, payload: [])
+        let frames = batch.encodedFrames.map { Data($0) }
+        var tampered = frames
+        tampered[1][tampered[1].count - 40] ^= 1
+        let head = WireHead(sequence: 3, hash: Data(batch.head.hash))
+        let genesis = WireHead(sequence: 0, hash: Data(header.genesisHash))
+        let post = PostedHead(device: Data(repeating: 4, count: 16), record: Data(repeating: 5, count: 90))
+        let proof = DeviceProof(
+            publicKey: Data(repeating: 6, count: 32), nonce: Data(repeating: 7, count: 32), signature: Data(repeating: 8, count: 64))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func json(_ value: some Encodable) throws -> [UInt8] { Array(try encoder.encode(value)) }
+        return [
+            ("frame-page", try json(FramePage(after: 0, frames: frames, head: head))),
+            ("frame-page-tampered", try json(FramePage(after: 0, frames: tampered, head: head))),
+            ("journal-info", try json(JournalInfo(header: Data(header.encoded), head: head))),
+            ("append-request", try json(AppendRequest(base: genesis, head: head, frames: frames, post: post))),
+            ("append-answer", try json(AppendAnswer(appended: false, head: head, heads: [post]))),
+            ("sign-up", try json(DeviceSignUp(proof: proof, deviceName: "Zoë's laptop", code: "ABCD-1234"))),
+            (
+                "devices",
+                try json(
+                    DeviceList(devices: [
+                        .init(id: 1, name: "phone", publicKey: Data(repeating: 9, count: 32), enrolledAt: 1_790_000_000, isCurrent: true)
+                    ]))
+            ),
+            ("session", try json(SessionToken(token: "t0k3n", expiresInSeconds: 3600, device: 2))),
+            (
+                "new-journal",
+                try json(NewJournal(header: Data(header.encoded), journalID: Data(header.journalID), genesisHash: Data(header.genesisHash)))
+            ),
+            ("not-json", Array(#"{"after": 0, "frames": ["AAAA"#.utf8)),
+        ]
     }
 
     static func keyWraps() throws -> [(String, [UInt8])] {
