@@ -27,13 +27,18 @@ enum CSVReaderCheck {
             zip(records, records.dropFirst()).allSatisfy { $0.line < $1.line } && records.allSatisfy { (1...lines).contains($0.line) },
             "records' lines are not increasing lines of the file: \(records.map(\.line)) of \(lines)")
         try require(records.allSatisfy { !$0.fields.isEmpty }, "a record has no field")
-        do {
-            let again = try CSVReader.records(written(records.map(\.fields)))
+        // With a header of two fields or more, any of the three separators: the header's says which.
+        let separators: [UInt8] = (records.first?.fields.count ?? 0) >= 2 ? [0x2C, 0x3B, 0x09] : [0x2C]
+        for separator in separators {
+            let again: [CSVReader.Record]
+            do {
+                again = try CSVReader.records(written(records.map(\.fields), separator: separator))
+            } catch {
+                throw InvariantFailure(description: "records written back with RFC 4180 quoting are refused: \(error)")
+            }
             try require(
                 again.map { $0.fields.map { Array($0.unicodeScalars) } } == records.map { $0.fields.map { Array($0.unicodeScalars) } },
-                "records written back with RFC 4180 quoting read back to other fields")
-        } catch {
-            throw InvariantFailure(description: "records written back with RFC 4180 quoting are refused: \(error)")
+                "records written back with RFC 4180 quoting and separator \(separator) read back to other fields")
         }
 
         let sheet: CheckedSpreadsheet
@@ -62,12 +67,12 @@ enum CSVReaderCheck {
         try require(back.presents == sheet.presents, "list --csv → import --csv changes the presents")
     }
 
-    /// Fields as RFC 4180 writes them: every field quoted, quotes doubled, comma-separated.
-    static func written(_ records: [[String]]) -> [UInt8] {
+    /// Fields as RFC 4180 writes them: every field quoted, quotes doubled, `separator` between.
+    static func written(_ records: [[String]], separator: UInt8) -> [UInt8] {
         var out: [UInt8] = []
         for fields in records {
             for (index, field) in fields.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if index > 0 { out.append(separator) }
                 out.append(UInt8(ascii: "\""))
                 for byte in field.utf8 {
                     out.append(byte)

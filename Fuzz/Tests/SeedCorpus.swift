@@ -170,6 +170,7 @@ struct SeedCorpus {
             ),
             ("unterminated", Array("recipient,title\nMum,\"never closed\nDad,Tie\n".utf8)),
             ("no-title", Array("recipient,notes\nMum,x\n".utf8)),
+            ("tab-note", Array("recipient,title,notes\nMum,Scarf,\"\t=1\"\nDad,Tie,\"'\t\"\n".utf8)),
             ("not-text", [0x72, 0x2C, 0x74, 0x0A, 0xFF, 0xFE]),
         ]
     }
