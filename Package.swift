@@ -277,7 +277,7 @@ let package = Package(
             name: "GiftKeeperFuzzTests",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
-                "GiftKeeperSealing", "GiftKeeperDocuments", "GiftKeeperTestSupport",
+                "GiftKeeperSealing", "GiftKeeperDocuments", "GiftKeeperWire", "GiftKeeperTestSupport",
             ],
             path: "Fuzz",
             exclude: ["Entry", "Corpus"],

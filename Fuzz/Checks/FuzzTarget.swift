@@ -11,6 +11,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case rememberedHead = "remembered-head"
     case tokenizer
     case passwordReader = "password-reader"
+    case csvReader = "csv-reader"
+    case icsWriter = "ics-writer"
+    case wireMessages = "wire-messages"
 
     func check(_ input: [UInt8]) throws(InvariantFailure) {
         switch self {
@@ -21,6 +24,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .rememberedHead: try RememberedHeadCheck.check(input)
         case .tokenizer: try TokenizerCheck.check(input)
         case .passwordReader: try PasswordReaderCheck.check(input)
+        case .csvReader: try CSVReaderCheck.check(input)
+        case .icsWriter: try CalendarWriterCheck.check(input)
+        case .wireMessages: try WireMessagesCheck.check(input)
         }
     }
 }

@@ -1,11 +1,13 @@
 import Foundation
 import GiftKeeperDocuments
 import GiftKeeperTestSupport
+import GiftKeeperWire
 import Testing
 
 @testable import GiftKeeperCrypto
 @testable import GiftKeeperDomain
 @testable import GiftKeeperJournal
+@testable import GiftKeeperREPL
 @testable import GiftKeeperSealing
 @testable import GiftKeeperService
 
@@ -59,6 +61,9 @@ struct SeedCorpus {
                 ("exact", String(repeating: "b", count: 1024) + "\nnext"),
                 ("empty-line", "\n"),
             ].map { ($0.0, Array($0.1.utf8)) },
+            .csvReader: try spreadsheets(),
+            .icsWriter: calendars(),
+            .wireMessages: try wireMessages(),
         ]
     }
 
@@ -136,6 +141,102 @@ struct SeedCorpus {
         return [
             ("v2", v2), ("v1", Array(v1.utf8)), ("no-format", Array(#"{"presents": []}"#.utf8)),
             ("not-json", Array("{\"format\": \"giftkeeper.export.v2\", ".utf8)),
+        ]
+    }
+
+    static func spreadsheets() throws -> [(String, [UInt8])] {
+        var state = GiftList()
+        for event in try events() { state.apply(event) }
+        let presents = state.presents.map(\.value)
+        var guarded = try #require(presents.first)
+        guarded.notes = "\t=1+1\n'=2"
+        guarded.title = "'@home"
+        let listed = StructuredOutput.csv(
+            header: StructuredOutput.presentColumns,
+            rows: presents.map { StructuredOutput.presentRow($0, isRemoved: false) }
+                + [StructuredOutput.presentRow(guarded, isRemoved: false), StructuredOutput.presentRow(guarded, isRemoved: true)])
+        return [
+            ("list-csv", listed),
+            (
+                "semicolons",
+                Array("\u{FEFF}Recipient;\"Title, long\";Price;Status\r\nMum;Scarf;12,50;bought\r\n\r\nDad;\"Socks;\"\"red\"\"\";;\r\n".utf8)
+            ),
+            ("tabs", Array("for\tgift\tcost\tnote\tshop\nZoë\tBook 📚\t9.99\tline one\tMarket\n".utf8)),
+            (
+                "rejections",
+                Array(
+                    "recipient,title,price,status,removed\nMum,,1,idea,\nDad,Tie,ten,idea,\nAl,Pen,1,lost,\nBo,Cup,1,idea,false,extra\nCy,Mug,,,true\n"
+                        .utf8)
+            ),
+            ("unterminated", Array("recipient,title\nMum,\"never closed\nDad,Tie\n".utf8)),
+            ("no-title", Array("recipient,notes\nMum,x\n".utf8)),
+            ("tab-note", Array("recipient,title,notes\nMum,Scarf,\"\t=1\"\nDad,Tie,\"'\t\"\n".utf8)),
+            ("not-text", [0x72, 0x2C, 0x74, 0x0A, 0xFF, 0xFE]),
+        ]
+    }
+
+    /// Occasions as `CalendarWriterCheck.entries` reads them.
+    static func calendars() -> [(String, [UInt8])] {
+        func entry(_ year: Int, _ month: Int, _ day: Int, yearly: Bool = false, _ name: String, _ description: String = "") -> [UInt8] {
+            let name = Array(name.utf8)
+            let description = Array(description.utf8)
+            let monthByte: UInt8 = UInt8(month - 1) | (yearly ? 0x80 : 0)
+            let head: [UInt8] = [UInt8((year - 1) >> 8), UInt8((year - 1) & 0xFF), monthByte, UInt8(day - 1)]
+            let lengths: [UInt8] = [UInt8(name.count), UInt8(description.count)]
+            return head + lengths + name + description
+        }
+        let calendars: [(String, [UInt8])] = [
+            ("plain", entry(2026, 12, 24, yearly: true, "Christmas", "Left to buy: 2 presents, 40.00 EUR; to wrap: 1")),
+            ("escapes", entry(2027, 3, 1, "Mum's birthday; party, at home\\ \nnew line\r\tbell\u{7}", "a\r\nb\\,c;")),
+            (
+                "long-unicode",
+                entry(2026, 6, 1, String(repeating: "ü", count: 60) + "🎁", "שלום \u{202E}txt.exe\u{202C} \u{9B}31m \u{7F}")
+                    + entry(2026, 6, 2, yearly: true, "Zoë", String(repeating: "🎄", count: 40))
+            ),
+            ("combining", entry(2028, 1, 1, "e" + String(repeating: "\u{301}", count: 80), "x")),
+            ("last-days", entry(2024, 2, 29, yearly: true, "Leap day") + entry(9999, 12, 31, "The end") + [1, 2, 3]),
+        ]
+        return calendars
+    }
+
+    /// Requests and answers of the sync service, a page of frames of `WireMessagesCheck`'s journal among them.
+    static func wireMessages() throws -> [(String, [UInt8])] {
+        let header = WireMessagesCheck.header
+        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: header.genesisHash), path: "seed")
+        try batch.add(kind: .keyWrap, payload: Array(repeating: 1, count: 40))
+        try batch.add(kind: .dataSealed, payload: Array("sealed".utf8))
+        try batch.add(kind: .publicSealed, payload: [])
+        let frames = batch.encodedFrames.map { Data($0) }
+        var tampered = frames
+        tampered[1][tampered[1].count - 40] ^= 1
+        let head = WireHead(sequence: 3, hash: Data(batch.head.hash))
+        let genesis = WireHead(sequence: 0, hash: Data(header.genesisHash))
+        let post = PostedHead(device: Data(repeating: 4, count: 16), record: Data(repeating: 5, count: 90))
+        let proof = DeviceProof(
+            publicKey: Data(repeating: 6, count: 32), nonce: Data(repeating: 7, count: 32), signature: Data(repeating: 8, count: 64))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func json(_ value: some Encodable) throws -> [UInt8] { Array(try encoder.encode(value)) }
+        return [
+            ("frame-page", try json(FramePage(after: 0, frames: frames, head: head))),
+            ("frame-page-tampered", try json(FramePage(after: 0, frames: tampered, head: head))),
+            ("journal-info", try json(JournalInfo(header: Data(header.encoded), head: head))),
+            ("append-request", try json(AppendRequest(base: genesis, head: head, frames: frames, post: post))),
+            ("append-answer", try json(AppendAnswer(appended: false, head: head, heads: [post]))),
+            ("sign-up", try json(DeviceSignUp(proof: proof, deviceName: "Zoë's laptop", code: "ABCD-1234"))),
+            (
+                "devices",
+                try json(
+                    DeviceList(devices: [
+                        .init(id: 1, name: "phone", publicKey: Data(repeating: 9, count: 32), enrolledAt: 1_790_000_000, isCurrent: true)
+                    ]))
+            ),
+            ("session", try json(SessionToken(token: "t0k3n", expiresInSeconds: 3600, device: 2))),
+            (
+                "new-journal",
+                try json(NewJournal(header: Data(header.encoded), journalID: Data(header.journalID), genesisHash: Data(header.genesisHash)))
+            ),
+            ("not-json", Array(#"{"after": 0, "frames": ["AAAA"#.utf8)),
         ]
     }
 

@@ -1,7 +1,8 @@
 /// Reads CSV as RFC 4180 and spreadsheets write it: fields quoted with `"` may hold the
 /// delimiter, doubled quotes and line breaks; records end with CRLF or LF; a UTF-8 byte
-/// order mark is skipped. The delimiter is the header line's: a comma, else a semicolon or
-/// a tab when the header has one of those and no comma (LibreOffice in some locales).
+/// order mark is skipped. The delimiter is the header record's (outside quotes): a comma,
+/// else a semicolon or a tab when the header has one of those and no comma (LibreOffice in
+/// some locales).
 /// (No package in the list reads CSV: this is the few lines it takes.)
 package enum CSVReader {
     /// One record and the line of the file it begins on (1 for the header).
@@ -98,12 +99,36 @@ package enum CSVReader {
         return records
     }
 
-    /// The header line's delimiter: `,` unless it has none and has `;` or a tab.
+    /// The header record's delimiter: `,` unless it has none and has `;` or a tab. Text in
+    /// quotes is a name, not a separator: `"Title, long";Recipient` is separated by `;`.
     private static func delimiter(of text: String) -> Unicode.Scalar {
-        let header = text.unicodeScalars.prefix { $0 != "\n" && $0 != "\r" }
-        if header.contains(",") { return "," }
-        if header.contains(";") { return ";" }
-        if header.contains("\t") { return "\t" }
-        return ","
+        let candidates: [Unicode.Scalar] = [",", ";", "\t"]
+        var found: Set<Unicode.Scalar> = []
+        var quoted = false
+        var fieldStart = true
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        while let scalar = pending ?? scalars.next() {
+            pending = nil
+            if quoted {
+                // A doubled quote is a quote in the text; a single one closes it.
+                if scalar == "\"" {
+                    let next = scalars.next()
+                    if next != "\"" {
+                        quoted = false
+                        pending = next
+                    }
+                }
+                continue
+            }
+            if scalar == "\n" || scalar == "\r" { break }
+            if scalar == "\"" && fieldStart {
+                quoted = true
+            } else if candidates.contains(scalar) {
+                found.insert(scalar)
+            }
+            fieldStart = candidates.contains(scalar)
+        }
+        return candidates.first { found.contains($0) } ?? ","
     }
 }

@@ -2,7 +2,8 @@ package import GiftKeeperDomain
 
 /// An iCalendar file (RFC 5545) of dated occasions, for calendar apps (`upcoming --ics`):
 /// one all-day `VEVENT` per occasion, a yearly one with `RRULE:FREQ=YEARLY`, each with a
-/// reminder a week before. Lines end in CRLF and are folded at 75 octets; text is escaped.
+/// reminder a week before. Lines end in CRLF and are folded at 75 octets; text is escaped,
+/// without control characters or bidirectional controls.
 package enum CalendarDocument {
     /// One occasion in the file: the day it starts on (a yearly occasion's first date, which
     /// the rule repeats) and its description (what is left to buy and to wrap, worded by the
@@ -22,7 +23,10 @@ package enum CalendarDocument {
                 "UID:" + uid(entry.occasion.key),
                 "DTSTAMP:" + stampText,
                 "DTSTART;VALUE=DATE:" + day(date),
-                "DTEND;VALUE=DATE:" + day(date.adding(days: 1) ?? date),
+            ]
+            // An all-day event without DTEND lasts its one day (RFC 5545 §3.6.1): 9999-12-31 has no next day.
+            if let end = date.adding(days: 1) { lines.append("DTEND;VALUE=DATE:" + day(end)) }
+            lines += [
                 "SUMMARY:" + escaped(entry.occasion.name),
                 "DESCRIPTION:" + escaped(entry.description),
                 "TRANSP:TRANSPARENT",
@@ -72,8 +76,9 @@ package enum CalendarDocument {
             case "\n": out += "\\n"
             case "\r": continue
             default:
-                // Other control characters have no place in a content line.
-                if scalar.value < 0x20 || scalar.value == 0x7F { continue }
+                // Other control characters (C0, DEL, C1) have no place in a content line, nor
+                // the bidirectional controls that show text reversed.
+                if scalar.value < 0x20 || scalar.value == 0x7F || JSONWriter.escapesScalar(scalar.value) { continue }
                 out.unicodeScalars.append(scalar)
             }
         }
@@ -81,19 +86,27 @@ package enum CalendarDocument {
     }
 
     /// A content line folded after every 75 octets (a CRLF and a space), never inside a
-    /// character, then its CRLF.
+    /// character (nor inside a UTF-8 sequence where one character is longer than a line),
+    /// then its CRLF.
     private static func folded(_ line: String) -> String {
-        var out = ""
+        var out = String.UnicodeScalarView()
         var octets = 0
-        for character in line {
-            let size = character.utf8.count
+        func append(_ scalars: some Collection<Unicode.Scalar>, size: Int) {
             if octets + size > 75 {
-                out += "\r\n "
+                out += "\r\n ".unicodeScalars
                 octets = 1
             }
-            out.append(character)
+            out += scalars
             octets += size
         }
-        return out + "\r\n"
+        for character in line {
+            let size = character.utf8.count
+            if size <= 74 {
+                append(character.unicodeScalars, size: size)
+            } else {
+                for scalar in character.unicodeScalars { append(CollectionOfOne(scalar), size: scalar.utf8.count) }
+            }
+        }
+        return String(out) + "\r\n"
     }
 }

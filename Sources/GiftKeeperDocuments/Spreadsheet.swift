@@ -51,8 +51,8 @@ extension ImportDocument {
 
     /// Reads `bytes` as a spreadsheet (``CSVReader``) and checks each row against the
     /// rules of the list, as `add` would (texts, lengths, a price as `--price` takes it, a
-    /// status). A text `list --csv` guarded against formulas (a leading `'` before `=`,
-    /// `+`, `-` or `@`) is read back without the guard.
+    /// status). A text `list --csv` guarded against formulas (``needsFormulaGuard(_:)``) is
+    /// read back without the guard.
     /// - Throws: a ``Rejection`` for a file that is no spreadsheet of presents: not text,
     ///   a quote never closed, no header, no `recipient` or no `title` column.
     package static func checkSpreadsheet(_ bytes: [UInt8]) throws(Rejection) -> CheckedSpreadsheet {
@@ -120,9 +120,16 @@ extension ImportDocument {
 
     /// A field as written before `list --csv`'s formula guard.
     private static func unguarded(_ field: String) -> String {
-        guard field.hasPrefix("'"), let second = field.unicodeScalars.dropFirst().first,
-            "=+-@".unicodeScalars.contains(second)
-        else { return field }
-        return String(field.dropFirst())
+        let rest = String(field.unicodeScalars.dropFirst())
+        guard field.hasPrefix("'"), needsFormulaGuard(rest) else { return field }
+        return rest
+    }
+
+    /// Whether `list --csv` writes `text` with a leading `'`: a spreadsheet would take it for
+    /// a formula (it starts with `=`, `+`, `-`, `@`, a tab or CR), or it starts with `'`s
+    /// before one of those (so the guard read back is the text's own).
+    package static func needsFormulaGuard(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first(where: { $0 != "'" }) else { return false }
+        return "=+-@\t\r".unicodeScalars.contains(first)
     }
 }

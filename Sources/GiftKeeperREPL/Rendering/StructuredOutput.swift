@@ -56,9 +56,10 @@ enum StructuredOutput {
     /// RFC 4180: CRLF after every record; a field holding a comma, a quote, CR, LF or a tab
     /// is quoted, its quotes doubled. Control characters (C0 but LF and tab, DEL, C1,
     /// bidirectional overrides and isolates) become `�`, as on the terminal. A text field
-    /// starting with `=`, `+`, `-`, `@`, a tab or CR gets a leading `'`, so a spreadsheet
-    /// shows it rather than running it as a formula (OWASP's advice on CSV injection); ids,
-    /// prices and times never start so.
+    /// starting with `=`, `+`, `-`, `@`, a tab or CR (or `'`s before one of those) gets a
+    /// leading `'`, so a spreadsheet shows it rather than running it as a formula (OWASP's
+    /// advice on CSV injection) and `import --csv` reads the text back; ids, prices and
+    /// times never start so.
     static func csv(header: [String], rows: [[String]]) -> [UInt8] {
         var out = ""
         for record in [header] + rows {
@@ -69,7 +70,7 @@ enum StructuredOutput {
 
     private static func field(_ text: String) -> String {
         var value = TerminalText.sanitized(text, keeping: ["\n", "\t"])
-        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { value = "'" + value }
+        if ImportDocument.needsFormulaGuard(value) { value = "'" + value }
         let needsQuotes = value.unicodeScalars.contains {
             $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\t"
         }
