@@ -75,7 +75,8 @@ release: deps
 	$(RELEASE_BUILD)
 
 ## install: the release binary, bash/zsh/fish completions (paths complete where a path is
-## expected) and a man page generated from the command declarations, under PREFIX
+## expected) and a man page generated from the command declarations (with the sections of
+## docs/man/giftkeeper.1.sections: environment, files, exit status, examples), under PREFIX
 ## (default ~/.local): PREFIX/bin, PREFIX/share/{man/man1,bash-completion/completions,
 ## zsh/site-functions,fish/vendor_completions.d}. The page is written by argument-parser's
 ## generate-manual tool from the release binary; its package plugin would build the binary
@@ -88,6 +89,10 @@ install: deps
 	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
 	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/generate-manual .build/release/giftkeeper \
 	  --output-directory $(MAN_DIR) >/dev/null
+	# The generated page's generic exit status gives way to GiftKeeper's own, with the
+	# environment, files, examples and where to read more (docs/man/giftkeeper.1.sections).
+	sed -i -e '/^\.Sh "EXIT STATUS"$$/d' -e '/^\.Ex -std$$/d' $(MAN_DIR)/giftkeeper.1
+	cat docs/man/giftkeeper.1.sections >> $(MAN_DIR)/giftkeeper.1
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
 	  "$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
 	install -m 0755 .build/release/giftkeeper "$(PREFIX)/bin/giftkeeper"

@@ -14,7 +14,7 @@ if ldd "$prefix/bin/giftkeeper" | grep -q 'libswiftCore'; then
     fail "the installed binary loads the Swift runtime as a shared library: it is not the release build"
 fi
 page=$(MANWIDTH=80 man -l "$prefix/share/man/man1/giftkeeper.1" 2>/dev/null) || fail "man -l cannot render the page"
-for word in NAME SYNOPSIS audit export list --journal; do
+for word in NAME SYNOPSIS audit export list --journal ENVIRONMENT GIFTKEEPER_JOURNAL FILES "EXIT STATUS" 130 EXAMPLES "upcoming --days 14 --check"; do
     grep -q -- "$word" <<<"$page" || fail "the man page lacks '$word'"
 done
 bash_script="$prefix/share/bash-completion/completions/giftkeeper"
