@@ -114,7 +114,10 @@ extension REPLSession {
 
     /// A password check on a terminal: keys typed meanwhile are hidden and dropped.
     func checking(_ body: () throws -> Void) throws {
-        if isInteractive {
+        // Keys typed while a password typed at the prompt is checked are dropped. From a
+        // password file nothing was asked, and the terminal may be another program's by
+        // now (`giftkeeper export --password-file F | less`): its settings are left alone.
+        if isInteractive, !(passwords is PasswordFile) {
             try TypeAhead.discarded(body)
         } else {
             try body()
