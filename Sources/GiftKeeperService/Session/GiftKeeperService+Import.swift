@@ -18,6 +18,13 @@ public struct ImportSummary: Sendable, Equatable {
     }
 }
 
+extension ServiceError {
+    /// A document or spreadsheet refused at one place of it (exit 2, naming the place).
+    init(_ rejection: ImportDocument.Rejection) {
+        self.init(.importRejected(location: rejection.location, reason: rejection.reason))
+    }
+}
+
 extension CheckedImportDocument {
     /// Reads and checks an export document before any journal is opened or password
     /// asked for (SPEC §6), so a malformed one costs no key derivation and appends nothing
@@ -27,7 +34,7 @@ extension CheckedImportDocument {
         do {
             return try ImportDocument.check(bytes)
         } catch {
-            throw ServiceError(.importRejected(location: error.location, reason: error.reason))
+            throw ServiceError(error)
         }
     }
 }
@@ -41,7 +48,7 @@ extension CheckedSpreadsheet {
         do {
             return try ImportDocument.checkSpreadsheet(bytes)
         } catch {
-            throw ServiceError(.importRejected(location: error.location, reason: error.reason))
+            throw ServiceError(error)
         }
     }
 }
@@ -69,7 +76,7 @@ extension GiftKeeperService {
         do {
             (events, planned) = try document.events(at: environment.now(), onto: state)
         } catch {
-            throw ServiceError(.importRejected(location: error.location, reason: error.reason))
+            throw ServiceError(error)
         }
         var batches = 0
         var appended = 0
