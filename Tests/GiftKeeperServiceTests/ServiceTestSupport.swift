@@ -423,3 +423,12 @@ extension ImportRejection {
         return nil
     }
 }
+
+extension GiftKeeperService {
+    /// An export document's bytes checked, then imported (what `import FILE` does in two
+    /// steps: ``CheckedImportDocument/checking(_:)`` before the journal, the import after).
+    func importDocument(_ bytes: [UInt8]) throws(ServiceError) -> ImportSummary {
+        guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
+        return try importDocument(CheckedImportDocument.checking(bytes))
+    }
+}

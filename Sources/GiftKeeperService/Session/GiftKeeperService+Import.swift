@@ -57,14 +57,6 @@ extension GiftKeeperService {
     /// Events per batch: one fsync each (group commit).
     static let importBatchSize = 1024
 
-    /// Appends the events that recreate the presents of an export document (SPEC §6):
-    /// ``CheckedImportDocument/checking(_:)``, then ``importDocument(_:)-(CheckedImportDocument)``. For a
-    /// session already signed in (the REPL's `import FILE`).
-    public func importDocument(_ bytes: [UInt8]) throws(ServiceError) -> ImportSummary {
-        guard phase == .signedIn else { throw ServiceError(.notSignedIn) }
-        return try importDocument(CheckedImportDocument.checking(bytes))
-    }
-
     /// Appends the events that recreate the presents of a checked document.
     ///
     /// Every present is checked against the current state first (an id already used in
