@@ -73,7 +73,25 @@ public enum ExportDocument {
             writer.raw(occasion.isYearly ? "true" : "false")
             writer.raw("\n    }")
         }
-        writer.raw(state.occasions.isEmpty ? "\n\n  ],\n  \"presents\" : [" : "\n  ],\n  \"presents\" : [")
+        writer.raw(state.occasions.isEmpty ? "\n\n  ]" : "\n  ]")
+        // Only a journal with profiles has them (SPEC §10.1): documents without read as before.
+        if !state.profiles.isEmpty {
+            writer.raw(",\n  \"people\" : [")
+            for (index, key) in state.profiles.keys.sorted().enumerated() {
+                writer.raw(index == 0 ? "\n    {" : ",\n    {")
+                let profile = state.profiles[key] ?? Profile()
+                let fields = ProfileField.allCases.map { ($0.name, profile[$0]) } + [("name", state.recipientSpellings[key] ?? key)]
+                for (number, (name, text)) in fields.sorted(by: { $0.0 < $1.0 }).enumerated() {
+                    writer.raw(number == 0 ? "\n      " : ",\n      ")
+                    writer.string(name)
+                    writer.raw(" : ")
+                    writer.string(text)
+                }
+                writer.raw("\n    }")
+            }
+            writer.raw("\n  ]")
+        }
+        writer.raw(",\n  \"presents\" : [")
         if state.presents.isEmpty {
             writer.raw("\n\n  ]\n}\n")
             try writer.emitAll(chunkSize: chunkSize, to: emit)

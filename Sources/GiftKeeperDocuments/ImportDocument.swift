@@ -136,7 +136,7 @@ package enum ImportDocument {
     /// `presents[3].price` for a coding path.
     package static func place(_ path: [any CodingKey]) -> String {
         guard let first = path.first else { return "the document" }
-        let lists = ["presents", "occasions", "budgets"]
+        let lists = ["presents", "occasions", "budgets", "people"]
         guard lists.contains(first.stringValue) else { return "'\(first.stringValue)'" }
         guard path.count > 1 else { return "'\(first.stringValue)'" }
         return first.stringValue + path.dropFirst().map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
@@ -167,6 +167,8 @@ package enum ImportDocument {
         /// The occasions closed (`occasion close`), with the last day closed and where.
         var closures: [Closure] = []
         var budgets: [Budget] = []
+        /// Recipients' profiles (`people`), each a name and its fields.
+        var profiles: [(name: String, fields: [ProfileChange])] = []
         var currency: String?
 
         /// A document of `presents` alone (a spreadsheet's rows).
@@ -222,6 +224,9 @@ package enum ImportDocument {
         package var planning: [(change: Change, location: String)] {
             occasions.enumerated().map { (.addOccasion($0.element), "occasions[\($0.offset)].name") }
                 + budgets.enumerated().map { (.setBudget($0.element), "budgets[\($0.offset)]") }
+                + profiles.enumerated().map {
+                    (.setProfile(recipient: $0.element.name, changes: $0.element.fields), "people[\($0.offset)]")
+                }
                 + (currency.map { [(.setCurrency(code: $0), "account.currency")] } ?? [])
         }
 
@@ -242,65 +247,75 @@ package enum ImportDocument {
             }
         }
 
-        /// `occasions`, `budgets` and `account.currency` of a v2 document (each may be absent).
+        /// Each object of the list `name` of `object` (absent: none), with its place (`people[2]`).
+        private static func forEachObject(
+            in object: KeyedDecodingContainer<Key>, _ name: String, _ body: (Fields, String) throws -> Void
+        ) throws {
+            guard object.contains(Key(name)) else { return }
+            guard var list = try? object.nestedUnkeyedContainer(forKey: Key(name)) else {
+                throw Rejection(location: "'\(name)'", reason: .notAList(of: name))
+            }
+            while !list.isAtEnd {
+                let at = "\(name)[\(list.currentIndex)]"
+                try body(try list.decode(Fields.self), at)
+            }
+        }
+
+        /// `occasions`, `budgets`, `people` and `account.currency` of a v2 document (each may be absent).
         private mutating func readVersion2Lists(_ object: KeyedDecodingContainer<Key>) throws {
-            if object.contains(Key("occasions")) {
-                guard var list = try? object.nestedUnkeyedContainer(forKey: Key("occasions")) else {
-                    throw Rejection(location: "'occasions'", reason: .notAList(of: "occasions"))
+            try Self.forEachObject(in: object, "occasions") { fields, at in
+                try fields.checkKnown(["closedThrough", "date", "name", "yearly"], at: at)
+                let name = try fields.text("name", at)
+                var date: CalendarDate?
+                if case .string(let dateText) = fields.values["date"] {
+                    do throws(DomainError) {
+                        date = try CalendarDate(parsing: dateText)
+                    } catch {
+                        throw Rejection(location: "\(at).date", rule: error)
+                    }
+                } else if case .other = fields.values["date"] {
+                    throw Rejection(location: "\(at).date", reason: .notADate)
                 }
-                while !list.isAtEnd {
-                    let at = "occasions[\(list.currentIndex)]"
-                    let fields = try list.decode(Fields.self)
-                    try fields.checkKnown(["closedThrough", "date", "name", "yearly"], at: at)
-                    let name = try fields.text("name", at)
-                    var date: CalendarDate?
-                    if case .string(let dateText) = fields.values["date"] {
-                        do {
-                            date = try CalendarDate(parsing: dateText)
-                        } catch {
-                            throw Rejection(location: "\(at).date", rule: error)
-                        }
-                    } else if case .other = fields.values["date"] {
-                        throw Rejection(location: "\(at).date", reason: .notADate)
-                    }
-                    if fields.values["yearly"] != nil && fields.flags["yearly"] == nil {
-                        throw Rejection(location: "\(at).yearly", reason: .notABool)
-                    }
-                    occasions.append(Occasion(name: normalized(name), date: date, isYearly: fields.flags["yearly"] ?? false))
-                    if let through = try closedThrough(fields, at: at, dated: date != nil) {
-                        closures.append(Closure(name: normalized(name), through: through, location: "\(at).closedThrough"))
-                    }
+                if fields.values["yearly"] != nil && fields.flags["yearly"] == nil {
+                    throw Rejection(location: "\(at).yearly", reason: .notABool)
+                }
+                occasions.append(Occasion(name: normalized(name), date: date, isYearly: fields.flags["yearly"] ?? false))
+                if let through = try closedThrough(fields, at: at, dated: date != nil) {
+                    closures.append(Closure(name: normalized(name), through: through, location: "\(at).closedThrough"))
                 }
             }
-            if object.contains(Key("budgets")) {
-                guard var list = try? object.nestedUnkeyedContainer(forKey: Key("budgets")) else {
-                    throw Rejection(location: "'budgets'", reason: .notAList(of: "budgets"))
+            try Self.forEachObject(in: object, "budgets") { fields, at in
+                try fields.checkKnown(["amount", "occasion", "recipient", "year"], at: at)
+                let amountText = try fields.text("amount", at)
+                let amount: Money
+                do throws(MoneyParsingError) {
+                    amount = try Money(parsing: amountText)
+                } catch {
+                    throw Rejection(location: "\(at).amount", rule: .invalidPrice(amountText, reason: error))
                 }
-                while !list.isAtEnd {
-                    let at = "budgets[\(list.currentIndex)]"
-                    let fields = try list.decode(Fields.self)
-                    try fields.checkKnown(["amount", "occasion", "recipient", "year"], at: at)
-                    let amountText = try fields.text("amount", at)
-                    let amount: Money
-                    do {
-                        amount = try Money(parsing: amountText)
-                    } catch {
-                        throw Rejection(location: "\(at).amount", rule: .invalidPrice(amountText, reason: error))
-                    }
-                    func name(_ key: String) throws(Rejection) -> String? {
-                        if case .string(let text) = fields.values[key] { return normalized(text) }
-                        if case .other = fields.values[key] { throw Rejection(location: "\(at).\(key)", reason: .notAStringOrNull) }
-                        return nil
-                    }
-                    var scope = BudgetScope(recipient: try name("recipient"), occasion: try name("occasion"))
-                    if let text = try name("year") {
-                        guard let year = Int(text), BudgetScope.years.contains(year) else {
-                            throw Rejection(location: "\(at).year", reason: .invalidYear(text))
-                        }
-                        scope.year = year
-                    }
-                    budgets.append(Budget(scope: scope, amount: amount))
+                func name(_ key: String) throws(Rejection) -> String? {
+                    if case .string(let text) = fields.values[key] { return normalized(text) }
+                    if case .other = fields.values[key] { throw Rejection(location: "\(at).\(key)", reason: .notAStringOrNull) }
+                    return nil
                 }
+                var scope = BudgetScope(recipient: try name("recipient"), occasion: try name("occasion"))
+                if let text = try name("year") {
+                    guard let year = Int(text), BudgetScope.years.contains(year) else {
+                        throw Rejection(location: "\(at).year", reason: .invalidYear(text))
+                    }
+                    scope.year = year
+                }
+                budgets.append(Budget(scope: scope, amount: amount))
+            }
+            try Self.forEachObject(in: object, "people") { fields, at in
+                try fields.checkKnown(Set(ProfileField.allCases.map(\.name) + ["name"]), at: at)
+                let name = normalized(try fields.text("name", at))
+                var changes: [ProfileChange] = []
+                for field in ProfileField.allCases {
+                    let text = try fields.text(field.name, at, required: false)
+                    if !text.isEmpty { changes.append(.field(field, normalized(text))) }
+                }
+                profiles.append((name, changes))
             }
             if let account = try? object.nestedContainer(keyedBy: Key.self, forKey: Key("account")),
                 let code = try? account.decodeIfPresent(String.self, forKey: Key("currency"))

@@ -49,6 +49,8 @@ public enum Change: Hashable, Sendable {
     /// count for its next date after it. With `keepingIdeas` (always for an occasion dated
     /// once, which has no next date), its ideas of that day are kept without an occasion.
     case closeOccasion(name: String, through: CalendarDate, keepingIdeas: Bool)
+    /// Sets fields of a recipient's profile and their birthday (SPEC §10.1, `person set`).
+    case setProfile(recipient: String, changes: [ProfileChange])
 }
 
 extension Change {
@@ -58,7 +60,9 @@ extension Change {
     public var canTakeOverABudget: Bool {
         switch self {
         case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
-        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency, .closeOccasion: false
+        case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency, .closeOccasion,
+            .setProfile:
+            false
         }
     }
 }

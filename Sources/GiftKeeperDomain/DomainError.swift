@@ -48,20 +48,29 @@ public enum DomainError: Error, Hashable, Sendable {
     case nothingLeftToUndo
     /// A `--sort` word that is none of the orders.
     case unknownSort(String)
+    /// `person set` of a field no profile has (the word as typed).
+    case unknownProfileField(String)
+    /// `person NAME` of a name that is no recipient and has no profile.
+    case unknownPerson(String)
 
     /// A field of user text that ``decide`` checks.
     public enum InputField: String, Hashable, Sendable, CaseIterable {
         case name, recipient, title, notes, occasion, url, store
+        /// A recipient's profile (``ProfileField``); its notes are ``notes``.
+        case sizes, likes, dislikes, address
 
         /// The most characters the field may hold.
         public var limit: Int {
             switch self {
             case .name, .recipient, .occasion, .store: 200
-            case .url: 2000
+            case .url, .sizes, .likes, .dislikes, .address: 2000
             case .title: 1000
             case .notes: 10_000
             }
         }
+
+        /// Whether its name is a plural (`the notes are`).
+        public var isPlural: Bool { [.notes, .sizes, .likes, .dislikes].contains(self) }
     }
 
 }

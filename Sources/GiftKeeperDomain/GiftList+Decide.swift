@@ -169,6 +169,8 @@ extension GiftList {
                 events += ideas.map { event(.presentEdited(id: $0.id, changes: [.occasion("")])) }
             }
             return events
+        case .setProfile(let recipient, let changes):
+            return try profileEvents(recipient: recipient, changes: changes, at: at, state: state)
         }
     }
 
@@ -218,6 +220,8 @@ extension GiftList {
                 slice.budgets[scope.key] = budgets[scope.key]
             case .occasionClosed(let name, _):
                 slice.closedThrough[TextFolding.key(name)] = closedThrough[TextFolding.key(name)]
+            case .profileFieldSet(let recipient, _, _):
+                slice.profiles[foldedName(recipient)] = profiles[foldedName(recipient)]
             default:
                 break
             }
@@ -279,6 +283,11 @@ extension GiftList {
                 if current.closedThrough[key] != before.closedThrough[key] {
                     emit(.occasionClosed(name: name, through: before.closedThrough[key]))
                 }
+            case .profileFieldSet(let recipient, let field, _):
+                let old = before.profiles[before.foldedName(recipient)]?[field] ?? ""
+                if current.profiles[current.foldedName(recipient)]?[field] ?? "" != old {
+                    emit(.profileFieldSet(recipient: recipient, field: field, value: old))
+                }
             case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported:
                 continue
             }
@@ -308,7 +317,7 @@ extension GiftList {
     static func checked(
         _ text: String, _ field: DomainError.InputField, allowEmpty: Bool, trim: Bool = true
     ) throws(DomainError) -> String {
-        let allowsLineBreaks = field == .notes
+        let allowsLineBreaks = field == .notes || field == .address
         var value = trim ? text.trimmedWhitespace() : text
         // Printable ASCII (most text) holds no control character, no CR and is one
         // character a byte: the scalar and character walks below are for the rest.
@@ -371,6 +380,8 @@ extension GiftList {
             }
         case .occasionAdded(let occasion):
             fields = [(occasion.name, .occasion)]
+        case .profileFieldSet(let recipient, let field, let value):
+            fields = [(recipient, .recipient), (value, field.inputField)]
         default:
             break
         }

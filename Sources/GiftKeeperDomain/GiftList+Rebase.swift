@@ -77,7 +77,7 @@ extension GiftList {
                     keep(event)
                 }
             case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-                .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed:
+                .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet:
                 // About no present: nothing to renumber, restore or leave out.
                 keep(event)
             }
@@ -99,7 +99,7 @@ extension EventBody {
             // An add keeps the id it was given; rebase renumbers it there itself.
             return self
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed:
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet:
             return self
         }
     }

@@ -19,6 +19,8 @@ public struct GiftList: Hashable, Sendable {
     public internal(set) var budgets: OrderedDictionary<BudgetScope.Key, Budget> = [:]
     /// The last day closed of each closed occasion (`occasion close`), by folded name.
     public internal(set) var closedThrough: [String: CalendarDate] = [:]
+    /// Recipients' profiles (`person set`), by folded name; a profile with no field left is removed.
+    public internal(set) var profiles: [String: Profile] = [:]
     /// The journal's currency code, if one was set.
     public internal(set) var currency: String?
     /// The first spelling of each recipient ever named, by folded name: `mum` is shown `Mum`.
@@ -188,6 +190,11 @@ public struct GiftList: Hashable, Sendable {
             currency = code.isEmpty ? nil : code
         case .occasionClosed(let name, let through):
             closedThrough[TextFolding.key(name)] = through
+        case .profileFieldSet(let recipient, let field, let value):
+            guard !recipient.isEmpty else { return }
+            let key = rememberSpellings(recipient: recipient, occasion: "")
+            profiles[key, default: Profile()][field] = value
+            if profiles[key]?.isEmpty == true { profiles[key] = nil }
         }
     }
 

@@ -56,6 +56,8 @@ public struct HistoryEntry: Sendable {
     public let budgetBefore: Budget?
     /// The occasion of the event before it (an `occasionAdded` or `occasionRemoved`).
     public let occasionBefore: Occasion?
+    /// The profile field's text before a `profileFieldSet` (empty when it had none).
+    public let profileValueBefore: String?
 
     /// The entry for `event` applied to `before` (only what it is about is kept, not the state).
     public init(sequence: UInt64, event: Event?, isReported: Bool, before: GiftList) {
@@ -72,6 +74,11 @@ public struct HistoryEntry: Sendable {
         case .occasionAdded(let occasion): occasionBefore = before.occasions[occasion.key]
         case .occasionRemoved(let name): occasionBefore = before.occasions[TextFolding.key(name)]
         default: occasionBefore = nil
+        }
+        if case .profileFieldSet(let recipient, let field, _) = event?.body {
+            profileValueBefore = before.profiles[before.foldedName(recipient)]?[field] ?? ""
+        } else {
+            profileValueBefore = nil
         }
     }
 }

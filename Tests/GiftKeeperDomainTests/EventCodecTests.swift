@@ -72,6 +72,8 @@ import Testing
         Event(at: at(68), .budgetCleared(BudgetScope(occasion: "Christmas", year: 9999))),
         Event(at: at(69), .occasionClosed(name: "Christmas", through: CalendarDate(year: 2026, month: 12, day: 24))),
         Event(at: at(70), .occasionClosed(name: "Christmas", through: nil)),
+        Event(at: at(71), .profileFieldSet(recipient: "Mum", field: .likes, value: "tea, gardening")),
+        Event(at: at(72), .profileFieldSet(recipient: "Zoë", field: .address, value: "")),
     ]
 
     @Test func samplesCoverEveryType() {
@@ -147,6 +149,13 @@ import Testing
                 == [0x02, 0x14, 0x00, 0x01, 0x58, 0x01, 0x02])
         #expect(EventCodec.encode(Event(at: at(0), .occasionClosed(name: "X", through: nil))) == [0x02, 0x14, 0x00, 0x01, 0x58, 0x00])
         #expect(EventCodec.encode(Event(at: at(0), .currencySet(code: "EUR"))) == [0x02, 0x11, 0x00, 0x03, 0x45, 0x55, 0x52])
+        // A profile's field (issue 29): recipient, field tag, value; an unknown field tag is refused.
+        #expect(
+            EventCodec.encode(Event(at: at(0), .profileFieldSet(recipient: "X", field: .sizes, value: "M")))
+                == [0x02, 0x15, 0x00, 0x01, 0x58, 0x01, 0x01, 0x4D])
+        #expect(throws: EventDecodingError.invalidValue(.profileField, offset: 5)) {
+            try EventCodec.decode([0x02, 0x15, 0x00, 0x01, 0x58, 0x06, 0x01, 0x4D])
+        }
         #expect(
             EventCodec.encode(Event(at: at(0), .presentEdited(id: pid(1), changes: [.url("u"), .store("s")])))
                 == [0x02, 0x06, 0x00, 0x01, 0x02, 0x06, 0x01, 0x75, 0x07, 0x01, 0x73])
@@ -180,7 +189,7 @@ import Testing
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(3)) { try EventCodec.decode([0x03, 0x01, 0x00]) }
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(0)) { try EventCodec.decode([0x00]) }
         #expect(throws: EventDecodingError.unknownEventType(12)) { try EventCodec.decode([0x01, 0x0C, 0x00]) }
-        #expect(throws: EventDecodingError.unknownEventType(21)) { try EventCodec.decode([0x02, 0x15, 0x00]) }
+        #expect(throws: EventDecodingError.unknownEventType(22)) { try EventCodec.decode([0x02, 0x16, 0x00]) }
         #expect(throws: EventDecodingError.unknownEventType(18)) { try EventCodec.decode([0x01, 0x12, 0x00]) }
         // A budget's year is 1 to 9999.
         #expect(throws: EventDecodingError.invalidValue(.year, offset: 5)) { try EventCodec.decode([0x02, 0x13, 0x00, 0x00, 0x00, 0x00]) }

@@ -81,7 +81,8 @@ struct Bits {
     /// Any event, valid or not in any state.
     mutating func event() -> Event {
         let body: EventBody =
-            switch below(19) {
+            switch below(20) {
+            case 18: .profileFieldSet(recipient: pick(["Mum", "mum", "Zoë", ""]), field: pick(ProfileField.allCases), value: text())
             case 17: .occasionClosed(name: pick(Self.occasionNames), through: date())
             case 11: .occasionAdded(occasion())
             case 12: .occasionRemoved(name: pick(Self.occasionNames))
@@ -114,7 +115,14 @@ struct Bits {
 
     /// Any command, likely to succeed about half the time.
     mutating func command() -> Command {
-        switch below(22) {
+        switch below(23) {
+        case 22:
+            .change(
+                .setProfile(
+                    recipient: pick(["Mum", "mum", "Zoë", ""]),
+                    changes: (0..<below(3)).map { _ in
+                        below(4) == 0 ? .birthday(date()) : .field(pick(ProfileField.allCases), text())
+                    }))
         case 21:
             if let day = date() {
                 .change(.closeOccasion(name: pick(Self.occasionNames), through: day, keepingIdeas: below(2) == 0))

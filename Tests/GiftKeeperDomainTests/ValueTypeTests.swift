@@ -178,7 +178,7 @@ import Testing
             ("presentEdited", 6), ("presentStatusChanged", 7), ("presentRemoved", 8), ("passwordChanged", 9),
             ("stateExported", 10), ("presentImported", 11), ("occasionAdded", 12), ("occasionRemoved", 13),
             ("budgetSet", 14), ("budgetCleared", 15), ("presentRestored", 16), ("currencySet", 17),
-            ("budgetSetForYear", 18), ("budgetClearedForYear", 19), ("occasionClosed", 20),
+            ("budgetSetForYear", 18), ("budgetClearedForYear", 19), ("occasionClosed", 20), ("profileFieldSet", 21),
         ]
         #expect(EventType.allCases.map(\.name) == expected.map(\.0))
         #expect(EventType.allCases.map(\.tag) == expected.map(\.1))

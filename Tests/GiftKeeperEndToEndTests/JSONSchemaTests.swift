@@ -18,7 +18,8 @@ struct JSONSchemaTests {
         let planned = try await sandbox.script([
             "login", "secret-pw", "occasion add Christmas --date 2099-12-24 --yearly",
             #"occasion add "Mum's birthday" --date 1961-12-10 --yearly"#, "occasion add Someday", "budget set 30 --for Mum",
-            "budget set 100 --occasion Christmas", "budget set 500", "mark p1 wrapped", "mark p2 given", "remove p3", "quit",
+            "budget set 100 --occasion Christmas", "budget set 500", "mark p1 wrapped", "mark p2 given", "remove p3",
+            #"person set Mum sizes=M likes="tea, gardening" birthday=1961-12-10"#, "quit",
         ])
         #expect(planned.status == 0, "\(planned)")
         let passwordFile = sandbox.home + "/password"
@@ -29,13 +30,13 @@ struct JSONSchemaTests {
             ["upcoming", "--days", "36600", "--json"], ["budget", "--json"], ["summary", "--json"],
             ["summary", "--year", "all", "--json"], ["history", "--json"], ["history", "--logins", "--json"],
             ["history", "p1", "--json"], ["gifts", "Dad", "--json"], ["occasion", "list", "--json"], ["audit", "--json"],
-            ["export"],
+            ["person", "Mum", "--json"], ["person", "Dad", "--json"], ["export"],
         ] {
             let outcome = try await sandbox.run(words + ["--journal", sandbox.journal, "--password-file", passwordFile])
             #expect(outcome.status == 0 && !outcome.stdoutBytes.isEmpty, "\(words): \(outcome)")
             checked.append(try #require(JSONOutputSchema.definition(of: words), "\(words)"))
         }
-        #expect(Set(checked).count == 9, "each of the schema's nine outputs checked: \(checked)")
+        #expect(Set(checked).count == 10, "each of the schema's ten outputs checked: \(checked)")
     }
 
     @Test("The shell transcripts' --json outputs (PlanningTranscriptTests.jsonShape) through the binary, on their day, validate")

@@ -200,6 +200,7 @@ enum JSONOutputSchema {
         case "show": return "present"
         case "upcoming", "budget", "summary", "history": return command
         case "occasion": return "occasionList"
+        case "person": return "person"
         case "audit": return "auditLine"
         default: return nil
         }

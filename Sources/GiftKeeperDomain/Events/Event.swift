@@ -62,6 +62,8 @@ public enum EventBody: Hashable, Sendable {
     /// occasion is past, a yearly one's presents not given yet count for its next date
     /// after it. Nil reopens it (an undone close).
     case occasionClosed(name: String, through: CalendarDate?)
+    /// A field of a recipient's profile was set (SPEC §10.1, `person set`); empty clears it.
+    case profileFieldSet(recipient: String, field: ProfileField, value: String)
 
     public var type: EventType {
         switch self {
@@ -83,6 +85,7 @@ public enum EventBody: Hashable, Sendable {
         case .presentRestored: .presentRestored
         case .currencySet: .currencySet
         case .occasionClosed: .occasionClosed
+        case .profileFieldSet: .profileFieldSet
         }
     }
 
@@ -94,7 +97,7 @@ public enum EventBody: Hashable, Sendable {
             id
         case .presentImported(let present): present.id
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed:
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet:
             nil
         }
     }
@@ -122,6 +125,7 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
     case budgetSetForYear = 18
     case budgetClearedForYear = 19
     case occasionClosed = 20
+    case profileFieldSet = 21
 
     /// The tag written by ``EventCodec``.
     public var tag: UInt8 { rawValue }
@@ -149,6 +153,7 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .budgetSetForYear: "budgetSetForYear"
         case .budgetClearedForYear: "budgetClearedForYear"
         case .occasionClosed: "occasionClosed"
+        case .profileFieldSet: "profileFieldSet"
         }
     }
 

@@ -57,6 +57,7 @@
 /// | `0x12` | `budgetSetForYear`     | recipient: string, occasion: string (empty: any), year: uvarint (1–9999), amount: uvarint cents |
 /// | `0x13` | `budgetClearedForYear` | recipient: string, occasion: string, year: uvarint    |
 /// | `0x14` | `occasionClosed`       | name: string, through: day? (`0x00`: reopened)        |
+/// | `0x15` | `profileFieldSet`      | recipient: string, field: byte (`0x01` sizes, `0x02` likes, `0x03` dislikes, `0x04` address, `0x05` notes), value: string (empty: cleared) |
 ///
 /// Upcasting version 1: `presentAdded` has no url or store (empty); `presentImported` has
 /// none either, and a `given` one's givenAt is its updatedAt. Tags from `0x0C` and change
@@ -149,6 +150,10 @@ public enum EventCodec {
         case .occasionClosed(let name, let through):
             writer.string(name)
             writer.optionalSigned(through?.daysSinceEpoch)
+        case .profileFieldSet(let recipient, let field, let value):
+            writer.string(recipient)
+            writer.out.append(field.rawValue)
+            writer.string(value)
         }
         return writer.out
     }
@@ -263,6 +268,11 @@ public enum EventCodec {
         case .occasionClosed:
             let name = try reader.string()
             body = .occasionClosed(name: name, through: try reader.optionalDate())
+        case .profileFieldSet:
+            let recipient = try reader.string()
+            let offset = reader.offset
+            guard let field = ProfileField(rawValue: try reader.byte()) else { throw .invalidValue(.profileField, offset: offset) }
+            body = .profileFieldSet(recipient: recipient, field: field, value: try reader.string())
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
         return Event(at: at, body)
@@ -323,6 +333,6 @@ public enum EventDecodingError: Error, Hashable, Sendable {
 
     /// A field whose value can be out of range.
     public enum Field: String, Hashable, Sendable {
-        case bool, presentID, price, status, changeField, presentCount, date, year
+        case bool, presentID, price, status, changeField, presentCount, date, year, profileField
     }
 }

@@ -138,6 +138,7 @@ enum ShellCommands {
         SetupCommand.self, LoginCommand.self, SignOutCommand.self, AddCommand.self, ListCommand.self,
         ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self, RestoreCommand.self, UndoCommand.self,
         RedoCommand.self, OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
+        PersonCommand.self,
         HistoryCommand.self, ExportCommand.self, ImportCommand.self, PasswdCommand.self, SyncCommand.self, HelpCommand.self,
         QuitCommand.self,
     ]

@@ -53,6 +53,8 @@ public enum AuditWords {
             return "restored \(id)"
         case .currencySet(let code):
             return "currency \(short(code))"
+        case .profileFieldSet(let recipient, let field, let value):
+            return value.isEmpty ? "cleared \(field.name) of \(short(recipient))" : "set \(field.name) of \(short(recipient))"
         }
     }
 

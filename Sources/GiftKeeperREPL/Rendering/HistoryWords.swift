@@ -69,6 +69,11 @@ public enum HistoryWords {
             return "Budget for \(scope.words) cleared" + (entry.budgetBefore.map { " (was \($0.amount))" } ?? "")
         case .currencySet(let code):
             return code.isEmpty ? "Currency cleared" : "Currency set to \(code)"
+        case .profileFieldSet(let recipient, let field, let new):
+            let old = entry.profileValueBefore ?? ""
+            let what = "\(short(recipient))'s \(field.name)"
+            if new.isEmpty { return "\(what) cleared" + (old.isEmpty ? "" : " (was \(quoted(old)))") }
+            return old.isEmpty ? "\(what) set to \(quoted(new))" : "\(what) \(quoted(old)) → \(quoted(new))"
         }
     }
 

@@ -89,12 +89,12 @@ extension DomainError {
         case .emptyValue(let field):
             return "The \(field.rawValue) cannot be empty. Type a \(field.rawValue) with at least one visible character."
         case .tooLong(let field, let limit, let length):
-            return "The \(field.rawValue) \((field == .notes) ? "are" : "is") \(length) characters long; the limit is \(limit). "
-                + "Shorten \((field == .notes) ? "them" : "it") and try again."
+            return "The \(field.rawValue) \(field.isPlural ? "are" : "is") \(length) characters long; the limit is \(limit). "
+                + "Shorten \(field.isPlural ? "them" : "it") and try again."
         case .controlCharacter(let field, let scalar):
             let code = String(scalar, radix: 16, uppercase: true)
             let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
-            return "The \(field.rawValue) \((field == .notes) ? "contain" : "contains") the control character U+\(padded), "
+            return "The \(field.rawValue) \(field.isPlural ? "contain" : "contains") the control character U+\(padded), "
                 + "which a terminal would act on "
                 + "instead of showing. Remove it and try again."
         case .unknownPresent(let id):
@@ -157,6 +157,12 @@ extension DomainError {
         case .unknownSort(let input):
             let names = PresentSort.allCases.map(\.rawValue)
             return "Unknown sort '\(input)'.\(didYouMean(input, names)) Type one of: \(names.joined(separator: ", "))."
+        case .unknownProfileField(let input):
+            let names = ProfileField.allCases.map(\.name) + ["birthday"]
+            return "Unknown field '\(input)'.\(didYouMean(input, names)) A profile's fields are: \(names.joined(separator: ", "))."
+        case .unknownPerson(let name):
+            return "No one named '\(name)' on this list. Type 'person' to see everyone, "
+                + "or 'person set \(name) likes=…' to start a profile."
         }
     }
 }
@@ -331,51 +337,6 @@ extension LoginNotification {
         case .rollbackAccepted:
             return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated."
         }
-    }
-}
-
-extension BudgetScope {
-    /// `Mum`, `'Christmas 2026'`, `Mum for 'Christmas 2026'`, or `everything`; then the
-    /// year it holds for: `Mum (2026)`.
-    var words: String {
-        let what =
-            switch (recipient, occasion) {
-            case (nil, nil): "everything"
-            case (let recipient?, nil): recipient
-            case (nil, let occasion?): "'\(occasion)'"
-            case (let recipient?, let occasion?): "\(recipient) for '\(occasion)'"
-            }
-        return what + (year.map { " (\($0))" } ?? "")
-    }
-}
-
-extension GiftMemory {
-    /// `Saved p12: "Kite" for Sam.`
-    static func saved(_ id: PresentID, title: String, for recipient: String) -> String {
-        "Saved \(id): \(TerminalText.quoted(title)) for \(recipient)."
-    }
-
-    /// A note for each present named, then how many more.
-    var notes: [String] {
-        var notes = named.map { Self.note($0.present, isRemoved: $0.isRemoved) }
-        if more > 0 {
-            notes.append(
-                "Note: \(more) more of \(recipient)'s \(more == 1 ? "present has" : "presents have") a similar title "
-                    + "('gifts \(CommandLineTokenizer.quoted(recipient))' lists what was given).")
-        }
-        return notes
-    }
-
-    /// `Note: Mum got "Blue scarf" for Christmas 2025 on 2025-12-24 (p3).`, or what is planned.
-    static func note(_ present: Present, isRemoved: Bool) -> String {
-        let occasion = present.occasion.isEmpty ? "" : " for \(present.occasion)"
-        guard present.status == .given else {
-            let removed = isRemoved ? ", removed" : ""
-            return "Note: \(present.recipient) already has \(TerminalText.quoted(present.title))\(occasion) planned "
-                + "(\(present.id), \(present.status.rawValue)\(removed))."
-        }
-        let day = present.givenAt.map { " on \(LocalTime.date($0))" } ?? ""
-        return "Note: \(present.recipient) got \(TerminalText.quoted(present.title))\(occasion)\(day) (\(present.id))."
     }
 }
 

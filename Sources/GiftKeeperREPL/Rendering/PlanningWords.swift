@@ -126,3 +126,48 @@ enum UpcomingWords {
         return parts.joined(separator: ", ") + "."
     }
 }
+
+extension BudgetScope {
+    /// `Mum`, `'Christmas 2026'`, `Mum for 'Christmas 2026'`, or `everything`; then the
+    /// year it holds for: `Mum (2026)`.
+    var words: String {
+        let what =
+            switch (recipient, occasion) {
+            case (nil, nil): "everything"
+            case (let recipient?, nil): recipient
+            case (nil, let occasion?): "'\(occasion)'"
+            case (let recipient?, let occasion?): "\(recipient) for '\(occasion)'"
+            }
+        return what + (year.map { " (\($0))" } ?? "")
+    }
+}
+
+extension GiftMemory {
+    /// `Saved p12: "Kite" for Sam.`
+    static func saved(_ id: PresentID, title: String, for recipient: String) -> String {
+        "Saved \(id): \(TerminalText.quoted(title)) for \(recipient)."
+    }
+
+    /// A note for each present named, then how many more.
+    var notes: [String] {
+        var notes = named.map { Self.note($0.present, isRemoved: $0.isRemoved) }
+        if more > 0 {
+            notes.append(
+                "Note: \(more) more of \(recipient)'s \(more == 1 ? "present has" : "presents have") a similar title "
+                    + "('gifts \(CommandLineTokenizer.quoted(recipient))' lists what was given).")
+        }
+        return notes
+    }
+
+    /// `Note: Mum got "Blue scarf" for Christmas 2025 on 2025-12-24 (p3).`, or what is planned.
+    static func note(_ present: Present, isRemoved: Bool) -> String {
+        let occasion = present.occasion.isEmpty ? "" : " for \(present.occasion)"
+        guard present.status == .given else {
+            let removed = isRemoved ? ", removed" : ""
+            return "Note: \(present.recipient) already has \(TerminalText.quoted(present.title))\(occasion) planned "
+                + "(\(present.id), \(present.status.rawValue)\(removed))."
+        }
+        let day = present.givenAt.map { " on \(LocalTime.date($0))" } ?? ""
+        return "Note: \(present.recipient) got \(TerminalText.quoted(present.title))\(occasion)\(day) (\(present.id))."
+    }
+}

@@ -7,6 +7,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case noAccountYet
         case setupWhileSignedIn
         case expectedAssignment(String)
+        /// `person set` with a word that is not field=value (empty: none given).
+        case expectedProfileAssignment(String)
         case invalidCount(Int)
         /// An `--as-of`, `--since` or `--until` that is no date (or date and time).
         case invalidTime(option: String, text: String)
@@ -55,6 +57,10 @@ public struct REPLError: Error, CustomStringConvertible {
                 + "For a new journal, quit and start giftkeeper with --journal NEW-PATH."
         case .expectedAssignment(let text):
             return "Expected field=value, not '\(text)'. Fields: title, recipient, notes, price, occasion, url, store."
+        case .expectedProfileAssignment(let text):
+            let fields = PersonCommand.fields.joined(separator: ", ")
+            guard !text.isEmpty else { return "Say what to set as field=value, e.g. 'person set Mum likes=\"tea, gardening\"'. Fields: \(fields)." }
+            return "Expected field=value, not '\(text)'. Fields: \(fields)."
         case .invalidCount(let count):
             return "'--last \(count)' must be 1 or more. Type e.g. 'history --last 10'."
         case .invalidTime(let option, let text):

@@ -45,6 +45,13 @@ func normalized(_ change: Change) -> Change {
         return .setBudget(budget)
     case .clearBudget(let scope):
         return .clearBudget(normalized(scope))
+    case .setProfile(let recipient, let changes):
+        return .setProfile(
+            recipient: normalized(recipient),
+            changes: changes.map { change in
+                guard case .field(let field, let value) = change else { return change }
+                return .field(field, normalized(value))
+            })
     case .markPresent, .removePresent, .importPresent, .restorePresent, .setCurrency:
         return change
     }

@@ -126,6 +126,7 @@ struct HistoryFilter {
         case .presentStatusChanged, .presentRemoved, .presentRestored: return before
         case .budgetSet(let budget): return budget.scope.recipient.map { [$0] } ?? []
         case .budgetCleared(let scope): return scope.recipient.map { [$0] } ?? []
+        case .profileFieldSet(let recipient, _, _): return [recipient]
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
             .occasionRemoved, .currencySet, .occasionClosed:
             return []
