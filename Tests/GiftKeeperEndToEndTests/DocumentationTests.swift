@@ -88,6 +88,27 @@ struct DocumentationTests {
     }
 }
 
+extension DocumentationTests {
+    @Test("What the user guide says verify and audit print on the sample journal is what they print")
+    func sampleJournalFigures() async throws {
+        let guide = try String(contentsOfFile: repositoryRoot + "/docs/user-guide.md", encoding: .utf8)
+            .components(separatedBy: .whitespacesAndNewlines).filter { !$0.isEmpty }.joined(separator: " ")
+        func quoted(after marker: String) throws -> String {
+            let start = try #require(guide.range(of: marker), "the guide no longer says '\(marker)'").upperBound
+            return String(guide[start...].prefix { $0 != "`" })
+        }
+        let sandbox = try Sandbox()
+        let journal = sandbox.root + "/demo.journal"
+        try writeNewFile(try #require(fileBytes(repositoryRoot + "/journal/demo.journal")), to: journal)
+        let passwordFile = sandbox.home + "/password"
+        try writeNewFile(Array("demo-password\n".utf8), to: passwordFile)
+        let verify = try await sandbox.run(["verify", "--journal", journal])
+        #expect(verify.stdout.contains(try quoted(after: "On the sample journal (`journal/demo.journal`) it prints `")), "\(verify)")
+        let audit = try await sandbox.run(["audit", "--journal", journal, "--password-file", passwordFile])
+        #expect(audit.stdout.contains(try quoted(after: "verdict, on the sample journal `")), "\(audit)")
+    }
+}
+
 /// Fenced blocks of a document and the screen a transcript leaves.
 enum Documentation {
     struct Block {
