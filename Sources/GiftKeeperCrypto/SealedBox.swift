@@ -82,6 +82,37 @@ public enum SealedBox {
     public static func open(_ sealed: [UInt8], with keyPair: BoxKeyPair) throws -> [UInt8] {
         try sealed.withUnsafeBytes { s in try open(s, with: keyPair) }
     }
+
+    /// Seals a secret (keys a household grants a member) read straight from guarded memory.
+    public static func seal(_ secret: SecureBytes, to publicKey: [UInt8]) throws -> [UInt8] {
+        let sodium = try LibSodium.ready()
+        guard publicKey.count == BoxKeyPair.publicKeyLength else {
+            throw CryptoError(.invalidLength(what: "public key", expected: BoxKeyPair.publicKeyLength, actual: publicKey.count))
+        }
+        var output = [UInt8].zeroed(count: secret.count + overhead)
+        let result = output.withUnsafeMutableBytes { out in
+            secret.withUnsafeBytes { m in publicKey.withUnsafeBytes { sodium.boxSeal(out, m, publicKey: $0) } }
+        }
+        guard result == 0 else { throw CryptoError(.operationFailed(function: "crypto_box_seal")) }
+        return output
+    }
+
+    /// Opens a sealed secret into guarded memory, never a Swift array.
+    /// - Throws: ``CryptoError/Code/authenticationFailed`` when it does not open.
+    public static func openSecret(_ sealed: [UInt8], with keyPair: BoxKeyPair) throws -> SecureBytes {
+        let sodium = try LibSodium.ready()
+        guard sealed.count >= overhead else { throw CryptoError(.authenticationFailed) }
+        let secret = try SecureBytes(capacity: sealed.count - overhead)
+        let result = secret.withUnsafeMutableBytes { out in
+            sealed.withUnsafeBytes { s in
+                keyPair.publicKey.withUnsafeBytes { pk in
+                    keyPair.secretKey.withUnsafeBytes { sk in sodium.boxSealOpen(out, s, publicKey: pk, secretKey: sk) }
+                }
+            }
+        }
+        guard result == 0 else { throw CryptoError(.authenticationFailed) }
+        return secret
+    }
 }
 
 /// Derives independent subkeys from a master key (`crypto_kdf_derive_from_key`), e.g. the
