@@ -1,0 +1,158 @@
+public import GiftKeeperCrypto
+
+/// Where a household event frame stands: what its signature and tags are bound to.
+public struct FramePosition: Hashable, Sendable {
+    public let journalID: [UInt8]
+    public let sequence: UInt64
+    public let kind: UInt8
+    public let previousHash: [UInt8]
+
+    public init(journalID: [UInt8], sequence: UInt64, kind: UInt8, previousHash: [UInt8]) {
+        self.journalID = journalID
+        self.sequence = sequence
+        self.kind = kind
+        self.previousHash = previousHash
+    }
+
+    var encoded: [UInt8] {
+        var bytes = Array("GKFRAME1".utf8) + journalID
+        bytes.appendLittleEndian(sequence)
+        bytes.append(kind)
+        return bytes + previousHash
+    }
+}
+
+/// The keys a member holds of one epoch: each audience's, by audience.
+public struct EpochKeyring: Sendable {
+    public let epoch: UInt64
+    public let keys: [Audience: AudienceKey]
+
+    public init(epoch: UInt64, keys: [AudienceKey]) {
+        self.epoch = epoch
+        var byAudience: [Audience: AudienceKey] = [:]
+        for key in keys { byAudience[key.audience] = key }
+        self.keys = byAudience
+    }
+}
+
+/// A household event a member could open: who wrote it (signed), for whom, and the event.
+public struct OpenedHouseholdEvent: Sendable {
+    public let author: MemberID
+    public let audience: Audience
+    public let payload: [UInt8]
+}
+
+/// Why a household event frame was refused: it names the frame's position.
+public struct HouseholdFrameError: Error, Hashable, Sendable {
+    public enum Reason: Hashable, Sendable {
+        /// Too short, or an epoch this member holds no key of.
+        case malformed
+        /// The membership tag does not verify: no member of the epoch made it (the server
+        /// cannot write at all).
+        case notFromAMember
+        /// The audience tag matched a key this member holds, but the ciphertext does not open.
+        case doesNotOpen
+        /// Its author is not a member at this position.
+        case authorNotMember
+        /// The signature is not its author's over this position, epoch, audience and event.
+        case badSignature
+    }
+
+    public let sequence: UInt64
+    public let reason: Reason
+}
+
+/// Sealing and opening a household event frame (docs/threat-model.md, "A household
+/// event"): epoch ‖ audience tag ‖ AEAD ciphertext ‖ membership tag. Inside the
+/// ciphertext: the author's id, their Ed25519 signature, the event padded to 64-byte
+/// blocks. The signature is inside on purpose: outside, it would tell every member who
+/// wrote each frame they cannot read.
+public enum HouseholdEvents {
+    static let tagLength = 16
+
+    /// The frame of `payload` for `audience` at `position`, written by `author`.
+    /// `everyone` is the epoch's *everyone* key, whose membership subkey tags the frame.
+    public static func seal(
+        _ payload: [UInt8], at position: FramePosition, epoch: UInt64, for audience: AudienceKey, everyone: AudienceKey,
+        author: MemberIdentity
+    ) throws -> [UInt8] {
+        let signed = position.encoded + epochBytes(epoch) + audience.audience.encoded + payload
+        let inner = author.id.bytes + (try author.signing.sign(signed)) + (try Padding.padded(payload, blockSize: 64))
+        var frame = epochBytes(epoch) + (try audienceTag(audience, at: position))
+        frame += try AEAD.seal(inner, key: try subkey(audience, .aead), additionalData: position.encoded + frame)
+        return frame + (try membershipTag(frame, at: position, everyone: everyone))
+    }
+
+    /// The event in `frame`, or nil when it is not for this member (no audience key of
+    /// theirs matches its tag). `roster` is the household's members at this position, with
+    /// the keys the chain holds for them.
+    /// - Throws: ``HouseholdFrameError`` for a frame no member made, or one that matched a
+    ///   key of theirs and then does not open, or is not signed by a member.
+    public static func open(_ frame: [UInt8], at position: FramePosition, keyring: EpochKeyring, roster: Roster)
+        throws(HouseholdFrameError) -> OpenedHouseholdEvent?
+    {
+        func refused(_ reason: HouseholdFrameError.Reason) -> HouseholdFrameError {
+            HouseholdFrameError(sequence: position.sequence, reason: reason)
+        }
+        let headerLength = 8 + tagLength
+        guard frame.count > headerLength + tagLength, Array(frame.prefix(8)) == epochBytes(keyring.epoch),
+            let everyone = keyring.keys[.everyone]
+        else { throw refused(.malformed) }
+        let body = Array(frame.dropLast(tagLength))
+        guard let expected = try? membershipTag(body, at: position, everyone: everyone),
+            constantTimeEqual(expected, Array(frame.suffix(tagLength)))
+        else { throw refused(.notFromAMember) }
+        let tag = Array(frame[8..<headerLength])
+        guard
+            let key = keyring.keys.values.sorted(by: { $0.audience < $1.audience }).first(where: { key in
+                (try? audienceTag(key, at: position)).map { constantTimeEqual($0, tag) } ?? false
+            })
+        else { return nil }
+        guard let aeadKey = try? subkey(key, .aead),
+            let inner = try? AEAD.open(
+                Array(body[headerLength...]), key: aeadKey, additionalData: position.encoded + Array(body.prefix(headerLength))),
+            inner.count > MemberID.length + SigningKeyPair.signatureLength
+        else { throw refused(.doesNotOpen) }
+        let signatureEnd = MemberID.length + SigningKeyPair.signatureLength
+        guard let authorID = MemberID(bytes: Array(inner.prefix(MemberID.length))), let author = roster.members[authorID] else {
+            throw refused(.authorNotMember)
+        }
+        let padded = Array(inner[signatureEnd...])
+        guard let length = Padding.unpaddedLength(padded, blockSize: 64) else { throw refused(.doesNotOpen) }
+        let payload = Array(padded.prefix(length))
+        let signed = position.encoded + epochBytes(keyring.epoch) + key.audience.encoded + payload
+        guard SigningKeyPair.verify(signature: Array(inner[MemberID.length..<signatureEnd]), of: signed, publicKey: author.signing)
+        else { throw refused(.badSignature) }
+        return OpenedHouseholdEvent(author: authorID, audience: key.audience, payload: payload)
+    }
+
+    enum Job: UInt64 {
+        case aead = 1
+        case tag = 2
+        case membership = 4
+    }
+
+    static func subkey(_ key: AudienceKey, _ job: Job) throws -> SecureBytes {
+        try SubkeyDerivation.derive(from: key.key, id: job.rawValue, context: "gkhouse1")
+    }
+
+    /// 16 bytes of BLAKE2b keyed with the audience's tag key over the position: holders find
+    /// their key with a few keyed hashes; to anyone else it is noise.
+    static func audienceTag(_ key: AudienceKey, at position: FramePosition) throws -> [UInt8] {
+        Array(try Blake2b.mac(position.encoded, key: try subkey(key, .tag)).prefix(tagLength))
+    }
+
+    static func membershipTag(_ body: [UInt8], at position: FramePosition, everyone: AudienceKey) throws -> [UInt8] {
+        Array(try Blake2b.mac(position.encoded + body, key: try subkey(everyone, .membership)).prefix(tagLength))
+    }
+
+    static func epochBytes(_ epoch: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendLittleEndian(epoch)
+        return bytes
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
