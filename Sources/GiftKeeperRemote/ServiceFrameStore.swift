@@ -149,6 +149,7 @@ public final class ServiceFrameStore: SharedFrameStore {
     func pull(deadline: Duration? = nil, expectingAtLeast expected: JournalHead? = nil) throws(JournalError) -> Bool {
         lastPull = .now
         var first = true
+        var emptyPages = 0
         while true {
             let after = head.sequence
             guard
@@ -164,7 +165,10 @@ public final class ServiceFrameStore: SharedFrameStore {
             }
             first = false
             if page.frames.isEmpty, page.head.sequence > after {
-                // Frames it names and does not send: dropped, or out of their place.
+                // Frames it names and does not send: appended between its two reads (asked
+                // again), or dropped, or out of their place (refused).
+                emptyPages += 1
+                guard emptyPages > 1 else { continue }
                 let problem = JournalProblem(sequence: after + 1, offset: nil, damage: .framesWithheld(head: page.head.sequence))
                 throw JournalError(.corrupt(problem), path: name)
             }
