@@ -14,9 +14,9 @@ run: deps
 	@$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/giftkeeper $(ARGS)
 
 ## test: install dependencies, check the formatting, build, and run the whole test suite,
-## the PostgreSQL store's tests against a throwaway server on loopback and the device
-## suites through giftkeeper-server in front of it, with a throwaway certificate
-## (scripts/test-server.sh, which starts both: started here, stopped when the tests end).
+## the device suites through giftkeeper-server in front of a throwaway PostgreSQL server on
+## loopback, with a throwaway certificate (scripts/test-server.sh, which starts both: started
+## here, stopped when the tests end); devices speak only to the service.
 ## The suites that start programs (PROCESS_TESTS: the built binary, tmux, sh, psql, the
 ## journal probe, exit tests) run in a test process of their own: a forked child holds every
 ## descriptor of its parent until it execs, journal locks included, so no test holding a
@@ -25,13 +25,12 @@ run: deps
 ## rest, where a test that starts a program fails (GIFTKEEPER_TESTS_START_NO_PROGRAMS);
 ## its report follows the other's.
 BINARY_TESTS := GiftKeeperEndToEndTests|HintPastingProcessTests
-PROCESS_TESTS := $(BINARY_TESTS)|JournalProcessTests|PostgresStoreTests|SodiumInitializationTests
+PROCESS_TESTS := $(BINARY_TESTS)|JournalProcessTests|ServiceStoreTests|SodiumInitializationTests
 TEST_BUNDLE = $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest
 test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
 	@scripts/test-server.sh start >/dev/null
-	@export GIFTKEEPER_TEST_POSTGRES_URL=$$(scripts/test-postgres.sh url); \
-	eval "$$(scripts/test-server.sh env)"; \
+	@eval "$$(scripts/test-server.sh env)"; \
 	bundle=$(TEST_BUNDLE); \
 	report=$$(mktemp /tmp/giftkeeper-process-tests.XXXXXX); \
 	"$$bundle" --testing-library swift-testing --filter '$(PROCESS_TESTS)' >"$$report" 2>&1 & processes=$$!; \
@@ -43,15 +42,15 @@ test: deps lint
 	scripts/test-server.sh stop; [ $$inProcess = 0 ] && [ $$processStatus = 0 ]
 
 ## test-release: the suites that run the built program (BINARY_TESTS, some of PROCESS_TESTS),
-## against the release binary as `make install` installs it, beside a throwaway PostgreSQL
-## server; CI runs it after `make test`
+## against the release binary as `make install` installs it, beside a throwaway
+## giftkeeper-server and PostgreSQL (scripts/test-server.sh); CI runs it after `make test`
 test-release: deps
 	$(RELEASE_BUILD)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
-	@scripts/test-postgres.sh start
-	@GIFTKEEPER_TEST_POSTGRES_URL=$$(scripts/test-postgres.sh url) GIFTKEEPER_BINARY=$(CURDIR)/.build/release/giftkeeper \
+	@scripts/test-server.sh start >/dev/null
+	@eval "$$(scripts/test-server.sh env)"; GIFTKEEPER_BINARY=$(CURDIR)/.build/release/giftkeeper \
 	  $(TEST_BUNDLE) --testing-library swift-testing --filter '$(BINARY_TESTS)'; \
-	status=$$?; scripts/test-postgres.sh stop; exit $$status
+	status=$$?; scripts/test-server.sh stop; exit $$status
 
 ## lint: the code's formatting, as .swift-format says (swift-format, in the toolchain);
 ## `make format` rewrites the files to match

@@ -4,7 +4,7 @@
 // giftkeeper → GiftKeeperREPL → GiftKeeperService → (GiftKeeperSealing, GiftKeeperDocuments)
 // → (GiftKeeperDomain, GiftKeeperJournal → GiftKeeperCrypto) → CSodium / CReadline
 // (docs/architecture.md draws it). The journal's storage is the FrameStore protocol
-// (GiftKeeperJournal): the file, a PostgreSQL server (GiftKeeperPostgres), memory in tests.
+// (GiftKeeperJournal): the file, the sync service (GiftKeeperRemote), memory in tests.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -23,7 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
-        // The shared journal's server (SPEC §12), and the NIO and logging it is driven with.
+        // giftkeeper-server's database (SPEC §12), and the NIO and logging it is driven with.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -70,19 +70,6 @@ let package = Package(
         .target(
             name: "GiftKeeperJournal",
             dependencies: ["GiftKeeperCrypto", "GiftKeeperFiles"],
-            swiftSettings: strictSettings
-        ),
-        // The PostgreSQL frame store (SPEC §12): a journal shared by a person's devices, the
-        // server holding only ciphertext frames; the third FrameStore beside file and memory.
-        .target(
-            name: "GiftKeeperPostgres",
-            dependencies: [
-                "GiftKeeperJournal", "GiftKeeperCrypto",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
             swiftSettings: strictSettings
         ),
         // The sync service's wire format (SPEC §12): the requests and answers a device and
@@ -166,7 +153,7 @@ let package = Package(
             name: "giftkeeper",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal",
-                "GiftKeeperPostgres", "GiftKeeperRemote", "GiftKeeperWire",
+                "GiftKeeperRemote", "GiftKeeperWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -194,7 +181,7 @@ let package = Package(
         ),
 
         // Test support, in no product: temporary directories, file bytes, the one seeded
-        // random generator (TestRandom) and the PostgreSQL fixture every test target shares.
+        // random generator (TestRandom) and the sync-service fixture every test target shares.
         .target(
             name: "GiftKeeperTestSupport",
             path: "Tests/Support/GiftKeeperTestSupport",
@@ -213,16 +200,9 @@ let package = Package(
         .testTarget(
             name: "GiftKeeperJournalTests",
             dependencies: [
-                "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperPostgres", "GiftKeeperRemote", "GiftKeeperWire",
+                "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperRemote", "GiftKeeperWire",
                 "journal-append-probe", "TestProcesses", "GiftKeeperTestSupport",
             ],
-            swiftSettings: strictSettings
-        ),
-        // The PostgreSQL store against a real server (`make test` starts one; without
-        // GIFTKEEPER_TEST_POSTGRES_URL its tests are skipped, saying so).
-        .testTarget(
-            name: "GiftKeeperPostgresTests",
-            dependencies: ["GiftKeeperPostgres", "GiftKeeperJournal", "TestProcesses", "GiftKeeperTestSupport"],
             swiftSettings: strictSettings
         ),
         // Test support: appends frames in a loop, printing each acknowledged sequence

@@ -73,7 +73,19 @@ public protocol LocalFrameStore: FrameStore {
     /// Replaces the frames after `batch`'s base with `batch`, at once (a crash leaves the
     /// old frames or the new ones, whole), if the head is still `expected`; otherwise writes
     /// nothing and returns the current head. Open the store again afterwards.
-    func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome
+    ///
+    /// `whileReplacing` runs once the new frames are in place and before any other process
+    /// can lock them: what this device remembers of the journal (its rollback memory) moves
+    /// with them, so no other process sees the new frames with the old memory or the reverse.
+    func rewrite(expecting expected: JournalHead, with batch: FrameBatch, whileReplacing: () -> Void) throws(JournalError)
+        -> AppendOutcome
+
+    /// Runs `body` holding the journal's lock, after taking in what other processes
+    /// appended, while this handle's journal is still the one at its place; nil, without
+    /// running it, when another process replaced it meanwhile (a sync's merge: open it
+    /// again). Writers of what this device remembers of the journal write it this way, so
+    /// that a reader holding the lock sees the journal and the memory of it agree.
+    func whileCurrent<T>(_ body: () throws -> T) throws -> T?
 }
 
 extension FrameStore {

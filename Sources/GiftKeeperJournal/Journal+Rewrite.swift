@@ -39,14 +39,19 @@ extension Journal: LocalFrameStore {
     /// handle then names the old file and takes no more appends; open the journal again.
     /// Another process still holding the old file finds it replaced (an append it makes is
     /// not acknowledged; a wait for frames says so) and opens the journal again.
-    public func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+    public func rewrite(expecting expected: JournalHead, with batch: FrameBatch, whileReplacing: () -> Void)
+        throws(JournalError) -> AppendOutcome
+    {
         guard !isUnusable else { throw JournalError(.unusable, path: path) }
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: path) }
         guard expected == head else { return .conflict(current: head) }
         try Self.lock(file, exclusive: true, path: path)
         defer { file.unlock() }
-        _ = try statusAfterTakingInOthers()
+        let opened = try statusAfterTakingInOthers()
         guard expected == head else { return .conflict(current: head) }
+        // Another process's merge put a journal in its place meanwhile: renaming over it
+        // would lose that one. Nothing written; the caller opens the journal again.
+        guard errorUnlessPathNamesFile(opened) == nil else { return .conflict(current: head) }
         guard batch.base.sequence <= lastSequence else {
             throw JournalError(.corrupt(JournalProblem(sequence: batch.base.sequence, offset: size, damage: .noSuchPosition)), path: path)
         }
@@ -55,14 +60,32 @@ extension Journal: LocalFrameStore {
         do throws(SystemCallError) {
             try kept.withMutableBytes { buffer throws(SystemCallError) in try file.readFully(into: buffer, at: 0) }
             let atomic = try AtomicFile(path: path)
+            _ = try atomic.descriptor.tryLock(exclusive: true)  // a name only we know: cannot be taken
             try atomic.write(kept)
             try atomic.write(batch.bytes)
-            try atomic.commit(replacing: true).close()
+            let replaced = try atomic.commit(replacing: true)
+            whileReplacing()
+            replaced.close()
         } catch {
             throw JournalError(error, path: path)
         }
         isUnusable = true
         return .appended(batch.head)
+    }
+
+    /// ``LocalFrameStore/whileCurrent(_:)``: under the exclusive lock (the shared one for a
+    /// read-only handle, which takes nothing in), nil when the path names another file now.
+    public func whileCurrent<T>(_ body: () throws -> T) throws -> T? {
+        guard !isUnusable else { throw JournalError(.unusable, path: path) }
+        let writable = access == .readWrite
+        try Self.lock(file, exclusive: writable, path: path)
+        defer { file.unlock() }
+        let opened = writable ? try statusAfterTakingInOthers() : try mapIO(path) { () throws(SystemCallError) in try file.status() }
+        if let error = errorUnlessPathNamesFile(opened) {
+            guard case .changedWhileOpen(.replaced) = error.code else { throw error }
+            return nil
+        }
+        return try body()
     }
 
     /// Where the frame after `sequence` starts (the end of the frames for the last one).

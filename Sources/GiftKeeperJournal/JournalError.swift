@@ -82,8 +82,11 @@ public struct JournalError: Error, Sendable, Equatable {
 public enum RemoteFailure: Sendable, Equatable {
     /// No connection to the server (it is down, or the link is cut).
     case noConnection
-    /// The address is not an `https://HOST[:PORT]` (or `postgres://USER@HOST[:PORT]/DATABASE`) address.
+    /// The address is not an `https://HOST[:PORT]` address.
     case invalidAddress
+    /// The address names a PostgreSQL database (`postgres://`): devices no longer connect
+    /// to one directly, only to the sync service in front of it (`giftkeeper-server`).
+    case databaseAddress
     /// The address is plain `http://` to a host other than this machine (no TLS).
     case plainHTTPAddress
     /// No answer within the deadline of `seconds`.
@@ -92,18 +95,28 @@ public enum RemoteFailure: Sendable, Equatable {
     case tls(cause: String)
     /// The service did not accept this device: not enrolled, removed, or a code refused.
     case notAuthenticated(message: String)
-    /// The service refused the request with an HTTP status and its own message.
+    /// The service does not allow this device the request (HTTP 403); its own message.
+    case permissionDenied(message: String)
+    /// The account is over a quota of the service (frame size, frames a minute, journals).
+    case overQuota(message: String)
+    /// The service refused the request with another HTTP status and its own message.
     case rejected(status: Int, message: String)
-    /// The address holds a password, which belongs in `~/.pgpass`.
-    case passwordInAddress
     /// The server no longer has this journal.
     case journalGone
-    /// The server stored `stored` of the `sent` frames.
-    case partlyStored(stored: Int64, sent: Int)
     /// The server sent a row of an unexpected shape.
     case unexpectedAnswer
-    /// The server refused: its own message and SQLSTATE, which name no bound value.
-    case refused(message: String, state: String)
     /// The server could not be reached; `cause` names the kind of failure.
     case couldNotConnect(cause: String)
+}
+
+extension RemoteFailure {
+    /// Whether the failure is the link's or the server's being away (a change waits here and
+    /// goes at the next sync), rather than one the person must act on (an address, a
+    /// certificate, this device's enrolment or rights, a quota).
+    public var isOffline: Bool {
+        switch self {
+        case .noConnection, .timedOut, .couldNotConnect: true
+        default: false
+        }
+    }
 }

@@ -96,6 +96,9 @@ public enum JournalDamage: Sendable, Equatable {
     case misplacedFrame(found: UInt64, expected: UInt64)
     /// A server sent another journal's header.
     case foreignHeader
+    /// A server said its journal holds frames up to `head` but sent none from this position
+    /// on (a frame dropped, or moved out of place).
+    case framesWithheld(head: UInt64)
 }
 
 /// How the file changed behind the lock while a ``Journal`` had it open for writing: a

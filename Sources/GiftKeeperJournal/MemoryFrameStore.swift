@@ -99,7 +99,9 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
         return outcome
     }
 
-    public func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
+    public func rewrite(expecting expected: JournalHead, with batch: FrameBatch, whileReplacing: () -> Void)
+        throws(JournalError) -> AppendOutcome
+    {
         guard access == .readWrite else { throw JournalError(.readOnlyAccess, path: name) }
         let outcome: AppendOutcome = try chain.state.withLock { state throws(JournalError) in
             guard state.frames.head == expected else { return .conflict(current: state.frames.head) }
@@ -107,6 +109,7 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
             try replaced.takeIn(state.frames.frames.prefix(Int(batch.base.sequence)))
             replaced.accept(batch)
             state.frames = replaced
+            whileReplacing()
             return .appended(batch.head)
         }
         (head, frameIndex) = chain.state.withLock { ($0.frames.head, $0.frames.index) }
@@ -117,6 +120,11 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
     public func read(after sequence: UInt64, progress: ((Int, Int) -> Void)?, _ body: (FrameView) throws -> Void) throws {
         let frames = chain.state.withLock { $0.frames }
         try frames.read(after: sequence, through: head.sequence, progress: progress, body)
+    }
+
+    /// One process: a memory journal is never replaced under a handle.
+    public func whileCurrent<T>(_ body: () throws -> T) throws -> T? {
+        try body()
     }
 
     public func beginSession() -> Bool? {

@@ -1,5 +1,5 @@
 /// A journal's frames held in memory, each verified against the hash chain as it is taken
-/// in: what the memory store keeps, and what the PostgreSQL store keeps of what its server
+/// in: what the memory store keeps, and what a device keeps of what the sync service
 /// sent (a server never gets to change a frame once it was verified here).
 public struct VerifiedFrames: Sendable {
     public let header: JournalHeader

@@ -14,12 +14,15 @@ public struct ServiceAddress: Sendable, Equatable, CustomStringConvertible {
     /// The one-time code that enrols this device in an account, when the address carries one.
     public let enrolmentCode: String?
 
-    /// Whether `url` is a sync service's address rather than another kind (`postgres://`).
-    public static func names(_ url: String) -> Bool {
-        url.hasPrefix("https://") || url.hasPrefix("http://")
-    }
-
+    /// - Throws: ``RemoteFailure/databaseAddress`` for a `postgres://` address (devices
+    ///   speak only to the service since direct database remotes were retired),
+    ///   ``RemoteFailure/invalidAddress`` for anything else that is not `https://HOST[:PORT]`,
+    ///   ``RemoteFailure/plainHTTPAddress`` for `http://` beyond loopback.
     public init(url: String) throws(JournalError) {
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        if scheme == "postgres" || scheme == "postgresql" {
+            throw JournalError(.unreachable(.databaseAddress), path: Self.shown(url))
+        }
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
             scheme == "https" || scheme == "http", let named = parts.host, !named.isEmpty,
             parts.user == nil, parts.password == nil, parts.path.isEmpty || parts.path == "/"

@@ -107,7 +107,9 @@ final class ServiceConnection {
         let message = Self.message(data) ?? "no reason given"
         switch status {
         case 401: throw JournalError(.unreachable(.notAuthenticated(message: message)), path: name)
+        case 403: throw JournalError(.unreachable(.permissionDenied(message: message)), path: name)
         case 404: throw JournalError(.unreachable(.journalGone), path: name)
+        case 413, 429: throw JournalError(.unreachable(.overQuota(message: message)), path: name)
         default: throw JournalError(.unreachable(.rejected(status: status, message: message)), path: name)
         }
     }

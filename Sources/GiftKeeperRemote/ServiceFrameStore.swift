@@ -149,6 +149,7 @@ public final class ServiceFrameStore: SharedFrameStore {
     func pull(deadline: Duration? = nil, expectingAtLeast expected: JournalHead? = nil) throws(JournalError) -> Bool {
         lastPull = .now
         var first = true
+        var emptyPages = 0
         while true {
             let after = head.sequence
             guard
@@ -163,6 +164,14 @@ public final class ServiceFrameStore: SharedFrameStore {
                 if behind || forked { return false }
             }
             first = false
+            if page.frames.isEmpty, page.head.sequence > after {
+                // Frames it names and does not send: appended between its two reads (asked
+                // again), or dropped, or out of their place (refused).
+                emptyPages += 1
+                guard emptyPages > 1 else { continue }
+                let problem = JournalProblem(sequence: after + 1, offset: nil, damage: .framesWithheld(head: page.head.sequence))
+                throw JournalError(.corrupt(problem), path: name)
+            }
             try frames.takeIn(page.frames.lazy.map { Array($0) })
             if page.frames.isEmpty || head.sequence >= page.head.sequence { return true }
         }
@@ -234,7 +243,7 @@ public final class ServiceFrameStore: SharedFrameStore {
     /// Whether the service answered with a refusal (it wrote nothing) rather than not at all.
     private static func isRefusal(_ failure: RemoteFailure) -> Bool {
         switch failure {
-        case .rejected, .notAuthenticated: true
+        case .rejected, .notAuthenticated, .permissionDenied, .overQuota: true
         default: false
         }
     }

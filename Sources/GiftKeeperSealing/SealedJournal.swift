@@ -112,9 +112,11 @@ package final class SealedJournal {
     /// then `events` sealed after them, each as it was first recorded (a failed sign-in to
     /// the newest public key, every other event under `epoch`'s data key), replace this
     /// journal's frames after `batch`'s base at once, if its head is still this handle's.
-    package func replaceTail(with batch: FrameBatch, sealing events: [Event], epoch: Keyring.Epoch) throws(SealingError)
-        -> AppendOutcome
-    {
+    /// `whileReplacing` gets the new head once the frames are in place, before another
+    /// process can lock them (``LocalFrameStore/rewrite(expecting:with:whileReplacing:)``).
+    package func replaceTail(
+        with batch: FrameBatch, sealing events: [Event], epoch: Keyring.Epoch, whileReplacing: (JournalHead) -> Void
+    ) throws(SealingError) -> AppendOutcome {
         guard let local = store as? any LocalFrameStore else {
             throw .journal(JournalError(.unusable, path: path))
         }
@@ -127,7 +129,7 @@ package final class SealedJournal {
                     try addSealed(event, dataKey: epoch.dataKey, to: &batch)
                 }
             }
-            return try local.rewrite(expecting: head, with: batch)
+            return try local.rewrite(expecting: head, with: batch) { whileReplacing(batch.head) }
         }
     }
 

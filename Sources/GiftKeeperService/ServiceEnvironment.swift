@@ -24,7 +24,7 @@ public struct ServiceEnvironment: Sendable {
     /// where stopping loses nothing: during the wait after failed logins, and after the
     /// password check, before anything is recorded.
     public var isCancelled: @Sendable () -> Bool = { false }
-    /// Finds the server a URL names (`postgres://USER@HOST/DB`), for sharing a journal
+    /// Finds the sync service a URL names (`https://HOST[:PORT]`), for sharing a journal
     /// between devices (SPEC §12); nil in a build or test that shares nothing.
     public var remoteLocation: (@Sendable (String) throws(JournalError) -> any RemoteLocation)?
     /// The server asked for with `--remote URL` or `$GIFTKEEPER_REMOTE`; once a sync used

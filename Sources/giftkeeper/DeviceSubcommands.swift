@@ -25,10 +25,9 @@ private func service(for journal: JournalOption) throws -> (remote: ServiceRemot
     try session.openExisting(access: .readOnly)
     let url = session.remoteURL
     try session.close()
-    // A journal shared through a database directly has no devices to list: as if unshared.
-    guard let url, ServiceAddress.names(url), let open = journal.environment.remoteLocation,
-        let remote = try open(url) as? ServiceRemote
-    else { throw ServiceError(.noRemote) }
+    guard let url, let open = journal.environment.remoteLocation else { throw ServiceError(.noRemote) }
+    // Only a sync service's address makes a remote: any other is refused, saying why.
+    guard let remote = try open(url) as? ServiceRemote else { throw ServiceError(.noRemote) }
     return (remote, journalID)
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import GiftKeeperCrypto
 import GiftKeeperJournal
-import GiftKeeperPostgres
 import GiftKeeperREPL
 import GiftKeeperRemote
 import GiftKeeperService
@@ -115,7 +114,7 @@ struct JournalOption: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The server the journal is shared through (postgres://USER@HOST[:PORT]/DB; the password from ~/.pgpass), "
+            "The sync service the journal is shared through (https://HOST[:PORT], a giftkeeper-server), "
                 + "remembered for the journal once used. Default: $GIFTKEEPER_REMOTE, else the remembered one.",
             valueName: "url"))
     var remote: String?
@@ -125,7 +124,7 @@ struct JournalOption: ParsableArguments {
             throw ValidationError("--journal needs a path, e.g. --journal ~/gifts.journal")
         }
         if remote?.isEmpty == true {
-            throw ValidationError("--remote needs a URL, e.g. --remote postgres://me@server/giftkeeper")
+            throw ValidationError("--remote needs a URL, e.g. --remote https://gifts.example.org")
         }
     }
 
@@ -186,8 +185,7 @@ func productionEnvironment(remote: String? = nil) -> ServiceEnvironment {
     made.requestedRemote = remote ?? environment("GIFTKEEPER_REMOTE").flatMap { $0.isEmpty ? nil : $0 }
     let state = made.stateDirectory
     made.remoteLocation = { url throws(JournalError) in
-        // A sync service (https://); `postgres://` still reaches a database directly.
-        guard ServiceAddress.names(url) else { return PostgresRemote(address: try PostgresAddress(url: url)) }
+        // Only a sync service (https://): a `postgres://` address is refused, saying so.
         return try ServiceRemote(url: url, stateDirectory: state, deviceName: deviceName())
     }
     return made

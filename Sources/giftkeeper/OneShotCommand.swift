@@ -66,7 +66,7 @@ enum OneShotCommand {
     private static func example(_ option: String) -> String {
         switch option {
         case "--journal": "~/gifts.journal"
-        case "--remote": "postgres://me@server/giftkeeper"
+        case "--remote": "https://gifts.example.org"
         default: "~/.giftkeeper-password"
         }
     }

@@ -53,8 +53,9 @@ struct Clone: ParsableCommand {
         commandName: "clone",
         abstract: "Copy a journal from its server onto this device (then sign in with its password).",
         discussion: """
-            URL is postgres://USER@HOST[:PORT]/DB (the database password from ~/.pgpass), with #ID — the first \
-            hex digits of the journal's id, as 'sync' shows it — when the server holds several journals. \
+            URL is the one-time address 'giftkeeper device add' shows on a device that shares the journal \
+            (https://HOST[:PORT]/?enrol=CODE#ID), or the service's https://HOST[:PORT] with #ID — the first hex \
+            digits of the journal's id, as 'sync' shows it — for a device already enrolled there. \
             Every frame is verified on the way; the copy pins the journal's id and first frame, and remembers the server.
             """)
 

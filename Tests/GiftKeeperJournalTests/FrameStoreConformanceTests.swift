@@ -1,7 +1,7 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
-import GiftKeeperPostgres
+import GiftKeeperRemote
 import GiftKeeperTestSupport
 import Glibc
 import Testing
@@ -26,10 +26,17 @@ final class StoreUnderTest: CustomStringConvertible {
             directory = nil
             let location = MemoryStoreLocation()
             (open, create) = ({ try location.open(access: $0, toleratingDamage: false, progress: nil) }, location.create)
-        case .postgres:
-            directory = nil
-            let location = PostgresStoreLocation(address: try PostgresAddress(url: try PostgresFixture.requireURL()))
-            (open, create) = ({ try location.open(access: $0, toleratingDamage: false, progress: nil) }, location.create)
+        case .service:
+            // A device of its own (its key in a state directory of its own: an account of its
+            // own), one journal; each reopening is another process's connection.
+            let directory = try TemporaryDirectory(prefix: "giftkeeper-service-store")
+            self.directory = directory
+            let url = try ServiceFixture.requireURL()
+            let header = try MemoryFrameStore(path: "device").header
+            let remote = { try ServiceRemote(url: url, stateDirectory: directory.path, deviceName: "conformance") }
+            (open, create) = (
+                { _ in try remote().open(journalID: header.journalID) }, { try remote().create(header: header) }
+            )
         }
     }
 
@@ -41,12 +48,17 @@ final class StoreUnderTest: CustomStringConvertible {
 }
 
 /// The stores the conformance checks run on. The file and memory stores are checked as
-/// arguments; PostgreSQL in a suite of its own (``FrameStoreConformanceTests/OnPostgreSQL``),
-/// which needs the test server `make test` starts and is skipped, saying why, without one.
+/// arguments; the sync service's (``ServiceFrameStore``, through `giftkeeper-server`) in a
+/// suite of its own (``FrameStoreConformanceTests/OnTheService``), which needs the test
+/// service `make test` starts and is skipped, saying why, without one.
 enum StoreKind: String, Sendable {
-    case file, memory, postgres
+    case file, memory, service
 
     static let local: [StoreKind] = [.file, .memory]
+
+    /// How long a handle may take to hear of another's append: at once for a file or memory;
+    /// for the service, a look within its poll interval (the live socket may still be opening).
+    var hearingMilliseconds: Int { self == .service ? 3_000 : 50 }
 }
 
 /// Every frame a store hands out, copied out of the callback.
@@ -155,6 +167,9 @@ extension JournalTestSuite {
                 #expect(reopened.frameIndex == index)
                 #expect(try readFrames(reopened) == frames)
             }
+            // Read-only handles are a local copy's (the service has none: a device's rights
+            // are its account's).
+            guard kind != .service else { return }
             let readOnly = try subject.reopen(access: .readOnly)
             #expect((readOnly as? any LocalFrameStore)?.canAppend != true)
             #expect(throws: JournalError.self) { try appendBatch(readOnly, [[1]]) }
@@ -222,7 +237,7 @@ extension JournalTestSuite {
             #expect(b.head == a.head)
             #expect(try appendBatch(b, [[2]]) == .appended(b.head))
             #expect(try readFrames(a).isEmpty == false)
-            #expect(try a.waitForFrames(after: 1, milliseconds: 50))
+            #expect(try a.waitForFrames(after: 1, milliseconds: kind.hearingMilliseconds))
             #expect(try readFrames(a).map(\.payload) == [[1], [2]])
         }
     }
@@ -236,17 +251,17 @@ struct SendableStore: @unchecked Sendable {
 }
 
 extension JournalTestSuite.FrameStoreConformanceTests {
-    /// The same checks on the PostgreSQL store, against the test server.
-    @Suite(.needsPostgres) struct OnPostgreSQL {
+    /// The same checks on the sync service's store, through the test service.
+    @Suite(.needsService) struct OnTheService {
         let checks = JournalTestSuite.FrameStoreConformanceTests()
 
-        @Test func newStoreIsEmpty() throws { try checks.newStoreIsEmpty(kind: .postgres) }
-        @Test func appendsChainAndReadBack() throws { try checks.appendsChainAndReadBack(kind: .postgres) }
-        @Test func staleAppendConflicts() throws { try checks.staleAppendConflicts(kind: .postgres) }
-        @Test func reopenedStoreHasEverything() throws { try checks.reopenedStoreHasEverything(kind: .postgres) }
-        @Test func waitingForFrames() throws { try checks.waitingForFrames(kind: .postgres) }
-        @Test func emptyBatchWritesNothing() throws { try checks.emptyBatchWritesNothing(kind: .postgres) }
-        @Test func racingAppendsAtOnePosition() async throws { try await checks.racingAppendsAtOnePosition(kind: .postgres) }
-        @Test func loserCatchesUp() throws { try checks.loserCatchesUp(kind: .postgres) }
+        @Test func newStoreIsEmpty() throws { try checks.newStoreIsEmpty(kind: .service) }
+        @Test func appendsChainAndReadBack() throws { try checks.appendsChainAndReadBack(kind: .service) }
+        @Test func staleAppendConflicts() throws { try checks.staleAppendConflicts(kind: .service) }
+        @Test func reopenedStoreHasEverything() throws { try checks.reopenedStoreHasEverything(kind: .service) }
+        @Test func waitingForFrames() throws { try checks.waitingForFrames(kind: .service) }
+        @Test func emptyBatchWritesNothing() throws { try checks.emptyBatchWritesNothing(kind: .service) }
+        @Test func racingAppendsAtOnePosition() async throws { try await checks.racingAppendsAtOnePosition(kind: .service) }
+        @Test func loserCatchesUp() throws { try checks.loserCatchesUp(kind: .service) }
     }
 }

@@ -45,7 +45,15 @@ struct ServiceAddressTests {
         #expect(address.enrolling(code: "AB") == "https://gifts.home:443/?enrol=AB")
         #expect(try ServiceAddress(url: address.enrolling(code: "AB")).enrolmentCode == "AB")
         #expect(try ServiceAddress(url: "http://[::1]:8080").description == "http://[::1]:8080")
-        #expect(ServiceAddress.names("https://x") && ServiceAddress.names("http://x") && !ServiceAddress.names("postgres://x"))
+    }
+
+    @Test("a postgres:// address is refused as retired (devices speak only to the service), its password not repeated")
+    func databaseAddressesAreRetired() throws {
+        for url in ["postgres://alice:hunter2@db.home:5432/gifts", "postgresql://alice@db.home/gifts", "POSTGRES://db.home/gifts"] {
+            let error = try #require(throws: JournalError.self) { try ServiceAddress(url: url) }
+            #expect(error.code == .unreachable(.databaseAddress), "\(url)")
+            #expect(!error.path.contains("hunter2"), "\(error.path)")
+        }
     }
 
     @Test("hex goes both ways, in either case; anything else is refused")

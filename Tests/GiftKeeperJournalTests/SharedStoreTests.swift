@@ -1,20 +1,28 @@
 import Foundation
 import GiftKeeperCrypto
 import GiftKeeperJournal
-import GiftKeeperPostgres
+import GiftKeeperRemote
 import GiftKeeperTestSupport
 import Testing
 
 extension JournalTestSuite {
     /// What a server's copy of a journal adds to a store (``SharedFrameStore``): the devices'
-    /// head board, and a read of everything the server holds now. The memory server and
-    /// PostgreSQL behave the same.
+    /// head board, and a read of everything the server holds now. The memory server and the
+    /// sync service behave the same.
     @Suite struct SharedStoreTests {
+
+        /// The state directories of the service's devices, kept while the test runs.
+        final class Devices {
+            var directories: [TemporaryDirectory] = []
+        }
+        let devices = Devices()
 
         func server(_ kind: StoreKind) throws -> any RemoteLocation {
             switch kind {
-            case .postgres:
-                return PostgresRemote(address: try PostgresAddress(url: try PostgresFixture.requireURL()))
+            case .service:
+                let directory = try TemporaryDirectory(prefix: "giftkeeper-shared-store")
+                devices.directories.append(directory)
+                return try ServiceRemote(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: "shared")
             default:
                 return MemoryRemote()
             }
@@ -58,11 +66,11 @@ extension JournalTestSuite {
 }
 
 extension JournalTestSuite.SharedStoreTests {
-    /// The same checks on PostgreSQL, against the test server.
-    @Suite(.needsPostgres) struct OnPostgreSQL {
+    /// The same checks on the sync service, through the test service.
+    @Suite(.needsService) struct OnTheService {
         let checks = JournalTestSuite.SharedStoreTests()
 
-        @Test func boardKeepsOneHeadPerDevice() throws { try checks.boardKeepsOneHeadPerDevice(kind: .postgres) }
-        @Test func fetchReadsEverythingNow() throws { try checks.fetchReadsEverythingNow(kind: .postgres) }
+        @Test func boardKeepsOneHeadPerDevice() throws { try checks.boardKeepsOneHeadPerDevice(kind: .service) }
+        @Test func fetchReadsEverythingNow() throws { try checks.fetchReadsEverythingNow(kind: .service) }
     }
 }

@@ -51,10 +51,43 @@ import Testing
         #expect(ImportRejection.notAList(of: "budgets").words == "it must be a list of budgets")
     }
 
-    @Test func remoteFailuresInWords() {
-        let error = JournalError(.unreachable(.partlyStored(stored: 1, sent: 3)), path: "postgres://a@h/db")
-        #expect(error.sentence.contains("cannot be used: the server stored 1 of 3 frames."))
-        #expect(RemoteFailure.refused(message: "permission denied", state: "42501").words == "the server said permission denied (SQLSTATE 42501)")
+    @Test("each sync failure worded as itself, with what to do; only a server away is offline")
+    func remoteFailuresInWords() {
+        func sentence(_ failure: RemoteFailure) -> String {
+            JournalError(.unreachable(failure), path: "https://gifts.home:443").sentence
+        }
+        #expect(
+            sentence(.databaseAddress)
+                == "The journal server 'https://gifts.home:443' cannot be used: devices no longer connect to a PostgreSQL "
+                + "database directly, only to the sync service in front of it. Run giftkeeper-server in front of the "
+                + "database and give its address: --remote https://HOST (docs/sync.md).")
+        #expect(
+            sentence(.permissionDenied(message: "this device may not remove devices")).contains(
+                "it does not allow this device that: this device may not remove devices. Ask whoever runs the service"))
+        #expect(
+            sentence(.notAuthenticated(message: "this device is not enrolled (or was removed)")).contains(
+                "it did not accept this device: this device is not enrolled (or was removed). Enrol this device again"))
+        #expect(
+            sentence(.tls(cause: "the certificate is not for this host")).contains(
+                "the secure connection failed (the certificate is not for this host). Check the service's certificate"))
+        #expect(sentence(.plainHTTPAddress).contains("http:// is refused for a host other than this machine; use https://."))
+        #expect(
+            sentence(.couldNotConnect(cause: "connection refused")).contains(
+                "it could not be reached (connection refused). Check the address and that the server is running."))
+        #expect(sentence(.timedOut(seconds: 10)).contains("it did not answer within 10 s."))
+        #expect(
+            RemoteFailure.overQuota(message: "over the quota of 1200 frames a minute; try again in a minute").words
+                == "the account is over the quota of 1200 frames a minute; try again in a minute")
+        let offline: [RemoteFailure] = [.noConnection, .timedOut(seconds: 10), .couldNotConnect(cause: "connection refused")]
+        let acted: [RemoteFailure] = [
+            .invalidAddress, .databaseAddress, .plainHTTPAddress, .tls(cause: "x"), .notAuthenticated(message: "x"),
+            .permissionDenied(message: "x"), .overQuota(message: "x"), .rejected(status: 400, message: "x"), .journalGone,
+            .unexpectedAnswer,
+        ]
+        #expect(offline.allSatisfy(\.isOffline) && !acted.contains(where: \.isOffline))
+        for failure in offline + acted {
+            #expect(!failure.words.contains("RemoteFailure") && !failure.words.contains("Error"), "\(failure.words)")
+        }
     }
 
     @Test("libsodium failures are worded without secrets")

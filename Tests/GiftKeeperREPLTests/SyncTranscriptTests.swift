@@ -14,7 +14,7 @@ import Testing
         #expect(outcome.status == 2, "\(outcome)")
         #expect(
             outcome.errors
-                == "giftkeeper: error: No server is set for this journal. Give one with --remote postgres://USER@HOST/DB (or $GIFTKEEPER_REMOTE).\n",
+                == "giftkeeper: error: No server is set for this journal. Give one with --remote https://HOST (or $GIFTKEEPER_REMOTE).\n",
             "\(outcome)")
     }
 

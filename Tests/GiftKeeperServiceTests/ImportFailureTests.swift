@@ -48,9 +48,13 @@ import Testing
         func lockPasswordChecks(isCancelled: () -> Bool) -> Bool { inner.lockPasswordChecks(isCancelled: isCancelled) }
         func unlockPasswordChecks() { inner.unlockPasswordChecks() }
 
-        func rewrite(expecting expected: JournalHead, with batch: FrameBatch) throws(JournalError) -> AppendOutcome {
-            try inner.rewrite(expecting: expected, with: batch)
+        func rewrite(expecting expected: JournalHead, with batch: FrameBatch, whileReplacing: () -> Void)
+            throws(JournalError) -> AppendOutcome
+        {
+            try inner.rewrite(expecting: expected, with: batch, whileReplacing: whileReplacing)
         }
+
+        func whileCurrent<T>(_ body: () throws -> T) throws -> T? { try inner.whileCurrent(body) }
     }
 
     /// The memory store, each handle it gives wrapped in an ``AppendFailingStore``.

@@ -21,7 +21,7 @@ extension JournalError {
         case .alreadyExists:
             return "A file already exists at \(quoted). Open it, or choose another path for a new journal."
         case .unreachable(let failure):
-            return "The journal server \(quoted) cannot be used: \(failure.words). Check the address and that the server is running."
+            return "The journal server \(quoted) cannot be used: \(failure.words).\(failure.advice)"
         case .inUse:
             return "The journal \(quoted) is in use by another giftkeeper. Close that one and try again."
         case .isDirectory:
@@ -253,7 +253,7 @@ extension ServiceError {
         case .passwordChangedElsewhere:
             return "The password was changed in another session. You are signed out; type 'login' with the new password."
         case .noRemote:
-            return "No server is set for this journal. Give one with --remote postgres://USER@HOST/DB (or $GIFTKEEPER_REMOTE)."
+            return "No server is set for this journal. Give one with --remote https://HOST (or $GIFTKEEPER_REMOTE)."
         case .remoteDiverged(let server, let sequence, let shared):
             return "The server \(server) does not hold this journal's history: its frame \(sequence) differs from this device's, "
                 + "though it held the same \(shared) frames before (a forked or rewritten server). Nothing was taken from it."

@@ -41,6 +41,8 @@ extension JournalDamage {
             return "the server sent frame \(found) where \(expected) belongs"
         case .foreignHeader:
             return "the server sent another journal's header"
+        case .framesWithheld(let head):
+            return "the server holds frames up to \(head) but sent none from here on"
         }
     }
 }
@@ -98,7 +100,9 @@ extension RemoteFailure {
         case .noConnection:
             return "no connection"
         case .invalidAddress:
-            return "not an https://HOST[:PORT] (or postgres://USER@HOST[:PORT]/DATABASE) address"
+            return "not an https://HOST[:PORT] address"
+        case .databaseAddress:
+            return "devices no longer connect to a PostgreSQL database directly, only to the sync service in front of it"
         case .plainHTTPAddress:
             return "http:// is refused for a host other than this machine; use https://"
         case .timedOut(let seconds):
@@ -107,22 +111,43 @@ extension RemoteFailure {
             return "the secure connection failed (\(cause))"
         case .notAuthenticated(let message):
             return "it did not accept this device: \(message)"
+        case .permissionDenied(let message):
+            return "it does not allow this device that: \(message)"
+        case .overQuota(let message):
+            return "the account is \(message.hasPrefix("over ") ? message : "over its quota: " + message)"
         case .rejected(let status, let message):
             return "it refused the request: \(message) (HTTP \(status))"
-        case .passwordInAddress:
-            return "the address holds a password; put it in ~/.pgpass (mode 600) instead"
         case .journalGone:
             return "the server no longer has this journal"
-        case .partlyStored(let stored, let sent):
-            return "the server stored \(stored) of \(sent) frames"
         case .unexpectedAnswer:
-            return "the server sent a row of an unexpected shape"
-        case .refused(let message, let state):
-            return "the server said \(message) (SQLSTATE \(state))"
+            return "the service sent an answer of an unexpected shape"
         case .couldNotConnect(let cause):
             return "it could not be reached (\(cause))"
         }
     }
+
+    /// What to do about it, as a sentence after the failure's (empty when the failure says it).
+    var advice: String {
+        switch self {
+        case .noConnection, .timedOut, .couldNotConnect:
+            return " Check the address and that the server is running."
+        case .invalidAddress, .plainHTTPAddress:
+            return " Check the address."
+        case .databaseAddress:
+            return " Run giftkeeper-server in front of the database and give its address: --remote https://HOST (docs/sync.md)."
+        case .tls:
+            return " Check the service's certificate, or trust its authority with $GIFTKEEPER_CA_FILE."
+        case .notAuthenticated:
+            return " Enrol this device again: 'giftkeeper device add' on a device of the account, then 'giftkeeper clone CODE'."
+        case .permissionDenied:
+            return " Ask whoever runs the service, or use a device of the account that may."
+        case .overQuota:
+            return " The changes are kept here; sync again later, or ask whoever runs the service for a larger quota."
+        case .rejected, .journalGone, .unexpectedAnswer:
+            return ""
+        }
+    }
+
 }
 
 extension ImportRejection {

@@ -16,15 +16,11 @@ public enum SyncWords {
         }
     }
 
-    /// Said once, when a sync made the journal's copy on a server.
+    /// Said once, when a sync made the journal's copy on a server: a sync service enrols
+    /// each other device with a one-time code (SPEC §12).
     public static func shared(_ report: SyncReport) -> String {
-        // A sync service enrols each device with a one-time code (SPEC §12); a database is
-        // cloned from its address.
-        guard !report.server.hasPrefix("https://"), !report.server.hasPrefix("http://") else {
-            return "Shared through \(report.server). For another device: giftkeeper device add, "
-                + "then there: giftkeeper clone 'CODE' --journal PATH"
-        }
-        return "Shared through \(report.server). On another device: giftkeeper clone '\(report.server)' --journal PATH"
+        "Shared through \(report.server). For another device: giftkeeper device add, "
+            + "then there: giftkeeper clone 'CODE' --journal PATH"
     }
 
     /// What an explicit `sync` did, in one line.
@@ -50,7 +46,19 @@ public enum SyncWords {
 
     /// Said when a change could not be sent: it is kept here and goes at the next sync.
     public static func offline(unsent: UInt64, server: String, reason: String) -> String {
-        let waiting = unsent == 1 ? "1 frame waits" : "\(unsent) frames wait"
-        return "Offline (\(server): \(reason)): \(waiting) here and will be sent at the next sync."
+        "Offline (\(server): \(reason)): \(waiting(unsent)) here and will be sent at the next sync."
+    }
+
+    /// Said when the server was reached but what waits here was not sent (a quota, other
+    /// devices appending while this one caught up): recorded here, it goes at the next sync.
+    public static func notSent(unsent: UInt64, server: String, reason: String) -> String {
+        "Not sent yet (\(server): \(reason)): \(waiting(unsent)) here and will be sent at the next sync."
+    }
+
+    /// Why a sync gave up catching up with the server.
+    static let keptChanging = "other devices kept changing the journal while this one caught up"
+
+    private static func waiting(_ unsent: UInt64) -> String {
+        unsent == 1 ? "1 frame waits" : "\(unsent) frames wait"
     }
 }

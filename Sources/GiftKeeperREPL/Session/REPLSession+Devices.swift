@@ -11,34 +11,60 @@ import OrderedCollections
 extension REPLSession {
     /// Syncs with the journal's server, if it has one: other devices' changes are told
     /// (with the changes made elsewhere) and so is each resolution of this device's; being
-    /// offline is said once, the changes waiting here for the next sync.
+    /// offline is said once, the changes waiting here for the next sync. The change is
+    /// recorded here whatever the sync does: a failure is said once as itself (an error when
+    /// the person must act on it), never as a change not recorded.
     func syncAfterChange() {
         guard hasRemote else { return }
         do {
             let report = try service.sync()
-            saidOffline = false
+            saidSyncFailure = false
+            lastSyncError = nil
             if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
             changesElsewhere += report.resolutions.map(SyncWords.resolution)
         } catch {
             // `sync` throws only ServiceError (typed throws).
+            let presented = PresentedError(error)
             if let line = offlineLine(error) {
                 if !line.isEmpty { changesElsewhere.append(line) }
             } else if case .mergeNeedsSignIn = error.code {
                 return  // merged at the next sign-in
+            } else if presented.sentence == lastSyncError {
+                exitStatus(presented.exitCode)  // said already, after an earlier change
             } else {
+                lastSyncError = presented.sentence
                 self.report(error)
             }
         }
     }
 
-    /// For an unreachable server: the line that says so, or "" when it was said already
-    /// (once until the server is reached again). Nil for any other error.
+    /// For a sync that could not send what waits here, but need not stop anything: the
+    /// line that says so, or "" when it was said already (once until the server is reached
+    /// again). A server away (offline), an account over its quota, or other devices that
+    /// kept appending while this one caught up: the changes are recorded here and go at the
+    /// next sync. Nil for any other error (an address, a certificate, this device's
+    /// enrolment or rights, a lie), which is reported as itself.
     func offlineLine(_ error: any Error) -> String? {
-        guard let error = error as? ServiceError, case .journal(let failure) = error.code else { return nil }
-        guard case .unreachable(let failure) = failure.code else { return nil }
-        defer { saidOffline = true }
-        guard !saidOffline else { return "" }
-        return SyncWords.offline(unsent: service.unsentFrames, server: service.remoteURL ?? "the server", reason: failure.words)
+        guard let error = error as? ServiceError else { return nil }
+        let server = service.remoteURL ?? "the server"
+        let line: String
+        switch error.code {
+        case .journal(let failure):
+            guard case .unreachable(let reason) = failure.code else { return nil }
+            if reason.isOffline {
+                line = SyncWords.offline(unsent: service.unsentFrames, server: server, reason: reason.words)
+            } else if case .overQuota = reason {
+                line = SyncWords.notSent(unsent: service.unsentFrames, server: server, reason: reason.words)
+            } else {
+                return nil
+            }
+        case .changedElsewhere:
+            line = SyncWords.notSent(unsent: service.unsentFrames, server: server, reason: SyncWords.keptChanging)
+        default:
+            return nil
+        }
+        defer { saidSyncFailure = true }
+        return saidSyncFailure ? "" : line
     }
 
     /// Says the changes made elsewhere that were taken in: in the shell on a terminal with
@@ -86,7 +112,7 @@ extension REPLSession {
             try service.signOut()
             // The locked prompt must not give back what was typed signed in.
             editor.clearHistory()
-            if hasRemote, !saidOffline { _ = try? service.sync() }
+            if hasRemote, !saidSyncFailure { _ = try? service.sync() }
         } catch {
             lines.append(error.sentence)
         }
@@ -105,7 +131,7 @@ extension REPLSession {
         do {
             try service.refresh()
             if hasRemote, let report = try service.syncIfNeeded() {
-                saidOffline = false
+                saidSyncFailure = false
                 changesElsewhere += report.resolutions.map(SyncWords.resolution)
             }
         } catch {

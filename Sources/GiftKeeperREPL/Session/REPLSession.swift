@@ -37,8 +37,11 @@ public final class REPLSession: Shell {
     var idleCheckFailed = false
     /// Whether the journal is shared through a server (SPEC §12): looked up once opened.
     var hasRemote = false
-    /// Whether this session said it is offline since it last reached the server.
-    var saidOffline = false
+    /// Whether this session said it is offline (or what waits here was not sent) since it
+    /// last reached the server.
+    var saidSyncFailure = false
+    /// The last error a sync after a change reported, said once while it stands.
+    var lastSyncError: String?
     /// How long the prompt may wait, signed in, before the shell signs out by itself (SPEC
     /// §1, `--lock-after`), in milliseconds of the service's clock; nil never.
     let lockAfter: Int64?
@@ -214,7 +217,7 @@ public final class REPLSession: Shell {
             if service.phase == .signedIn {
                 try service.signOut()
                 // The sign-out goes to the server too, when it can; it waits here otherwise.
-                if hasRemote, !saidOffline { _ = try? service.sync() }
+                if hasRemote, !saidSyncFailure { _ = try? service.sync() }
             }
             try service.close()
         } catch {

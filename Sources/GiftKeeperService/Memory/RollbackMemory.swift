@@ -34,18 +34,22 @@ final class RollbackMemory {
     /// Writes `sealed`'s head under `epoch`, and forgets any other journal remembered at
     /// this path; false when it could not be written (which is said).
     func remember(_ sealed: SealedJournal, epoch: Keyring.Epoch) -> Bool {
+        remember(journalID: sealed.header.journalID, head: sealed.head, epoch: epoch)
+    }
+
+    /// Writes `head` of journal `journalID` under `epoch` (``remember(_:epoch:)``).
+    func remember(journalID: [UInt8], head: JournalHead, epoch: Keyring.Epoch) -> Bool {
         guard let directory else { return false }
-        let head = AuthenticatedHead(
-            journalID: sealed.header.journalID, device: nil, head: sealed.head, epochWrapSequence: epoch.wrapSequence)
+        let head = AuthenticatedHead(journalID: journalID, device: nil, head: head, epochWrapSequence: epoch.wrapSequence)
         do {
             try HeadMemory.write(head, to: directory, journalPath: journalPath, dataKey: epoch.dataKey)
         } catch {
             unavailable(directory)
             return false
         }
-        HeadMemory.forgetOthers(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        HeadMemory.forgetOthers(in: directory, journalID: journalID, journalPath: journalPath)
         // The authenticated head now covers the failures recorded before it.
-        RememberedFailures.forget(in: directory, journalID: sealed.header.journalID, journalPath: journalPath)
+        RememberedFailures.forget(in: directory, journalID: journalID, journalPath: journalPath)
         return true
     }
 

@@ -69,8 +69,9 @@ struct AccountKeys {
         case .signedIn: throw ServiceError(.alreadySignedIn)
         case .locked: break
         }
-        let sealed = try session.requireJournal()
         let unlocked = try unlock(password: password)
+        // The journal unlock saw: this handle's, or the one another process's merge put in its place.
+        let sealed = try session.requireJournal()
         var replayed: GiftList
         do throws(ServiceError) {
             replayed = try session.foldCheckingRollback(sealed, keyring: unlocked)
@@ -82,7 +83,8 @@ struct AccountKeys {
         }
         session.keyring = unlocked
         session.state = replayed
-        session.appliedSequence = sealed.head.sequence
+        // The journal folded: this handle's, or the one at its place now (another process's merge).
+        session.appliedSequence = try session.requireJournal().head.sequence
         let failedSinceLastVisit = replayed.failedSignIns.count
         let previousVisit = replayed.lastSignInAt
         // Sessions the events leave open ended in a crash only when none is live elsewhere;
@@ -99,6 +101,40 @@ struct AccountKeys {
         }
         session.notify(.signedIn(name: session.state.accountName ?? "", failedAttempts: failedSinceLastVisit, previousVisit: previousVisit))
         session.rememberHead()
+    }
+
+    // MARK: The rollback check at sign-in (GiftKeeperService.foldCheckingRollback)
+
+    /// The state `sealed` folds to, and what comparing it with the remembered head finds.
+    func fold(_ sealed: SealedJournal, keyring: Keyring) throws(ServiceError) -> (GiftList, RollbackFinding?) {
+        var state = GiftList()
+        state.reserveCapacity(sealed.store.frameCount)
+        let memory = session.memory
+        var check = RollbackCheck(memory.remembered(sealed, keyring: keyring), failures: memory.rememberedFailures(sealed))
+        try sealed.replaying(keyring: keyring, progress: session.onProgress) { frame, event in
+            check.observe(frame)
+            if let event { state.apply(event) }
+        }
+        return (state, check.finding(lastSequence: sealed.head.sequence, headHash: sealed.head.hash))
+    }
+
+    /// ``fold(_:keyring:)`` of the journal at its place now, under its lock (opening it
+    /// again when another process replaced it); nil when it kept being replaced.
+    func foldAgainUnderLock(keyring: Keyring) throws(ServiceError) -> (GiftList, RollbackFinding?)? {
+        for _ in 0..<GiftKeeperService.maximumCatchUps {
+            guard let local = session.local else { return nil }
+            let folded = try sealing {
+                try local.whileCurrent {
+                    let sealed = try session.requireJournal()
+                    try sealing { try sealed.takeInOthers() }
+                    return try fold(sealed, keyring: keyring)
+                }
+            }
+            if let folded { return folded }
+            let store = try SyncExecutor(session: session).openedAgain()
+            session.sealed = try sealing { try SealedJournal(store: store) }
+        }
+        return nil
     }
 
     /// Waits `seconds` before a password check, a second at a time, telling ``GiftKeeperService/onWaiting``
@@ -119,14 +155,15 @@ struct AccountKeys {
     /// the next waits for this one, sees the failure it recorded and waits its own delay.
     func unlock(password: SecureBytes) throws(ServiceError) -> Keyring {
         guard password.count > 0 else { throw ServiceError(.emptyPassword) }
-        let sealed = try session.requireJournal()
-        guard session.local?.lockPasswordChecks(isCancelled: session.environment.isCancelled) ?? true else {
+        let local = session.local
+        guard local?.lockPasswordChecks(isCancelled: session.environment.isCancelled) ?? true else {
             throw ServiceError(.cancelled)
         }
-        defer { session.local?.unlockPasswordChecks() }
+        defer { local?.unlockPasswordChecks() }
         // Another process may have changed the password, or recorded failures, since this
-        // one opened the journal.
-        try sealing { try sealed.takeInOthers() }
+        // one opened the journal, or put a merged journal in its place (a sync): opened again.
+        try session.refresh()
+        let sealed = try session.requireJournal()
         // The failures recorded here stay counted when their records were cut off.
         let cut = session.memory.rememberedFailures(sealed).flatMap {
             $0.head.sequence > sealed.head.sequence ? $0.count : nil

@@ -8,17 +8,16 @@ import GiftKeeperSealing
 extension GiftKeeperService {
     /// Replays and authenticates every frame into a fresh state, then compares the journal
     /// with the remembered head: a rollback found is announced and kept in ``rollbackFinding``.
+    ///
+    /// Another process of this device may have appended, or replaced the journal (a sync's
+    /// merge), and remembered its head since this one opened it: a finding stands only if
+    /// the comparison made again under the journal's lock, on the journal at its place now,
+    /// finds it too (every writer of the memory holds that lock while it writes).
     func foldCheckingRollback(_ sealed: SealedJournal, keyring: Keyring) throws(ServiceError) -> GiftList {
-        var state = GiftList()
-        state.reserveCapacity(sealed.store.frameCount)
-        var check = RollbackCheck(memory.remembered(sealed, keyring: keyring), failures: memory.rememberedFailures(sealed))
-        try sealed.replaying(keyring: keyring, progress: onProgress) { frame, event in
-            check.observe(frame)
-            if let event { state.apply(event) }
-        }
-        rollbackFinding =
-            check.finding(lastSequence: sealed.head.sequence, headHash: sealed.head.hash)
-            ?? (findingBeforeUnlocking == .journalReplaced ? .journalReplaced : nil)
+        let keys = AccountKeys(session: self)
+        var (state, finding) = try keys.fold(sealed, keyring: keyring)
+        if finding != nil, let again = try keys.foldAgainUnderLock(keyring: keyring) { (state, finding) = again }
+        rollbackFinding = finding ?? (findingBeforeUnlocking == .journalReplaced ? .journalReplaced : nil)
         if let rollbackFinding { notify(rollbackFinding.notification) }
         return state
     }
@@ -27,10 +26,15 @@ extension GiftKeeperService {
     ///
     /// Never while a rollback found at sign-in stands: the remembered head is the evidence,
     /// and overwriting it with this older or other history would silence the warning.
+    /// Written under the journal's lock, and only while the journal at its place is still
+    /// this session's: a head of a journal another process of this device has since
+    /// replaced (a sync's merge, which remembers its own) would be a false rollback at the
+    /// next sign-in.
     func rememberHead() {
-        guard rollbackFinding == nil, let sealed, let epoch = keyring?.newest else { return }
+        guard rollbackFinding == nil, let sealed, let local, let epoch = keyring?.newest else { return }
         // This journal is now the one this machine knows at this path.
-        if memory.remember(sealed, epoch: epoch) { findingBeforeUnlocking = nil }
+        let remembered = try? local.whileCurrent { memory.remember(sealed, epoch: epoch) }
+        if remembered == true { findingBeforeUnlocking = nil }
     }
 
     /// After a change the user made: when a rollback warning stands and this session may

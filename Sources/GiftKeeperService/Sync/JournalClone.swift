@@ -13,8 +13,9 @@ public struct CloneReport: Sendable, Equatable {
 /// `giftkeeper clone`: a device's copy of a journal from its server.
 public enum JournalClone {
     /// `giftkeeper clone URL --journal PATH`: makes this device's copy of a journal another
-    /// device pushed to the server at `url` (`postgres://…`, with `#<id>` — the first hex
-    /// digits of its id — when the server holds several). Every frame is verified against
+    /// device pushed to the sync service at `url` (the one-time enrolment address `giftkeeper
+    /// device add` shows, or the service's address, with `#<id>` — the first hex digits of its
+    /// id — when it holds several for this account). Every frame is verified against
     /// the chain on the way; the copy pins the journal's id and first frame, which every
     /// later sync compares the server with. No key is needed: sign in afterwards with the
     /// journal's password.
@@ -58,8 +59,7 @@ public enum JournalClone {
         }
         if let directory = environment.stateDirectory {
             // A sync service's one-time enrolment code is used now: the service is remembered without it.
-            let service = base.hasPrefix("https://") || base.hasPrefix("http://")
-            let remembered = service ? String(base.prefix { $0 != "?" }.reversed().drop { $0 == "/" }.reversed()) : base
+            let remembered = String(base.prefix { $0 != "?" }.reversed().drop { $0 == "/" }.reversed())
             try RemoteRecord.new(url: remembered, shared: copy.head).write(to: directory, journalID: journalID, journalPath: path)
         }
         return CloneReport(server: location.description, journalID: hexString(journalID), frames: batch.count)

@@ -41,9 +41,16 @@ extension SyncExecutor {
         var batch = FrameBatch(after: common, path: sealed.path)
         try copyFrames(of: server, after: Int(common.sequence), into: &batch)
         let received = batch.count
-        guard case .appended = try sealing({ try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) }) else {
-            return  // another process appended: again
+        let replaced = try sealing {
+            try sealed.replaceTail(with: batch, sealing: events, epoch: epoch) { head in
+                // What this device remembers of the journal moves with its frames, before
+                // another process can see them (a false rollback otherwise).
+                if session.rollbackFinding == nil {
+                    _ = session.memory.remember(journalID: sealed.header.journalID, head: head, epoch: epoch)
+                }
+            }
         }
+        guard case .appended = replaced else { return }  // another process appended: again
         try reopenAfterRewrite(keyring: keyring)
         report.received += received
         report.resolutions += resolutions

@@ -23,6 +23,13 @@ public enum ServiceFixture {
     /// What a device's process needs to trust the throwaway certificate.
     public static var deviceEnvironment: [String: String] { ["GIFTKEEPER_CA_FILE": caFile] }
 
+    /// The service's URL. Only for tests and suites marked ``Testing/Trait/needsService``,
+    /// which are skipped without one (a skip reported as such); elsewhere, no service fails.
+    public static func requireURL() throws -> String {
+        guard let url else { throw TestSupportError(whyNot.rawValue) }
+        return url
+    }
+
     /// Why the tests that need a service do not run.
     public static let whyNot: Comment = """
         GIFTKEEPER_TEST_SERVICE_URL is not set: run 'make test', or start a service with \
