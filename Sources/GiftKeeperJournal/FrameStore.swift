@@ -150,9 +150,17 @@ public protocol SharedFrameStore: FrameStore {
     /// do all three in one request).
     func append(_ batch: FrameBatch, posting head: (device: [UInt8], record: [UInt8])?) throws(JournalError)
         -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
+
+    /// The server's epoch as it last told it: a value it changes when its storage was
+    /// restored from a backup (so that devices take the older state as a restore, not a
+    /// lie); nil from a server without one.
+    var epoch: [UInt8]? { get }
 }
 
 extension SharedFrameStore {
+    /// A server without epochs.
+    public var epoch: [UInt8]? { nil }
+
     /// Reads the heads, appends, then posts this device's head when the append landed.
     public func append(_ batch: FrameBatch, posting head: (device: [UInt8], record: [UInt8])?) throws(JournalError)
         -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])

@@ -18,6 +18,7 @@ extension REPLSession {
             let report = try service.sync()
             saidOffline = false
             if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
+            if report.serverRestored { changesElsewhere.append(SyncWords.restored(report)) }
             changesElsewhere += report.resolutions.map(SyncWords.resolution)
         } catch {
             // `sync` throws only ServiceError (typed throws).
@@ -106,6 +107,7 @@ extension REPLSession {
             try service.refresh()
             if hasRemote, let report = try service.syncIfNeeded() {
                 saidOffline = false
+                if report.serverRestored { changesElsewhere.append(SyncWords.restored(report)) }
                 changesElsewhere += report.resolutions.map(SyncWords.resolution)
             }
         } catch {
