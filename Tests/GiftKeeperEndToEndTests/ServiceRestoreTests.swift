@@ -131,6 +131,43 @@ extension ServiceEndToEndTests {
             }
         }
     }
+
+    /// The device id `device` posts its head under for its one journal (its record of the server).
+    func deviceID(of device: Sandbox) throws -> String {
+        let files = FileManager.default.enumerator(atPath: device.state)?.compactMap { $0 as? String } ?? []
+        let record = try #require(files.first { $0.hasSuffix(".remote") }, "no record of the server in \(device.state)")
+        let lines = try String(contentsOfFile: device.state + "/" + record, encoding: .utf8).split(separator: "\n")
+        return String(try #require(lines.dropFirst(3).first))
+    }
+
+    @Test("a service that shows a device an older head of another than a third device saw is caught when their views cross")
+    func hiddenProgressIsCaughtEndToEnd() async throws {
+        let (laptop, desktop, tablet) = (try Sandbox(), try Sandbox(), try Sandbox())
+        try await withOwnDatabase { database in
+            try await withService(port: 0, database: database) { address, _ in
+                _ = try await sharedLaptop(laptop, service: address)
+                try await enrolAndClone(from: laptop, to: desktop)
+                try await enrolAndClone(from: laptop, to: tablet)
+                for device in [desktop, tablet, laptop] {
+                    let synced = try await device.run(["list", "--journal", device.journal], input: "secret-pw\n", environment: trust)
+                    #expect(synced.status == 0, "\(synced)")
+                }
+                let laptopID = try deviceID(of: laptop)
+                let head = "FROM gk_heads WHERE device = '\\x\(laptopID)'::bytea"
+                let older = try await psql(database, "SELECT encode(record, 'hex') \(head)")
+                let added = try await laptop.run(
+                    ["add", "Gran", "Drum", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+                #expect(added.status == 0, "\(added)")
+                // The desktop verifies the laptop's newer head and posts that it saw it.
+                let seen = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
+                #expect(seen.stdout.contains("Drum"), "\(seen)")
+                // The service shows the laptop's older head again.
+                try await psql(database, "UPDATE gk_heads SET record = decode('\(older)', 'hex') WHERE device = '\\x\(laptopID)'::bytea")
+                let caught = try await tablet.run(["list", "--journal", tablet.journal], input: "secret-pw\n", environment: trust)
+                #expect(caught.status == 1 && caught.stderr.contains("hides that device's progress"), "\(caught)")
+            }
+        }
+    }
 }
 
 extension Array {
