@@ -182,4 +182,25 @@ import Testing
         let error = try #require(serviceError { try desktop.sync() }, "the replayed head was not caught")
         if case .remoteHidesProgress = error.code {} else { Issue.record("\(error.code)") }
     }
+
+    @Test("the record of the server keeps its epoch, the distrust mark and the heads verified; an older record reads without them")
+    func theRecordOfTheServerRoundTrips() throws {
+        let directory = sandbox.root + "/state-record"
+        let id = [UInt8](repeating: 4, count: 16)
+        let journal = sandbox.root + "/record.journal"
+        var record = RemoteRecord(
+            url: "https://gifts.home", shared: JournalHead(sequence: 9, hash: Array(repeating: 1, count: 32)),
+            device: Array(repeating: 2, count: 16))
+        record.epoch = Array(repeating: 3, count: 16)
+        record.distrusted = true
+        record.seen = [Array(repeating: 5, count: 16): JournalHead(sequence: 7, hash: Array(repeating: 6, count: 32))]
+        try record.write(to: directory, journalID: id, journalPath: journal)
+        #expect(RemoteRecord.read(from: directory, journalID: id, journalPath: journal) == record)
+
+        let path = RemoteRecord.path(in: directory, journalID: id, journalPath: journal)
+        let older = "GKREMOTE1\nhttps://gifts.home\n9 \(hexString(record.shared.hash))\n\(hexString(record.device))\n"
+        try writeBytes(Array(older.utf8), to: path)
+        let read = try #require(RemoteRecord.read(from: directory, journalID: id, journalPath: journal))
+        #expect(read.shared == record.shared && read.epoch.isEmpty && !read.distrusted && read.seen.isEmpty)
+    }
 }
