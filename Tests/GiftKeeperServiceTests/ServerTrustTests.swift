@@ -109,6 +109,20 @@ import Testing
         #expect(try readBytes(laptop.journalPath) == readBytes(desktop.journalPath))
     }
 
+    @Test("a shell waiting at its prompt hears of a restore at its next read and sends back what the backup lacks")
+    func aWaitingShellHearsOfARestore() throws {
+        let server = LyingServer()
+        let (laptop, desktop, dump) = try backedUpThenAdded(server)
+        try desktop.sync()
+        #expect(try desktop.syncIfNeeded() == nil)
+        server.restore(dump)
+        server.epoch = Array(repeating: 2, count: 16)
+        let report = try #require(try desktop.syncIfNeeded(), "the waiting desktop did not sync with the restored server")
+        #expect(report.serverRestored && report.sent >= 1)
+        let id = try #require(laptop.sealed?.header.journalID)
+        #expect(UInt64(server.journals[id]?.frames.count ?? 0) == desktop.headSequence)
+    }
+
     @Test("the same older state without a new epoch is still reported as a rollback (exit 1)")
     func unannouncedRestoreIsALie() throws {
         let server = LyingServer()

@@ -97,8 +97,9 @@ extension SyncExecutor {
     }
 
     /// For the shell while it waits for input: syncs when the server told of other devices'
-    /// frames (or the poll interval passed), or when frames wait to be sent; while offline,
-    /// tries again every ``offlineRetry``. Nil when there was nothing to do.
+    /// frames (or the poll interval passed), when frames wait to be sent, or when a read found
+    /// the server no longer at the shared head; while offline, tries again every
+    /// ``offlineRetry``. Nil when there was nothing to do.
     func syncIfNeeded() throws(ServiceError) -> SyncReport? {
         guard let link = session.remote else {
             guard session.remoteURL != nil else { return nil }
@@ -116,7 +117,9 @@ extension SyncExecutor {
             link.lastFailure = .now
             throw ServiceError(.journal(error))
         }
-        guard moved || session.unsentFrames > 0 else { return nil }
+        // A server now behind or beside what this device shared (restored, or lying) is
+        // synced with too: its restore announced and what it lacks sent, or its lie reported.
+        guard moved || session.unsentFrames > 0 || store.head != link.record.shared else { return nil }
         return try sync(restoringServer: false)
     }
 
