@@ -197,9 +197,16 @@ public protocol RemoteLocation: AnyObject {
     /// does — when the server no longer holds them (behind, or a frame that does not chain),
     /// so that the sync's plan sees the whole of what it holds.
     func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)?
+
+    /// The server's epoch (``SharedFrameStore/epoch``), asked without a journal: for a
+    /// device whose journal the server no longer holds. Nil from a server without one.
+    func serverEpoch() throws(JournalError) -> [UInt8]?
 }
 
 extension RemoteLocation {
+    /// A server without epochs.
+    public func serverEpoch() throws(JournalError) -> [UInt8]? { nil }
+
     /// A server that reads every frame in any case.
     public func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)? {
         try open(journalID: journalID)

@@ -106,8 +106,11 @@ public final class ServiceFrameStore: SharedFrameStore {
         let (status, body) = try connection.send(.POST, Route.journals, body: new)
         if status == 409 { throw JournalError(.alreadyExists, path: name) }
         try connection.check(status, body)
-        return ServiceFrameStore(
+        let store = ServiceFrameStore(
             connection: connection, journalID: header.journalID, frames: VerifiedFrames(header: header, path: name))
+        // The server's epoch, which a sync takes once it pushed the journal.
+        store.epoch = try connection.call(.GET, Route.journal(header.journalID), answer: JournalInfo.self)?.epoch.map { Array($0) }
+        return store
     }
 
     // MARK: FrameStore
@@ -267,6 +270,10 @@ public final class ServiceRemote: RemoteLocation {
 
     public func journalIDs() throws(JournalError) -> [[UInt8]] {
         (try connection.call(.GET, Route.journals, answer: JournalList.self)?.journals ?? []).map { Array($0) }
+    }
+
+    public func serverEpoch() throws(JournalError) -> [UInt8]? {
+        try connection.call(.GET, Route.journals, answer: JournalList.self)?.epoch.map { Array($0) }
     }
 
     public func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {

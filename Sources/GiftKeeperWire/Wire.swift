@@ -182,12 +182,15 @@ public struct DeviceList: Codable, Sendable {
     }
 }
 
-/// `GET /v1/journals`: the ids of the account's journals.
+/// `GET /v1/journals`: the ids of the account's journals, and the server's epoch (as in
+/// ``JournalInfo``: a device whose journal the server no longer holds asks it here).
 public struct JournalList: Codable, Sendable {
     public var journals: [Data]
+    public var epoch: Data?
 
-    public init(journals: [Data]) {
+    public init(journals: [Data], epoch: Data? = nil) {
         self.journals = journals
+        self.epoch = epoch
     }
 }
 

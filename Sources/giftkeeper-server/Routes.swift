@@ -199,16 +199,18 @@ struct SyncRoutes: Sendable {
 
     private func journals(_ context: ServiceContext) async throws -> Response {
         let identity = try context.requireIdentity()
-        let ids = try await database.transaction(account: identity.account) { connection in
+        let (ids, epoch) = try await database.transaction(account: identity.account) { connection in
             var ids: [Data] = []
             for try await id in try await connection.query("SELECT id FROM gk_journals ORDER BY id", logger: database.logger)
                 .decode(ByteBuffer.self)
             {
                 ids.append(Data(id.readableBytesView))
             }
-            return ids
+            let epoch = try await connection.query("SELECT \(unescaped: Schema.epoch)", logger: database.logger)
+                .decode(ByteBuffer?.self).first { _ in true }
+            return (ids, Self.epoch(epoch ?? nil))
         }
-        return try json(JournalList(journals: ids))
+        return try json(JournalList(journals: ids, epoch: epoch))
     }
 
     private func createJournal(_ request: Request, _ context: ServiceContext) async throws -> Response {

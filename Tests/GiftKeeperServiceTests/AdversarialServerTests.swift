@@ -61,6 +61,8 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
 
     func journalIDs() throws(JournalError) -> [[UInt8]] { Array(journals.keys) }
 
+    func serverEpoch() throws(JournalError) -> [UInt8]? { epoch }
+
     func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {
         guard let journal = journals[journalID] else { return nil }
         let store = Connection(server: self, header: journal.header)

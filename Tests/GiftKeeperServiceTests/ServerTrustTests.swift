@@ -123,6 +123,23 @@ import Testing
         #expect(UInt64(server.journals[id]?.frames.count ?? 0) == desktop.headSequence)
     }
 
+    @Test("a restore from before the journal was pushed, announced, gets the whole journal back from the device that has it")
+    func announcedRestoreFromBeforeTheJournal() throws {
+        let server = LyingServer()
+        server.epoch = Array(repeating: 1, count: 16)
+        let empty = server.backup
+        let (laptop, desktop) = try levelHousehold(server)
+        let id = try #require(laptop.sealed?.header.journalID)
+        server.restore(empty)
+        #expect(serviceError { try laptop.sync() }?.exitCode == 1, "a server that lost the journal, unannounced")
+        server.epoch = Array(repeating: 2, count: 16)
+        let report = try laptop.sync()
+        #expect(report.serverRestored && UInt64(report.sent) == laptop.headSequence)
+        #expect(UInt64(server.journals[id]?.frames.count ?? 0) == laptop.headSequence)
+        try desktop.sync()
+        #expect(try readBytes(laptop.journalPath) == readBytes(desktop.journalPath))
+    }
+
     @Test("the same older state without a new epoch is still reported as a rollback (exit 1)")
     func unannouncedRestoreIsALie() throws {
         let server = LyingServer()

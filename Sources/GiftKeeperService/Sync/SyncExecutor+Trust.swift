@@ -12,6 +12,14 @@ extension SyncExecutor {
         return epoch != link.record.epoch
     }
 
+    /// Whether a server that holds no copy of the journal announced a restore (asked
+    /// without a journal): then it gets the journal again, as on a first push.
+    func lostInARestore(_ link: RemoteLink) throws(ServiceError) -> Bool {
+        let epoch = try remoteCall(link) { () throws(JournalError) in try link.location.serverEpoch() }
+        guard let epoch, !link.record.epoch.isEmpty else { return false }
+        return epoch != link.record.epoch
+    }
+
     /// After a full sync's checks passed and it brought the journal and the server level:
     /// the server's epoch is taken as this device's, and a server caught lying before is
     /// trusted again (written with the shared head by ``remember(_:shared:)``).

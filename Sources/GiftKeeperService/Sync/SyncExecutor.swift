@@ -280,8 +280,11 @@ extension SyncExecutor {
         if let opened {
             store = opened
         } else {
-            // No copy there: the first push, or a server that lost it.
-            guard link.record.shared.sequence == 0 || restoringServer else {
+            // No copy there: the first push, or a server that lost it (restored from a backup
+            // made before the journal was pushed, when it announces a restore).
+            var mayMake = link.record.shared.sequence == 0 || restoringServer
+            if !mayMake { mayMake = try lostInARestore(link) }
+            guard mayMake else {
                 throw ServiceError(
                     .remoteBehind(server: link.location.description, has: 0, shared: link.record.shared.sequence))
             }
