@@ -132,6 +132,37 @@ extension ServiceEndToEndTests {
         }
     }
 
+    @Test("an open shell hears of an announced restore by itself and sends back what the backup lacks")
+    func openShellHearsOfARestore() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let dump = laptop.root + "/service.dump"
+        var shell: Tmux?
+        try await withOwnDatabase { database in
+            let port = try await withService(port: 0, database: database) { address, _ in
+                _ = try await sharedLaptop(laptop, service: address)
+                try await enrolAndClone(from: laptop, to: desktop)
+                shell = try await signedInShell(desktop)
+                let dumped = try await runProgram("/usr/bin/pg_dump", ["-Fc", "-f", dump, database], environment: laptop.environment)
+                #expect(dumped.status == 0, "\(dumped)")
+                try await add("Blue scarf", for: "Mum", on: laptop, heardIn: try #require(shell), timeout: 15)
+            }
+            let restored = try await runProgram(
+                "/usr/bin/pg_restore", ["--clean", "--if-exists", "-d", database, dump], environment: laptop.environment)
+            #expect(restored.status == 0, "\(restored)")
+            let step = try await runProgram(try Self.serverBinary(), ["restored", "--database", database], environment: ["LANG": "C.UTF-8"])
+            #expect(step.status == 0, "\(step)")
+            let tmux = try #require(shell)
+            try await withService(port: port, database: database) { _, _ in
+                try await tmux.waitFor("desktop", text: "was restored from a backup; this device sent what it lacked", timeout: 45)
+                // The laptop finds its frame there again: nothing to merge.
+                let synced = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+                #expect(synced.status == 0 && synced.stdout.contains("was restored from a backup"), "\(synced)")
+                try await close(tmux)
+            }
+        }
+    }
+
     /// The device id `device` posts its head under for its one journal (its record of the server).
     func deviceID(of device: Sandbox) throws -> String {
         let files = FileManager.default.enumerator(atPath: device.state)?.compactMap { $0 as? String } ?? []
