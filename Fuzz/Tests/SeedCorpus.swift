@@ -266,6 +266,10 @@ struct SeedCorpus {
         let good = try head.encoded(dataKey: #require(RememberedHeadCheck.dataKey))
         var badMAC = good
         badMAC[badMAC.count - 1] ^= 1
-        return [("good", good), ("bad-mac", badMAC), ("short", Array(good.prefix(40)))]
+        let posted = AuthenticatedHead(
+            journalID: head.journalID, device: [UInt8](repeating: 3, count: 16), head: head.head, epochWrapSequence: 1,
+            seen: [AuthenticatedHead.SeenHead(device: [UInt8](repeating: 4, count: 16), head: head.head)])
+        let postedBytes = try posted.encoded(dataKey: #require(RememberedHeadCheck.dataKey))
+        return [("good", good), ("bad-mac", badMAC), ("short", Array(good.prefix(40))), ("posted-with-seen", postedBytes)]
     }
 }

@@ -162,9 +162,17 @@ public protocol SharedFrameStore: FrameStore {
     /// do all three in one request).
     func append(_ batch: FrameBatch, posting head: (device: [UInt8], record: [UInt8])?) throws(JournalError)
         -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
+
+    /// The server's epoch as it last told it: a value it changes when its storage was
+    /// restored from a backup (so that devices take the older state as a restore, not a
+    /// lie); nil from a server without one.
+    var epoch: [UInt8]? { get }
 }
 
 extension SharedFrameStore {
+    /// A server without epochs.
+    public var epoch: [UInt8]? { nil }
+
     /// Reads the heads, appends, then posts this device's head when the append landed.
     public func append(_ batch: FrameBatch, posting head: (device: [UInt8], record: [UInt8])?) throws(JournalError)
         -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
@@ -201,9 +209,16 @@ public protocol RemoteLocation: AnyObject {
     /// does — when the server no longer holds them (behind, or a frame that does not chain),
     /// so that the sync's plan sees the whole of what it holds.
     func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)?
+
+    /// The server's epoch (``SharedFrameStore/epoch``), asked without a journal: for a
+    /// device whose journal the server no longer holds. Nil from a server without one.
+    func serverEpoch() throws(JournalError) -> [UInt8]?
 }
 
 extension RemoteLocation {
+    /// A server without epochs.
+    public func serverEpoch() throws(JournalError) -> [UInt8]? { nil }
+
     /// A server that reads every frame in any case.
     public func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)? {
         try open(journalID: journalID)

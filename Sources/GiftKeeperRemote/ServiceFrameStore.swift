@@ -21,6 +21,8 @@ public final class ServiceFrameStore: SharedFrameStore {
     public var header: JournalHeader { frames.header }
     public var head: JournalHead { frames.head }
     public var frameIndex: FrameIndex { frames.index }
+    /// The service's epoch as its last answer gave it (``JournalInfo/epoch``).
+    public private(set) var epoch: [UInt8]?
 
     let connection: ServiceConnection
     let journalID: [UInt8]
@@ -82,6 +84,7 @@ public final class ServiceFrameStore: SharedFrameStore {
             var frames = VerifiedFrames(header: header, path: name)
             frames.accept(known)
             let store = ServiceFrameStore(connection: connection, journalID: journalID, frames: frames)
+            store.epoch = info.epoch.map { Array($0) }
             do throws(JournalError) {
                 if try store.pull(expectingAtLeast: known.head) { return store }
             } catch {
@@ -90,6 +93,7 @@ public final class ServiceFrameStore: SharedFrameStore {
         }
         let store = ServiceFrameStore(
             connection: connection, journalID: journalID, frames: VerifiedFrames(header: header, path: name))
+        store.epoch = info.epoch.map { Array($0) }
         try store.pull()
         return store
     }
@@ -102,8 +106,11 @@ public final class ServiceFrameStore: SharedFrameStore {
         let (status, body) = try connection.send(.POST, Route.journals, body: new)
         if status == 409 { throw JournalError(.alreadyExists, path: name) }
         try connection.check(status, body)
-        return ServiceFrameStore(
+        let store = ServiceFrameStore(
             connection: connection, journalID: header.journalID, frames: VerifiedFrames(header: header, path: name))
+        // The server's epoch, which a sync takes once it pushed the journal.
+        store.epoch = try connection.call(.GET, Route.journal(header.journalID), answer: JournalInfo.self)?.epoch.map { Array($0) }
+        return store
     }
 
     // MARK: FrameStore
@@ -144,7 +151,9 @@ public final class ServiceFrameStore: SharedFrameStore {
     /// Reads the frames after this handle's head from the service, page by page, verifying
     /// each against the chain before taking it in. With `expected` (the handle's head when
     /// it holds frames it did not read from the service), false — nothing read — when the
-    /// service's head is behind it, or at its position with another hash.
+    /// service's head is behind it, or at its position with another hash. Without, a service
+    /// found behind this handle's head, at it with another hash, or in another epoch (a
+    /// restore) is read again from its first frame, for the sync's plan to say what it holds.
     @discardableResult
     func pull(deadline: Duration? = nil, expectingAtLeast expected: JournalHead? = nil) throws(JournalError) -> Bool {
         lastPull = .now
@@ -158,10 +167,16 @@ public final class ServiceFrameStore: SharedFrameStore {
                     allowingMissing: true, deadline: deadline)
             else { throw JournalError(.unreachable(.journalGone), path: name) }
             guard page.after == after else { throw JournalError(.unreachable(.unexpectedAnswer), path: name) }
-            if first, let expected {
-                let behind = page.head.sequence < expected.sequence
-                let forked = page.head.sequence == expected.sequence && Array(page.head.hash) != expected.hash
-                if behind || forked { return false }
+            let mine = expected ?? head
+            let behind = page.head.sequence < mine.sequence
+            let forked = page.head.sequence == mine.sequence && Array(page.head.hash) != mine.hash
+            let newEpoch = page.epoch.map { told in epoch.map { $0 != Array(told) } ?? false } ?? false
+            if let epoch = page.epoch { self.epoch = Array(epoch) }
+            if first, expected != nil, behind || forked { return false }
+            if first, after > 0, behind || forked || newEpoch {
+                frames = VerifiedFrames(header: header, path: name)
+                first = false
+                continue
             }
             first = false
             if page.frames.isEmpty, page.head.sequence > after {
@@ -227,6 +242,7 @@ public final class ServiceFrameStore: SharedFrameStore {
             throw error
         }
         guard let answer else { throw JournalError(.unreachable(.unexpectedAnswer), path: name) }
+        if let told = answer.epoch { epoch = Array(told) }
         let answered = JournalHead(sequence: answer.head.sequence, hash: Array(answer.head.hash))
         guard answer.appended else {
             mustPull = true  // the next wait reads what won, whatever the poll interval
@@ -263,6 +279,10 @@ public final class ServiceRemote: RemoteLocation {
 
     public func journalIDs() throws(JournalError) -> [[UInt8]] {
         (try connection.call(.GET, Route.journals, answer: JournalList.self)?.journals ?? []).map { Array($0) }
+    }
+
+    public func serverEpoch() throws(JournalError) -> [UInt8]? {
+        try connection.call(.GET, Route.journals, answer: JournalList.self)?.epoch.map { Array($0) }
     }
 
     public func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {

@@ -77,6 +77,10 @@ public struct ServiceError: Error, Sendable {
         /// shows this device only `has`: the server hides frames from this device (or
         /// rolled back after showing them). Never followed.
         case remoteHidesFrames(server: String, has: UInt64, seenElsewhere: UInt64)
+        /// Another device posted that it saw a device's head at `seenElsewhere`, but the
+        /// server shows this device an older head of that device (at `shown`, 0 for none):
+        /// the server hides that device's progress from this one. Never followed.
+        case remoteHidesProgress(server: String, shown: UInt64, seenElsewhere: UInt64)
         /// Another device posted that it saw a different frame `sequence` on the server than
         /// the one it shows this device: a server showing devices two forks. Never followed.
         case remoteForked(server: String, sequence: UInt64)
@@ -138,7 +142,7 @@ public struct ServiceError: Error, Sendable {
             return 4
         case .noRemote, .mergeNeedsSignIn:
             return 2
-        case .remoteDiverged, .remoteBehind, .remoteHidesFrames, .remoteForked, .remoteForgedDeviceHead:
+        case .remoteDiverged, .remoteBehind, .remoteHidesFrames, .remoteHidesProgress, .remoteForked, .remoteForgedDeviceHead:
             return 1
         case .passwordChangedOnAnotherDevice, .offlinePasswordChangeConflicts:
             return 3

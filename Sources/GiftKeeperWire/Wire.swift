@@ -182,12 +182,15 @@ public struct DeviceList: Codable, Sendable {
     }
 }
 
-/// `GET /v1/journals`: the ids of the account's journals.
+/// `GET /v1/journals`: the ids of the account's journals, and the server's epoch (as in
+/// ``JournalInfo``: a device whose journal the server no longer holds asks it here).
 public struct JournalList: Codable, Sendable {
     public var journals: [Data]
+    public var epoch: Data?
 
-    public init(journals: [Data]) {
+    public init(journals: [Data], epoch: Data? = nil) {
         self.journals = journals
+        self.epoch = epoch
     }
 }
 
@@ -207,29 +210,37 @@ public struct NewJournal: Codable, Sendable {
     }
 }
 
-/// `GET /v1/journals/ID`: a journal's clear header and its head.
+/// `GET /v1/journals/ID`: a journal's clear header and its head, and the server's epoch.
 public struct JournalInfo: Codable, Sendable {
     public var header: Data
     public var head: WireHead
+    /// The server's epoch (16 random bytes) when it was read: a new one after each restore
+    /// of its database from a backup (`giftkeeper-server restored`). Nil from a server
+    /// that has none.
+    public var epoch: Data?
 
-    public init(header: Data, head: WireHead) {
+    public init(header: Data, head: WireHead, epoch: Data? = nil) {
         self.header = header
         self.head = head
+        self.epoch = epoch
     }
 }
 
 /// `GET /v1/journals/ID/frames?after=N&limit=M`: the frames after sequence N, in order,
 /// at most M (and at most ``Wire/maximumPageFrames`` and about ``Wire/maximumPageBytes``),
 /// and the journal's head when they were read: a page ending before the head means read on.
+/// With the server's epoch, as in ``JournalInfo``.
 public struct FramePage: Codable, Sendable {
     public var after: UInt64
     public var frames: [Data]
     public var head: WireHead
+    public var epoch: Data?
 
-    public init(after: UInt64, frames: [Data], head: WireHead) {
+    public init(after: UInt64, frames: [Data], head: WireHead, epoch: Data? = nil) {
         self.after = after
         self.frames = frames
         self.head = head
+        self.epoch = epoch
     }
 }
 
@@ -272,15 +283,17 @@ public struct AppendRequest: Codable, Sendable {
 }
 
 /// The answer to an append: whether it landed, the journal's head (the one that won, on
-/// a conflict), and, when it landed, every device's posted head.
+/// a conflict), when it landed every device's posted head, and the server's epoch.
 public struct AppendAnswer: Codable, Sendable {
     public var appended: Bool
     public var head: WireHead
     public var heads: [PostedHead]
+    public var epoch: Data?
 
-    public init(appended: Bool, head: WireHead, heads: [PostedHead]) {
+    public init(appended: Bool, head: WireHead, heads: [PostedHead], epoch: Data? = nil) {
         self.appended = appended
         self.head = head
         self.heads = heads
+        self.epoch = epoch
     }
 }

@@ -199,16 +199,18 @@ struct SyncRoutes: Sendable {
 
     private func journals(_ context: ServiceContext) async throws -> Response {
         let identity = try context.requireIdentity()
-        let ids = try await database.transaction(account: identity.account) { connection in
+        let (ids, epoch) = try await database.transaction(account: identity.account) { connection in
             var ids: [Data] = []
             for try await id in try await connection.query("SELECT id FROM gk_journals ORDER BY id", logger: database.logger)
                 .decode(ByteBuffer.self)
             {
                 ids.append(Data(id.readableBytesView))
             }
-            return ids
+            let epoch = try await connection.query("SELECT \(unescaped: Schema.epoch)", logger: database.logger)
+                .decode(ByteBuffer?.self).first { _ in true }
+            return (ids, Self.epoch(epoch ?? nil))
         }
-        return try json(JournalList(journals: ids))
+        return try json(JournalList(journals: ids, epoch: epoch))
     }
 
     private func createJournal(_ request: Request, _ context: ServiceContext) async throws -> Response {
@@ -247,11 +249,17 @@ struct SyncRoutes: Sendable {
         let id = try journalID(context)
         let info = try await database.transaction(account: identity.account) { connection in
             try await connection.query(
-                "SELECT header, head_sequence, head_hash FROM gk_journals WHERE id = \(id)", logger: database.logger
-            ).decode((ByteBuffer, Int64, ByteBuffer).self).first { _ in true }
+                "SELECT header, head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id)",
+                logger: database.logger
+            ).decode((ByteBuffer, Int64, ByteBuffer, ByteBuffer?).self).first { _ in true }
         }
         guard let info else { throw HTTPError(.notFound, message: "no such journal") }
-        return try json(JournalInfo(header: Data(info.0.readableBytesView), head: Self.head(info.1, info.2)))
+        return try json(
+            JournalInfo(header: Data(info.0.readableBytesView), head: Self.head(info.1, info.2), epoch: Self.epoch(info.3)))
+    }
+
+    private static func epoch(_ bytes: ByteBuffer?) -> Data? {
+        bytes.map { Data($0.readableBytesView) }
     }
 
     private static func head(_ sequence: Int64, _ hash: ByteBuffer) -> WireHead {
@@ -288,9 +296,12 @@ struct SyncRoutes: Sendable {
             }
             // Read after the frames: the head is never before the last frame read.
             let head = try await connection.query(
-                "SELECT head_sequence, head_hash FROM gk_journals WHERE id = \(id)", logger: database.logger
-            ).decode((Int64, ByteBuffer).self).first { _ in true }
-            return head.map { FramePage(after: UInt64(after), frames: frames, head: Self.head($0.0, $0.1)) }
+                "SELECT head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id)",
+                logger: database.logger
+            ).decode((Int64, ByteBuffer, ByteBuffer?).self).first { _ in true }
+            return head.map {
+                FramePage(after: UInt64(after), frames: frames, head: Self.head($0.0, $0.1), epoch: Self.epoch($0.2))
+            }
         }
         guard let page else { throw HTTPError(.notFound, message: "no such journal") }
         return try json(page)
@@ -301,7 +312,8 @@ struct SyncRoutes: Sendable {
         let id = try journalID(context)
         let append = try await request.decode(as: AppendRequest.self, context: context)
         guard !append.frames.isEmpty, append.head.sequence == append.base.sequence + UInt64(append.frames.count),
-            append.head.sequence <= UInt64(Int64.max), append.base.hash.count == 32, append.head.hash.count == 32
+            append.head.sequence <= UInt64(Int64.max), append.base.hash.count == 32, append.head.hash.count == 32,
+            append.post.map({ $0.device.count == 16 && $0.record.count <= 4_096 }) ?? true
         else { throw HTTPError(.badRequest, message: "the frames do not go from the base to the head") }
         guard append.frames.allSatisfy({ $0.count <= quotas.maximumFrameBytes }) else {
             throw HTTPError(.contentTooLarge, message: "a frame is over the \(quotas.maximumFrameBytes)-byte quota")
@@ -313,15 +325,16 @@ struct SyncRoutes: Sendable {
         let answer = try await database.transaction(account: identity.account) { connection in
             try await connection.query(
                 """
-                SELECT * FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
+                SELECT *, \(unescaped: Schema.epoch) FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
                     \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)), \(frames)::bytea[],
                     \(identity.device), \(device)::bytea, \(record)::bytea)
                 """, logger: database.logger
-            ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?).self).first { _ in true }
+            ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?, ByteBuffer?).self).first { _ in true }
         }
         guard let answer else { throw HTTPError(.notFound, message: "no such journal") }
         let heads = zip(answer.4 ?? [], answer.5 ?? []).map { PostedHead(device: Data($0.readableBytesView), record: Data($1.readableBytesView)) }
-        return try json(AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads))
+        return try json(
+            AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads, epoch: Self.epoch(answer.6)))
     }
 
     private func heads(_ context: ServiceContext) async throws -> Response {
@@ -343,7 +356,7 @@ struct SyncRoutes: Sendable {
         let identity = try context.requireIdentity()
         let id = try journalID(context)
         let head = try await request.decode(as: PostedHead.self, context: context)
-        guard head.device.count == 16, head.record.count <= 1_024 else {
+        guard head.device.count == 16, head.record.count <= 4_096 else {
             throw HTTPError(.badRequest, message: "not a device head")
         }
         let posted = try await database.transaction(account: identity.account) { connection in
@@ -352,7 +365,9 @@ struct SyncRoutes: Sendable {
                 INSERT INTO gk_heads (account_id, journal_id, device, record)
                 SELECT gk_current_account(), id, \(ByteBuffer(bytes: head.device)), \(ByteBuffer(bytes: head.record))
                 FROM gk_journals WHERE id = \(id)
-                ON CONFLICT (account_id, journal_id, device) DO UPDATE SET record = EXCLUDED.record, posted_at = now()
+                ON CONFLICT (account_id, journal_id, device) DO UPDATE SET posted_at = now(), record = CASE
+                    WHEN gk_head_sequence(EXCLUDED.record) >= gk_head_sequence(gk_heads.record) THEN EXCLUDED.record
+                    ELSE gk_heads.record END
                 RETURNING device
                 """, logger: database.logger
             ).decode(ByteBuffer.self).first { _ in true }

@@ -66,12 +66,29 @@ enum Schema {
                 PRIMARY KEY (account_id, journal_id, device),
                 FOREIGN KEY (account_id, journal_id) REFERENCES gk_journals (account_id, id))
             """,
+            // The server's epoch: one row, a new random value after each restore of the
+            // database from a backup (`giftkeeper-server restored`), which a dump brings
+            // back as it was; every read tells it to the device (``Schema/epoch``).
+            """
+            CREATE TABLE IF NOT EXISTS gk_server (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                epoch bytea NOT NULL CHECK (length(epoch) = 16),
+                changed_at timestamptz NOT NULL DEFAULT now())
+            """,
+            "INSERT INTO gk_server (epoch) VALUES (uuid_send(gen_random_uuid())) ON CONFLICT (singleton) DO NOTHING",
             // The account this transaction acts for: none (NULL, which matches no row) unless set.
             """
             CREATE OR REPLACE FUNCTION gk_current_account() RETURNS uuid
             LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting('giftkeeper.account', true), '')::uuid $$
             """,
         ] + ["gk_accounts", "gk_devices", "gk_enrolments", "gk_journals", "gk_frames", "gk_heads"].flatMap(policy) + functions
+
+    /// The server's epoch, as a column of a query (NULL before `migrate` made it).
+    static let epoch = "(SELECT epoch FROM gk_server)"
+
+    /// What `giftkeeper-server restored` runs as the owner: a new epoch, which every device
+    /// is told at its next read. Returns the new epoch.
+    static let newEpoch = "UPDATE gk_server SET epoch = uuid_send(gen_random_uuid()), changed_at = now() RETURNING epoch"
 
     /// Row-level security on `table`: the rows of the transaction's account only.
     static func policy(_ table: String) -> [String] {
@@ -87,6 +104,18 @@ enum Schema {
     }
 
     static let functions: [String] = [
+        // The sequence number in a device's head record (in clear, at bytes 40–47, little
+        // endian; 0 for a record too short to hold one): a device's head is replaced only by
+        // one at least as far along, so two processes of one device posting at once leave the
+        // newer, and devices can hold the server to never showing an older one.
+        """
+        CREATE OR REPLACE FUNCTION gk_head_sequence(p_record bytea) RETURNS bigint
+        LANGUAGE sql IMMUTABLE AS $$
+            SELECT CASE WHEN length(p_record) < 48 THEN 0
+                ELSE (SELECT sum(get_byte(p_record, 40 + i)::numeric * 256::numeric ^ i) FROM generate_series(0, 6) i)::bigint
+            END
+        $$
+        """,
         // Signing in: the account and device of an enrolled, unrevoked public key.
         """
         CREATE OR REPLACE FUNCTION gk_device_for_key(p_key bytea)
@@ -159,7 +188,9 @@ enum Schema {
             IF p_head_device IS NOT NULL THEN
                 INSERT INTO gk_heads AS h (account_id, journal_id, device, record)
                     VALUES (account, p_journal, p_head_device, p_head_record)
-                    ON CONFLICT (account_id, journal_id, device) DO UPDATE SET record = EXCLUDED.record, posted_at = now();
+                    ON CONFLICT (account_id, journal_id, device) DO UPDATE SET posted_at = now(), record = CASE
+                        WHEN gk_head_sequence(EXCLUDED.record) >= gk_head_sequence(h.record) THEN EXCLUDED.record
+                        ELSE h.record END;
             END IF;
             -- Delivered at commit to the service processes listening (never to a device).
             PERFORM pg_notify('gk_changes', account::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text);
@@ -182,12 +213,14 @@ enum Schema {
             "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
             "GRANT USAGE ON SCHEMA public TO \(role)",
             "GRANT SELECT ON gk_accounts TO \(role)",
+            "GRANT SELECT ON gk_server TO \(role)",
             "GRANT SELECT, UPDATE (revoked_at) ON gk_devices TO \(role)",
             "GRANT INSERT ON gk_enrolments TO \(role)",
             "GRANT SELECT, INSERT, UPDATE (head_sequence, head_hash) ON gk_journals TO \(role)",
             "GRANT SELECT, INSERT ON gk_frames TO \(role)",
             "GRANT SELECT, INSERT, UPDATE (record, posted_at) ON gk_heads TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_current_account() TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_head_sequence(bytea) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_device_for_key(bytea) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_create_account(bytea, text) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) TO \(role)",

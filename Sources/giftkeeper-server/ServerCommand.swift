@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import NIOSSL
 import PostgresNIO
 
@@ -15,7 +16,57 @@ struct ServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "giftkeeper-server",
         abstract: "The GiftKeeper sync service: devices share their encrypted journals through it.",
-        subcommands: [Migrate.self, Serve.self])
+        subcommands: [Migrate.self, Serve.self, Restored.self])
+}
+
+/// Runs `body` in one transaction on a connection to `address` as its owner; a failure is
+/// said as `command`'s.
+func asOwner<T: Sendable>(
+    _ address: DatabaseAddress, command: String, _ body: (PostgresConnection, Logger) async throws -> T
+) async throws -> T {
+    let logger = Logger(label: "giftkeeper-server.\(command)")
+    let connection: PostgresConnection
+    do {
+        connection = try await PostgresConnection.connect(configuration: try address.connectionConfiguration(), id: 1, logger: logger)
+    } catch {
+        throw ServerError("\(command) could not connect to \(address): \(describe(error))")
+    }
+    do {
+        let result = try await connection.withTransaction(logger: logger) { connection in try await body(connection, logger) }
+        try? await connection.close()
+        return result
+    } catch {
+        try? await connection.close()
+        throw ServerError("\(command) failed on \(address): \(describe((error as? PostgresTransactionError)?.closureError ?? error))")
+    }
+}
+
+/// `giftkeeper-server restored --database URL`: after the database was restored from a backup.
+struct Restored: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "After restoring the database from a backup: tell every device, at its next sync.",
+        discussion: """
+            Run it as the database's owner once a backup is back in place (pg_restore, psql < dump, a \
+            file-system copy). It gives the server a new epoch, which each device reads at its next sync: \
+            the device says the server was restored and sends the frames it holds that the backup lacks \
+            (its own changes decided again after what the server holds now, like changes made offline). \
+            Without it, a device that saw more than the backup holds reports the server as rolled back \
+            (exit 1), as it does for a server that drops frames on its own.
+            """)
+
+    @Option(help: "The database, as its owner: postgres://OWNER@HOST[:PORT]/DATABASE.")
+    var database: String
+
+    func run() async throws {
+        let address = try DatabaseAddress(url: database)
+        let epoch = try await asOwner(address, command: "restored") { connection, logger in
+            try await connection.query(PostgresQuery(unsafeSQL: Schema.newEpoch), logger: logger)
+                .decode(ByteBuffer.self).first { _ in true }.map { Array($0.readableBytesView) }
+        }
+        guard let epoch else { throw ServerError("\(address) has no epoch yet: run `giftkeeper-server migrate` on it first") }
+        let digits = epoch.prefix(4).map { String(format: "%02x", $0) }.joined()
+        print("The server \(address) is in a new epoch (\(digits)); each device is told of the restore at its next sync.")
+    }
 }
 
 /// `giftkeeper-server migrate --database URL [--serve-role NAME]`.
@@ -41,28 +92,15 @@ struct Migrate: AsyncParsableCommand {
             throw ValidationError("--serve-role must be a lower-case name of letters, digits and _")
         }
         let address = try DatabaseAddress(url: database)
-        let logger = Logger(label: "giftkeeper-server.migrate")
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(
-                configuration: try address.connectionConfiguration(), id: 1, logger: logger)
-        } catch {
-            throw ServerError("migrate could not connect to \(address): \(describe(error))")
-        }
-        do {
-            try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(7142027)", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: Schema.createRole(serveRole)), logger: logger)
-                for statement in Schema.statements + Schema.grants(to: serveRole) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query(PostgresQuery(unsafeSQL: Schema.restrictConnect(to: serveRole)), logger: logger)
+        let serveRole = serveRole
+        try await asOwner(address, command: "migrate") { connection, logger in
+            try await connection.query("SELECT pg_advisory_xact_lock(7142027)", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: Schema.createRole(serveRole)), logger: logger)
+            for statement in Schema.statements + Schema.grants(to: serveRole) {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
-        } catch {
-            try? await connection.close()
-            throw ServerError("migrate failed on \(address): \(describe((error as? PostgresTransactionError)?.closureError ?? error))")
+            try await connection.query(PostgresQuery(unsafeSQL: Schema.restrictConnect(to: serveRole)), logger: logger)
         }
-        try? await connection.close()
         print("The database \(address) is ready; serve as --database postgres://\(serveRole)@\(address.host):\(address.port)/\(address.database)")
     }
 }

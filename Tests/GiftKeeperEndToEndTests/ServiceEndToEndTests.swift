@@ -150,17 +150,17 @@ struct ServiceEndToEndTests {
         #expect(forged.status != 0, "\(forged)")
     }
 
-    /// Runs a `giftkeeper-server serve` of the test's own (the shared service's database
-    /// and certificate) on `port` (0: the system chooses) with `options`, calls `body` with
-    /// its address (and the running server) once it serves, then stops it with SIGTERM and expects a clean exit.
-    /// Returns the port it served on.
+    /// Runs a `giftkeeper-server serve` of the test's own (the shared service's database,
+    /// or `database` as its owner, and certificate) on `port` (0: the system chooses) with
+    /// `options`, calls `body` with its address (and the running server) once it serves, then
+    /// stops it with SIGTERM and expects a clean exit. Returns the port it served on.
     @discardableResult
-    func withService(port: Int, options: [String] = [], _ body: (String, RunningProgram) async throws -> Void)
-        async throws -> Int
-    {
-        let binary = try GiftKeeperBinary.require()
-        let serverBinary = URL(fileURLWithPath: binary).deletingLastPathComponent().path + "/giftkeeper-server"
-        let database = ServiceFixture.databaseURL.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@")
+    func withService(
+        port: Int, options: [String] = [], database owner: String = ServiceFixture.databaseURL,
+        _ body: (String, RunningProgram) async throws -> Void
+    ) async throws -> Int {
+        let serverBinary = try Self.serverBinary()
+        let database = owner.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@")
         let certificates = ServiceFixture.certificateDirectory
         let arguments =
             [
@@ -180,6 +180,11 @@ struct ServiceEndToEndTests {
         }
         #expect(outcome.status == 0, "the service did not stop cleanly on SIGTERM: \(outcome)")
         return served
+    }
+
+    /// The `giftkeeper-server` beside the `giftkeeper` under test.
+    static func serverBinary() throws -> String {
+        URL(fileURLWithPath: try GiftKeeperBinary.require()).deletingLastPathComponent().path + "/giftkeeper-server"
     }
 
     @Test("with the service stopped a one-shot add says offline within the deadline; restarted, the change reaches another device")

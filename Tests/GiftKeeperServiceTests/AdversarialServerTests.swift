@@ -40,11 +40,28 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
     let description = "lying://server"
     var lie = Lie.honest
     private(set) var journals: [[UInt8]: (header: JournalHeader, frames: [[UInt8]])] = [:]
-    private var heads: [[UInt8]: [[UInt8]: [UInt8]]] = [:]
+    /// The heads the devices posted, by journal and device.
+    var heads: [[UInt8]: [[UInt8]: [UInt8]]] = [:]
+    /// The server's epoch (``SharedFrameStore/epoch``): nil, a server without one, unless a test sets it.
+    var epoch: [UInt8]?
+    /// Head records served in place of the ones posted, by device (a server replaying old heads).
+    var replayedHeads: [[UInt8]: [UInt8]] = [:]
+
+    /// What the server holds, for ``restore(_:)``.
+    typealias Backup = (journals: [[UInt8]: (header: JournalHeader, frames: [[UInt8]])], heads: [[UInt8]: [[UInt8]: [UInt8]]])
+    var backup: Backup { (journals, heads) }
+
+    /// Puts back what `backup` held, as restoring a dump does.
+    func restore(_ backup: Backup) {
+        journals = backup.journals
+        heads = backup.heads
+    }
     /// Another journal's frames, for the splicing lies.
     var otherJournalFrames: [[UInt8]] = []
 
     func journalIDs() throws(JournalError) -> [[UInt8]] { Array(journals.keys) }
+
+    func serverEpoch() throws(JournalError) -> [UInt8]? { epoch }
 
     func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {
         guard let journal = journals[journalID] else { return nil }
@@ -89,9 +106,13 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
         var trimmedTail: TornTail? { nil }
         var damage: JournalProblem? { nil }
 
+        /// The server's epoch when this connection last read.
+        private(set) var epoch: [UInt8]?
+
         init(server: LyingServer, header: JournalHeader) {
             self.server = server
             frames = VerifiedFrames(header: header, path: server.description)
+            epoch = server.epoch
         }
 
         func append(_ batch: FrameBatch) throws(JournalError) -> AppendOutcome {
@@ -112,8 +133,17 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
             return sequence < head.sequence
         }
 
+        /// Takes in what the server serves after what this connection holds; a server now
+        /// behind it, at another frame there, or in another epoch is read again from the start
+        /// (as ``ServiceFrameStore`` does).
         func fetch() throws(JournalError) {
-            try frames.takeIn(server.served(header.journalID).dropFirst(frames.frames.count))
+            let served = server.served(header.journalID)
+            let held = frames.frames
+            if served.count < held.count || (!held.isEmpty && served[held.count - 1] != held.last) || server.epoch != epoch {
+                frames = VerifiedFrames(header: header, path: server.description)
+                epoch = server.epoch
+            }
+            try frames.takeIn(served.dropFirst(frames.frames.count))
         }
 
         func beginSession() -> Bool? { nil }
@@ -124,8 +154,9 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
         }
 
         func deviceHeads() throws(JournalError) -> [[UInt8]: [UInt8]] {
-            server.heads[header.journalID] ?? [:]
+            (server.heads[header.journalID] ?? [:]).merging(server.replayedHeads) { _, replayed in replayed }
         }
+
     }
 }
 

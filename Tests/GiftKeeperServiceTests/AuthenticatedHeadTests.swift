@@ -50,4 +50,22 @@ import Testing
         later[7] = UInt8(ascii: "2")  // GKHEAD02: a later version's layout
         #expect(AuthenticatedHead.read(later, journalID: journalID, device: nil, dataKey: key) == .unknownLayout)
     }
+
+    @Test func aPostedHeadCarriesWhatItsDeviceSawOfTheOthersUnderItsMAC() throws {
+        let key: (UInt64) -> SecureBytes? = { $0 == 1 ? dataKey : nil }
+        let seen = [
+            AuthenticatedHead.SeenHead(
+                device: [UInt8](repeating: 6, count: 16), head: JournalHead(sequence: 40, hash: [UInt8](repeating: 1, count: 32))),
+            AuthenticatedHead.SeenHead(
+                device: [UInt8](repeating: 7, count: 16), head: JournalHead(sequence: 41, hash: [UInt8](repeating: 2, count: 32))),
+        ]
+        let posted = AuthenticatedHead(journalID: journalID, device: device, head: head, epochWrapSequence: 1, seen: seen)
+        let bytes = try posted.encoded(dataKey: dataKey)
+        #expect(bytes.starts(with: Array("GKDEVHD2".utf8)) && bytes.count == 120 + 2 + 2 * 56)
+        #expect(AuthenticatedHead.read(bytes, journalID: journalID, device: device, dataKey: key) == .verified(posted))
+        var altered = bytes
+        altered[88 + 2 + 16] ^= 1  // the first seen head's sequence number
+        #expect(AuthenticatedHead.read(altered, journalID: journalID, device: device, dataKey: key) == .forged)
+        #expect(AuthenticatedHead.read(Array(bytes.dropLast(57)), journalID: journalID, device: device, dataKey: key) == .forged)
+    }
 }

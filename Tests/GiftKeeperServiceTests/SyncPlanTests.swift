@@ -16,11 +16,25 @@ import Testing
     }
 
     private func plan(
-        ours: [[UInt8]], theirs: [[UInt8]], shared: Int, restoring: Bool = false
+        ours: [[UInt8]], theirs: [[UInt8]], shared: Int, restoring: Bool = false, restored: Bool = false
     ) throws(ServiceError) -> SyncPlan {
         let sharedHead = JournalHead(sequence: UInt64(shared), hash: shared == 0 ? genesis : ours[shared - 1])
         return try SyncPlan.decide(
-            ours: ours, theirs: theirs, genesis: genesis, shared: sharedHead, restoringServer: restoring, server: "srv")
+            ours: ours, theirs: theirs, genesis: genesis, shared: sharedHead, restoringServer: restoring,
+            serverRestored: restored, server: "srv")
+    }
+
+    @Test func aServerThatAnnouncedARestoreIsMergedWithNotRefused() throws {
+        // Restored to 3 of the 6 frames this device saw, then another device added 2: this
+        // device's frames 4–8 are decided again after the server's 5.
+        #expect(
+            try plan(ours: chain(8), theirs: chain(5, forkAt: 4, tag: 2), shared: 6, restored: true)
+                == SyncPlan(action: .merge(pending: 5), common: head(3)))
+        // Restored to 3 and nothing since: this device's frames after them are sent back.
+        #expect(try plan(ours: chain(8), theirs: chain(3), shared: 6, restored: true) == SyncPlan(action: .send, common: head(3)))
+        // The same servers without the announcement are refused.
+        #expect(throws: ServiceError.self) { try plan(ours: chain(8), theirs: chain(5, forkAt: 4, tag: 2), shared: 6) }
+        #expect(throws: ServiceError.self) { try plan(ours: chain(8), theirs: chain(3), shared: 6) }
     }
 
     @Test func eachSideMovingGivesItsAction() throws {

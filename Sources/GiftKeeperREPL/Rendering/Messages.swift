@@ -254,23 +254,9 @@ extension ServiceError {
             return "The password was changed in another session. You are signed out; type 'login' with the new password."
         case .noRemote:
             return "No server is set for this journal. Give one with --remote https://HOST (or $GIFTKEEPER_REMOTE)."
-        case .remoteDiverged(let server, let sequence, let shared):
-            return "The server \(server) does not hold this journal's history: its frame \(sequence) differs from this device's, "
-                + "though it held the same \(shared) frames before (a forked or rewritten server). Nothing was taken from it."
-        case .remoteBehind(let server, let has, let shared):
-            return "The server \(server) holds \(has) frames of this journal, but this device saw \(shared) there "
-                + "(restored from an older backup, or frames dropped). Nothing was taken from it; "
-                + "'giftkeeper sync --restore-server' sends this device's frames back."
-        case .remoteHidesFrames(let server, let has, let seen):
-            return "The server \(server) shows this device \(has) frames of this journal, but another device saw \(seen) there "
-                + "(frames hidden from this device, or a server restored from a backup). Nothing was taken from it; "
-                + "on the device that saw them, 'giftkeeper sync --restore-server' sends them back."
-        case .remoteForked(let server, let sequence):
-            return "The server \(server) showed another device a different frame \(sequence) of this journal than it shows this one "
-                + "(a forked server). Nothing was taken from it."
-        case .remoteForgedDeviceHead(let server):
-            return "The server \(server) holds a device's head that does not authenticate under this journal's keys "
-                + "(made or altered on the server). Nothing was taken from it."
+        case .remoteDiverged, .remoteBehind, .remoteHidesFrames, .remoteHidesProgress, .remoteForked,
+            .remoteForgedDeviceHead:
+            return SyncWords.lie(code)
         case .mergeNeedsSignIn(let pending):
             return "\(pending) change\(pending == 1 ? "" : "s") on this device must be merged with another device's: sign in to sync."
         case .passwordChangedOnAnotherDevice:

@@ -25,6 +25,7 @@ public enum SyncWords {
 
     /// What an explicit `sync` did, in one line.
     public static func report(_ report: SyncReport) -> String {
+        if report.serverRestored { return restored(report) }
         if report.createdOnServer { return shared(report) + " (sent \(frames(report.sent)))." }
         if report.sent == 0, report.received == 0 {
             return "Up to date with \(report.server)" + checked(report) + "."
@@ -43,6 +44,44 @@ public enum SyncWords {
     }
 
     private static func frames(_ count: Int) -> String { count == 1 ? "1 frame" : "\(count) frames" }
+
+    /// Said when a sync found that the server announced a restore from a backup (a new
+    /// epoch): what this device held beyond the backup was sent again.
+    public static func restored(_ report: SyncReport) -> String {
+        "↺ The server \(report.server) was restored from a backup; this device sent what it lacked "
+            + "(\(frames(report.sent)))."
+    }
+
+    /// What a server caught lying did (exit 1), and that this device sends it nothing until
+    /// a sync finds it consistent again.
+    static func lie(_ code: ServiceError.Code) -> String {
+        let untrusted = "Nothing was taken from it, and nothing is sent to it until a sync finds it consistent again."
+        switch code {
+        case .remoteDiverged(let server, let sequence, let shared):
+            return "The server \(server) does not hold this journal's history: its frame \(sequence) differs from this device's, "
+                + "though it held the same \(shared) frames before (a forked or rewritten server). " + untrusted
+        case .remoteBehind(let server, let has, let shared):
+            return "The server \(server) holds \(has) frames of this journal, but this device saw \(shared) there "
+                + "(restored from an older backup, or frames dropped). " + untrusted
+                + " If its operator restored a backup, 'giftkeeper-server restored' tells every device; "
+                + "'giftkeeper sync --restore-server' sends this device's frames back."
+        case .remoteHidesFrames(let server, let has, let seen):
+            return "The server \(server) shows this device \(has) frames of this journal, but another device saw \(seen) there "
+                + "(frames hidden from this device, or a server restored from a backup). " + untrusted
+                + " On the device that saw them, 'giftkeeper sync --restore-server' sends them back."
+        case .remoteHidesProgress(let server, let shown, let seen):
+            return "The server \(server) shows this device an older head of another device (at frame \(shown)) than "
+                + "a device saw it reach (frame \(seen)): it hides that device's progress. " + untrusted
+        case .remoteForked(let server, let sequence):
+            return "The server \(server) showed another device a different frame \(sequence) of this journal than it shows this one "
+                + "(a forked server). " + untrusted
+        case .remoteForgedDeviceHead(let server):
+            return "The server \(server) holds a device's head that does not authenticate under this journal's keys "
+                + "(made or altered on the server). " + untrusted
+        default:
+            return ""
+        }
+    }
 
     /// Said when a change could not be sent: it is kept here and goes at the next sync.
     public static func offline(unsent: UInt64, server: String, reason: String) -> String {

@@ -21,6 +21,7 @@ extension REPLSession {
             saidSyncFailure = false
             lastSyncError = nil
             if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
+            if report.serverRestored { changesElsewhere.append(SyncWords.restored(report)) }
             changesElsewhere += report.resolutions.map(SyncWords.resolution)
         } catch {
             // `sync` throws only ServiceError (typed throws).
@@ -132,6 +133,7 @@ extension REPLSession {
             try service.refresh()
             if hasRemote, let report = try service.syncIfNeeded() {
                 saidSyncFailure = false
+                if report.serverRestored { changesElsewhere.append(SyncWords.restored(report)) }
                 changesElsewhere += report.resolutions.map(SyncWords.resolution)
             }
         } catch {

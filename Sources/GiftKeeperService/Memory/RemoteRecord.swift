@@ -8,10 +8,13 @@ import GiftKeeperSealing
 /// position at which this device saw the server hold exactly its own frames.
 ///
 /// Kept outside the journal, beside the rollback memory: `STATE_DIR/<journal id>-<place>.remote`,
-/// mode 0600, written atomically. Four lines: `GKREMOTE1`, the URL, the shared sequence
-/// number and hash in hex, and this device's id in hex (16 random bytes, the name its
+/// mode 0600, written atomically. Lines: `GKREMOTE1`, the URL, the shared sequence number
+/// and hash in hex, this device's id in hex (16 random bytes, the name its
 /// ``AuthenticatedHead`` is posted under; a record without one, written before device heads,
-/// gets a new id).
+/// gets a new id), the server's epoch in hex (empty when not known yet), `distrusted` when
+/// the server was caught lying and no full sync has checked out since (else empty), and one
+/// line per other device whose head this device verified: its id, sequence and hash in hex.
+/// A record written before a line was added reads it as empty.
 ///
 /// The shared head tells a server that lost frames (restored from a backup, or lying)
 /// from frames this device has not sent yet. It is not authenticated: lowering it by hand
@@ -21,6 +24,14 @@ public struct RemoteRecord: Equatable, Sendable {
     public var shared: JournalHead
     /// This device's id among the journal's devices.
     public var device: [UInt8]
+    /// The server's epoch when this device last synced level with it (empty: not known).
+    public var epoch: [UInt8] = []
+    /// Set when a sync caught the server lying; cleared by a full sync that checks out.
+    /// While set, nothing is sent to the server without a full read and check first.
+    public var distrusted = false
+    /// The other devices' heads as this device last verified them on the server's chain,
+    /// by device id: what it posts it has seen of them (``AuthenticatedHead/seen``).
+    public var seen: [[UInt8]: JournalHead] = [:]
 
     public init(url: String, shared: JournalHead, device: [UInt8]) {
         self.url = url
@@ -36,7 +47,9 @@ public struct RemoteRecord: Equatable, Sendable {
     /// This record, with a new device id if it has none (written before device heads).
     func withDeviceID() throws(ServiceError) -> RemoteRecord {
         guard device.count != 16 else { return self }
-        return RemoteRecord(url: url, shared: shared, device: try Self.newDeviceID())
+        var record = self
+        record.device = try Self.newDeviceID()
+        return record
     }
 
     private static func newDeviceID() throws(ServiceError) -> [UInt8] {
@@ -65,12 +78,26 @@ public struct RemoteRecord: Equatable, Sendable {
             return nil
         }
         let device = lines.count > 3 ? unhex(lines[3]) ?? [] : []
-        return RemoteRecord(url: String(lines[1]), shared: JournalHead(sequence: sequence, hash: hash), device: device)
+        var record = RemoteRecord(url: String(lines[1]), shared: JournalHead(sequence: sequence, hash: hash), device: device)
+        record.epoch = lines.count > 4 ? unhex(lines[4]) ?? [] : []
+        record.distrusted = lines.count > 5 && lines[5] == "distrusted"
+        for line in lines.dropFirst(6) {
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let id = unhex(fields[0]), id.count == 16, let sequence = UInt64(fields[1]),
+                let hash = unhex(fields[2]), hash.count == 32
+            else { continue }
+            record.seen[id] = JournalHead(sequence: sequence, hash: hash)
+        }
+        return record
     }
 
     /// Writes atomically.
     func write(to directory: String, journalID: [UInt8], journalPath: String) throws(ServiceError) {
-        let text = "\(Self.magic)\n\(url)\n\(shared.sequence) \(hexString(shared.hash))\n\(hexString(device))\n"
+        var text = "\(Self.magic)\n\(url)\n\(shared.sequence) \(hexString(shared.hash))\n\(hexString(device))\n"
+        text += "\(hexString(epoch))\n\(distrusted ? "distrusted" : "")\n"
+        for (id, head) in seen.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            text += "\(hexString(id)) \(head.sequence) \(hexString(head.hash))\n"
+        }
         let final = Self.path(in: directory, journalID: journalID, journalPath: journalPath)
         do throws(SystemCallError) {
             try PrivateFiles.makeDirectories(directory)

@@ -60,7 +60,9 @@ public enum JournalClone {
         if let directory = environment.stateDirectory {
             // A sync service's one-time enrolment code is used now: the service is remembered without it.
             let remembered = String(base.prefix { $0 != "?" }.reversed().drop { $0 == "/" }.reversed())
-            try RemoteRecord.new(url: remembered, shared: copy.head).write(to: directory, journalID: journalID, journalPath: path)
+            var record = try RemoteRecord.new(url: remembered, shared: copy.head)
+            record.epoch = server.epoch ?? []  // the copy is of this epoch's journal
+            try record.write(to: directory, journalID: journalID, journalPath: path)
         }
         return CloneReport(server: location.description, journalID: hexString(journalID), frames: batch.count)
     }

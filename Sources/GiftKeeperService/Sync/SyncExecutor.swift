@@ -18,6 +18,9 @@ public struct SyncReport: Sendable, Equatable {
     /// The other devices whose posted heads this sync found in the server's chain (checked
     /// only when signed in; nil when not checked).
     public var otherDevices: Int?
+    /// Whether the server announced that it was restored from a backup since this device
+    /// last synced (a new epoch): what this device held beyond it was sent again.
+    public var serverRestored = false
 }
 
 /// The server a journal is shared through: where it is, the connection while one is open,
@@ -87,14 +90,16 @@ extension SyncExecutor {
                 link.store = nil
                 link.lastFailure = .now
             }
+            distrustIfLie(link, error)
             throw error
         }
         throw ServiceError(.changedElsewhere)
     }
 
     /// For the shell while it waits for input: syncs when the server told of other devices'
-    /// frames (or the poll interval passed), or when frames wait to be sent; while offline,
-    /// tries again every ``offlineRetry``. Nil when there was nothing to do.
+    /// frames (or the poll interval passed), when frames wait to be sent, or when a read found
+    /// the server no longer at the shared head; while offline, tries again every
+    /// ``offlineRetry``. Nil when there was nothing to do.
     func syncIfNeeded() throws(ServiceError) -> SyncReport? {
         guard let link = session.remote else {
             guard session.remoteURL != nil else { return nil }
@@ -112,7 +117,9 @@ extension SyncExecutor {
             link.lastFailure = .now
             throw ServiceError(.journal(error))
         }
-        guard moved || session.unsentFrames > 0 else { return nil }
+        // A server now behind or beside what this device shared (restored, or lying) is
+        // synced with too: its restore announced and what it lacks sent, or its lie reported.
+        guard moved || session.unsentFrames > 0 || store.head != link.record.shared else { return nil }
         return try sync(restoringServer: false)
     }
 
@@ -126,8 +133,12 @@ extension SyncExecutor {
     /// The shared head is remembered in memory, written at sign-out, on closing, or by the
     /// next full sync: lost in a crash, the older one it leaves makes the next sync send
     /// frames the server has already, nothing more. False when a full sync must decide.
+    /// Never while the server is distrusted (caught lying, and no full sync checked out since),
+    /// nor when it announced a restore.
     private func sendOnly(_ link: RemoteLink, report: inout SyncReport) throws(ServiceError) -> Bool {
-        guard let server = link.store, server.head == link.record.shared else { return false }
+        guard !link.record.distrusted, let server = link.store, server.head == link.record.shared,
+            !serverRestored(link, server)
+        else { return false }
         try session.refresh()
         let sealed = try session.requireJournal()
         guard sealed.head.sequence > server.head.sequence else { return false }
@@ -147,7 +158,10 @@ extension SyncExecutor {
         link.recordIsUnsaved = true
         if posting != nil { link.postedHead = head }
         // The other devices' heads came with the append: checked against the chain the
-        // server now holds, this device's (read again only when one of them moved).
+        // server now holds, this device's (read again only when one of them moved). A server
+        // that says it was restored matched this device's frames up to the base; a full sync
+        // now says so and takes its epoch.
+        let restored = serverRestored(link, server)
         if session.keyring != nil, heads.filter({ $0.key != link.record.device }) != link.checkedHeads {
             let theirs: [[UInt8]]
             do {
@@ -155,9 +169,9 @@ extension SyncExecutor {
             } catch {
                 throw ServiceError(.journal(error))
             }
-            try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: false, report: &report)
+            try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: restored, report: &report)
         }
-        return true
+        return !restored
     }
 
     /// Writes what this device remembers of its server, when a send-only sync moved it.
@@ -185,13 +199,18 @@ extension SyncExecutor {
             try server.fetch()
             return (heads, try chainHashes(server))
         }
+        // A server that announced a restore holds an older state honestly: what this device
+        // holds beyond it is sent or merged, not reported.
+        let restored = serverRestored(link, server)
+        report.serverRestored = report.serverRestored || restored
         let plan = try SyncPlan.decide(
             ours: ours, theirs: theirs, genesis: sealed.header.genesisHash, shared: link.record.shared,
-            restoringServer: restoringServer, server: link.location.description)
-        try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: restoringServer, report: &report)
+            restoringServer: restoringServer, serverRestored: restored, server: link.location.description)
+        try checkDeviceHeads(heads, link: link, theirs: theirs, restoringServer: restoringServer || restored, report: &report)
         let common = Int(plan.common.sequence)
         switch plan.action {
         case .level:
+            checkedOut(link, server)
             try remember(link, shared: plan.common)
             try postHead(link, server: server, head: plan.common)
             return true
@@ -202,6 +221,7 @@ extension SyncExecutor {
             else { return false }  // another device appended first: read again
             report.sent += batch.count
             // Appended right after the head the server showed: it holds this device's frames.
+            checkedOut(link, server)
             try remember(link, shared: head)
             try postHead(link, server: server, head: head)
             return true
@@ -216,6 +236,7 @@ extension SyncExecutor {
             }
             guard case .appended(let head) = outcome else { return false }  // another process appended: again
             report.received += batch.count
+            checkedOut(link, server)
             try remember(link, shared: head)
             if session.keyring != nil { try session.catchUp() }
             try postHead(link, server: server, head: head)
@@ -259,8 +280,11 @@ extension SyncExecutor {
         if let opened {
             store = opened
         } else {
-            // No copy there: the first push, or a server that lost it.
-            guard link.record.shared.sequence == 0 || restoringServer else {
+            // No copy there: the first push, or a server that lost it (restored from a backup
+            // made before the journal was pushed, when it announces a restore).
+            var mayMake = link.record.shared.sequence == 0 || restoringServer
+            if !mayMake { mayMake = try lostInARestore(link) }
+            guard mayMake else {
                 throw ServiceError(
                     .remoteBehind(server: link.location.description, has: 0, shared: link.record.shared.sequence))
             }

@@ -27,14 +27,23 @@ struct SyncPlan: Equatable {
     /// server that no longer holds what this device saw it hold (`shared`): a different
     /// frame there is a fork or a rewrite; fewer frames is an older backup, refused unless
     /// `restoringServer` (then this device's frames are sent back to it).
+    ///
+    /// A server that announced a restore (`serverRestored`: its epoch changed since this
+    /// device last synced) is not held to what this device saw before it: whatever it holds
+    /// is the shared chain now, and this device's frames that are not on it — its own and
+    /// other devices' that it saw — are sent (after it) or merged (decided again after it).
     /// - Throws: ``ServiceError/Code/remoteDiverged(server:sequence:shared:)`` or
     ///   ``ServiceError/Code/remoteBehind(server:has:shared:)``, naming `server`.
     static func decide(
-        ours: [[UInt8]], theirs: [[UInt8]], genesis: [UInt8], shared: JournalHead, restoringServer: Bool, server: String
+        ours: [[UInt8]], theirs: [[UInt8]], genesis: [UInt8], shared: JournalHead, restoringServer: Bool,
+        serverRestored: Bool = false, server: String
     ) throws(ServiceError) -> SyncPlan {
         var common = 0
         while common < min(ours.count, theirs.count), ours[common] == theirs[common] { common += 1 }
-        try checkServer(ours: ours, theirs: theirs, common: common, shared: shared, restoringServer: restoringServer, server: server)
+        if !serverRestored {
+            try checkServer(
+                ours: ours, theirs: theirs, common: common, shared: shared, restoringServer: restoringServer, server: server)
+        }
         let head = JournalHead(sequence: UInt64(common), hash: common == 0 ? genesis : ours[common - 1])
         let action: Action
         switch (common == ours.count, common == theirs.count) {
