@@ -94,6 +94,32 @@ struct DevicesEndToEndTests {
         let seen = try await run(laptop, ["list", "--json"])
         #expect(seen.status == 0, "\(seen)")
         #expect(seen.stdout.contains("\"Lego set\"") && seen.stdout.contains("\"35.00\""), "\(seen)")
+        // The laptop, whose removal lost, is told at its next sync.
+        #expect(
+            seen.stderr.contains("⇄ p1 \"Lego set\", which you removed, was brought back by a change on another device"),
+            "\(seen)")
+    }
+
+    @Test("an edit of one field on both devices: the one later in the journal wins, and the device whose edit lost is told")
+    func overriddenEditIsTold() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        try await sharedLaptop(laptop, clonedTo: desktop)
+
+        let first = try await run(laptop, ["edit", "p1", "price=30"])
+        #expect(first.status == 0, "\(first)")
+        let offline = try await run(desktop, ["edit", "p1", "price=35", "--remote", nowhere])
+        #expect(offline.status == 0, "\(offline)")
+        let merged = try await run(desktop, ["sync"])
+        #expect(merged.status == 0, "\(merged)")
+
+        let told = try await run(laptop, ["list"])
+        #expect(told.status == 0, "\(told)")
+        #expect(told.stderr.contains("⇄ p1 \"Lego set\": your price 30.00 gave way to 35.00 from another device"), "\(told)")
+        #expect(told.stdout.contains("35.00"), "\(told)")
+        // Told once: the next sync has nothing of it to say.
+        let again = try await run(laptop, ["list"])
+        #expect(!again.stderr.contains("gave way"), "\(again)")
     }
 
     @Test("a service rolled back after the laptop saw its frames is caught by a new device through the laptop's posted head")

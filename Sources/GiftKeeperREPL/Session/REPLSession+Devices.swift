@@ -21,7 +21,7 @@ extension REPLSession {
             saidSyncFailure = false
             lastSyncError = nil
             if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
-            changesElsewhere += report.resolutions.map(SyncWords.resolution)
+            changesElsewhere += SyncWords.told(report)
         } catch {
             // `sync` throws only ServiceError (typed throws).
             let presented = PresentedError(error)
@@ -132,7 +132,7 @@ extension REPLSession {
             try service.refresh()
             if hasRemote, let report = try service.syncIfNeeded() {
                 saidSyncFailure = false
-                changesElsewhere += report.resolutions.map(SyncWords.resolution)
+                changesElsewhere += SyncWords.told(report)
             }
         } catch {
             if let line = offlineLine(error) {
