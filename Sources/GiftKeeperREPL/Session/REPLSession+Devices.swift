@@ -132,6 +132,7 @@ extension REPLSession {
             try service.refresh()
             if hasRemote, let report = try service.syncIfNeeded() {
                 saidSyncFailure = false
+                lastSyncError = nil
                 changesElsewhere += SyncWords.told(report)
             }
         } catch {
