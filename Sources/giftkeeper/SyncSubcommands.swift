@@ -40,7 +40,7 @@ struct Sync: ParsableCommand {
                 let after = try service.sync()
                 report.sent += after.sent
             }
-            for resolution in report.resolutions { console.print(SyncWords.resolution(resolution)) }
+            for line in SyncWords.told(report) { console.print(line) }
             console.print(SyncWords.report(report))
         }
     }

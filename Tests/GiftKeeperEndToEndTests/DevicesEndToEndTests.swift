@@ -94,6 +94,32 @@ struct DevicesEndToEndTests {
         let seen = try await run(laptop, ["list", "--json"])
         #expect(seen.status == 0, "\(seen)")
         #expect(seen.stdout.contains("\"Lego set\"") && seen.stdout.contains("\"35.00\""), "\(seen)")
+        // The laptop, whose removal lost, is told at its next sync.
+        #expect(
+            seen.stderr.contains("⇄ p1 \"Lego set\", which you removed, was brought back by a change on another device"),
+            "\(seen)")
+    }
+
+    @Test("an edit of one field on both devices: the one later in the journal wins, and the device whose edit lost is told")
+    func overriddenEditIsTold() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        try await sharedLaptop(laptop, clonedTo: desktop)
+
+        let first = try await run(laptop, ["edit", "p1", "price=30"])
+        #expect(first.status == 0, "\(first)")
+        let offline = try await run(desktop, ["edit", "p1", "price=35", "--remote", nowhere])
+        #expect(offline.status == 0, "\(offline)")
+        let merged = try await run(desktop, ["sync"])
+        #expect(merged.status == 0, "\(merged)")
+
+        let told = try await run(laptop, ["list"])
+        #expect(told.status == 0, "\(told)")
+        #expect(told.stderr.contains("⇄ p1 \"Lego set\": your price 30.00 gave way to 35.00 from another device"), "\(told)")
+        #expect(told.stdout.contains("35.00"), "\(told)")
+        // Told once: the next sync has nothing of it to say.
+        let again = try await run(laptop, ["list"])
+        #expect(!again.stderr.contains("gave way"), "\(again)")
     }
 
     @Test("a service rolled back after the laptop saw its frames is caught by a new device through the laptop's posted head")
@@ -148,6 +174,37 @@ struct DevicesEndToEndTests {
             ], environment: laptop.environment)
         #expect(sizes.status == 0, "\(sizes)")
         #expect(sizes.stdout.split(separator: "\n") == ["0"], "\(sizes)")
+    }
+
+    @Test("a sync failing after a change is worded as itself: a removed device, an untrusted certificate; never 'Offline'")
+    func syncFailuresWordedAsThemselves() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        try await sharedLaptop(laptop, clonedTo: desktop)
+        let devices = try await run(laptop, ["device", "list"], password: false)
+        let other = try #require(devices.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(devices)")
+        let removed = try await run(laptop, ["device", "remove", String(other.prefix { $0 != " " })], password: false)
+        #expect(removed.status == 0, "\(removed)")
+
+        // Authentication: the removed device's change is saved; the sync says why it failed, once.
+        let refused = try await run(desktop, ["add", "Mum", "Scarf"])
+        #expect(refused.stdout.contains("Saved p2"), "\(refused)")
+        #expect(refused.stderr.contains("it did not accept this device: this device is not enrolled (or was removed)"), "\(refused)")
+        #expect(refused.stderr.contains("Enrol this device again"), "\(refused)")
+        #expect(refused.stderr.components(separatedBy: "giftkeeper: error:").count == 2, "said once: \(refused)")
+        #expect(!refused.stderr.contains("Offline") && !refused.stderr.contains("will be sent"), "\(refused)")
+        #expect(refused.status == 5, "\(refused)")
+
+        // TLS: a certificate this device does not trust (no $GIFTKEEPER_CA_FILE).
+        let untrusted = try await laptop.run(["add", "Mum", "Kite", "--journal", laptop.journal], input: "secret-pw\n")
+        #expect(untrusted.stdout.contains("Saved p"), "\(untrusted)")
+        #expect(untrusted.stderr.contains("the secure connection failed"), "\(untrusted)")
+        #expect(untrusted.stderr.contains("Check the service's certificate"), "\(untrusted)")
+        #expect(!untrusted.stderr.contains("Offline") && !untrusted.stderr.contains("Error"), "\(untrusted)")
+        #expect(untrusted.status == 5, "\(untrusted)")
+        // Trusted again, the change waiting here goes.
+        let sent = try await run(laptop, ["sync"], password: false)
+        #expect(sent.status == 0 && sent.stdout.contains("sent"), "\(sent)")
     }
 
     @Test("a postgres:// remote is refused in one line that says to run giftkeeper-server, the password not repeated")

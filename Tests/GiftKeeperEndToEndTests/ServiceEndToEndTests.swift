@@ -229,6 +229,8 @@ struct ServiceEndToEndTests {
                 input: "setup Alice --kdf interactive\nsecret-pw\nsecret-pw\nadd Dad 'Kite'\nquit\n", environment: trust)
             #expect(refused.status == 0, "\(refused)")
             #expect(refused.stderr.contains("over the quota of 1 journals an account"), "\(refused)")
+            // Worded as a quota, the changes kept here: not as being offline.
+            #expect(refused.stderr.contains("Not sent yet (") && !refused.stderr.contains("Offline"), "\(refused)")
             #expect(!refused.stderr.contains("Shared through"), "\(refused)")
         }
     }

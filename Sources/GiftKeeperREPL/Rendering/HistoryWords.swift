@@ -87,7 +87,7 @@ public enum HistoryWords {
         return date.description + (occasion.isYearly ? ", yearly" : "")
     }
 
-    private static func value(_ change: PresentChange) -> String {
+    static func value(_ change: PresentChange) -> String {
         switch change {
         case .title(let text), .recipient(let text), .notes(let text), .occasion(let text), .url(let text), .store(let text):
             text.isEmpty ? "(none)" : quoted(text)

@@ -16,6 +16,48 @@ public enum SyncWords {
         }
     }
 
+    /// What a sync the shell ran by itself says: a restore announced, then ``told(_:)``.
+    /// (An explicit `sync` says the restore in its ``report(_:)`` line.)
+    public static func automatic(_ report: SyncReport) -> [String] {
+        (report.serverRestored ? [restored(report)] : []) + told(report)
+    }
+
+    /// Every line a sync tells of how this device's changes met other devices': each
+    /// resolution of its offline changes, then each of its changes another device undid.
+
+    public static func told(_ report: SyncReport) -> [String] {
+        report.resolutions.map(resolution) + report.overridden.map(overridden)
+    }
+
+    /// One line for a change of this device's that another device's undid, and what won:
+    /// `⇄ p1 "Lego set": your price 30.00 gave way to 35.00 from another device`.
+    public static func overridden(_ change: OverriddenChange) -> String {
+        let present = "\(change.id) \(HistoryWords.quoted(change.title))"
+        switch change.kind {
+        case .replaced(let yours, let winning):
+            return "⇄ \(present): your \(words(yours)) gave way to \(value(winning)) from another device"
+        case .removed(let yours):
+            return "⇄ \(present) was removed on another device after your change (\(words(yours)))"
+        case .broughtBack:
+            return "⇄ \(present), which you removed, was brought back by a change on another device"
+        }
+    }
+
+    /// `price 30.00`, `status bought`.
+    private static func words(_ value: PresentChangeValue) -> String {
+        switch value {
+        case .field(let change): "\(change.field.rawValue) \(HistoryWords.value(change))"
+        case .status(let status): "status \(status)"
+        }
+    }
+
+    private static func value(_ value: PresentChangeValue) -> String {
+        switch value {
+        case .field(let change): HistoryWords.value(change)
+        case .status(let status): "\(status)"
+        }
+    }
+
     /// Said once, when a sync made the journal's copy on a server: a sync service enrols
     /// each other device with a one-time code (SPEC §12).
     public static func shared(_ report: SyncReport) -> String {

@@ -21,8 +21,7 @@ extension REPLSession {
             saidSyncFailure = false
             lastSyncError = nil
             if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
-            if report.serverRestored { changesElsewhere.append(SyncWords.restored(report)) }
-            changesElsewhere += report.resolutions.map(SyncWords.resolution)
+            changesElsewhere += SyncWords.automatic(report)
         } catch {
             // `sync` throws only ServiceError (typed throws).
             let presented = PresentedError(error)
@@ -133,8 +132,8 @@ extension REPLSession {
             try service.refresh()
             if hasRemote, let report = try service.syncIfNeeded() {
                 saidSyncFailure = false
-                if report.serverRestored { changesElsewhere.append(SyncWords.restored(report)) }
-                changesElsewhere += report.resolutions.map(SyncWords.resolution)
+                lastSyncError = nil
+                changesElsewhere += SyncWords.automatic(report)
             }
         } catch {
             if let line = offlineLine(error) {

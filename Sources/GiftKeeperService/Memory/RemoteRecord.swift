@@ -12,9 +12,10 @@ import GiftKeeperSealing
 /// and hash in hex, this device's id in hex (16 random bytes, the name its
 /// ``AuthenticatedHead`` is posted under; a record without one, written before device heads,
 /// gets a new id), the server's epoch in hex (empty when not known yet), `distrusted` when
-/// the server was caught lying and no full sync has checked out since (else empty), and one
-/// line per other device whose head this device verified: its id, sequence and hash in hex.
-/// A record written before a line was added reads it as empty.
+/// the server was caught lying and no full sync has checked out since (else empty),
+/// ``received`` (a record without it counts none of its frames as this device's own), and
+/// one line per other device whose head this device verified: its id, sequence and hash in
+/// hex. A record written before a line was added reads it as empty.
 ///
 /// The shared head tells a server that lost frames (restored from a backup, or lying)
 /// from frames this device has not sent yet. It is not authenticated: lowering it by hand
@@ -32,11 +33,16 @@ public struct RemoteRecord: Equatable, Sendable {
     /// The other devices' heads as this device last verified them on the server's chain,
     /// by device id: what it posts it has seen of them (``AuthenticatedHead/seen``).
     public var seen: [[UInt8]: JournalHead] = [:]
+    /// Where this device last took in other devices' frames: the frames after it, up to
+    /// ``shared``, are this device's own, sent since; a change of theirs that a frame taken
+    /// in later undoes is told (``OverriddenChange``).
+    public var received: UInt64
 
-    public init(url: String, shared: JournalHead, device: [UInt8]) {
+    public init(url: String, shared: JournalHead, device: [UInt8], received: UInt64? = nil) {
         self.url = url
         self.shared = shared
         self.device = device
+        self.received = min(received ?? shared.sequence, shared.sequence)
     }
 
     /// A record for a device new to the server at `url`, with a random device id.
@@ -78,10 +84,12 @@ public struct RemoteRecord: Equatable, Sendable {
             return nil
         }
         let device = lines.count > 3 ? unhex(lines[3]) ?? [] : []
-        var record = RemoteRecord(url: String(lines[1]), shared: JournalHead(sequence: sequence, hash: hash), device: device)
+        var record = RemoteRecord(
+            url: String(lines[1]), shared: JournalHead(sequence: sequence, hash: hash), device: device,
+            received: lines.count > 6 ? UInt64(lines[6]) : nil)
         record.epoch = lines.count > 4 ? unhex(lines[4]) ?? [] : []
         record.distrusted = lines.count > 5 && lines[5] == "distrusted"
-        for line in lines.dropFirst(6) {
+        for line in lines.dropFirst(7) {
             let fields = line.split(separator: " ")
             guard fields.count == 3, let id = unhex(fields[0]), id.count == 16, let sequence = UInt64(fields[1]),
                 let hash = unhex(fields[2]), hash.count == 32
@@ -94,7 +102,7 @@ public struct RemoteRecord: Equatable, Sendable {
     /// Writes atomically.
     func write(to directory: String, journalID: [UInt8], journalPath: String) throws(ServiceError) {
         var text = "\(Self.magic)\n\(url)\n\(shared.sequence) \(hexString(shared.hash))\n\(hexString(device))\n"
-        text += "\(hexString(epoch))\n\(distrusted ? "distrusted" : "")\n"
+        text += "\(hexString(epoch))\n\(distrusted ? "distrusted" : "")\n\(received)\n"
         for (id, head) in seen.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             text += "\(hexString(id)) \(head.sequence) \(hexString(head.hash))\n"
         }

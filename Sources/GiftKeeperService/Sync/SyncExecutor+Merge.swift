@@ -30,6 +30,7 @@ extension SyncExecutor {
             if frame.sequence > common.sequence { throw ReplayStop() }
             if let event { merged.apply(event) }
         }
+        let atCommon = merged
         var changes: [HistoryEntry] = []
         try shared.replaying(after: common.sequence, keyring: keyring, progress: nil) { frame, event in
             guard let event else { return }
@@ -54,6 +55,9 @@ extension SyncExecutor {
         try reopenAfterRewrite(keyring: keyring)
         report.received += received
         report.resolutions += resolutions
+        report.overridden += try overridden(
+            link, upTo: common.sequence, incoming: changes.compactMap(\.event), state: atCommon)
+        link.record.received = common.sequence + UInt64(received)
         if !changes.isEmpty { session.onChangesElsewhere?(changes) }
     }
 

@@ -15,6 +15,8 @@ public struct SyncReport: Sendable, Equatable {
     public var received = 0
     /// How this device's offline changes met other devices' (each told in one line).
     public var resolutions: [Resolution] = []
+    /// This device's changes that other devices' changes, taken in now, undid (each told).
+    public var overridden: [OverriddenChange] = []
     /// The other devices whose posted heads this sync found in the server's chain (checked
     /// only when signed in; nil when not checked).
     public var otherDevices: Int?
@@ -237,6 +239,11 @@ extension SyncExecutor {
             guard case .appended(let head) = outcome else { return false }  // another process appended: again
             report.received += batch.count
             checkedOut(link, server)
+            if session.appliedSequence == plan.common.sequence {
+                let incoming = try events(after: plan.common.sequence)
+                report.overridden += try overridden(link, upTo: plan.common.sequence, incoming: incoming, state: session.state)
+            }
+            link.record.received = head.sequence
             try remember(link, shared: head)
             if session.keyring != nil { try session.catchUp() }
             try postHead(link, server: server, head: head)

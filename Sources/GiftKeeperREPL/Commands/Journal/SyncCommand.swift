@@ -20,7 +20,7 @@ struct SyncCommand: ShellCommand {
 
     mutating func run(in shell: any Shell) throws {
         let report = try shell.service.sync(restoringServer: restoreServer)
-        for resolution in report.resolutions { shell.console.print(SyncWords.resolution(resolution)) }
+        for line in SyncWords.told(report) { shell.console.print(line) }
         shell.console.print(SyncWords.report(report))
     }
 }
