@@ -236,12 +236,14 @@ struct ServiceEndToEndTests {
     }
 
     /// A shell on `device`'s journal in tmux session "desktop", signed in, at its prompt.
-    func signedInShell(_ device: Sandbox) async throws -> Tmux {
+    /// A shell on `device`'s journal in tmux, signed in; `environment` is more `NAME=value `
+    /// words for it (`GIFTKEEPER_REMOTE_TIMEOUT=2 `).
+    func signedInShell(_ device: Sandbox, environment: String = "") async throws -> Tmux {
         let tmux = try Tmux()
         try await tmux.start(
             session: "desktop",
             "env -u GIFTKEEPER_JOURNAL HOME='\(device.home)' XDG_STATE_HOME='\(device.state)' "
-                + "XDG_DATA_HOME='\(device.data)' LANG=C.UTF-8 GIFTKEEPER_CA_FILE='\(ServiceFixture.caFile)' "
+                + "XDG_DATA_HOME='\(device.data)' LANG=C.UTF-8 GIFTKEEPER_CA_FILE='\(ServiceFixture.caFile)' \(environment)"
                 + "'\(device.binary)' --journal '\(device.journal)'")
         try await tmux.waitFor("desktop", text: "Password:")
         try await tmux.enter("desktop", "secret-pw")
@@ -256,6 +258,16 @@ struct ServiceEndToEndTests {
             ["add", recipient, title, "--journal", device.journal], input: "secret-pw\n", environment: trust)
         #expect(added.status == 0, "\(added)")
         try await shell.waitFor("desktop", text: "\"\(title)\" for \(recipient) was added elsewhere", timeout: timeout)
+    }
+
+    /// Whether a one-shot `list` on `device` shows `title` within `tries` tries, 2 s apart.
+    func lists(_ title: String, on device: Sandbox, within tries: Int) async throws -> Bool {
+        for _ in 0..<tries {
+            try await Task.sleep(for: .seconds(2))
+            let list = try await device.run(["list", "--journal", device.journal], input: "secret-pw\n", environment: trust)
+            if list.stdout.contains(title) { return true }
+        }
+        return false
     }
 
     /// Ends the shell with Ctrl-D and expects it to exit 0.
@@ -340,13 +352,9 @@ struct ServiceEndToEndTests {
 
         try await withService(port: port) { _, _ in
             // Back: the shell sends its change by itself (it tries again every 15 s).
-            var seen = false
-            for _ in 0..<20 where !seen {
-                try await Task.sleep(for: .seconds(2))
-                let list = try await laptop.run(["list", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
-                seen = list.stdout.contains("Kite")
-            }
-            #expect(seen, "the shell's change did not reach the laptop within 40 s of the service's return")
+            #expect(
+                try await lists("Kite", on: laptop, within: 20),
+                "the shell's change did not reach the laptop within 40 s of the service's return")
             // And hears the laptop's changes again.
             try await add("Drum", for: "Dad", on: laptop, heardIn: shell, timeout: 15)
             try await close(shell)
@@ -424,23 +432,7 @@ final class HeldLink {
     let port: Int
 
     init(port wanted: Int) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(wanted).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard descriptor >= 0, bound == 0, listen(descriptor, 64) == 0 else {
-            throw TestSupportError("could not listen on 127.0.0.1:\(wanted)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (descriptor, port) = try HoldingRelay.listen(port: wanted)
     }
 
     func close() { _ = Glibc.close(descriptor) }
