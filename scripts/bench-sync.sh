@@ -49,21 +49,30 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-bench-sync.XXXXXX")
 chmod 700 "$work"
 socket=${BENCH_TMUX_SOCKET:-gk-bench-sync-$$}
 pids=()
+started=false
 cleanup() {
     tmux -L "$socket" kill-server 2>/dev/null || true
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    scripts/test-server.sh stop >/dev/null 2>&1 || true
+    if $started; then scripts/test-server.sh stop >/dev/null 2>&1 || true; fi
     [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
 # --- the servers -------------------------------------------------------------------------
+# Directories of their own, never `make test`'s: the servers are started here and stopped
+# at the end, so one that runs already (another bench) is not taken over.
+export GIFTKEEPER_TEST_SERVER_DIR=${GIFTKEEPER_BENCH_SERVER_DIR:-/tmp/giftkeeper-bench-server-$(id -u)}
+export GIFTKEEPER_TEST_POSTGRES_DIR=${GIFTKEEPER_BENCH_POSTGRES_DIR:-/tmp/giftkeeper-bench-postgres-$(id -u)}
+if [ -f "$GIFTKEEPER_TEST_SERVER_DIR/pid" ] && kill -0 "$(cat "$GIFTKEEPER_TEST_SERVER_DIR/pid")" 2>/dev/null; then
+    echo "bench-sync: a service already runs from $GIFTKEEPER_TEST_SERVER_DIR (another bench?); stop it first" >&2
+    exit 1
+fi
 export GIFTKEEPER_TEST_POSTGRES_OPTIONS="-c shared_preload_libraries=pg_stat_statements"
 export GIFTKEEPER_TEST_SERVER_ARGS="--max-frames-per-minute 100000000"
+started=true
 node1=$(scripts/test-server.sh start)
 eval "$(scripts/test-server.sh env)"
 db=$(scripts/test-server.sh db-url)
-server_dir=${GIFTKEEPER_TEST_SERVER_DIR:-/tmp/giftkeeper-test-server-$(id -u)}
 psql -qX "$db" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 : >"$work/node2.log"
 # shellcheck disable=SC2086
@@ -76,7 +85,7 @@ pids+=("$node2_pid")
 for _ in $(seq 300); do grep -q 'serving https://' "$work/node2.log" && break; sleep 0.1; done
 node2=$(sed -n 's|.*serving \(https://[^ ]*\).*|\1|p' "$work/node2.log" | head -1)
 [ -n "$node2" ] || { cat "$work/node2.log" >&2; exit 1; }
-node1_pid=$(cat "$server_dir/pid")
+node1_pid=$(cat "$GIFTKEEPER_TEST_SERVER_DIR/pid")
 port_of() { sed 's|.*:||' <<<"$1"; }
 echo "services: $node1 and $node2 (TLS, one PostgreSQL); work in $work" >&2
 
