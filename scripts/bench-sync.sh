@@ -101,14 +101,25 @@ gk() {  # gk DEVICE ARGS… — the binary as device DEVICE (its own state direc
 }
 device_dir() { mkdir -p -m 700 "$work/$1"; }
 frames_of() { "$binary" verify --journal "$1" | sed -n 's/^OK: \([0-9]*\) frames.*/\1/p'; }
-share() {  # share DEVICE SERVICE [PRESENTS] — a new journal on DEVICE, PRESENTS imported, shared through SERVICE
+share() {  # share DEVICE SERVICE [PRESENTS] — a new journal on DEVICE shared through SERVICE, PRESENTS imported
+    # and sent 5,000 at a time (a first sync sends every frame in one request, and the
+    # service takes at most 16 MiB a request: about 35,000 frames)
     device_dir "$1"
     printf 'setup Bench --kdf interactive\n%s\n%s\nquit\n' "$password" "$password" | gk "$1" --journal "$work/$1/j.journal" >/dev/null
-    if [ -n "${3:-}" ]; then
-        scripts/bench/make-document.sh "$3" >"$work/$1/doc.json"
-        gk "$1" import --journal "$work/$1/j.journal" --password-file "$work/password" "$work/$1/doc.json" >/dev/null 2>&1
-    fi
     gk "$1" sync --journal "$work/$1/j.journal" --remote "$2" >/dev/null 2>"$work/$1/shared"
+    local done=0 step
+    [ -n "${3:-}" ] && scripts/bench/make-document.sh 5000 >"$work/$1/doc.json"
+    while [ "$done" -lt "${3:-0}" ]; do
+        step=$((${3} - done < 5000 ? ${3} - done : 5000))
+        python3 -c 'import json, sys
+document = json.load(open(sys.argv[1]))
+document["presents"] = document["presents"][:int(sys.argv[3])]
+for present in document["presents"]: present["id"] = "p%d" % (int(present["id"][1:]) + int(sys.argv[2]))
+json.dump(document, sys.stdout)' "$work/$1/doc.json" "$done" "$step" >"$work/$1/step.json"
+        gk "$1" import --journal "$work/$1/j.journal" --password-file "$work/password" "$work/$1/step.json" >/dev/null 2>&1
+        gk "$1" sync --journal "$work/$1/j.journal" >/dev/null 2>>"$work/$1/shared"
+        done=$((done + step))
+    done
 }
 code_for() {  # code_for DEVICE [PORT] — a one-time code of DEVICE's account, for the service process on PORT
     local code
