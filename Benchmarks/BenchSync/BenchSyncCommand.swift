@@ -95,7 +95,7 @@ struct DevicesCommand: AsyncParsableCommand {
 struct AppendCostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "append-cost",
-        abstract: "One device's appends, one frame each, one after another; the round trip of each.")
+        abstract: "One device's appends, one frame each, one after another, then as many cursor reads; the round trip of each.")
 
     @OptionGroup var options: ServiceOptions
 
@@ -115,9 +115,17 @@ struct AppendCostCommand: AsyncParsableCommand {
             guard try await device.append(frame) else { throw BenchError("an append of a lone device conflicted") }
             if index >= 50 { times.append((ContinuousClock.now - start).milliseconds * 1_000) }
         }
+        // The same requests' cost without a commit to flush: a cursor read that finds nothing new.
+        var reads: [Double] = []
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            try await device.read()
+            reads.append((ContinuousClock.now - start).milliseconds * 1_000)
+        }
         print("append_count=\(times.count)")
         print("append_p50_us=\(format(quantile(times, 0.5)))")
         print("append_mean_us=\(format(times.reduce(0, +) / Double(times.count)))")
+        print("read_p50_us=\(format(quantile(reads, 0.5)))")
         try await service.shutdown()
     }
 }
