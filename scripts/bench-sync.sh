@@ -9,6 +9,10 @@
 #   scripts/bench-sync.sh [GIFTKEEPER] [GIFTKEEPER_SERVER] [BENCH_TOOL]
 #       (defaults: .build/release/giftkeeper, giftkeeper-server, giftkeeper-bench-sync)
 #
+# BENCH_PGBOUNCER=1 puts the second process's pool behind PgBouncer in transaction pooling
+# (its LISTEN connection, --listen-database, straight to PostgreSQL; docs/scaling.md).
+#
+# (The devices, 5., run first.)
 # 1. change: an append's round trip through the service (TLS, warm connection, one frame
 #    of FRAME_BYTES and the device's posted head), median of 500, against a bare prepared
 #    INSERT … COMMIT of the same bytes into a table shaped like gk_frames in the same
@@ -44,6 +48,7 @@ journals=${JOURNALS:-250}
 rate=${RATE:-50}
 only=${BENCH_ONLY:-change cursor clone journal devices}
 wants() { [[ " $only " == *" $1 "* ]]; }
+port_of() { sed 's|.*:||' <<<"$1"; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/giftkeeper-bench-sync.XXXXXX")
 chmod 700 "$work"
@@ -54,9 +59,35 @@ cleanup() {
     tmux -L "$socket" kill-server 2>/dev/null || true
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     if $started; then scripts/test-server.sh stop >/dev/null 2>&1 || true; fi
-    [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"
+    [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work" "$work-pgbouncer"
 }
 trap cleanup EXIT
+
+start_pgbouncer() {  # PgBouncer (Debian's pgbouncer) in transaction pooling in front of the database
+    local dir=$work-pgbouncer  # beside the work directory, which only its owner may enter
+    mkdir -p "$dir"
+    pgbouncer_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    printf '"giftkeeper_serve" ""\n' >"$dir/users"
+    cat >"$dir/pgbouncer.ini" <<INI
+[databases]
+giftkeeper = host=127.0.0.1 port=$(port_of "${db%/*}") dbname=giftkeeper
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $pgbouncer_port
+unix_socket_dir =
+auth_type = trust
+auth_file = $dir/users
+pool_mode = transaction
+default_pool_size = 16
+max_client_conn = 1000
+logfile = $dir/log
+pidfile = $dir/pid
+INI
+    [ "$(id -u)" = 0 ] && chown -R postgres "$dir"
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- pgbouncer -d "$dir/pgbouncer.ini"; else pgbouncer -d "$dir/pgbouncer.ini"; fi
+    for _ in $(seq 50); do [ -s "$dir/pid" ] && break; sleep 0.1; done
+    pids+=("$(cat "$dir/pid")")
+}
 
 # --- the servers -------------------------------------------------------------------------
 # Directories of their own, never `make test`'s: the servers are started here and stopped
@@ -74,9 +105,15 @@ node1=$(scripts/test-server.sh start)
 eval "$(scripts/test-server.sh env)"
 db=$(scripts/test-server.sh db-url)
 psql -qX "$db" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
+serve_db=$(sed 's|//[^@]*@|//giftkeeper_serve@|' <<<"$db")
+node2_db=("--database" "$serve_db")
+if [ -n "${BENCH_PGBOUNCER:-}" ]; then  # the second process's pool through PgBouncer in transaction mode
+    start_pgbouncer
+    node2_db=("--database" "postgres://giftkeeper_serve@127.0.0.1:$pgbouncer_port/giftkeeper" "--listen-database" "$serve_db")
+fi
 : >"$work/node2.log"
 # shellcheck disable=SC2086
-setsid "$GIFTKEEPER_SERVER_BINARY" serve --database "$(sed 's|//[^@]*@|//giftkeeper_serve@|' <<<"$db")" \
+setsid "$GIFTKEEPER_SERVER_BINARY" serve "${node2_db[@]}" \
     --listen 127.0.0.1:0 --tls-cert "$GIFTKEEPER_TEST_SERVICE_CERT_DIR/server.pem" \
     --tls-key "$GIFTKEEPER_TEST_SERVICE_CERT_DIR/server.key" $GIFTKEEPER_TEST_SERVER_ARGS \
     </dev/null >"$work/node2.log" 2>&1 &
@@ -86,7 +123,6 @@ for _ in $(seq 300); do grep -q 'serving https://' "$work/node2.log" && break; s
 node2=$(sed -n 's|.*serving \(https://[^ ]*\).*|\1|p' "$work/node2.log" | head -1)
 [ -n "$node2" ] || { cat "$work/node2.log" >&2; exit 1; }
 node1_pid=$(cat "$GIFTKEEPER_TEST_SERVER_DIR/pid")
-port_of() { sed 's|.*:||' <<<"$1"; }
 echo "services: $node1 and $node2 (TLS, one PostgreSQL); work in $work" >&2
 
 password="bench-password-$$"
@@ -147,10 +183,12 @@ stat_statements() {  # calls rows blocks of the serve role's statements so far, 
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 . scripts/bench/sync-phases.sh
 
+# The thousand devices first: their memory is measured against processes that have not yet
+# grown a heap of freed pages (a clone's) for the sockets to reuse.
+wants devices && measure_devices
 wants change && measure_change
 wants cursor && measure_cursor
 wants clone && measure_clone
 wants journal && measure_one_journal
-wants devices && measure_devices
 echo "$failures bound(s) missed"
 [ "$failures" = 0 ]
