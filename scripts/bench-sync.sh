@@ -64,6 +64,7 @@ cleanup() {
 trap cleanup EXIT
 
 start_pgbouncer() {  # PgBouncer (Debian's pgbouncer) in transaction pooling in front of the database
+    command -v pgbouncer >/dev/null || { echo "bench-sync: BENCH_PGBOUNCER=1 needs pgbouncer (apt install pgbouncer)" >&2; exit 1; }
     local dir=$work-pgbouncer  # beside the work directory, which only its owner may enter
     mkdir -p "$dir"
     pgbouncer_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
