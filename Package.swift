@@ -158,6 +158,25 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `make bench-sync`'s simulated devices (scripts/bench-sync.sh): the sync service's
+        // protocol (GiftKeeperWire) spoken asynchronously, so one process holds a thousand
+        // devices, each with its own Ed25519 key and WebSocket. In no product.
+        .executableTarget(
+            name: "giftkeeper-bench-sync",
+            dependencies: [
+                "GiftKeeperWire", "GiftKeeperCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/BenchSync",
+            swiftSettings: strictSettings
+        ),
         // The sync service (SPEC §12): the only program that talks to PostgreSQL. `migrate`
         // sets up the schema as its owner; `serve` answers devices over HTTPS as a role that
         // owns nothing and is held by row-level security to one account per transaction.

@@ -10,6 +10,7 @@
 # Installs Debian's postgresql when it is missing. initdb refuses to run as root, so as
 # root the server runs as the `postgres` user. Trust authentication, loopback only: the
 # tests connect as `giftkeeper` to the database `giftkeeper`, no password.
+# $GIFTKEEPER_TEST_POSTGRES_OPTIONS adds server options (make bench-sync: pg_stat_statements).
 set -euo pipefail
 
 STATE=${GIFTKEEPER_TEST_POSTGRES_DIR:-/tmp/giftkeeper-test-postgres-$(id -u)}
@@ -55,7 +56,7 @@ start)
     as_server_user "$BIN/initdb" -D "$STATE/data" -U giftkeeper -A trust -E UTF8 --no-sync >"$STATE/initdb.log" 2>&1 ||
         { cat "$STATE/initdb.log" >&2; exit 1; }
     as_server_user "$BIN/pg_ctl" -D "$STATE/data" -l "$STATE/server.log" -w -s \
-        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $STATE" start ||
+        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $STATE ${GIFTKEEPER_TEST_POSTGRES_OPTIONS:-}" start ||
         { cat "$STATE/server.log" >&2; exit 1; }
     as_server_user "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U giftkeeper giftkeeper
     URL="postgres://giftkeeper@127.0.0.1:$PORT/giftkeeper"

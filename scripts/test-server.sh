@@ -13,7 +13,8 @@
 #
 # The service's binary is $GIFTKEEPER_SERVER_BINARY, else the debug build's. Its port is
 # $GIFTKEEPER_TEST_SERVER_PORT, else one the system chooses (kept for restarts);
-# PostgreSQL's is chosen by test-postgres.sh.
+# PostgreSQL's is chosen by test-postgres.sh. $GIFTKEEPER_TEST_SERVER_ARGS adds options to
+# `serve` (make bench-sync: its quotas).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -55,9 +56,11 @@ serve() {  # starts the service in the background and waits for its "serving" li
     binary=$(server_binary)
     port=$(cat "$STATE/port" 2>/dev/null || echo "${GIFTKEEPER_TEST_SERVER_PORT:-0}")  # 0: the system chooses
     serve_url=$(sed "s|//[^@]*@|//$SERVE_ROLE@|" "$STATE/db-url")
+    local extra
+    read -r -a extra <<<"${GIFTKEEPER_TEST_SERVER_ARGS:-}"
     : >"$STATE/server.log"
     setsid "$binary" serve --database "$serve_url" --listen "127.0.0.1:$port" \
-        --tls-cert "$STATE/certs/server.pem" --tls-key "$STATE/certs/server.key" \
+        --tls-cert "$STATE/certs/server.pem" --tls-key "$STATE/certs/server.key" "${extra[@]}" \
         </dev/null >>"$STATE/server.log" 2>&1 &
     echo $! >"$STATE/pid"
     local tries

@@ -130,6 +130,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most connections to PostgreSQL.")
     var databaseConnections = 8
 
+    @Option(
+        help: """
+            The database the one LISTEN connection goes to, when --database is a pool in \
+            transaction mode (PgBouncer), which cannot carry a LISTEN: PostgreSQL itself, or a \
+            pool in session mode. Default: --database.
+            """)
+    var listenDatabase: String?
+
     @Option(help: "Quota: the largest frame, in bytes.")
     var maxFrameBytes = Quotas().maximumFrameBytes
 
@@ -149,6 +157,9 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = .notice
         let client = PostgresClient(
             configuration: address.clientConfiguration(connections: databaseConnections), backgroundLogger: logger)
+        let listenClient = try listenDatabase.map {
+            PostgresClient(configuration: try DatabaseAddress(url: $0).clientConfiguration(connections: 1), backgroundLogger: logger)
+        }
         let quotas = Quotas(
             maximumFrameBytes: maxFrameBytes, framesPerMinute: maxFramesPerMinute, journalsPerAccount: maxJournals)
         let routes = SyncRoutes(
@@ -171,7 +182,8 @@ struct Serve: AsyncParsableCommand {
         let app = Application(
             router: routes.router(logRequests: logRequests), server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "giftkeeper-server"),
-            services: [client, ChangeListener(client: client, hub: hub, logger: logger)],
+            services: [client] + (listenClient.map { [$0] } ?? [])
+                + [ChangeListener(client: listenClient ?? client, hub: hub, logger: logger)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 // One line on standard output, for a script waiting for the service.
