@@ -92,6 +92,29 @@ public struct FrameBatch: Sendable {
         previousHash = hash
     }
 
+    /// This batch as consecutive batches, the first after ``base``, each of at most
+    /// `maximumFrames` frames and `maximumBytes` bytes (a frame larger than that alone): what
+    /// a store that takes requests of bounded size sends one after another.
+    public func pieces(maximumFrames: Int, maximumBytes: Int) -> [FrameBatch] {
+        var pieces: [FrameBatch] = []
+        var piece = FrameBatch(after: base, path: path)
+        for frame in frames {
+            if !piece.isEmpty, piece.count >= maximumFrames || piece.bytes.count + frame.length > maximumBytes {
+                pieces.append(piece)
+                piece = FrameBatch(after: piece.head, path: path)
+            }
+            let start = piece.bytes.count
+            piece.bytes += bytes[frame.start..<frame.start + frame.length]
+            piece.frames.append(
+                Entry(
+                    sequence: frame.sequence, kind: frame.kind, start: start, length: frame.length,
+                    previousHash: frame.previousHash, hash: frame.hash))
+            piece.nextSequence = frame.sequence + 1
+            piece.previousHash = frame.hash
+        }
+        return pieces + [piece]
+    }
+
     /// The encoded frames one by one, each a whole frame's bytes.
     public var encodedFrames: [[UInt8]] {
         frames.map { Array(bytes[$0.start..<$0.start + $0.length]) }

@@ -223,6 +223,20 @@ public final class ServiceFrameStore: SharedFrameStore {
     public func append(_ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?) throws(JournalError)
         -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
     {
+        // A request holds at most a page of frames and half the request bound (base64 takes
+        // a third more): a whole journal's first push goes in pieces, each after the last,
+        // the device's head with the last. Pieces sent before a failure stay sent.
+        let pieces = batch.pieces(maximumFrames: Wire.maximumPageFrames, maximumBytes: Wire.maximumRequestBytes / 2)
+        for piece in pieces.dropLast() {
+            let (outcome, heads) = try appendPiece(piece, posting: nil)
+            guard case .appended = outcome else { return (outcome, heads) }
+        }
+        return try appendPiece(pieces[pieces.count - 1], posting: deviceHead)
+    }
+
+    private func appendPiece(_ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?) throws(JournalError)
+        -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
+    {
         guard !isUnusable else { throw JournalError(.unusable, path: name) }
         guard batch.base == head else { return (.conflict(current: head), [:]) }
         guard !batch.isEmpty else { return (.appended(head), try deviceHeads()) }

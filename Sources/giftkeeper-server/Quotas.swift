@@ -7,7 +7,8 @@ import Synchronization
 /// sends them at a later sync.
 struct Quotas: Sendable {
     var maximumFrameBytes = 1 << 20
-    var framesPerMinute = 1_200
+    /// Enough for a person's whole journal (SPEC §9: 20,000 events) in its first push.
+    var framesPerMinute = 120_000
     var journalsPerAccount = 16
 }
 
