@@ -43,12 +43,13 @@ test: deps lint
 
 ## test-release: the suites that run the built program (BINARY_TESTS, some of PROCESS_TESTS),
 ## against the release binary as `make install` installs it, beside a throwaway
-## giftkeeper-server and PostgreSQL (scripts/test-server.sh); CI runs it after `make test`
+## giftkeeper-server (the debug build's) and PostgreSQL (scripts/test-server.sh); CI runs it after `make test`
 test-release: deps
 	$(RELEASE_BUILD)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
 	@scripts/test-server.sh start >/dev/null
 	@eval "$$(scripts/test-server.sh env)"; GIFTKEEPER_BINARY=$(CURDIR)/.build/release/giftkeeper \
+	  GIFTKEEPER_SERVER_BINARY=$(CURDIR)/.build/debug/giftkeeper-server \
 	  $(TEST_BUNDLE) --testing-library swift-testing --filter '$(BINARY_TESTS)'; \
 	status=$$?; scripts/test-server.sh stop; exit $$status
 

@@ -183,8 +183,11 @@ struct ServiceEndToEndTests {
     }
 
     /// The `giftkeeper-server` beside the `giftkeeper` under test.
+    /// `$GIFTKEEPER_SERVER_BINARY` (`make test-release`: the debug build's, as
+    /// scripts/test-server.sh runs it), else the one built beside giftkeeper.
     static func serverBinary() throws -> String {
-        URL(fileURLWithPath: try GiftKeeperBinary.require()).deletingLastPathComponent().path + "/giftkeeper-server"
+        if let named = ProcessInfo.processInfo.environment["GIFTKEEPER_SERVER_BINARY"], !named.isEmpty { return named }
+        return URL(fileURLWithPath: try GiftKeeperBinary.require()).deletingLastPathComponent().path + "/giftkeeper-server"
     }
 
     @Test("with the service stopped a one-shot add says offline within the deadline; restarted, the change reaches another device")
