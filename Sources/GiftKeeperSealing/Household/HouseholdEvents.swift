@@ -151,8 +151,4 @@ public enum HouseholdEvents {
         bytes.appendLittleEndian(epoch)
         return bytes
     }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.count == b.count && zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }

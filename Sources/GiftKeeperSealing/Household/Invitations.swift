@@ -66,7 +66,7 @@ public struct InvitationCode: Sendable {
 
     /// Whether `owner` are the keys the code was made for.
     public func matches(owner: MemberKeys) -> Bool {
-        HouseholdEvents.constantTimeEqual(Self.fingerprint(of: owner), ownerFingerprint)
+        constantTimeEqual(Self.fingerprint(of: owner), ownerFingerprint)
     }
 
     static func fingerprint(of owner: MemberKeys) -> [UInt8] {
