@@ -96,6 +96,8 @@ public struct FrameBatch: Sendable {
     /// `maximumFrames` frames and `maximumBytes` bytes (a frame larger than that alone): what
     /// a store that takes requests of bounded size sends one after another.
     public func pieces(maximumFrames: Int, maximumBytes: Int) -> [FrameBatch] {
+        // The common case, one change: the batch itself, not a copy of it.
+        guard count > maximumFrames || bytes.count > maximumBytes else { return [self] }
         var pieces: [FrameBatch] = []
         var piece = FrameBatch(after: base, path: path)
         for frame in frames {
