@@ -133,17 +133,7 @@ struct DevicesEndToEndTests {
         let code = try await run(laptop, ["device", "add"], password: false)
         #expect(code.status == 0, "\(code)")
         // The service goes back to its first three frames (as a restored backup, or a lie).
-        let id = String(copy.split(separator: "#").last ?? "")
-        let journal = "(SELECT id FROM gk_journals WHERE encode(id, 'hex') LIKE '\(id)%')"
-        let psql = try await runProgram(
-            "/usr/bin/psql",
-            [
-                ServiceFixture.databaseURL, "-q", "-v", "ON_ERROR_STOP=1", "-c",
-                "DELETE FROM gk_frames WHERE journal_id = \(journal) AND sequence > 3; "
-                    + "UPDATE gk_journals SET head_sequence = 3, head_hash = (SELECT substring(frame FROM octet_length(frame) - 31) "
-                    + "FROM gk_frames WHERE journal_id = \(journal) AND sequence = 3) WHERE id = \(journal)",
-            ], environment: laptop.environment)
-        #expect(psql.status == 0, "\(psql)")
+        try await ServiceEndToEndTests().rollBack(copy, toFrame: 3, environment: laptop.environment)
 
         let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], environment: trust)

@@ -273,6 +273,22 @@ struct ServiceEndToEndTests {
         return false
     }
 
+    /// Makes the service's copy named by `copy` (its address, ending `#<journal id>`) hold only
+    /// its first `sequence` frames, its head there: a restored backup, or a lie.
+    func rollBack(_ copy: String, toFrame sequence: Int, environment: [String: String]) async throws {
+        let id = String(copy.split(separator: "#").last ?? "")
+        let journal = "(SELECT id FROM gk_journals WHERE encode(id, 'hex') LIKE '\(id)%')"
+        let psql = try await runProgram(
+            "/usr/bin/psql",
+            [
+                ServiceFixture.databaseURL, "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                "DELETE FROM gk_frames WHERE journal_id = \(journal) AND sequence > \(sequence); "
+                    + "UPDATE gk_journals SET head_sequence = \(sequence), head_hash = (SELECT substring(frame FROM octet_length(frame) - 31) "
+                    + "FROM gk_frames WHERE journal_id = \(journal) AND sequence = \(sequence)) WHERE id = \(journal)",
+            ], environment: environment)
+        #expect(psql.status == 0, "\(psql)")
+    }
+
     /// Ends the shell with Ctrl-D and expects it to exit 0.
     func close(_ shell: Tmux) async throws {
         try await shell.press("desktop", "C-d")
@@ -383,17 +399,7 @@ struct ServiceEndToEndTests {
             #expect(!reads.isEmpty && !reads.contains { $0.contains("after=0&") }, "\(reads)")
 
             // The service loses every frame after the third (a restored backup, or a lie).
-            let id = String(copy.split(separator: "#").last ?? "")
-            let journal = "(SELECT id FROM gk_journals WHERE encode(id, 'hex') LIKE '\(id)%')"
-            let psql = try await runProgram(
-                "/usr/bin/psql",
-                [
-                    ServiceFixture.databaseURL, "-q", "-v", "ON_ERROR_STOP=1", "-c",
-                    "DELETE FROM gk_frames WHERE journal_id = \(journal) AND sequence > 3; "
-                        + "UPDATE gk_journals SET head_sequence = 3, head_hash = (SELECT substring(frame FROM octet_length(frame) - 31) "
-                        + "FROM gk_frames WHERE journal_id = \(journal) AND sequence = 3) WHERE id = \(journal)",
-                ], environment: laptop.environment)
-            #expect(psql.status == 0, "\(psql)")
+            try await rollBack(copy, toFrame: 3, environment: laptop.environment)
             let caught = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
             #expect(caught.status == 1, "\(caught)")
             #expect(caught.stderr.contains("holds 3 frames"), "\(caught)")
