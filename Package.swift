@@ -290,6 +290,8 @@ let package = Package(
             dependencies: [
                 "giftkeeper", "giftkeeper-server", "TestProcesses", "GiftKeeperTestSupport",
                 .product(name: "SwiftCSV", package: "SwiftCSV"),
+                // Only to speak the service's wire protocol as a load balancer spreads it (ServiceNodesTests).
+                "GiftKeeperWire", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Only to write what another device holding the key could (HostileDevice).
                 "GiftKeeperSealing", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
             ],

@@ -16,46 +16,67 @@ import Synchronization
 /// notifications out to its sockets by account (``ChangeHub``); an append on any process
 /// reaches the devices connected to every other.
 final class ChangeHub: Sendable {
-    private let subscribers = Mutex<[String: [Int: AsyncStream<String>.Continuation]]>([:])
+    private struct Subscriber {
+        let device: Int64
+        let continuation: AsyncStream<String>.Continuation
+    }
+
+    private let subscribers = Mutex<[String: [Int: Subscriber]]>([:])
     private let nextID = Atomic<Int>(0)
 
-    /// A stream of the changes to `account`'s journals, until ``unsubscribe(account:id:)``.
-    func subscribe(account: String) -> (id: Int, changes: AsyncStream<String>) {
+    /// A stream of the changes to `identity`'s account's journals, until
+    /// ``unsubscribe(account:id:)`` or the device's revocation (``disconnect(_:)``).
+    func subscribe(_ identity: DeviceIdentity) -> (id: Int, changes: AsyncStream<String>) {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(8))
-        subscribers.withLock { $0[account, default: [:]][id] = continuation }
+        subscribers.withLock {
+            $0[identity.account, default: [:]][id] = Subscriber(device: identity.device, continuation: continuation)
+        }
         return (id, stream)
     }
 
     func unsubscribe(account: String, id: Int) {
-        let continuation = subscribers.withLock { subscribers in
+        let subscriber = subscribers.withLock { subscribers in
             let removed = subscribers[account]?.removeValue(forKey: id)
             if subscribers[account]?.isEmpty == true { subscribers[account] = nil }
             return removed
         }
-        continuation?.finish()
+        subscriber?.continuation.finish()
+    }
+
+    /// Ends the streams of a revoked device, which closes its sockets.
+    func disconnect(_ identity: DeviceIdentity) {
+        let ended = subscribers.withLock { subscribers in
+            (subscribers[identity.account] ?? [:]).filter { $0.value.device == identity.device }
+        }
+        for (id, _) in ended { unsubscribe(account: identity.account, id: id) }
     }
 
     /// Tells `account`'s sockets `message`.
     func publish(account: String, _ message: String) {
-        for continuation in subscribers.withLock({ Array(($0[account] ?? [:]).values) }) { continuation.yield(message) }
+        for subscriber in subscribers.withLock({ Array(($0[account] ?? [:]).values) }) { subscriber.continuation.yield(message) }
     }
 
     /// Tells every socket `message` (after the listener was away: changes may have been missed).
     func publishToAll(_ message: String) {
-        for continuation in subscribers.withLock({ $0.values.flatMap(\.values) }) { continuation.yield(message) }
+        for subscriber in subscribers.withLock({ $0.values.flatMap(\.values) }) { subscriber.continuation.yield(message) }
     }
 }
 
 /// LISTENs on `gk_changes` (notified by `gk_append` at each commit, with the account, the
-/// journal and the new head) on one pooled connection, for as long as the process runs,
-/// reconnecting after a second when the connection is lost; after each (re)connection
-/// every socket is told to read again, since notifications sent meanwhile are lost.
+/// journal and the new head; and by a device's revocation) on one pooled connection, for
+/// as long as the process runs, reconnecting after a second when the connection is lost;
+/// after each (re)connection it reads the revocations it may have missed and tells every
+/// socket to read again, since notifications sent meanwhile are lost.
 struct ChangeListener: Service {
     static let channel = "gk_changes"
     let client: PostgresClient
     let hub: ChangeHub
+    let sessions: Sessions
     let logger: Logger
+
+    /// The notification of `identity`'s revocation.
+    static func revocation(_ identity: DeviceIdentity) -> String { "revoked \(identity.account) \(identity.device)" }
 
     func run() async throws {
         try await cancelWhenGracefulShutdown {
@@ -63,12 +84,14 @@ struct ChangeListener: Service {
                 do {
                     try await client.withConnection { connection in
                         try await connection.listen(on: Self.channel) { notifications in
-                            hub.publishToAll("*")
-                            for try await notification in notifications {
-                                let parts = notification.payload.split(separator: " ", maxSplits: 1)
-                                guard parts.count == 2 else { continue }
-                                hub.publish(account: String(parts[0]), String(parts[1]))
+                            let missed = try await connection.query(
+                                "SELECT r_account::text, r_device FROM gk_recent_revocations(\(Sessions.tokenLifetime))",
+                                logger: logger)
+                            for try await (account, device) in missed.decode((String, Int64).self) {
+                                revoke(DeviceIdentity(account: account, device: device))
                             }
+                            hub.publishToAll("*")
+                            for try await notification in notifications { take(notification.payload) }
                         }
                     }
                 } catch {
@@ -78,6 +101,20 @@ struct ChangeListener: Service {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
+    }
+
+    private func take(_ payload: String) {
+        let parts = payload.split(separator: " ")
+        if parts.count == 3, parts[0] == "revoked", let device = Int64(parts[2]) {
+            revoke(DeviceIdentity(account: String(parts[1]), device: device))
+        } else if parts.count == 3 {
+            hub.publish(account: String(parts[0]), parts[1] + " " + parts[2])
+        }
+    }
+
+    private func revoke(_ identity: DeviceIdentity) {
+        sessions.revoke(identity)
+        hub.disconnect(identity)
     }
 }
 
@@ -91,7 +128,7 @@ extension SyncRoutes {
             context.identity == nil ? .dontUpgrade : .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             guard let identity = context.requestContext.identity else { return }
-            let (id, changes) = hub.subscribe(account: identity.account)
+            let (id, changes) = hub.subscribe(identity)
             defer { hub.unsubscribe(account: identity.account, id: id) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { for await change in changes { try await outbound.write(.text(change)) } }

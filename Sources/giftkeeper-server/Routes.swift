@@ -52,21 +52,30 @@ struct SyncRoutes: Sendable {
 
     // MARK: Devices and accounts
 
-    /// Checks a device's proof: a nonce this node gave out, signed with the key it names.
-    private func check(_ proof: DeviceProof) throws {
-        guard sessions.redeem(nonce: Array(proof.nonce)) else {
+    /// Checks a device's proof: a challenge this service gave out, not expired and not used
+    /// before (taken back in the database, so on every process at once), signed with the
+    /// key it names.
+    private func check(_ proof: DeviceProof) async throws {
+        let nonce = Array(proof.nonce)
+        guard let expires = sessions.expiry(ofNonce: nonce) else {
             throw HTTPError(.unauthorized, message: "the challenge is unknown, used or expired; ask for another")
         }
         guard
             SigningKeyPair.verify(
-                signature: Array(proof.signature), of: Wire.proofMessage(nonce: Array(proof.nonce)),
-                publicKey: Array(proof.publicKey))
+                signature: Array(proof.signature), of: Wire.proofMessage(nonce: nonce), publicKey: Array(proof.publicKey))
         else { throw HTTPError(.unauthorized, message: "the signature does not verify") }
+        let spent = try await database.transaction(account: nil) { connection in
+            try await connection.query("SELECT gk_spend_nonce(\(ByteBuffer(bytes: nonce)), \(expires))", logger: database.logger)
+                .decode(Bool.self).first { _ in true }
+        }
+        guard spent == true else {
+            throw HTTPError(.unauthorized, message: "the challenge is unknown, used or expired; ask for another")
+        }
     }
 
     private func signIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let proof = try await request.decode(as: DeviceProof.self, context: context)
-        try check(proof)
+        try await check(proof)
         let identity = try await database.transaction(account: nil) { connection in
             try await connection.query(
                 "SELECT r_account::text, r_device FROM gk_device_for_key(\(ByteBuffer(bytes: proof.publicKey)))",
@@ -81,7 +90,7 @@ struct SyncRoutes: Sendable {
 
     private func signUp(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let signUp = try await request.decode(as: DeviceSignUp.self, context: context)
-        try check(signUp.proof)
+        try await check(signUp.proof)
         let key = ByteBuffer(bytes: signUp.proof.publicKey)
         let name = Self.deviceName(signUp.deviceName)
         let made = try await enrolling {
@@ -97,7 +106,7 @@ struct SyncRoutes: Sendable {
 
     private func redeem(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let signUp = try await request.decode(as: DeviceSignUp.self, context: context)
-        try check(signUp.proof)
+        try await check(signUp.proof)
         guard let code = signUp.code else { throw HTTPError(.badRequest, message: "no enrolment code") }
         let key = ByteBuffer(bytes: signUp.proof.publicKey)
         let name = Self.deviceName(signUp.deviceName)
@@ -178,13 +187,19 @@ struct SyncRoutes: Sendable {
         let identity = try context.requireIdentity()
         let device = try context.parameters.require("device", as: Int64.self)
         let revoked = try await database.transaction(account: identity.account) { connection in
-            try await connection.query(
+            let revoked = try await connection.query(
                 "UPDATE gk_devices SET revoked_at = now() WHERE id = \(device) AND revoked_at IS NULL RETURNING id",
                 logger: database.logger
             ).decode(Int64.self).first { _ in true }
+            if revoked != nil {
+                // Every service process refuses its tokens and closes its sockets (at commit).
+                let message = ChangeListener.revocation(DeviceIdentity(account: identity.account, device: device))
+                try await connection.query("SELECT pg_notify(\(ChangeListener.channel), \(message))", logger: database.logger)
+            }
+            return revoked
         }
         guard revoked != nil else { throw HTTPError(.notFound, message: "no such device") }
-        sessions.close(device: device, account: identity.account)
+        sessions.revoke(DeviceIdentity(account: identity.account, device: device))
         return Response(status: .noContent)
     }
 

@@ -76,6 +76,19 @@ enum Schema {
                 changed_at timestamptz NOT NULL DEFAULT now())
             """,
             "INSERT INTO gk_server (epoch) VALUES (uuid_send(gen_random_uuid())) ON CONFLICT (singleton) DO NOTHING",
+            // The key of the challenges' and tokens' MACs (``Sessions``), the same for every
+            // service process; 244 random bits from PostgreSQL's strong random source.
+            """
+            CREATE TABLE IF NOT EXISTS gk_token_key (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                key bytea NOT NULL CHECK (length(key) = 32))
+            """,
+            """
+            INSERT INTO gk_token_key (key) VALUES (uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()))
+            ON CONFLICT (singleton) DO NOTHING
+            """,
+            // Challenges taken back (until they expire), so each signs in once on any process.
+            "CREATE TABLE IF NOT EXISTS gk_spent_nonces (nonce bytea PRIMARY KEY, expires_at timestamptz NOT NULL)",
             // The account this transaction acts for: none (NULL, which matches no row) unless set.
             """
             CREATE OR REPLACE FUNCTION gk_current_account() RETURNS uuid
@@ -122,6 +135,26 @@ enum Schema {
         RETURNS TABLE (r_account uuid, r_device bigint)
         LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
             SELECT account_id, id FROM gk_devices WHERE public_key = p_key AND revoked_at IS NULL
+        $$
+        """,
+        // Takes a challenge back: true the first time, false after (until it expires).
+        """
+        CREATE OR REPLACE FUNCTION gk_spend_nonce(p_nonce bytea, p_expires bigint) RETURNS boolean
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+        BEGIN
+            DELETE FROM gk_spent_nonces WHERE expires_at < now();
+            INSERT INTO gk_spent_nonces VALUES (p_nonce, to_timestamp(p_expires)) ON CONFLICT DO NOTHING;
+            RETURN FOUND;
+        END
+        $$
+        """,
+        // The devices revoked in the last `p_seconds` (a service process that was not
+        // listening refuses their tokens all the same).
+        """
+        CREATE OR REPLACE FUNCTION gk_recent_revocations(p_seconds bigint)
+        RETURNS TABLE (r_account uuid, r_device bigint)
+        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT account_id, id FROM gk_devices WHERE revoked_at > now() - make_interval(secs => p_seconds)
         $$
         """,
         // A new account and its first device (a key enrolled already raises unique_violation).
@@ -201,6 +234,8 @@ enum Schema {
         $$
         """,
         "REVOKE ALL ON FUNCTION gk_device_for_key(bytea) FROM PUBLIC",
+        "REVOKE ALL ON FUNCTION gk_spend_nonce(bytea, bigint) FROM PUBLIC",
+        "REVOKE ALL ON FUNCTION gk_recent_revocations(bigint) FROM PUBLIC",
         "REVOKE ALL ON FUNCTION gk_create_account(bytea, text) FROM PUBLIC",
         "REVOKE ALL ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) FROM PUBLIC",
         "REVOKE ALL ON FUNCTION gk_append(bytea, bigint, bytea, bigint, bytea, bytea[], bigint, bytea, bytea) FROM PUBLIC",
@@ -222,6 +257,9 @@ enum Schema {
             "GRANT EXECUTE ON FUNCTION gk_current_account() TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_head_sequence(bytea) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_device_for_key(bytea) TO \(role)",
+            "GRANT SELECT ON gk_token_key TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_spend_nonce(bytea, bigint) TO \(role)",
+            "GRANT EXECUTE ON FUNCTION gk_recent_revocations(bigint) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_create_account(bytea, text) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_append(bytea, bigint, bytea, bigint, bytea, bytea[], bigint, bytea, bytea) TO \(role)",

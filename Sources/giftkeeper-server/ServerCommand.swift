@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GiftKeeperCrypto
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -19,8 +20,8 @@ struct ServerCommand: AsyncParsableCommand {
         subcommands: [Migrate.self, Serve.self, Restored.self])
 }
 
-/// Runs `body` in one transaction on a connection to `address` as its owner; a failure is
-/// said as `command`'s.
+/// Runs `body` in one transaction on a connection of its own to `address` (as the URL's
+/// role: the owner for `migrate` and `restored`); a failure is said as `command`'s.
 func asOwner<T: Sendable>(
     _ address: DatabaseAddress, command: String, _ body: (PostgresConnection, Logger) async throws -> T
 ) async throws -> T {
@@ -162,8 +163,9 @@ struct Serve: AsyncParsableCommand {
         }
         let quotas = Quotas(
             maximumFrameBytes: maxFrameBytes, framesPerMinute: maxFramesPerMinute, journalsPerAccount: maxJournals)
+        let sessions = Sessions(key: try await Self.tokenKey(address))
         let routes = SyncRoutes(
-            database: ServiceDatabase(client: client, logger: logger), sessions: Sessions(), quotas: quotas)
+            database: ServiceDatabase(client: client, logger: logger), sessions: sessions, quotas: quotas)
         let hub = ChangeHub()
         let http = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: routes.liveRouter(hub: hub, logRequests: logRequests))
         let server: HTTPServerBuilder
@@ -183,7 +185,7 @@ struct Serve: AsyncParsableCommand {
             router: routes.router(logRequests: logRequests), server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "giftkeeper-server"),
             services: [client] + (listenClient.map { [$0] } ?? [])
-                + [ChangeListener(client: listenClient ?? client, hub: hub, logger: logger)],
+                + [ChangeListener(client: listenClient ?? client, hub: hub, sessions: sessions, logger: logger)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 // One line on standard output, for a script waiting for the service.
@@ -191,6 +193,24 @@ struct Serve: AsyncParsableCommand {
             },
             logger: logger)
         try await app.runService()
+    }
+
+    /// The key of the tokens' MACs, shared by every service process of the database.
+    static func tokenKey(_ address: DatabaseAddress) async throws -> SecureBytes {
+        let key = try await asOwner(address, command: "serve") { connection, logger in
+            try await connection.query("SELECT key FROM gk_token_key", logger: logger).decode(ByteBuffer.self).first { _ in true }
+        }
+        guard var key, key.readableBytes == 32 else {
+            throw ServerError("\(address) has no token key: run `giftkeeper-server migrate` on it first")
+        }
+        let secure = try SecureBytes(capacity: 32)
+        secure.withUnsafeMutableBytes { target in
+            key.withUnsafeMutableReadableBytes { source in
+                target.copyMemory(from: UnsafeRawBufferPointer(source))
+                source.initializeMemory(as: UInt8.self, repeating: 0)
+            }
+        }
+        return secure
     }
 
     static func hostAndPort(_ listen: String) throws -> (String, Int) {

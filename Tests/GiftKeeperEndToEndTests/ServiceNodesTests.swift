@@ -1,0 +1,122 @@
+import AsyncHTTPClient
+import Foundation
+import GiftKeeperCrypto
+import GiftKeeperTestSupport
+import GiftKeeperWire
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import TestProcesses
+import Testing
+
+/// SPEC §12 and docs/scaling.md: several service processes on one database are one
+/// service. A challenge one gives out signs in at another, once; a token one gives out
+/// is good at the other; a device revoked through one is refused by the other within a
+/// moment. Spoken here in the wire protocol itself, as a load balancer would spread it.
+extension ServiceEndToEndTests {
+    @Test("two service processes: a challenge from one signs in at the other once; tokens are good at both; a revocation reaches both")
+    func servicesShareSessions() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        let ports = ServiceFixture.sparePort == 0 ? (0, 0) : (ServiceFixture.sparePort + 8, ServiceFixture.sparePort + 9)
+        try await withService(port: ports.0) { first, _ in
+            try await withService(port: ports.1) { second, _ in
+                _ = try await sharedLaptop(laptop, service: first)
+                try await enrolAndClone(from: laptop, to: desktop)
+                let key = try deviceKey(of: desktop)
+                let wire = try WireClient()
+                defer { wire.close() }
+
+                // A challenge from the first process, signed in with at the second, once.
+                let nonce = try await wire.challenge(at: first)
+                let proof = DeviceProof(
+                    publicKey: Data(key.publicKey), nonce: Data(nonce),
+                    signature: Data(try key.sign(Wire.proofMessage(nonce: nonce))))
+                let signedIn = try await wire.post(second + Route.session, proof)
+                #expect(signedIn.status == .ok, "\(signedIn.text)")
+                let replayed = try await wire.post(first + Route.session, proof)
+                #expect(replayed.status == .unauthorized, "a challenge signs in once, on any process: \(replayed.text)")
+                let token = try JSONDecoder().decode(SessionToken.self, from: signedIn.body).token
+
+                // The second process's token is good at the first, and at the second.
+                for service in [first, second] {
+                    let devices = try await wire.get(service + Route.devices, token: token)
+                    #expect(devices.status == .ok, "\(service): \(devices.text)")
+                }
+                let forged = String(token.dropLast()) + (token.hasSuffix("0") ? "1" : "0")
+                #expect(try await wire.get(first + Route.devices, token: forged).status == .unauthorized)
+
+                // The laptop removes the desktop through the first process: the second refuses its token.
+                let list = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
+                let line = try #require(list.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(list)")
+                let removed = try await laptop.run(
+                    ["device", "remove", String(line.prefix { $0 != " " }), "--journal", laptop.journal], environment: trust)
+                #expect(removed.status == 0, "\(removed)")
+                var refused = false
+                for _ in 0..<30 where !refused {
+                    refused = try await wire.get(second + Route.devices, token: token).status == .unauthorized
+                    if !refused { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(refused, "the second process still took a revoked device's token after 3 s")
+            }
+        }
+    }
+
+    /// The signing key `device` keeps for its one service (SPEC §12, `devices/*.key`).
+    func deviceKey(of device: Sandbox) throws -> SigningKeyPair {
+        let folder = device.state + "/giftkeeper/devices"
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".key") }
+        let file = try #require(names.count == 1 ? names.first : nil, "\(names)")
+        let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n")
+        let seed = try #require(lines.count >= 2 ? Wire.unhex(String(lines[1])) : nil)
+        let secure = try SecureBytes(capacity: seed.count)
+        secure.withUnsafeMutableBytes { target in seed.withUnsafeBytes { target.copyMemory(from: $0) } }
+        return try SigningKeyPair(seed: secure)
+    }
+}
+
+/// Requests in the service's wire protocol, trusting the tests' certificate authority.
+final class WireClient {
+    struct Answer {
+        let status: HTTPResponseStatus
+        let body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    private let client: HTTPClient
+
+    init() throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(ServiceFixture.caFile)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+    }
+
+    func close() { try? client.syncShutdown() }
+
+    func challenge(at service: String) async throws -> [UInt8] {
+        let answer = try await send(.POST, service + Route.challenge, body: nil, token: nil)
+        #expect(answer.status == .ok, "\(answer.text)")
+        return Array(try JSONDecoder().decode(Challenge.self, from: answer.body).nonce)
+    }
+
+    func post(_ url: String, _ value: some Encodable) async throws -> Answer {
+        try await send(.POST, url, body: try JSONEncoder().encode(value), token: nil)
+    }
+
+    func get(_ url: String, token: String) async throws -> Answer {
+        try await send(.GET, url, body: nil, token: token)
+    }
+
+    private func send(_ method: HTTPMethod, _ url: String, body: Data?, token: String?) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response = try await client.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return Answer(status: response.status, body: Data(bytes.readableBytesView))
+    }
+}
