@@ -292,6 +292,8 @@ let package = Package(
                 .product(name: "SwiftCSV", package: "SwiftCSV"),
                 // Only to speak the service's wire protocol as a load balancer spreads it (ServiceNodesTests).
                 "GiftKeeperWire", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 // Only to write what another device holding the key could (HostileDevice).
                 "GiftKeeperSealing", "GiftKeeperJournal", "GiftKeeperDomain", "GiftKeeperCrypto",
             ],

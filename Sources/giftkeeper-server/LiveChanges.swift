@@ -2,6 +2,7 @@ import GiftKeeperWire
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOWebSocket
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
@@ -44,12 +45,14 @@ final class ChangeHub: Sendable {
         subscriber?.continuation.finish()
     }
 
-    /// Ends the streams of a revoked device, which closes its sockets.
-    func disconnect(_ identity: DeviceIdentity) {
+    /// Ends the streams of a revoked device, which closes its sockets; returns how many.
+    @discardableResult
+    func disconnect(_ identity: DeviceIdentity) -> Int {
         let ended = subscribers.withLock { subscribers in
             (subscribers[identity.account] ?? [:]).filter { $0.value.device == identity.device }
         }
         for (id, _) in ended { unsubscribe(account: identity.account, id: id) }
+        return ended.count
     }
 
     /// Tells `account`'s sockets `message`.
@@ -114,7 +117,8 @@ struct ChangeListener: Service {
 
     private func revoke(_ identity: DeviceIdentity) {
         sessions.revoke(identity)
-        hub.disconnect(identity)
+        let closed = hub.disconnect(identity)
+        logger.notice("device \(identity.device) was removed: its tokens refused, \(closed) live socket(s) closed")
     }
 }
 
@@ -130,13 +134,15 @@ extension SyncRoutes {
             guard let identity = context.requestContext.identity else { return }
             let (id, changes) = hub.subscribe(identity)
             defer { hub.unsubscribe(account: identity.account, id: id) }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { for await change in changes { try await outbound.write(.text(change)) } }
-                // Read on, or pings and the close would go unanswered.
-                group.addTask { for try await _ in inbound {} }
-                try await group.next()
-                group.cancelAll()
+            let writer = Task {
+                for await change in changes { try await outbound.write(.text(change)) }
+                // The stream ended while the socket is open: the device was revoked.
+                if !Task.isCancelled { try await outbound.close(.policyViolation, reason: "this device was removed") }
             }
+            defer { writer.cancel() }
+            // Read until the device closes (or answers the close), which ends the handler; the
+            // only reader of the socket, so its pings and its close are answered here.
+            do { for try await _ in inbound {} } catch {}
         }
         return router
     }

@@ -3,16 +3,21 @@ import Foundation
 import GiftKeeperCrypto
 import GiftKeeperTestSupport
 import GiftKeeperWire
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import Synchronization
 import TestProcesses
 import Testing
 
 /// SPEC §12 and docs/scaling.md: several service processes on one database are one
 /// service. A challenge one gives out signs in at another, once; a token one gives out
 /// is good at the other; a device revoked through one is refused by the other within a
-/// moment. Spoken here in the wire protocol itself, as a load balancer would spread it.
+/// moment, its live sockets closed. Spoken here in the wire protocol itself, as a load
+/// balancer would spread it.
 extension ServiceEndToEndTests {
     @Test("two service processes: a challenge from one signs in at the other once; tokens are good at both; a revocation reaches both")
     func servicesShareSessions() async throws {
@@ -20,7 +25,7 @@ extension ServiceEndToEndTests {
         let desktop = try Sandbox()
         let ports = ServiceFixture.sparePort == 0 ? (0, 0) : (ServiceFixture.sparePort + 8, ServiceFixture.sparePort + 9)
         try await withService(port: ports.0) { first, _ in
-            try await withService(port: ports.1) { second, _ in
+            try await withService(port: ports.1) { second, secondProcess in
                 _ = try await sharedLaptop(laptop, service: first)
                 try await enrolAndClone(from: laptop, to: desktop)
                 let key = try deviceKey(of: desktop)
@@ -46,6 +51,10 @@ extension ServiceEndToEndTests {
                 let forged = String(token.dropLast()) + (token.hasSuffix("0") ? "1" : "0")
                 #expect(try await wire.get(first + Route.devices, token: forged).status == .unauthorized)
 
+                // The desktop's live socket, on the second process, stays open until the removal.
+                let socket = LiveSocket(url: second.replacingOccurrences(of: "https://", with: "wss://") + Route.live, token: token)
+                #expect(await socket.opened(within: .seconds(5)), "the second process opened no live socket")
+
                 // The laptop removes the desktop through the first process: the second refuses its token.
                 let list = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
                 let line = try #require(list.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(list)")
@@ -58,6 +67,7 @@ extension ServiceEndToEndTests {
                     if !refused { try await Task.sleep(for: .milliseconds(100)) }
                 }
                 #expect(refused, "the second process still took a revoked device's token after 3 s")
+                #expect(await socket.closed(within: .seconds(3)), "a revoked device's live socket stayed open: \(secondProcess.stderr)")
             }
         }
     }
@@ -118,5 +128,49 @@ final class WireClient {
         let response = try await client.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: response.status, body: Data(bytes.readableBytesView))
+    }
+}
+
+/// A live-changes socket (`/v1/live`) held open in the background, to see when the service closes it.
+final class LiveSocket: Sendable {
+    private final class State: Sendable {
+        let flags = Mutex<(opened: Bool, closed: Bool)>((false, false))
+    }
+
+    private let state = State()
+    private let task: Task<Void, Never>
+
+    init(url: String, token: String) {
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders[.authorization] = "Bearer \(token)"
+        configuration.sniHostname = "localhost"
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(ServiceFixture.caFile)
+        let state = self.state
+        task = Task {
+            _ = try? await WebSocketClient.connect(
+                url: url, configuration: configuration, tlsConfiguration: tls, logger: Logger(label: "live-socket")
+            ) { inbound, _, _ in
+                state.flags.withLock { $0.opened = true }
+                for try await _ in inbound.messages(maxSize: 1 << 12) {}
+                // The service closed the socket (its close frame ends the messages).
+                state.flags.withLock { $0.closed = true }
+            }
+            state.flags.withLock { $0.closed = true }
+        }
+    }
+
+    deinit { task.cancel() }
+
+    func opened(within limit: Duration) async -> Bool { await wait(limit) { $0.opened && !$0.closed } }
+    func closed(within limit: Duration) async -> Bool { await wait(limit) { $0.closed } }
+
+    private func wait(_ limit: Duration, until condition: ((opened: Bool, closed: Bool)) -> Bool) async -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if state.flags.withLock({ condition($0) }) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return state.flags.withLock { condition($0) }
     }
 }
