@@ -51,6 +51,16 @@ public enum Change: Hashable, Sendable {
     case closeOccasion(name: String, through: CalendarDate, keepingIdeas: Bool)
     /// Sets fields of a recipient's profile and their birthday (SPEC §10.1, `person set`).
     case setProfile(recipient: String, changes: [ProfileChange])
+    /// Puts a wish on `wisher`'s list (SPEC §13, `wish add`); `suggestedBy`, another
+    /// member, when it is their suggestion (`--for`), else empty.
+    case addWish(wisher: String, title: String, notes: String = "", price: Money? = nil, url: String = "", suggestedBy: String = "")
+    case removeWish(id: WishID)
+    /// `claimer` claims a wish: a present for the wisher on their list stands for it.
+    case claimWish(id: WishID, claimer: String)
+    /// `claimer` gives up their claim: its present is removed.
+    case unclaimWish(id: WishID, claimer: String)
+    /// The members who give a present together (`add … --with`); empty: its planner alone.
+    case setGivers(id: PresentID, givers: [String])
 }
 
 extension Change {
@@ -59,9 +69,9 @@ extension Change {
     /// spent, which a budget counts together.
     public var canTakeOverABudget: Bool {
         switch self {
-        case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget: true
+        case .addPresent, .editPresent, .importPresent, .restorePresent, .setBudget, .claimWish, .setGivers: true
         case .markPresent, .removePresent, .addOccasion, .removeOccasion, .clearBudget, .setCurrency, .closeOccasion,
-            .setProfile:
+            .setProfile, .addWish, .removeWish, .unclaimWish:
             false
         }
     }

@@ -52,6 +52,16 @@ public enum DomainError: Error, Hashable, Sendable {
     case unknownProfileField(String)
     /// `person NAME` of a name that is no recipient and has no profile.
     case unknownPerson(String)
+    /// A wish id no current wish has.
+    case unknownWish(WishID)
+    /// Text that is not a wish id such as `w3`.
+    case invalidWishID(String)
+    /// `claim` of one's own wish.
+    case ownWish(WishID)
+    /// `claim` of a wish another member claimed first.
+    case wishAlreadyClaimed(WishID, by: String)
+    /// `unclaim` of a wish this member has not claimed.
+    case notYourClaim(WishID)
 
     /// A field of user text that ``decide`` checks.
     public enum InputField: String, Hashable, Sendable, CaseIterable {

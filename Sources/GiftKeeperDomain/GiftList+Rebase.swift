@@ -11,6 +11,11 @@ public enum Resolution: Hashable, Sendable {
     /// A change made here that another device had already made (a removal, a restore): it
     /// is not recorded twice.
     case alreadyDone(EventBody)
+    /// A wish added here took an id another member's wish took meanwhile: it has a new one.
+    case wishRenumbered(from: WishID, to: WishID, title: String)
+    /// A wish claimed here was claimed first by `by`: this claim holds nothing (its present
+    /// stays on the list, planned without the claim).
+    case claimedFirst(WishID, by: String)
 }
 
 extension GiftList {
@@ -29,6 +34,7 @@ extension GiftList {
     public static func rebase(_ pending: [Event], onto state: GiftList) -> (events: [Event], resolutions: [Resolution]) {
         var state = state
         var renumbered: [PresentID: PresentID] = [:]
+        var renumberedWishes: [WishID: WishID] = [:]
         var events: [Event] = []
         var resolutions: [Resolution] = []
         func keep(_ event: Event) {
@@ -37,7 +43,7 @@ extension GiftList {
         }
         for original in pending {
             var event = original
-            event.body = original.body.renumbering(renumbered)
+            event.body = original.body.renumbering(renumbered).renumbering(wishes: renumberedWishes)
             switch event.body {
             case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion, let url, let store):
                 guard state.present(id) != nil, let fresh = PresentID(number: state.nextPresentNumber) else {
@@ -76,9 +82,29 @@ extension GiftList {
                 } else {
                     keep(event)
                 }
+            case .wishAdded(var wish):
+                if state.wishes[wish.id] != nil || state.removedWishes[wish.id] != nil,
+                    let fresh = WishID(number: state.nextWishNumber)
+                {
+                    renumberedWishes[wish.id] = fresh
+                    resolutions.append(.wishRenumbered(from: wish.id, to: fresh, title: wish.title))
+                    wish.id = fresh
+                    event.body = .wishAdded(wish)
+                }
+                keep(event)
+            case .wishClaimed(let id, _, _):
+                if let first = state.claims[id] { resolutions.append(.claimedFirst(id, by: first.claimer)) }
+                keep(event)
+            case .wishRemoved(let id):
+                if state.wishes[id] == nil {
+                    resolutions.append(.alreadyDone(event.body))
+                } else {
+                    keep(event)
+                }
             case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-                .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet:
-                // About no present: nothing to renumber, restore or leave out.
+                .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet, .wishUnclaimed,
+                .giversSet:
+                // Nothing to renumber, restore or leave out.
                 keep(event)
             }
         }
@@ -95,12 +121,27 @@ extension EventBody {
         case .presentStatusChanged(_, let status): return .presentStatusChanged(id: new, status: status)
         case .presentRemoved: return .presentRemoved(id: new)
         case .presentRestored: return .presentRestored(id: new)
+        case .giversSet(_, let givers): return .giversSet(id: new, givers: givers)
+        case .wishClaimed(let wish, let claimer, _): return .wishClaimed(id: wish, claimer: claimer, present: new)
         case .presentAdded, .presentImported:
             // An add keeps the id it was given; rebase renumbers it there itself.
             return self
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet:
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet, .wishAdded,
+            .wishRemoved, .wishUnclaimed:
             return self
+        }
+    }
+
+    /// The same fact about the wish's new id, when `wishes` gives it one (an add keeps its
+    /// id: rebase renumbers it there itself).
+    func renumbering(wishes: [WishID: WishID]) -> EventBody {
+        switch self {
+        case .wishRemoved(let id): wishes[id].map { .wishRemoved(id: $0) } ?? self
+        case .wishClaimed(let id, let claimer, let present):
+            wishes[id].map { .wishClaimed(id: $0, claimer: claimer, present: present) } ?? self
+        case .wishUnclaimed(let id, let claimer): wishes[id].map { .wishUnclaimed(id: $0, claimer: claimer) } ?? self
+        default: self
         }
     }
 }

@@ -37,6 +37,15 @@ public struct GiftList: Hashable, Sendable {
     public internal(set) var presentIDsByRecipient: [String: [PresentID]] = [:]
     /// The number the next added present gets; never goes down, so numbers are never reused.
     public internal(set) var nextPresentNumber: UInt64 = 1
+    /// A household's wishes (SPEC §13), in id order; removed ones kept apart.
+    public internal(set) var wishes: OrderedDictionary<WishID, Wish> = [:]
+    public internal(set) var removedWishes: [WishID: Wish] = [:]
+    /// The claims on wishes this member may know of (never on their own).
+    public internal(set) var claims: [WishID: WishClaim] = [:]
+    /// One more than the largest wish number used.
+    public internal(set) var nextWishNumber: UInt64 = 1
+    /// The members who give a present together; absent: its planner alone.
+    public internal(set) var givers: [PresentID: [String]] = [:]
     /// Times of failed sign-ins reported since the last successful sign-in.
     public internal(set) var failedSignIns: [Timestamp] = []
     /// Times of the failed sign-ins reported between the two latest successful sign-ins:
@@ -195,6 +204,8 @@ public struct GiftList: Hashable, Sendable {
             let key = rememberSpellings(recipient: recipient, occasion: "")
             profiles[key, default: Profile()][field] = value
             if profiles[key]?.isEmpty == true { profiles[key] = nil }
+        case .wishAdded, .wishRemoved, .wishClaimed, .wishUnclaimed, .giversSet:
+            applyHousehold(event.body)
         }
     }
 

@@ -74,6 +74,18 @@ import Testing
         Event(at: at(70), .occasionClosed(name: "Christmas", through: nil)),
         Event(at: at(71), .profileFieldSet(recipient: "Mum", field: .likes, value: "tea, gardening")),
         Event(at: at(72), .profileFieldSet(recipient: "Zoë", field: .address, value: "")),
+        Event(at: at(73), .wishAdded(Wish(id: wid(1), wisher: "Bob", title: "Kite"))),
+        Event(
+            at: at(74),
+            .wishAdded(
+                Wish(
+                    id: wid(12), wisher: "Mum", title: "Spa day", notes: "any weekend", price: Money(minorUnits: 12_000),
+                    url: "https://spa.example", suggestedBy: "Zoë"))),
+        Event(at: at(75), .wishRemoved(id: wid(3))),
+        Event(at: at(76), .wishClaimed(id: wid(1), claimer: "Carol", present: pid(7))),
+        Event(at: at(77), .wishUnclaimed(id: wid(1), claimer: "Carol")),
+        Event(at: at(78), .giversSet(id: pid(7), givers: ["Alice", "Bob"])),
+        Event(at: at(79), .giversSet(id: pid(7), givers: [])),
     ]
 
     @Test func samplesCoverEveryType() {
@@ -161,6 +173,25 @@ import Testing
                 == [0x02, 0x06, 0x00, 0x01, 0x02, 0x06, 0x01, 0x75, 0x07, 0x01, 0x73])
     }
 
+    // Known answers of a household's events (issue 28). Never edit them.
+    @Test func knownAnswersOfHouseholds() throws {
+        let wish = Wish(id: wid(2), wisher: "B", title: "K", price: cents(5), suggestedBy: "A")
+        // wish id, wisher, title, notes, price, url, suggestedBy
+        #expect(
+            EventCodec.encode(Event(at: at(0), .wishAdded(wish)))
+                == [0x02, 0x16, 0x00, 0x02, 0x01, 0x42, 0x01, 0x4B, 0x00, 0x01, 0x05, 0x00, 0x01, 0x41])
+        #expect(EventCodec.encode(Event(at: at(0), .wishRemoved(id: wid(2)))) == [0x02, 0x17, 0x00, 0x02])
+        #expect(
+            EventCodec.encode(Event(at: at(0), .wishClaimed(id: wid(2), claimer: "C", present: pid(9))))
+                == [0x02, 0x18, 0x00, 0x02, 0x01, 0x43, 0x09])
+        #expect(
+            EventCodec.encode(Event(at: at(0), .wishUnclaimed(id: wid(2), claimer: "C")))
+                == [0x02, 0x19, 0x00, 0x02, 0x01, 0x43])
+        #expect(
+            EventCodec.encode(Event(at: at(0), .giversSet(id: pid(9), givers: ["A", "B"])))
+                == [0x02, 0x1A, 0x00, 0x09, 0x02, 0x01, 0x41, 0x01, 0x42])
+    }
+
     /// Version 1 upcasting: an imported given present was given when last changed, and the
     /// fields and types of version 2 do not exist in version 1.
     @Test func version1IsUpcast() throws {
@@ -189,7 +220,11 @@ import Testing
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(3)) { try EventCodec.decode([0x03, 0x01, 0x00]) }
         #expect(throws: EventDecodingError.unsupportedSchemaVersion(0)) { try EventCodec.decode([0x00]) }
         #expect(throws: EventDecodingError.unknownEventType(12)) { try EventCodec.decode([0x01, 0x0C, 0x00]) }
-        #expect(throws: EventDecodingError.unknownEventType(22)) { try EventCodec.decode([0x02, 0x16, 0x00]) }
+        #expect(throws: EventDecodingError.unknownEventType(27)) { try EventCodec.decode([0x02, 0x1B, 0x00]) }
+        // A wish id is at least 1; a giver count the rest cannot hold is a truncation.
+        #expect(throws: EventDecodingError.invalidValue(.wishID, offset: 3)) { try EventCodec.decode([0x02, 0x17, 0x00, 0x00]) }
+        #expect(throws: EventDecodingError.truncated(offset: 4)) { try EventCodec.decode([0x02, 0x1A, 0x00, 0x07, 0x05, 0x00]) }
+        #expect(throws: EventDecodingError.unknownEventType(22)) { try EventCodec.decode([0x01, 0x16, 0x00]) }
         #expect(throws: EventDecodingError.unknownEventType(18)) { try EventCodec.decode([0x01, 0x12, 0x00]) }
         // A budget's year is 1 to 9999.
         #expect(throws: EventDecodingError.invalidValue(.year, offset: 5)) { try EventCodec.decode([0x02, 0x13, 0x00, 0x00, 0x00, 0x00]) }

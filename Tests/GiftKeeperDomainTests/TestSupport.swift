@@ -10,6 +10,12 @@ func pid(_ number: UInt64) -> PresentID {
     return id
 }
 
+/// Test shorthand for `w<number>`, as ``pid(_:)`` is for presents.
+func wid(_ number: UInt64) -> WishID {
+    guard let id = WishID(number: number) else { preconditionFailure("w\(number) is not a wish id: a bug in the test") }
+    return id
+}
+
 /// Test shorthand for an amount in cents, written in the test: stops the run, naming the
 /// amount, if a test asks for one no price can be.
 func cents(_ value: Int64) -> Money {

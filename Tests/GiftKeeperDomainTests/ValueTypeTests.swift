@@ -179,6 +179,7 @@ import Testing
             ("stateExported", 10), ("presentImported", 11), ("occasionAdded", 12), ("occasionRemoved", 13),
             ("budgetSet", 14), ("budgetCleared", 15), ("presentRestored", 16), ("currencySet", 17),
             ("budgetSetForYear", 18), ("budgetClearedForYear", 19), ("occasionClosed", 20), ("profileFieldSet", 21),
+            ("wishAdded", 22), ("wishRemoved", 23), ("wishClaimed", 24), ("wishUnclaimed", 25), ("giversSet", 26),
         ]
         #expect(EventType.allCases.map(\.name) == expected.map(\.0))
         #expect(EventType.allCases.map(\.tag) == expected.map(\.1))

@@ -61,6 +61,8 @@ import Testing
                     .loginFailed, .passwordChanged, .stateExported, .presentImported,
                     // Came after this journal's version (issue 29).
                     .budgetSetForYear, .budgetClearedForYear, .occasionClosed, .profileFieldSet,
+                    // A household's (issue 28).
+                    .wishAdded, .wishRemoved, .wishClaimed, .wishUnclaimed, .giversSet,
                 ]))
 
         let service = try sandbox.signIn(password: "golden")

@@ -64,6 +64,18 @@ public enum EventBody: Hashable, Sendable {
     case occasionClosed(name: String, through: CalendarDate?)
     /// A field of a recipient's profile was set (SPEC §10.1, `person set`); empty clears it.
     case profileFieldSet(recipient: String, field: ProfileField, value: String)
+    /// A wish went on a household member's list, or was suggested for them (SPEC §13).
+    case wishAdded(Wish)
+    /// A wish came off its list.
+    case wishRemoved(id: WishID)
+    /// A member claimed a wish; `present`, on their list, stands for it. Sealed for
+    /// everyone but the wisher, so nobody sees claims on their own wishes.
+    case wishClaimed(id: WishID, claimer: String, present: PresentID)
+    /// A member gave up their claim on a wish.
+    case wishUnclaimed(id: WishID, claimer: String)
+    /// The members who give a present together (`add … --with`), each counting their
+    /// share; empty: whoever planned it, alone.
+    case giversSet(id: PresentID, givers: [String])
 
     public var type: EventType {
         switch self {
@@ -86,6 +98,11 @@ public enum EventBody: Hashable, Sendable {
         case .currencySet: .currencySet
         case .occasionClosed: .occasionClosed
         case .profileFieldSet: .profileFieldSet
+        case .wishAdded: .wishAdded
+        case .wishRemoved: .wishRemoved
+        case .wishClaimed: .wishClaimed
+        case .wishUnclaimed: .wishUnclaimed
+        case .giversSet: .giversSet
         }
     }
 
@@ -93,11 +110,12 @@ public enum EventBody: Hashable, Sendable {
     public var presentID: PresentID? {
         switch self {
         case .presentAdded(let id, _, _, _, _, _, _, _), .presentEdited(let id, _), .presentStatusChanged(let id, _),
-            .presentRemoved(let id), .presentRestored(let id):
+            .presentRemoved(let id), .presentRestored(let id), .giversSet(let id, _), .wishClaimed(_, _, let id):
             id
         case .presentImported(let present): present.id
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
-            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet:
+            .occasionRemoved, .budgetSet, .budgetCleared, .currencySet, .occasionClosed, .profileFieldSet, .wishAdded,
+            .wishRemoved, .wishUnclaimed:
             nil
         }
     }
@@ -126,6 +144,11 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
     case budgetClearedForYear = 19
     case occasionClosed = 20
     case profileFieldSet = 21
+    case wishAdded = 22
+    case wishRemoved = 23
+    case wishClaimed = 24
+    case wishUnclaimed = 25
+    case giversSet = 26
 
     /// The tag written by ``EventCodec``.
     public var tag: UInt8 { rawValue }
@@ -154,6 +177,11 @@ public enum EventType: UInt8, CaseIterable, Hashable, Sendable, CustomStringConv
         case .budgetClearedForYear: "budgetClearedForYear"
         case .occasionClosed: "occasionClosed"
         case .profileFieldSet: "profileFieldSet"
+        case .wishAdded: "wishAdded"
+        case .wishRemoved: "wishRemoved"
+        case .wishClaimed: "wishClaimed"
+        case .wishUnclaimed: "wishUnclaimed"
+        case .giversSet: "giversSet"
         }
     }
 

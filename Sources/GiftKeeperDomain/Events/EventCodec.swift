@@ -58,6 +58,14 @@
 /// | `0x13` | `budgetClearedForYear` | recipient: string, occasion: string, year: uvarint    |
 /// | `0x14` | `occasionClosed`       | name: string, through: day? (`0x00`: reopened)        |
 /// | `0x15` | `profileFieldSet`      | recipient: string, field: byte (`0x01` sizes, `0x02` likes, `0x03` dislikes, `0x04` address, `0x05` notes), value: string (empty: cleared) |
+/// | `0x16` | `wishAdded`            | wish id, wisher: string, title: string, notes: string, price: money?, url: string, suggestedBy: string |
+/// | `0x17` | `wishRemoved`          | wish id                                               |
+/// | `0x18` | `wishClaimed`          | wish id, claimer: string, present id                  |
+/// | `0x19` | `wishUnclaimed`        | wish id, claimer: string                              |
+/// | `0x1A` | `giversSet`            | id, giver count: uvarint, then each giver: string     |
+///
+/// A **wish id** is written as a present id is (`w3` is `03`). The tags from `0x16` are a
+/// household's (SPEC §13; ``EventWriter/household(_:)``).
 ///
 /// Upcasting version 1: `presentAdded` has no url or store (empty); `presentImported` has
 /// none either, and a `given` one's givenAt is its updatedAt. Tags from `0x0C` and change
@@ -154,6 +162,8 @@ public enum EventCodec {
             writer.string(recipient)
             writer.out.append(field.rawValue)
             writer.string(value)
+        case .wishAdded, .wishRemoved, .wishClaimed, .wishUnclaimed, .giversSet:
+            writer.household(event.body)
         }
         return writer.out
     }
@@ -273,6 +283,8 @@ public enum EventCodec {
             let offset = reader.offset
             guard let field = ProfileField(rawValue: try reader.byte()) else { throw .invalidValue(.profileField, offset: offset) }
             body = .profileFieldSet(recipient: recipient, field: field, value: try reader.string())
+        case .wishAdded, .wishRemoved, .wishClaimed, .wishUnclaimed, .giversSet:
+            body = try reader.household(type)
         }
         guard reader.remaining == 0 else { throw .trailingBytes(offset: reader.offset) }
         return Event(at: at, body)
@@ -333,6 +345,6 @@ public enum EventDecodingError: Error, Hashable, Sendable {
 
     /// A field whose value can be out of range.
     public enum Field: String, Hashable, Sendable {
-        case bool, presentID, price, status, changeField, presentCount, date, year, profileField
+        case bool, presentID, price, status, changeField, presentCount, date, year, profileField, wishID, giverCount
     }
 }

@@ -55,6 +55,17 @@ public enum AuditWords {
             return "currency \(short(code))"
         case .profileFieldSet(let recipient, let field, let value):
             return value.isEmpty ? "cleared \(field.name) of \(short(recipient))" : "set \(field.name) of \(short(recipient))"
+        case .wishAdded(let wish):
+            let by = wish.isSuggestion ? " suggested by \(short(wish.suggestedBy))" : ""
+            return "wish \(wish.id) \"\(short(wish.title))\" of \(short(wish.wisher))\(by)"
+        case .wishRemoved(let id):
+            return "removed wish \(id)"
+        case .wishClaimed(let id, let claimer, let present):
+            return "\(short(claimer)) claimed wish \(id) as \(present)"
+        case .wishUnclaimed(let id, let claimer):
+            return "\(short(claimer)) unclaimed wish \(id)"
+        case .giversSet(let id, let givers):
+            return givers.isEmpty ? "\(id) given by its planner alone" : "\(id) given by \(givers.map { short($0) }.joined(separator: ", "))"
         }
     }
 

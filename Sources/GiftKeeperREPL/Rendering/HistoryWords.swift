@@ -74,6 +74,19 @@ public enum HistoryWords {
             let what = "\(short(recipient))'s \(field.name)"
             if new.isEmpty { return "\(what) cleared" + (old.isEmpty ? "" : " (was \(quoted(old)))") }
             return old.isEmpty ? "\(what) set to \(quoted(new))" : "\(what) \(quoted(old)) → \(quoted(new))"
+        case .wishAdded(let wish):
+            let by = wish.isSuggestion ? " (suggested by \(short(wish.suggestedBy)))" : ""
+            return "Wish \(wish.id) \(quoted(wish.title)) added to \(short(wish.wisher))'s list\(by)"
+        case .wishRemoved(let id):
+            return "Wish \(id) taken off its list"
+        case .wishClaimed(let id, let claimer, let present):
+            return "\(short(claimer)) claimed wish \(id) (\(present))"
+        case .wishUnclaimed(let id, let claimer):
+            return "\(short(claimer)) gave up wish \(id)"
+        case .giversSet(let id, let givers):
+            let title = before.map { " " + quoted($0.title) } ?? ""
+            return givers.isEmpty
+                ? "\(id)\(title) given by its planner alone" : "\(id)\(title) given by \(givers.map(short).joined(separator: " & "))"
         }
     }
 

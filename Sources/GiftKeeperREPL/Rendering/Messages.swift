@@ -163,6 +163,16 @@ extension DomainError {
         case .unknownPerson(let name):
             return "No one named '\(name)' on this list. Type 'person' to see everyone, "
                 + "or 'person set \(name) likes=…' to start a profile."
+        case .unknownWish(let id):
+            return "There is no wish \(id). Type 'wishes' to see the wish lists."
+        case .invalidWishID(let input):
+            return "'\(input)' is not a wish id. Wish ids look like 'w3'; type 'wishes' to see them."
+        case .ownWish(let id):
+            return "Wish \(id) is your own: the others claim it, and you will not see who."
+        case .wishAlreadyClaimed(let id, let claimer):
+            return "\(claimer) claimed wish \(id) already. Type 'wishes' for the ones nobody has claimed."
+        case .notYourClaim(let id):
+            return "You have not claimed wish \(id), so there is nothing to give up."
         }
     }
 }

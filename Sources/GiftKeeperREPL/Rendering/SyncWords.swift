@@ -13,6 +13,10 @@ public enum SyncWords {
             return "⇄ \(id) \(HistoryWords.quoted(title)) was removed on another device; your change brought it back"
         case .alreadyDone(let body):
             return "⇄ Already done on another device: \(AuditWords.summary(body))"
+        case .wishRenumbered(let from, let to, let title):
+            return "⇄ Wish \(from) \(HistoryWords.quoted(title)) is now \(to) (\(from) was taken by another member's wish)"
+        case .claimedFirst(let id, let claimer):
+            return "⇄ \(claimer) claimed wish \(id) first; your present for it stays on your list, unclaimed"
         }
     }
 

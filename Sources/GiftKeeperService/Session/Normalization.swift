@@ -52,7 +52,17 @@ func normalized(_ change: Change) -> Change {
                 guard case .field(let field, let value) = change else { return change }
                 return .field(field, normalized(value))
             })
-    case .markPresent, .removePresent, .importPresent, .restorePresent, .setCurrency:
+    case .addWish(let wisher, let title, let notes, let price, let url, let suggestedBy):
+        return .addWish(
+            wisher: normalized(wisher), title: normalized(title), notes: normalized(notes), price: price,
+            url: normalized(url), suggestedBy: normalized(suggestedBy))
+    case .claimWish(let id, let claimer):
+        return .claimWish(id: id, claimer: normalized(claimer))
+    case .unclaimWish(let id, let claimer):
+        return .unclaimWish(id: id, claimer: normalized(claimer))
+    case .setGivers(let id, let givers):
+        return .setGivers(id: id, givers: givers.map(normalized))
+    case .markPresent, .removePresent, .importPresent, .restorePresent, .setCurrency, .removeWish:
         return change
     }
 }

@@ -127,6 +127,9 @@ struct HistoryFilter {
         case .budgetSet(let budget): return budget.scope.recipient.map { [$0] } ?? []
         case .budgetCleared(let scope): return scope.recipient.map { [$0] } ?? []
         case .profileFieldSet(let recipient, _, _): return [recipient]
+        case .wishAdded(let wish): return [wish.wisher]
+        case .giversSet(_, let givers): return before + givers
+        case .wishRemoved, .wishClaimed, .wishUnclaimed: return before
         case .accountCreated, .loginSucceeded, .loginFailed, .signedOut, .passwordChanged, .stateExported, .occasionAdded,
             .occasionRemoved, .currencySet, .occasionClosed:
             return []
