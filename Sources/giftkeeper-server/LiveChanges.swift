@@ -41,6 +41,13 @@ final class ChangeHub: Sendable {
         for continuation in subscribers.withLock({ Array(($0[account] ?? [:]).values) }) { continuation.yield(message) }
     }
 
+    /// Closes `account`'s sockets (it was removed from a household, whose changes it must hear no more).
+    func close(account: String) {
+        for continuation in subscribers.withLock({ $0.removeValue(forKey: account).map { Array($0.values) } ?? [] }) {
+            continuation.finish()
+        }
+    }
+
     /// Tells every socket `message` (after the listener was away: changes may have been missed).
     func publishToAll(_ message: String) {
         for continuation in subscribers.withLock({ $0.values.flatMap(\.values) }) { continuation.yield(message) }
@@ -48,7 +55,7 @@ final class ChangeHub: Sendable {
 }
 
 /// LISTENs on `gk_changes` (notified by `gk_append` at each commit, with the account, the
-/// journal and the new head) on one pooled connection, for as long as the process runs,
+/// journal and the new head, or by a household's removal with the account and `close`) on one pooled connection, for as long as the process runs,
 /// reconnecting after a second when the connection is lost; after each (re)connection
 /// every socket is told to read again, since notifications sent meanwhile are lost.
 struct ChangeListener: Service {
@@ -67,7 +74,11 @@ struct ChangeListener: Service {
                             for try await notification in notifications {
                                 let parts = notification.payload.split(separator: " ", maxSplits: 1)
                                 guard parts.count == 2 else { continue }
-                                hub.publish(account: String(parts[0]), String(parts[1]))
+                                if parts[1] == "close" {
+                                    hub.close(account: String(parts[0]))
+                                } else {
+                                    hub.publish(account: String(parts[0]), String(parts[1]))
+                                }
                             }
                         }
                     }

@@ -47,6 +47,7 @@ struct SyncRoutes: Sendable {
         signedIn.post("journals/:journal/append") { request, context in try await append(request, context) }
         signedIn.get("journals/:journal/heads") { _, context in try await heads(context) }
         signedIn.put("journals/:journal/heads") { request, context in try await postHead(request, context) }
+        addHouseholdRoutes(to: signedIn)
         return router
     }
 
@@ -190,7 +191,7 @@ struct SyncRoutes: Sendable {
 
     // MARK: Journals
 
-    private func journalID(_ context: ServiceContext) throws -> ByteBuffer {
+    func journalID(_ context: ServiceContext) throws -> ByteBuffer {
         guard let id = Wire.unhex(try context.parameters.require("journal")), id.count == 16 else {
             throw HTTPError(.badRequest, message: "a journal id is 32 hex digits")
         }
@@ -249,8 +250,10 @@ struct SyncRoutes: Sendable {
         let id = try journalID(context)
         let info = try await database.transaction(account: identity.account) { connection in
             try await connection.query(
-                "SELECT header, head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id)",
-                logger: database.logger
+                """
+                SELECT header, head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals
+                WHERE id = \(id) AND account_id = gk_journal_home(id)
+                """, logger: database.logger
             ).decode((ByteBuffer, Int64, ByteBuffer, ByteBuffer?).self).first { _ in true }
         }
         guard let info else { throw HTTPError(.notFound, message: "no such journal") }
@@ -258,11 +261,11 @@ struct SyncRoutes: Sendable {
             JournalInfo(header: Data(info.0.readableBytesView), head: Self.head(info.1, info.2), epoch: Self.epoch(info.3)))
     }
 
-    private static func epoch(_ bytes: ByteBuffer?) -> Data? {
+    static func epoch(_ bytes: ByteBuffer?) -> Data? {
         bytes.map { Data($0.readableBytesView) }
     }
 
-    private static func head(_ sequence: Int64, _ hash: ByteBuffer) -> WireHead {
+    static func head(_ sequence: Int64, _ hash: ByteBuffer) -> WireHead {
         WireHead(sequence: UInt64(max(0, sequence)), hash: Data(hash.readableBytesView))
     }
 
@@ -283,7 +286,7 @@ struct SyncRoutes: Sendable {
             let rows = try await connection.query(
                 """
                 SELECT sequence, frame FROM gk_frames
-                WHERE account_id = gk_current_account() AND journal_id = \(id) AND sequence > \(after)
+                WHERE account_id = gk_journal_home(\(id)) AND journal_id = \(id) AND sequence > \(after)
                 ORDER BY sequence LIMIT \(limit)
                 """, logger: database.logger)
             for try await (sequence, frame) in rows.decode((Int64, ByteBuffer).self) {
@@ -296,7 +299,7 @@ struct SyncRoutes: Sendable {
             }
             // Read after the frames: the head is never before the last frame read.
             let head = try await connection.query(
-                "SELECT head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id)",
+                "SELECT head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id) AND account_id = gk_journal_home(id)",
                 logger: database.logger
             ).decode((Int64, ByteBuffer, ByteBuffer?).self).first { _ in true }
             return head.map {
@@ -311,6 +314,16 @@ struct SyncRoutes: Sendable {
         let identity = try context.requireIdentity()
         let id = try journalID(context)
         let append = try await request.decode(as: AppendRequest.self, context: context)
+        try check(append, account: identity.account)
+        let answer = try await database.transaction(account: identity.account) { connection in
+            try await appendFrames(append, to: id, device: identity.device, connection)
+        }
+        guard let answer else { throw HTTPError(.notFound, message: "no such journal") }
+        return try json(answer)
+    }
+
+    /// Refuses a malformed append, or one over a quota (counting its frames against `account`'s rate).
+    func check(_ append: AppendRequest, account: String) throws {
         guard !append.frames.isEmpty, append.head.sequence == append.base.sequence + UInt64(append.frames.count),
             append.head.sequence <= UInt64(Int64.max), append.base.hash.count == 32, append.head.hash.count == 32,
             append.post.map({ $0.device.count == 16 && $0.record.count <= 4_096 }) ?? true
@@ -318,23 +331,24 @@ struct SyncRoutes: Sendable {
         guard append.frames.allSatisfy({ $0.count <= quotas.maximumFrameBytes }) else {
             throw HTTPError(.contentTooLarge, message: "a frame is over the \(quotas.maximumFrameBytes)-byte quota")
         }
-        try appendRate.take(append.frames.count, account: identity.account)
+        try appendRate.take(append.frames.count, account: account)
+    }
+
+    /// `gk_append` of `append` to journal `id` in the caller's transaction; nil when the account sees no such journal.
+    func appendFrames(_ append: AppendRequest, to id: ByteBuffer, device: Int64, _ connection: PostgresConnection) async throws -> AppendAnswer? {
         let frames = append.frames.map { ByteBuffer(bytes: $0) }
-        let device = append.post.map { ByteBuffer(bytes: $0.device) }
+        let posted = append.post.map { ByteBuffer(bytes: $0.device) }
         let record = append.post.map { ByteBuffer(bytes: $0.record) }
-        let answer = try await database.transaction(account: identity.account) { connection in
-            try await connection.query(
-                """
-                SELECT *, \(unescaped: Schema.epoch) FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
-                    \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)), \(frames)::bytea[],
-                    \(identity.device), \(device)::bytea, \(record)::bytea)
-                """, logger: database.logger
-            ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?, ByteBuffer?).self).first { _ in true }
-        }
-        guard let answer else { throw HTTPError(.notFound, message: "no such journal") }
+        let answer = try await connection.query(
+            """
+            SELECT *, \(unescaped: Schema.epoch) FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
+                \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)), \(frames)::bytea[],
+                \(device), \(posted)::bytea, \(record)::bytea)
+            """, logger: database.logger
+        ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?, ByteBuffer?).self).first { _ in true }
+        guard let answer else { return nil }
         let heads = zip(answer.4 ?? [], answer.5 ?? []).map { PostedHead(device: Data($0.readableBytesView), record: Data($1.readableBytesView)) }
-        return try json(
-            AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads, epoch: Self.epoch(answer.6)))
+        return AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads, epoch: Self.epoch(answer.6))
     }
 
     private func heads(_ context: ServiceContext) async throws -> Response {
@@ -343,7 +357,8 @@ struct SyncRoutes: Sendable {
         let heads = try await database.transaction(account: identity.account) { connection in
             var heads: [PostedHead] = []
             for try await (device, record) in try await connection.query(
-                "SELECT device, record FROM gk_heads WHERE journal_id = \(id) ORDER BY device", logger: database.logger
+                "SELECT device, record FROM gk_heads WHERE account_id = gk_journal_home(\(id)) AND journal_id = \(id) ORDER BY device",
+                logger: database.logger
             ).decode((ByteBuffer, ByteBuffer).self) {
                 heads.append(PostedHead(device: Data(device.readableBytesView), record: Data(record.readableBytesView)))
             }
@@ -363,8 +378,8 @@ struct SyncRoutes: Sendable {
             try await connection.query(
                 """
                 INSERT INTO gk_heads (account_id, journal_id, device, record)
-                SELECT gk_current_account(), id, \(ByteBuffer(bytes: head.device)), \(ByteBuffer(bytes: head.record))
-                FROM gk_journals WHERE id = \(id)
+                SELECT account_id, id, \(ByteBuffer(bytes: head.device)), \(ByteBuffer(bytes: head.record))
+                FROM gk_journals WHERE account_id = gk_journal_home(\(id)) AND id = \(id)
                 ON CONFLICT (account_id, journal_id, device) DO UPDATE SET posted_at = now(), record = CASE
                     WHEN gk_head_sequence(EXCLUDED.record) >= gk_head_sequence(gk_heads.record) THEN EXCLUDED.record
                     ELSE gk_heads.record END
