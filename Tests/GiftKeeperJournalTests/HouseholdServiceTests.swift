@@ -197,6 +197,11 @@ struct HouseholdServiceTests {
         try admit(bob, to: household, by: alice)
         let bobs = try #require(try bob.open(household.id))
         let bobsAccount = try bob.remote.roster(journalID: household.id).you
+        // Bob's second device, enrolled in his account: a member through it too.
+        let phoneDirectory = try TemporaryDirectory(prefix: "giftkeeper-household-bob-phone")
+        let phone = try ServiceRemote(
+            url: try bob.remote.enrolmentAddress().address, stateDirectory: phoneDirectory.path, deviceName: "bob-phone")
+        #expect(try phone.open(journalID: household.id) != nil)
         let live = LiveChanges()
         defer { live.stop() }
         #expect(bob.remote.connection.startLive(live, journalID: household.id))
@@ -210,6 +215,7 @@ struct HouseholdServiceTests {
         #expect(try append(to: household.store, change: .remove, account: bobsAccount) == .appended(household.store.head))
         // At once, with no wait: the request that removed him committed both.
         #expect(try bob.open(household.id) == nil)
+        #expect(try phone.open(journalID: household.id) == nil, "nor to his other device")
         let refused = caught(JournalError.self) { try append(to: bobs) }
         #expect(refused?.code == .unreachable(.journalGone), "\(String(describing: refused))")
         #expect(caught(JournalError.self) { try bobs.fetch() }?.code == .unreachable(.journalGone))
