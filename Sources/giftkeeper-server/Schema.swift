@@ -200,8 +200,12 @@ enum Schema {
                         ELSE h.record END;
             END IF;
             -- Delivered at commit to the service processes listening (never to a device).
-            PERFORM pg_notify('gk_changes', r::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text)
-                FROM gk_readers(account) r;
+            IF account = gk_current_account() THEN
+                PERFORM pg_notify('gk_changes', account::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text);
+            ELSE
+                PERFORM pg_notify('gk_changes', r::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text)
+                    FROM gk_readers(account) r;
+            END IF;
             RETURN QUERY SELECT true, stored, p_new_sequence, p_new_hash,
                     array_agg(h.device ORDER BY h.device), array_agg(h.record ORDER BY h.device)
                 FROM gk_heads h WHERE h.account_id = account AND h.journal_id = p_journal;
