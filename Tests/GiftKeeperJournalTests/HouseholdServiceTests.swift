@@ -258,6 +258,24 @@ struct HouseholdServiceTests {
         _ = try invite(bob, to: household.id)
     }
 
+    @Test("quotas apply to a household as to any journal: it counts among each member's journals")
+    func quotas() throws {
+        let (alice, bob) = (try Person("alice"), try Person("bob"))
+        let household = try household(of: alice)
+        try admit(bob, to: household, by: alice)
+        func overQuota(_ body: () throws -> Void) -> Bool {
+            guard case .unreachable(.overQuota)? = caught(JournalError.self, body)?.code else { return false }
+            return true
+        }
+        var made = 0
+        while made < 64, !overQuota({ _ = try bob.remote.create(header: try MemoryFrameStore(path: "bob").header) }) { made += 1 }
+        #expect(made < 64, "the service refused a journal past its quota")
+        #expect(overQuota { _ = try bob.remote.createHousehold(header: try MemoryFrameStore(path: "bob").header, ownerKeys: bob.keys) })
+        try append(to: try #require(try bob.open(household.id)), change: .leave)
+        _ = try bob.remote.create(header: try MemoryFrameStore(path: "bob").header)
+        #expect(overQuota { _ = try bob.remote.create(header: try MemoryFrameStore(path: "bob").header) }, "the household left made room for one")
+    }
+
     @Test("row-level security: an account sees no row of a household it is not in; a dump holds no invitation code")
     func tenancyAndDump() async throws {
         let (alice, bob, carol) = (try Person("alice"), try Person("bob"), try Person("carol"))
