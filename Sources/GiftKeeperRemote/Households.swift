@@ -67,9 +67,9 @@ extension ServiceRemote {
     }
 
     /// Household `journalID`'s members and which of them this device's account is.
-    public func roster(journalID: [UInt8]) throws(JournalError) -> Roster {
+    public func roster(journalID: [UInt8]) throws(JournalError) -> HouseholdRoster {
         try connection.callHousehold(
-            .GET, Route.members(journalID), body: Empty?.none, answer: Roster.self, conflict: .lastOwner, missing: .notMember)
+            .GET, Route.members(journalID), body: Empty?.none, answer: HouseholdRoster.self, conflict: .lastOwner, missing: .notMember)
     }
 }
 

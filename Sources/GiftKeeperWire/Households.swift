@@ -142,7 +142,7 @@ public struct MembershipChange: Codable, Sendable {
     }
 
     public var kind: Kind
-    /// The member concerned (``Roster/Member/account``), for `remove` and `promote`.
+    /// The member concerned (``HouseholdRoster/Member/account``), for `remove` and `promote`.
     public var account: String?
     /// The invitation whose request is admitted, for `admit`.
     public var invitation: Data?
@@ -160,7 +160,7 @@ public struct MembershipChange: Codable, Sendable {
 }
 
 /// `GET /v1/journals/ID/members`: the household's members, and which is the account asking.
-public struct Roster: Codable, Sendable {
+public struct HouseholdRoster: Codable, Sendable {
     public enum Role: String, Codable, Sendable { case owner, member }
 
     public struct Member: Codable, Sendable, Equatable {

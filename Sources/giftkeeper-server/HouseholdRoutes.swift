@@ -67,7 +67,7 @@ extension SyncRoutes {
     /// ``membership(_:_:)`` of an owner; 403 for a member.
     private func ownersHousehold(_ id: ByteBuffer, _ connection: PostgresConnection) async throws -> String {
         let (household, role) = try await membership(id, connection)
-        guard role == Roster.Role.owner.rawValue else { throw HTTPError(.forbidden, message: "not an owner of this household") }
+        guard role == HouseholdRoster.Role.owner.rawValue else { throw HTTPError(.forbidden, message: "not an owner of this household") }
         return household
     }
 
@@ -76,18 +76,18 @@ extension SyncRoutes {
         let id = try journalID(context)
         let members = try await database.transaction(account: identity.account) { connection in
             let (household, _) = try await membership(id, connection)
-            var members: [Roster.Member] = []
+            var members: [HouseholdRoster.Member] = []
             let rows = try await connection.query(
                 "SELECT r_account, r_role, r_keys, r_joined FROM gk_roster(\(household)::uuid)", logger: database.logger)
             for try await (account, role, keys, joined) in rows.decode((String, String, ByteBuffer?, Int64).self) {
                 members.append(
-                    Roster.Member(
-                        account: account, role: Roster.Role(rawValue: role) ?? .member, memberKeys: keys.map { Data($0.readableBytesView) },
+                    HouseholdRoster.Member(
+                        account: account, role: HouseholdRoster.Role(rawValue: role) ?? .member, memberKeys: keys.map { Data($0.readableBytesView) },
                         joinedAt: joined))
             }
             return members
         }
-        return try json(Roster(members: members, you: identity.account))
+        return try json(HouseholdRoster(members: members, you: identity.account))
     }
 
     /// A change of members and its frames in one transaction: the frames first (their
@@ -112,7 +112,7 @@ extension SyncRoutes {
         let answer = try await Self.refusals {
             try await database.transaction(account: identity.account) { connection in
                 let (household, role) = try await membership(id, connection)
-                guard change.kind == .leave || role == Roster.Role.owner.rawValue else {
+                guard change.kind == .leave || role == HouseholdRoster.Role.owner.rawValue else {
                     throw HTTPError(.forbidden, message: "not an owner of this household")
                 }
                 guard let answer = try await appendFrames(change.append, to: id, device: identity.device, connection) else {
