@@ -29,24 +29,28 @@ extension SyncRoutes {
         guard journal.journalID.count == 16, journal.genesisHash.count == 32, journal.header.count <= 4_096, new.ownerKeys.count == 64
         else { throw HTTPError(.badRequest, message: "not a household journal's header and an owner's keys") }
         let limit = Int64(quotas.journalsPerAccount)
-        try await database.transaction(account: identity.account) { connection in
-            // Under the account's lock, as a journal is made: the households it is in count.
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtext(gk_current_account()::text))", logger: database.logger)
-            let id = ByteBuffer(bytes: journal.journalID)
-            let counts = try await connection.query(
-                "SELECT count(*), count(*) FILTER (WHERE id = \(id)) FROM gk_journals", logger: database.logger
-            ).decode((Int64, Int64).self).first { _ in true }
-            let (count, exists) = counts ?? (0, 0)
-            guard exists == 0 else { throw HTTPError(.conflict, message: "the account holds this journal already") }
-            guard count < limit else { throw HTTPError(.tooManyRequests, message: "over the quota of \(limit) journals an account") }
-            // Its rows read, or an error raised while it ran would surface only at the commit.
-            _ = try await connection.query(
-                """
-                SELECT 1 FROM gk_create_household(\(id), \(ByteBuffer(bytes: journal.header)), \(ByteBuffer(bytes: journal.genesisHash)),
-                    \(ByteBuffer(bytes: new.ownerKeys)))
-                """, logger: database.logger
-            ).decode(Int32.self).first { _ in true }
+        do {
+            try await database.transaction(account: identity.account) { connection in
+                // Under the account's lock, as a journal is made: the households it is in count.
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtext(gk_current_account()::text))", logger: database.logger)
+                let id = ByteBuffer(bytes: journal.journalID)
+                let counts = try await connection.query(
+                    "SELECT count(*), count(*) FILTER (WHERE id = \(id)) FROM gk_journals", logger: database.logger
+                ).decode((Int64, Int64).self).first { _ in true }
+                let (count, exists) = counts ?? (0, 0)
+                guard exists == 0 else { throw HTTPError(.conflict, message: "the account holds this journal already") }
+                guard count < limit else { throw HTTPError(.tooManyRequests, message: "over the quota of \(limit) journals an account") }
+                // Its rows read, or an error raised while it ran would surface only at the commit.
+                _ = try await connection.query(
+                    """
+                    SELECT 1 FROM gk_create_household(\(id), \(ByteBuffer(bytes: journal.header)), \(ByteBuffer(bytes: journal.genesisHash)),
+                        \(ByteBuffer(bytes: new.ownerKeys)))
+                    """, logger: database.logger
+                ).decode(Int32.self).first { _ in true }
+            }
+        } catch let error as PSQLError where error.sqlState == "23505" {
+            throw HTTPError(.conflict, message: "a journal of this id exists")
         }
         return Response(status: .created)
     }

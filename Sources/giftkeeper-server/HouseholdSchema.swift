@@ -78,7 +78,8 @@ enum HouseholdSchema {
         BEGIN
             SELECT j.account_id INTO home FROM gk_journals j WHERE j.account_id = gk_current_account() AND j.id = p_journal;
             IF home IS NULL THEN
-                SELECT j.account_id INTO home FROM gk_journals j WHERE j.id = p_journal AND j.account_id IN (\(households)) LIMIT 1;
+                SELECT j.account_id INTO home FROM gk_journals j WHERE j.id = p_journal AND j.account_id IN (\(households))
+                    ORDER BY j.account_id LIMIT 1;
             END IF;
             RETURN home;
         END
@@ -101,7 +102,9 @@ enum HouseholdSchema {
         """
 
     /// A household journal, empty, in an account of its own; the transaction's account is
-    /// its owner, with its member public keys (signing then sealing).
+    /// its owner, with its member public keys (signing then sealing). Its id must be new to
+    /// the whole service (else unique_violation), so no member ever sees two households of
+    /// one id, whoever made the second.
     static let createHousehold = """
         CREATE OR REPLACE FUNCTION gk_create_household(p_journal bytea, p_header bytea, p_genesis bytea, p_keys bytea)
         RETURNS void
@@ -111,6 +114,9 @@ enum HouseholdSchema {
         BEGIN
             IF gk_current_account() IS NULL THEN
                 RAISE EXCEPTION 'no account' USING ERRCODE = 'GKNOM';
+            END IF;
+            IF EXISTS (SELECT 1 FROM gk_journals WHERE id = p_journal) THEN
+                RAISE EXCEPTION 'a journal of this id exists' USING ERRCODE = 'unique_violation';
             END IF;
             INSERT INTO gk_accounts DEFAULT VALUES RETURNING id INTO household;
             INSERT INTO gk_journals (account_id, id, header, head_sequence, head_hash)

@@ -146,6 +146,8 @@ struct HouseholdServiceTests {
         #expect(roster.members.last?.memberKeys == Data(bob.keys))
 
         #expect(try carol.open(household.id) == nil, "a non-member gets no frame")
+        let copied = caught(JournalError.self) { _ = try carol.remote.createHousehold(header: household.store.header, ownerKeys: carol.keys) }
+        #expect(copied?.code == .alreadyExists, "no second household of the same id, to be served to a member in its place")
         #expect(!(try carol.remote.journalIDs()).contains(household.id))
         #expect(refusal { _ = try carol.remote.roster(journalID: household.id) } == .notMember)
         #expect(refusal { _ = try carol.remote.invitations(journalID: household.id) } == .notMember)
