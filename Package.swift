@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "GiftKeeperJournalTests",
             dependencies: [
-                "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperRemote", "GiftKeeperWire",
+                "GiftKeeperJournal", "GiftKeeperCrypto", "GiftKeeperRemote", "GiftKeeperWire", "GiftKeeperSealing",
                 "journal-append-probe", "TestProcesses", "GiftKeeperTestSupport",
             ],
             swiftSettings: strictSettings

@@ -107,6 +107,25 @@ public enum RemoteFailure: Sendable, Equatable {
     case unexpectedAnswer
     /// The server could not be reached; `cause` names the kind of failure.
     case couldNotConnect(cause: String)
+    /// The service refused a household's request by a rule it keeps (SPEC §13).
+    case household(HouseholdRefusal)
+}
+
+/// Why the service refused a household's request: the rules it can check, because it
+/// records them (who is a member, who an owner, an invitation's use and expiry).
+public enum HouseholdRefusal: Sendable, Equatable {
+    /// The invitation's code was used already (by another account).
+    case codeUsed
+    /// The invitation's code expired.
+    case codeExpired
+    /// The service knows no invitation of this code (never made, or burnt).
+    case unknownCode
+    /// Only an owner of the household may do that.
+    case notOwner
+    /// This account is not a member of the household (or no longer).
+    case notMember
+    /// The household's last owner cannot be removed or leave.
+    case lastOwner
 }
 
 extension RemoteFailure {

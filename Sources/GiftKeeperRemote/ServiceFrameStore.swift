@@ -234,9 +234,11 @@ public final class ServiceFrameStore: SharedFrameStore {
         return try appendPiece(pieces[pieces.count - 1], posting: deviceHead)
     }
 
-    private func appendPiece(_ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?) throws(JournalError)
-        -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]])
-    {
+    /// One request of an append; with `change`, a household's change of members that goes
+    /// with the frames (``MembershipChange``, its `append` filled in here).
+    func appendPiece(
+        _ batch: FrameBatch, posting deviceHead: (device: [UInt8], record: [UInt8])?, changing change: MembershipChange? = nil
+    ) throws(JournalError) -> (outcome: AppendOutcome, heads: [[UInt8]: [UInt8]]) {
         guard !isUnusable else { throw JournalError(.unusable, path: name) }
         guard batch.base == head else { return (.conflict(current: head), [:]) }
         guard !batch.isEmpty else { return (.appended(head), try deviceHeads()) }
@@ -247,7 +249,13 @@ public final class ServiceFrameStore: SharedFrameStore {
             post: deviceHead.map { PostedHead(device: Data($0.device), record: Data($0.record)) })
         let answer: AppendAnswer?
         do throws(JournalError) {
-            answer = try connection.call(.POST, Route.append(journalID), body: request, answer: AppendAnswer.self)
+            if var change {
+                change.append = request
+                answer = try connection.callHousehold(
+                    .POST, Route.members(journalID), body: change, answer: AppendAnswer.self, conflict: .lastOwner, missing: .notMember)
+            } else {
+                answer = try connection.call(.POST, Route.append(journalID), body: request, answer: AppendAnswer.self)
+            }
         } catch {
             // No answer: the outcome is unknown (the frames may be there).
             if case .unreachable(let failure) = error.code, failure != .journalGone, !Self.isRefusal(failure) {
@@ -273,7 +281,7 @@ public final class ServiceFrameStore: SharedFrameStore {
     /// Whether the service answered with a refusal (it wrote nothing) rather than not at all.
     private static func isRefusal(_ failure: RemoteFailure) -> Bool {
         switch failure {
-        case .rejected, .notAuthenticated, .permissionDenied, .overQuota: true
+        case .rejected, .notAuthenticated, .permissionDenied, .overQuota, .household: true
         default: false
         }
     }

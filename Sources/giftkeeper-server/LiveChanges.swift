@@ -60,6 +60,13 @@ final class ChangeHub: Sendable {
         for subscriber in subscribers.withLock({ Array(($0[account] ?? [:]).values) }) { subscriber.continuation.yield(message) }
     }
 
+    /// Closes `account`'s sockets (it was removed from a household, whose changes it must hear no more).
+    func close(account: String) {
+        for subscriber in subscribers.withLock({ $0.removeValue(forKey: account).map { Array($0.values) } ?? [] }) {
+            subscriber.continuation.finish()
+        }
+    }
+
     /// Tells every socket `message` (after the listener was away: changes may have been missed).
     func publishToAll(_ message: String) {
         for subscriber in subscribers.withLock({ $0.values.flatMap(\.values) }) { subscriber.continuation.yield(message) }
@@ -67,8 +74,9 @@ final class ChangeHub: Sendable {
 }
 
 /// LISTENs on `gk_changes` (notified by `gk_append` at each commit, with the account, the
-/// journal and the new head; and by a device's revocation) on one pooled connection, for
-/// as long as the process runs, reconnecting after a second when the connection is lost;
+/// journal and the new head; by a device's revocation; by a household's removal of an
+/// account, `ACCOUNT close`) on one pooled connection, for as long as the process runs,
+/// reconnecting after a second when the connection is lost;
 /// after each (re)connection it reads the revocations it may have missed and tells every
 /// socket to read again, since notifications sent meanwhile are lost.
 struct ChangeListener: Service {
@@ -110,6 +118,8 @@ struct ChangeListener: Service {
         let parts = payload.split(separator: " ")
         if parts.count == 3, parts[0] == "revoked", let device = Int64(parts[2]) {
             revoke(DeviceIdentity(account: String(parts[1]), device: device))
+        } else if parts.count == 2, parts[1] == "close" {
+            hub.close(account: String(parts[0]))
         } else if parts.count == 3 {
             hub.publish(account: String(parts[0]), parts[1] + " " + parts[2])
         }
@@ -137,7 +147,7 @@ extension SyncRoutes {
             let writer = Task {
                 for await change in changes { try await outbound.write(.text(change)) }
                 // The stream ended while the socket is open: the device was revoked.
-                if !Task.isCancelled { try await outbound.close(.policyViolation, reason: "this device was removed") }
+                if !Task.isCancelled { try await outbound.close(.policyViolation, reason: nil) }
             }
             defer { writer.cancel() }
             // Read until the device closes (or answers the close), which ends the handler; the

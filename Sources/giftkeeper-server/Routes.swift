@@ -47,165 +47,13 @@ struct SyncRoutes: Sendable {
         signedIn.post("journals/:journal/append") { request, context in try await append(request, context) }
         signedIn.get("journals/:journal/heads") { _, context in try await heads(context) }
         signedIn.put("journals/:journal/heads") { request, context in try await postHead(request, context) }
+        addHouseholdRoutes(to: signedIn)
         return router
-    }
-
-    // MARK: Devices and accounts
-
-    /// Checks a device's proof: a challenge this service gave out, not expired and not used
-    /// before (taken back in the database, so on every process at once), signed with the
-    /// key it names.
-    private func check(_ proof: DeviceProof) async throws {
-        let nonce = Array(proof.nonce)
-        guard let expires = sessions.expiry(ofNonce: nonce) else {
-            throw HTTPError(.unauthorized, message: "the challenge is unknown, used or expired; ask for another")
-        }
-        guard
-            SigningKeyPair.verify(
-                signature: Array(proof.signature), of: Wire.proofMessage(nonce: nonce), publicKey: Array(proof.publicKey))
-        else { throw HTTPError(.unauthorized, message: "the signature does not verify") }
-        let spent = try await database.transaction(account: nil) { connection in
-            try await connection.query("SELECT gk_spend_nonce(\(ByteBuffer(bytes: nonce)), \(expires))", logger: database.logger)
-                .decode(Bool.self).first { _ in true }
-        }
-        guard spent == true else {
-            throw HTTPError(.unauthorized, message: "the challenge is unknown, used or expired; ask for another")
-        }
-    }
-
-    private func signIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let proof = try await request.decode(as: DeviceProof.self, context: context)
-        try await check(proof)
-        let identity = try await database.transaction(account: nil) { connection in
-            try await connection.query(
-                "SELECT r_account::text, r_device FROM gk_device_for_key(\(ByteBuffer(bytes: proof.publicKey)))",
-                logger: database.logger
-            ).decode((String, Int64).self).first { _ in true }
-        }
-        guard let identity else {
-            throw HTTPError(.unauthorized, message: "this device is not enrolled (or was removed)")
-        }
-        return try json(try sessions.open(DeviceIdentity(account: identity.0, device: identity.1)))
-    }
-
-    private func signUp(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let signUp = try await request.decode(as: DeviceSignUp.self, context: context)
-        try await check(signUp.proof)
-        let key = ByteBuffer(bytes: signUp.proof.publicKey)
-        let name = Self.deviceName(signUp.deviceName)
-        let made = try await enrolling {
-            try await database.transaction(account: nil) { connection in
-                try await connection.query(
-                    "SELECT r_account::text, r_device FROM gk_create_account(\(key), \(name))", logger: database.logger
-                ).decode((String, Int64).self).first { _ in true }
-            }
-        }
-        guard let made else { throw HTTPError(.internalServerError, message: "the account was not made") }
-        return try json(try sessions.open(DeviceIdentity(account: made.0, device: made.1)), status: .created)
-    }
-
-    private func redeem(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let signUp = try await request.decode(as: DeviceSignUp.self, context: context)
-        try await check(signUp.proof)
-        guard let code = signUp.code else { throw HTTPError(.badRequest, message: "no enrolment code") }
-        let key = ByteBuffer(bytes: signUp.proof.publicKey)
-        let name = Self.deviceName(signUp.deviceName)
-        let codeHash = ByteBuffer(bytes: Self.codeHash(code))
-        let joined = try await enrolling {
-            try await database.transaction(account: nil) { connection in
-                try await connection.query(
-                    "SELECT r_account::text, r_device FROM gk_redeem_enrolment(\(codeHash), \(key), \(name))",
-                    logger: database.logger
-                ).decode((String, Int64).self).first { _ in true }
-            }
-        }
-        guard let joined else { throw HTTPError(.forbidden, message: "the enrolment code is unknown, used or expired") }
-        return try json(try sessions.open(DeviceIdentity(account: joined.0, device: joined.1)), status: .created)
-    }
-
-    /// Runs an enrolment, naming a key enrolled already as a conflict.
-    private func enrolling<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as PSQLError where error.sqlState == "23505" {
-            throw HTTPError(.conflict, message: "this device key is enrolled already")
-        }
-    }
-
-    /// A device's name as kept: printable, at most 64 characters.
-    static func deviceName(_ name: String) -> String {
-        let kept = name.unicodeScalars.filter { $0.properties.generalCategory != .control }
-        return String(String.UnicodeScalarView(kept).prefix(64))
-    }
-
-    /// What the server keeps of an enrolment code: its hash, so a database dump does not
-    /// hold a code that still works.
-    static func codeHash(_ code: String) -> [UInt8] {
-        Blake2b.hash(Array(code.uppercased().filter { $0 != "-" }.utf8))
-    }
-
-    private func newEnrolment(_ context: ServiceContext) async throws -> Response {
-        let identity = try context.requireIdentity()
-        let digits = Wire.hex(try randomBytes(count: 10)).uppercased()
-        let code = stride(from: 0, to: digits.count, by: 5).map { start in
-            let from = digits.index(digits.startIndex, offsetBy: start)
-            return String(digits[from..<digits.index(from, offsetBy: 5)])
-        }.joined(separator: "-")
-        let codeHash = ByteBuffer(bytes: Self.codeHash(code))
-        let seconds = Self.enrolmentLifetimeSeconds
-        _ = try await database.transaction(account: identity.account) { connection in
-            try await connection.query(
-                """
-                INSERT INTO gk_enrolments (code_hash, account_id, expires_at)
-                VALUES (\(codeHash), gk_current_account(), now() + make_interval(secs => \(seconds)))
-                """, logger: database.logger)
-        }
-        return try json(EnrolmentCode(code: code, expiresInSeconds: seconds), status: .created)
-    }
-
-    private func devices(_ context: ServiceContext) async throws -> Response {
-        let identity = try context.requireIdentity()
-        let rows = try await database.transaction(account: identity.account) { connection in
-            var rows: [DeviceList.Device] = []
-            let query: PostgresQuery = """
-                SELECT id, name, public_key, extract(epoch FROM enrolled_at)::bigint FROM gk_devices
-                WHERE revoked_at IS NULL ORDER BY id
-                """
-            for try await (id, name, key, enrolled) in try await connection.query(query, logger: database.logger)
-                .decode((Int64, String, ByteBuffer, Int64).self)
-            {
-                rows.append(
-                    DeviceList.Device(
-                        id: id, name: name, publicKey: Data(key.readableBytesView), enrolledAt: enrolled, isCurrent: id == identity.device))
-            }
-            return rows
-        }
-        return try json(DeviceList(devices: rows))
-    }
-
-    private func revoke(_ context: ServiceContext) async throws -> Response {
-        let identity = try context.requireIdentity()
-        let device = try context.parameters.require("device", as: Int64.self)
-        let revoked = try await database.transaction(account: identity.account) { connection in
-            let revoked = try await connection.query(
-                "UPDATE gk_devices SET revoked_at = now() WHERE id = \(device) AND revoked_at IS NULL RETURNING id",
-                logger: database.logger
-            ).decode(Int64.self).first { _ in true }
-            if revoked != nil {
-                // Every service process refuses its tokens and closes its sockets (at commit).
-                let message = ChangeListener.revocation(DeviceIdentity(account: identity.account, device: device))
-                try await connection.query("SELECT pg_notify(\(ChangeListener.channel), \(message))", logger: database.logger)
-            }
-            return revoked
-        }
-        guard revoked != nil else { throw HTTPError(.notFound, message: "no such device") }
-        sessions.revoke(DeviceIdentity(account: identity.account, device: device))
-        return Response(status: .noContent)
     }
 
     // MARK: Journals
 
-    private func journalID(_ context: ServiceContext) throws -> ByteBuffer {
+    func journalID(_ context: ServiceContext) throws -> ByteBuffer {
         guard let id = Wire.unhex(try context.parameters.require("journal")), id.count == 16 else {
             throw HTTPError(.badRequest, message: "a journal id is 32 hex digits")
         }
@@ -264,8 +112,10 @@ struct SyncRoutes: Sendable {
         let id = try journalID(context)
         let info = try await database.transaction(account: identity.account) { connection in
             try await connection.query(
-                "SELECT header, head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id)",
-                logger: database.logger
+                """
+                SELECT header, head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals
+                WHERE id = \(id) AND account_id = gk_journal_home(id)
+                """, logger: database.logger
             ).decode((ByteBuffer, Int64, ByteBuffer, ByteBuffer?).self).first { _ in true }
         }
         guard let info else { throw HTTPError(.notFound, message: "no such journal") }
@@ -273,11 +123,11 @@ struct SyncRoutes: Sendable {
             JournalInfo(header: Data(info.0.readableBytesView), head: Self.head(info.1, info.2), epoch: Self.epoch(info.3)))
     }
 
-    private static func epoch(_ bytes: ByteBuffer?) -> Data? {
+    static func epoch(_ bytes: ByteBuffer?) -> Data? {
         bytes.map { Data($0.readableBytesView) }
     }
 
-    private static func head(_ sequence: Int64, _ hash: ByteBuffer) -> WireHead {
+    static func head(_ sequence: Int64, _ hash: ByteBuffer) -> WireHead {
         WireHead(sequence: UInt64(max(0, sequence)), hash: Data(hash.readableBytesView))
     }
 
@@ -298,7 +148,7 @@ struct SyncRoutes: Sendable {
             let rows = try await connection.query(
                 """
                 SELECT sequence, frame FROM gk_frames
-                WHERE account_id = gk_current_account() AND journal_id = \(id) AND sequence > \(after)
+                WHERE account_id = gk_journal_home(\(id)) AND journal_id = \(id) AND sequence > \(after)
                 ORDER BY sequence LIMIT \(limit)
                 """, logger: database.logger)
             for try await (sequence, frame) in rows.decode((Int64, ByteBuffer).self) {
@@ -311,7 +161,7 @@ struct SyncRoutes: Sendable {
             }
             // Read after the frames: the head is never before the last frame read.
             let head = try await connection.query(
-                "SELECT head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id)",
+                "SELECT head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id) AND account_id = gk_journal_home(id)",
                 logger: database.logger
             ).decode((Int64, ByteBuffer, ByteBuffer?).self).first { _ in true }
             return head.map {
@@ -326,6 +176,16 @@ struct SyncRoutes: Sendable {
         let identity = try context.requireIdentity()
         let id = try journalID(context)
         let append = try await request.decode(as: AppendRequest.self, context: context)
+        try check(append, account: identity.account)
+        let answer = try await database.transaction(account: identity.account) { connection in
+            try await appendFrames(append, to: id, device: identity.device, connection)
+        }
+        guard let answer else { throw HTTPError(.notFound, message: "no such journal") }
+        return try json(answer)
+    }
+
+    /// Refuses a malformed append, or one over a quota (counting its frames against `account`'s rate).
+    func check(_ append: AppendRequest, account: String) throws {
         guard !append.frames.isEmpty, append.head.sequence == append.base.sequence + UInt64(append.frames.count),
             append.head.sequence <= UInt64(Int64.max), append.base.hash.count == 32, append.head.hash.count == 32,
             append.post.map({ $0.device.count == 16 && $0.record.count <= 4_096 }) ?? true
@@ -333,23 +193,24 @@ struct SyncRoutes: Sendable {
         guard append.frames.allSatisfy({ $0.count <= quotas.maximumFrameBytes }) else {
             throw HTTPError(.contentTooLarge, message: "a frame is over the \(quotas.maximumFrameBytes)-byte quota")
         }
-        try appendRate.take(append.frames.count, account: identity.account)
+        try appendRate.take(append.frames.count, account: account)
+    }
+
+    /// `gk_append` of `append` to journal `id` in the caller's transaction; nil when the account sees no such journal.
+    func appendFrames(_ append: AppendRequest, to id: ByteBuffer, device: Int64, _ connection: PostgresConnection) async throws -> AppendAnswer? {
         let frames = append.frames.map { ByteBuffer(bytes: $0) }
-        let device = append.post.map { ByteBuffer(bytes: $0.device) }
+        let posted = append.post.map { ByteBuffer(bytes: $0.device) }
         let record = append.post.map { ByteBuffer(bytes: $0.record) }
-        let answer = try await database.transaction(account: identity.account) { connection in
-            try await connection.query(
-                """
-                SELECT *, \(unescaped: Schema.epoch) FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
-                    \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)), \(frames)::bytea[],
-                    \(identity.device), \(device)::bytea, \(record)::bytea)
-                """, logger: database.logger
-            ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?, ByteBuffer?).self).first { _ in true }
-        }
-        guard let answer else { throw HTTPError(.notFound, message: "no such journal") }
+        let answer = try await connection.query(
+            """
+            SELECT *, \(unescaped: Schema.epoch) FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
+                \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)), \(frames)::bytea[],
+                \(device), \(posted)::bytea, \(record)::bytea)
+            """, logger: database.logger
+        ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?, ByteBuffer?).self).first { _ in true }
+        guard let answer else { return nil }
         let heads = zip(answer.4 ?? [], answer.5 ?? []).map { PostedHead(device: Data($0.readableBytesView), record: Data($1.readableBytesView)) }
-        return try json(
-            AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads, epoch: Self.epoch(answer.6)))
+        return AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads, epoch: Self.epoch(answer.6))
     }
 
     private func heads(_ context: ServiceContext) async throws -> Response {
@@ -358,7 +219,8 @@ struct SyncRoutes: Sendable {
         let heads = try await database.transaction(account: identity.account) { connection in
             var heads: [PostedHead] = []
             for try await (device, record) in try await connection.query(
-                "SELECT device, record FROM gk_heads WHERE journal_id = \(id) ORDER BY device", logger: database.logger
+                "SELECT device, record FROM gk_heads WHERE account_id = gk_journal_home(\(id)) AND journal_id = \(id) ORDER BY device",
+                logger: database.logger
             ).decode((ByteBuffer, ByteBuffer).self) {
                 heads.append(PostedHead(device: Data(device.readableBytesView), record: Data(record.readableBytesView)))
             }
@@ -378,8 +240,8 @@ struct SyncRoutes: Sendable {
             try await connection.query(
                 """
                 INSERT INTO gk_heads (account_id, journal_id, device, record)
-                SELECT gk_current_account(), id, \(ByteBuffer(bytes: head.device)), \(ByteBuffer(bytes: head.record))
-                FROM gk_journals WHERE id = \(id)
+                SELECT account_id, id, \(ByteBuffer(bytes: head.device)), \(ByteBuffer(bytes: head.record))
+                FROM gk_journals WHERE account_id = gk_journal_home(\(id)) AND id = \(id)
                 ON CONFLICT (account_id, journal_id, device) DO UPDATE SET posted_at = now(), record = CASE
                     WHEN gk_head_sequence(EXCLUDED.record) >= gk_head_sequence(gk_heads.record) THEN EXCLUDED.record
                     ELSE gk_heads.record END

@@ -10,7 +10,8 @@ import PostgresNIO
 ///
 /// Three functions run as the owner (`SECURITY DEFINER`) because they must look across
 /// accounts, each for one narrow purpose: finding the account of a device's public key
-/// (signing in), making an account with its first device, and redeeming an enrolment code.
+/// (signing in), making an account with its first device, and redeeming an enrolment code;
+/// and those of households (``HouseholdSchema``), which look across a household's members.
 enum Schema {
     /// The statements, in order; each is idempotent, so `migrate` can run again.
     static let statements: [String] =
@@ -94,7 +95,8 @@ enum Schema {
             CREATE OR REPLACE FUNCTION gk_current_account() RETURNS uuid
             LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting('giftkeeper.account', true), '')::uuid $$
             """,
-        ] + ["gk_accounts", "gk_devices", "gk_enrolments", "gk_journals", "gk_frames", "gk_heads"].flatMap(policy) + functions
+        ] + HouseholdSchema.tables + ["gk_accounts", "gk_devices", "gk_enrolments", "gk_journals", "gk_frames", "gk_heads"].flatMap(policy)
+        + HouseholdSchema.functions + functions + HouseholdSchema.revokes
 
     /// The server's epoch, as a column of a query (NULL before `migrate` made it).
     static let epoch = "(SELECT epoch FROM gk_server)"
@@ -103,16 +105,18 @@ enum Schema {
     /// is told at its next read. Returns the new epoch.
     static let newEpoch = "UPDATE gk_server SET epoch = uuid_send(gen_random_uuid()), changed_at = now() RETURNING epoch"
 
-    /// Row-level security on `table`: the rows of the transaction's account only.
+    /// Row-level security on `table`: the rows of the transaction's account only, and for
+    /// a journal's tables those of the households it is a member of as well (``HouseholdSchema``).
     static func policy(_ table: String) -> [String] {
         let column = table == "gk_accounts" ? "id" : "account_id"
+        let rows =
+            ["gk_journals", "gk_frames", "gk_heads"].contains(table)
+            ? "\(column) = gk_current_account() OR \(column) IN (\(HouseholdSchema.households))"
+            : "\(column) = gk_current_account()"
         return [
             "ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY",
             "DROP POLICY IF EXISTS gk_account_rows ON \(table)",
-            """
-            CREATE POLICY gk_account_rows ON \(table)
-                USING (\(column) = gk_current_account()) WITH CHECK (\(column) = gk_current_account())
-            """,
+            "CREATE POLICY gk_account_rows ON \(table) USING (\(rows)) WITH CHECK (\(rows))",
         ]
     }
 
@@ -193,7 +197,10 @@ enum Schema {
         // An append, run as the serve role under row-level security: the journal's head
         // moves only if it is still the batch's base (the update locks the row, and one
         // that waited for another append's lock looks at the row again); the frames go in
-        // after it, the device's head is posted, the service processes are notified; the answer says whether it moved, how many
+        // after it, the device's head is posted, the service processes are notified (for
+        // each account that reads the journal: its own, or a household's members — the
+        // journal is the account's own or a household's it is a member of, ``HouseholdSchema``);
+        // the answer says whether it moved, how many
         // frames went in, the head (the one that won, on a conflict) and the posted heads.
         """
         CREATE OR REPLACE FUNCTION gk_append(
@@ -203,7 +210,7 @@ enum Schema {
             r_devices bytea[], r_records bytea[])
         LANGUAGE plpgsql AS $$
         DECLARE
-            account uuid := gk_current_account();
+            account uuid := gk_journal_home(p_journal);
             stored bigint := 0;
         BEGIN
             UPDATE gk_journals j SET head_sequence = p_new_sequence, head_hash = p_new_hash
@@ -226,7 +233,12 @@ enum Schema {
                         ELSE h.record END;
             END IF;
             -- Delivered at commit to the service processes listening (never to a device).
-            PERFORM pg_notify('gk_changes', account::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text);
+            IF account = gk_current_account() THEN
+                PERFORM pg_notify('gk_changes', account::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text);
+            ELSE
+                PERFORM pg_notify('gk_changes', r::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text)
+                    FROM gk_readers(account) r;
+            END IF;
             RETURN QUERY SELECT true, stored, p_new_sequence, p_new_hash,
                     array_agg(h.device ORDER BY h.device), array_agg(h.record ORDER BY h.device)
                 FROM gk_heads h WHERE h.account_id = account AND h.journal_id = p_journal;
@@ -263,7 +275,7 @@ enum Schema {
             "GRANT EXECUTE ON FUNCTION gk_create_account(bytea, text) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_append(bytea, bigint, bytea, bigint, bytea, bytea[], bigint, bytea, bytea) TO \(role)",
-        ]
+        ] + HouseholdSchema.grants(to: role)
     }
 
     /// Makes the serve role when it does not exist: it logs in, and is nothing else (no

@@ -51,6 +51,24 @@ import Testing
         #expect(ImportRejection.notAList(of: "budgets").words == "it must be a list of budgets")
     }
 
+    @Test("a household's refusals worded as themselves, with what to do, none offline")
+    func householdRefusalsInWords() {
+        func sentence(_ refusal: HouseholdRefusal) -> String {
+            JournalError(.unreachable(.household(refusal)), path: "https://gifts.home:443").sentence
+        }
+        #expect(
+            sentence(.codeUsed)
+                == "The journal server 'https://gifts.home:443' cannot be used: this invitation code was used already. "
+                + "Ask an owner of the household for a new code ('household invite').")
+        #expect(sentence(.codeExpired).contains("this invitation code has expired. Ask an owner of the household for a new code"))
+        #expect(sentence(.unknownCode).contains("it knows no invitation with this code. Ask an owner"))
+        #expect(sentence(.notOwner).contains("only an owner of the household may do that. Ask an owner of the household to do it"))
+        #expect(sentence(.notMember).contains("this account is not a member of the household. Ask an owner of the household to invite you"))
+        #expect(sentence(.lastOwner).contains("the household's last owner cannot be removed or leave. Make another member an owner first."))
+        let all: [HouseholdRefusal] = [.codeUsed, .codeExpired, .unknownCode, .notOwner, .notMember, .lastOwner]
+        #expect(all.allSatisfy { !RemoteFailure.household($0).isOffline })
+    }
+
     @Test("each sync failure worded as itself, with what to do; only a server away is offline")
     func remoteFailuresInWords() {
         func sentence(_ failure: RemoteFailure) -> String {

@@ -123,6 +123,8 @@ extension RemoteFailure {
             return "the service sent an answer of an unexpected shape"
         case .couldNotConnect(let cause):
             return "it could not be reached (\(cause))"
+        case .household(let refusal):
+            return refusal.words
         }
     }
 
@@ -145,9 +147,35 @@ extension RemoteFailure {
             return " The changes are kept here; sync again later, or ask whoever runs the service for a larger quota."
         case .rejected, .journalGone, .unexpectedAnswer:
             return ""
+        case .household(let refusal):
+            return refusal.advice
         }
     }
 
+}
+
+extension HouseholdRefusal {
+    /// Why the service refused, in a few words.
+    var words: String {
+        switch self {
+        case .codeUsed: "this invitation code was used already"
+        case .codeExpired: "this invitation code has expired"
+        case .unknownCode: "it knows no invitation with this code"
+        case .notOwner: "only an owner of the household may do that"
+        case .notMember: "this account is not a member of the household"
+        case .lastOwner: "the household's last owner cannot be removed or leave"
+        }
+    }
+
+    /// What to do about it, as a sentence after the refusal's.
+    var advice: String {
+        switch self {
+        case .codeUsed, .codeExpired, .unknownCode: " Ask an owner of the household for a new code ('household invite')."
+        case .notOwner: " Ask an owner of the household to do it, or to make you an owner."
+        case .notMember: " Ask an owner of the household to invite you again."
+        case .lastOwner: " Make another member an owner first."
+        }
+    }
 }
 
 extension ImportRejection {
