@@ -3,6 +3,7 @@ import GiftKeeperCrypto
 import GiftKeeperJournal
 import GiftKeeperTestSupport
 import GiftKeeperWire
+import Glibc
 import TestProcesses
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 /// nothing more and their live socket is closed; a household keeps an owner. Through the
 /// test service (``ServiceFixture``) with three accounts — Alice, Bob and Carol, each a
 /// device of their own. The frames are opaque to the service, so stand-ins do here.
-@Suite(.needsService)
+@Suite(.programSlot, .needsService)
 struct HouseholdServiceTests {
     /// A person: a device of a new account on the test service, and their member identity.
     struct Person {
@@ -225,6 +226,54 @@ struct HouseholdServiceTests {
         try append(3, to: household.store)
         #expect(try bob.open(household.id) == nil, "nothing appended afterwards reaches him")
         #expect(refusal { _ = try bob.remote.roster(journalID: household.id) } == .notMember)
+    }
+
+    @Test("a removal closes the removed account's live sockets on another service process too")
+    func removalClosesSocketsOnEveryProcess() async throws {
+        let (alice, bob) = (try Person("alice"), try Person("bob"))
+        let household = try household(of: alice)
+        try admit(bob, to: household, by: alice)
+        let bobsAccount = try bob.remote.roster(journalID: household.id).you
+        let certificates = ServiceFixture.certificateDirectory
+        let arguments = [
+            "serve", "--database", ServiceFixture.databaseURL.replacingOccurrences(of: "//giftkeeper@", with: "//giftkeeper_serve@"),
+            "--listen", "127.0.0.1:0", "--tls-cert", certificates + "/server.pem", "--tls-key",
+            certificates + "/server.key",
+        ]
+        let (_, outcome) = try await withProgram(try Self.serverBinary(), arguments, environment: ["LANG": "C.UTF-8"], timeout: .seconds(120)) {
+            second in
+            #expect(await second.wait(timeout: .seconds(30)) { stdout, _ in stdout.contains("serving https://") }, "\(second.stderr)")
+            let line = second.stdout.split(separator: "\n").first { $0.contains("serving https://") } ?? ""
+            let address = "https://127.0.0.1:\(Int(line.split(separator: ":").last ?? "") ?? 0)"
+            // Bob's device, reaching the second process with its own key.
+            let key = try #require(
+                try DeviceKey.read(
+                    DeviceKey.path(stateDirectory: bob.directory.path, address: try ServiceAddress(url: try ServiceFixture.requireURL()))))
+            try DeviceKey.write(key, to: DeviceKey.path(stateDirectory: bob.directory.path, address: try ServiceAddress(url: address)))
+            let elsewhere = try ServiceRemote(url: address, stateDirectory: bob.directory.path, deviceName: "bob")
+            #expect(try elsewhere.open(journalID: household.id) != nil)
+            let live = LiveChanges()
+            defer { live.stop() }
+            #expect(elsewhere.connection.startLive(live, journalID: household.id))
+            #expect(await eventually { live.isOpen })
+            let heard = live.count
+            try append(to: household.store)
+            #expect(await eventually { live.count > heard }, "a change through one process reaches a member's socket on the other")
+            try append(to: household.store, change: .remove, account: bobsAccount)
+            #expect(await eventually { !live.isOpen }, "the other process closed Bob's live socket")
+            #expect(try elsewhere.open(journalID: household.id) == nil)
+            second.kill(SIGTERM)
+        }
+        #expect(outcome.status == 0, "\(outcome)")
+    }
+
+    /// `$GIFTKEEPER_SERVER_BINARY`, else the giftkeeper-server built beside this test bundle.
+    static func serverBinary() throws -> String {
+        if let named = ProcessInfo.processInfo.environment["GIFTKEEPER_SERVER_BINARY"], !named.isEmpty { return named }
+        let bundle = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let path = URL(fileURLWithPath: bundle).deletingLastPathComponent().path + "/giftkeeper-server"
+        try #require(FileManager.default.isExecutableFile(atPath: path), "giftkeeper-server is not beside the test bundle: build it")
+        return path
     }
 
     @Test("a member leaves with their frame; an owner makes another an owner; the last owner can neither leave nor be removed")
