@@ -24,9 +24,11 @@ public enum Command: Hashable, Sendable {
 /// to the commands that only the service gives with keys or files in hand (sign-in,
 /// password change, export, undo).
 public enum Change: Hashable, Sendable {
+    /// `givers`: the members (or people) who give it together, the person adding it among
+    /// them (``setGivers(id:givers:)``); empty: they alone.
     case addPresent(
         recipient: String, title: String, notes: String = "", price: Money? = nil, occasion: String = "",
-        url: String = "", store: String = "")
+        url: String = "", store: String = "", givers: [String] = [])
     case editPresent(id: PresentID, changes: [PresentChange])
     case markPresent(id: PresentID, status: PresentStatus)
     case removePresent(id: PresentID)

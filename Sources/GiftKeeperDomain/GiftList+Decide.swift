@@ -82,7 +82,7 @@ extension GiftList {
     private static func decided(_ change: Change, at: Timestamp, state: GiftList) throws(DomainError) -> [Event] {
         func event(_ body: EventBody) -> Event { Event(at: at, body) }
         switch change {
-        case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store):
+        case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store, let givers):
             let recipient = state.recipientSpelling(try checked(recipient, .recipient, allowEmpty: false))
             let title = try checked(title, .title, allowEmpty: false)
             let notes = try checked(notes, .notes, allowEmpty: true, trim: false)
@@ -92,12 +92,13 @@ extension GiftList {
             guard let id = PresentID(number: state.nextPresentNumber),
                 state.present(id) == nil
             else { throw .presentIDsExhausted }
-            return [
-                event(
-                    .presentAdded(
-                        id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion,
-                        url: url, store: store))
-            ]
+            let added = event(
+                .presentAdded(
+                    id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion,
+                    url: url, store: store))
+            var after = state
+            after.apply(added)
+            return [added] + (try decidedHousehold(.setGivers(id: id, givers: givers), at: at, state: after)).map(event)
         case .importPresent(let present):
             let imported = try checkedImport(present)
             guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }

@@ -221,7 +221,7 @@ extension GiftList {
         // The scope's names folded once, not once per present.
         let scope = budget.scope.key
         for present in presents.values {
-            guard let price = present.price, scope.covers(present) else { continue }
+            guard let price = ownShare(of: present), scope.covers(present) else { continue }
             if let year = scope.year, self.year(of: present) != year { continue }
             if present.status == .idea { standing.planned.add(price) } else { standing.spent.add(price) }
         }
@@ -327,7 +327,7 @@ extension GiftList {
             var row =
                 rows[key] ?? RecipientSummary(recipient: recipientSpelling(present.recipient), count: 0, planned: MoneyTotal(), spent: MoneyTotal())
             row.count += 1
-            if let price = present.price {
+            if let price = ownShare(of: present) {
                 if present.status == .idea { row.planned.add(price) } else { row.spent.add(price) }
             }
             rows[key] = row

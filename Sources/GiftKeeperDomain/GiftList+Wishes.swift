@@ -24,6 +24,12 @@ extension GiftList {
         return Money(minorUnits: each + (Int64(place) < left ? 1 : 0))
     }
 
+    /// What this list's owner (``accountName``) pays of `present`: what budgets and the
+    /// summary count. The whole price unless the present has givers.
+    public func ownShare(of present: Present) -> Money? {
+        givers[present.id] == nil ? present.price : share(of: present, for: accountName ?? "")
+    }
+
     // MARK: Folding
 
     mutating func applyHousehold(_ body: EventBody) {

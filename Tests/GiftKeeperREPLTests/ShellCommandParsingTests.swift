@@ -49,7 +49,7 @@ import Testing
     /// For a line argument-parser refuses, the words that look like arguments are counted
     /// (the answers its command would have read are skipped): an option's value is none.
     @Test func theOptionsThatTakeAValueAreThoseItsHelpShowsWithOne() {
-        #expect(AddCommand.valueOptions == ["--price", "--notes", "--occasion", "--url", "--store"])
+        #expect(AddCommand.valueOptions == ["--price", "--notes", "--occasion", "--url", "--store", "--with"])
         #expect(SetupCommand.valueOptions == ["--kdf", "--currency"])
         #expect(ShowCommand.valueOptions == ["--as-of"])
         #expect(OccasionCommand.valueOptions == ["--date"])

@@ -148,6 +148,19 @@ extension GiftMemory {
         "Saved \(id): \(TerminalText.quoted(title)) for \(recipient)."
     }
 
+    /// `Given with Bob and Carol: your share 40.00 of 120.00.`, for a present given together.
+    static func givenWith(_ present: Present, in state: GiftList) -> String? {
+        guard let givers = state.givers[present.id] else { return nil }
+        let me = state.foldedName(state.accountName ?? "")
+        let others = givers.filter { state.foldedName($0) != me }
+        let names = others.count < 2 ? others.joined() : others.dropLast().joined(separator: ", ") + " and " + (others.last ?? "")
+        guard let price = present.price, let share = state.ownShare(of: present) else { return "Given with \(names)." }
+        return "Given with \(names): your share \(share) of \(price)."
+    }
+
+    /// `Saved p3: given by you alone.`, after `edit p3 with=`.
+    static func givenAlone(_ id: PresentID) -> String { "Saved \(id): given by you alone." }
+
     /// A note for each present named, then how many more.
     var notes: [String] {
         var notes = named.map { Self.note($0.present, isRemoved: $0.isRemoved) }

@@ -17,7 +17,7 @@ extension GiftKeeperService {
         // that can take one over.
         let standings = change.canTakeOverABudget ? state.budgetStandings : nil
         var similar: [PresentID] = []
-        if case .addPresent(let recipient, let title, _, _, _, _, _) = change {
+        if case .addPresent(let recipient, let title, _, _, _, _, _, _) = change {
             similar = state.similarPresentIDs(to: normalized(title), for: normalized(recipient))
         }
         var isUndoable = true

@@ -15,10 +15,11 @@ func normalized(_ command: Command) -> Command {
 /// A change with every text it carries normalised; prices, ids and dates as they are.
 func normalized(_ change: Change) -> Change {
     switch change {
-    case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store):
+    case .addPresent(let recipient, let title, let notes, let price, let occasion, let url, let store, let givers):
         return .addPresent(
             recipient: normalized(recipient), title: normalized(title), notes: normalized(notes),
-            price: price, occasion: normalized(occasion), url: normalized(url), store: normalized(store))
+            price: price, occasion: normalized(occasion), url: normalized(url), store: normalized(store),
+            givers: givers.map(normalized))
     case .editPresent(let id, let changes):
         return .editPresent(
             id: id,

@@ -3,14 +3,16 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `add <recipient> <title> [--price …] [--notes …] [--occasion …] [--url …] [--store …]`:
-/// a new present, status idea. Says when the person already got or has planned something
-/// like it, and when it takes a budget over.
+/// `add <recipient> <title> [--price …] [--notes …] [--occasion …] [--url …] [--store …]
+/// [--with NAMES]`: a new present, status idea. Says when the person already got or has
+/// planned something like it, and when it takes a budget over. With `--with`, it is given
+/// together, and budgets count this list's owner's share (SPEC §13).
 struct AddCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a present (status 'idea').",
-        usage: "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion NAME] [--url URL] [--store TEXT]")
+        usage:
+            "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion NAME] [--url URL] [--store TEXT] [--with NAMES]")
 
     @Argument(help: "Who the present is for.") var recipient: String?
     @Argument(help: "What it is.") var title: String?
@@ -23,6 +25,8 @@ struct AddCommand: ShellCommand {
     var occasion: String?
     @Option(parsing: .unconditional, help: "Where to find it online.") var url: String?
     @Option(parsing: .unconditional, help: "The shop.") var store: String?
+    @Option(parsing: .unconditional, help: "Who gives it with you, names separated by commas; each pays an even share.")
+    var with: String?
 
     /// `add` alone is a wizard: who and what, then (on a terminal) the optional fields.
     static var prompts: [ArgumentPrompt<Self>] {
@@ -51,20 +55,30 @@ struct AddCommand: ShellCommand {
         let title = self.title ?? ""
         let price = try self.price.map { try Money.parsePrice($0) }
         let occasion = try shell.occasion(forPresent: self.occasion ?? "")
+        let others = Self.names(with)
+        let givers = others.isEmpty ? [] : [shell.service.state.accountName ?? ""] + others
         let result = try shell.service.perform(
             .addPresent(
                 recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion.name,
-                url: url ?? "", store: store ?? ""))
+                url: url ?? "", store: store ?? "", givers: givers))
         for event in result.events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
             let memory = GiftMemory(result.similar, of: result.similar.count, for: recipient, in: shell.service.state)
             // The line and its notes, in one write.
             shell.console.print(lines: [GiftMemory.saved(id, title: title, for: recipient)] + memory.notes)
+            if let present = shell.service.state.presents[id], let line = GiftMemory.givenWith(present, in: shell.service.state) {
+                shell.console.print(line)
+            }
             if let suggestion = occasion.suggestion {
                 shell.console.print(OccasionWords.newOccasion(occasion.name, suggestion: suggestion, movedBy: id))
             }
         }
         shell.warnOverBudget(result.budgetsCrossed)
+    }
+
+    /// The names in `--with Bob, Carol` (empty ones left out).
+    static func names(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmedWhitespace() }.filter { !$0.isEmpty }
     }
 }
 

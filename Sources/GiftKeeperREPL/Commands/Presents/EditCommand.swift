@@ -3,11 +3,12 @@ import GiftKeeperDomain
 import GiftKeeperService
 import OrderedCollections
 
-/// `edit <id> field=value ...`: change a present's fields.
+/// `edit <id> field=value ...`: change a present's fields; `with=Bob,Carol` gives it
+/// together with them (`with=` alone: you alone), which budgets count as your share.
 struct EditCommand: PresentIDCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Change a present: title, recipient, notes, price, occasion, url, store.",
+        abstract: "Change a present: title, recipient, notes, price, occasion, url, store, with (who gives it with you).",
         usage: "edit <id> <field>=<value> ...")
 
     @Argument(help: "A present id such as p3.") var id: String?
@@ -31,9 +32,14 @@ struct EditCommand: PresentIDCommand {
         let id = try presentID()
         var changes: [PresentChange] = []
         var typo: (name: String, suggestion: String)?
+        var with: String?
         for assignment in self.changes {
             guard let equals = assignment.firstIndex(of: "=") else {
                 throw REPLError(.expectedAssignment(assignment))
+            }
+            if assignment[..<equals].lowercased() == "with" {
+                with = String(assignment[assignment.index(after: equals)...])
+                continue
             }
             let field = try PresentField(parsing: String(assignment[..<equals]))
             var change = try PresentChange(field: field, value: String(assignment[assignment.index(after: equals)...]))
@@ -43,6 +49,19 @@ struct EditCommand: PresentIDCommand {
                 typo = occasion.suggestion.map { (occasion.name, $0) }
             }
             changes.append(change)
+        }
+        if let with {
+            let others = AddCommand.names(with)
+            let givers = others.isEmpty ? [] : [shell.service.state.accountName ?? ""] + others
+            let result = try shell.service.perform(.setGivers(id: id, givers: givers))
+            if let present = shell.service.state.presents[id], !result.events.isEmpty {
+                shell.console.print(GiftMemory.givenWith(present, in: shell.service.state) ?? GiftMemory.givenAlone(id))
+                shell.warnOverBudget(result.budgetsCrossed)
+            }
+            if changes.isEmpty {
+                if result.events.isEmpty { shell.console.print("\(id) already has those values; nothing changed.") }
+                return
+            }
         }
         let result = try shell.service.perform(.editPresent(id: id, changes: changes))
         if result.events.isEmpty {

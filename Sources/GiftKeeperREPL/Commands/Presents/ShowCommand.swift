@@ -50,7 +50,8 @@ struct ShowCommand: PresentIDCommand, StructuredOutputOptions {
                 ["occasion", Self.occasionText(present.occasion, in: state)],
                 ["url", present.url.isEmpty ? "-" : present.url],
                 ["store", present.store.isEmpty ? "-" : present.store],
-            ] + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [
+            ] + (state.givers[present.id].map { [["givers", $0.joined(separator: ", ")]] } ?? [])
+            + noteLines.enumerated().map { [$0.offset == 0 ? "notes" : "", $0.element] } + [
                 ["created", LocalTime.dateAndMinute(present.createdAt)],
                 ["updated", LocalTime.dateAndMinute(present.updatedAt)],
             ]
