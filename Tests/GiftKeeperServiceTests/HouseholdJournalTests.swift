@@ -202,4 +202,44 @@ import Testing
         let copied = try third.appendRaw(.memberWrap) { _ in unsigned }
         #expect(HouseholdWorld.refusal(member) == HouseholdRefusal(sequence: copied, reason: .memberWrap(.notSignedByItsMember)))
     }
+
+    @Test("A leave by someone else or a non-member, a second completion and an epoch out of turn are refused with their position")
+    func refusedMembershipFrames() throws {
+        // A leave of Bob's that Carol signed; one by someone who is not a member.
+        for signer in ["carol", "stranger"] {
+            let (world, alice, bob, carol) = try Self.household()
+            let stranger = try MemberIdentity.generate()
+            let leave = try world.appendRaw(.leave) { position in
+                let identity = signer == "carol" ? carol.secrets.identity : stranger
+                var payload = try HouseholdFrames.Leave.make(by: identity, epoch: alice.keyring.epoch, at: position)
+                if signer == "carol" { payload.replaceSubrange(8..<24, with: bob.id.bytes) }
+                return payload
+            }
+            let reason: HouseholdRefusal.Reason = signer == "carol" ? .leaveNotSigned : .leaverNotMember
+            for member in [alice, bob, carol] { #expect(HouseholdWorld.refusal(member) == HouseholdRefusal(sequence: leave, reason: reason)) }
+        }
+        // A second completion of an epoch Carol already completed.
+        do {
+            let (world, alice, bob, carol) = try Self.household()
+            let frame = try #require(bob.keyring.epochFrame)
+            let second = try world.appendRaw(.completion) { _ in
+                HouseholdFrames.encode(try EpochGrants.complete(frame, by: bob.secrets.identity).0)
+            }
+            for member in [alice, bob, carol] {
+                #expect(HouseholdWorld.refusal(member) == HouseholdRefusal(sequence: second, reason: .alreadyCompleted))
+            }
+        }
+        // An epoch that skips a number.
+        let (world, alice, bob, carol) = try Self.household()
+        let epoch = alice.keyring.epoch
+        let skipped = try world.appendRaw(.epoch) { position in
+            let at = EpochPosition(
+                journalID: position.journalID, sequence: position.sequence, previousHash: position.previousHash, epoch: epoch + 2)
+            let (frame, keys) = try EpochGrants.begin(at: at, roster: alice.keyring.members, owners: [alice.id], author: alice.secrets.identity)
+            return try HouseholdFrames.encode(frame, everyone: try #require(keys.first { $0.audience == .everyone }), at: position)
+        }
+        for member in [alice, bob, carol] {
+            #expect(HouseholdWorld.refusal(member) == HouseholdRefusal(sequence: skipped, reason: .wrongEpoch(found: epoch + 2, current: epoch)))
+        }
+    }
 }
