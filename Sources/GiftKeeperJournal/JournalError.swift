@@ -108,12 +108,12 @@ public enum RemoteFailure: Sendable, Equatable {
     /// The server could not be reached; `cause` names the kind of failure.
     case couldNotConnect(cause: String)
     /// The service refused a household's request by a rule it keeps (SPEC §13).
-    case household(HouseholdRefusal)
+    case household(MembershipRefusal)
 }
 
 /// Why the service refused a household's request: the rules it can check, because it
 /// records them (who is a member, who an owner, an invitation's use and expiry).
-public enum HouseholdRefusal: Sendable, Equatable {
+public enum MembershipRefusal: Sendable, Equatable {
     /// The invitation's code was used already (by another account).
     case codeUsed
     /// The invitation's code expired.

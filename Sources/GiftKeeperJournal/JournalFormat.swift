@@ -4,12 +4,15 @@ import GiftKeeperCrypto
 ///
 /// Version 2 has version 1's layout; only what its frames seal differs: events are padded
 /// to 64-byte blocks before sealing (the service does it). Both are read; new journals
-/// are written in version 2, and a journal keeps the version it was made with.
+/// are written in version 2, and a journal keeps the version it was made with. Version 3
+/// is a household's journal (SPEC §13): the same layout, with the household frame kinds.
 package enum JournalFormat {
     /// `GIFTKEEP` in ASCII.
     static let magic: [UInt8] = Array("GIFTKEEP".utf8)
-    /// The version new journals are written in, and the newest this build reads.
+    /// The version a person's new journal is written in.
     package static let currentVersion: UInt16 = 2
+    /// The version of a household's journal, and the newest this build reads.
+    package static let householdVersion: UInt16 = 3
     /// Magic 8 + version 2 + flags 2 + journal id 16 + header hash 32.
     static let headerSize = 60
     /// The bytes the header hash covers: everything before it.
@@ -38,6 +41,20 @@ public enum FrameKind: UInt8, Sendable {
     case publicSealed = 2
     /// A key wrap (the data key sealed under a password-derived key).
     case keyWrap = 3
+    // Format version 3 (a household's journal) only; docs/journal-format.md lays them out.
+    /// A member's key wrap: their identity's secret halves under their own password.
+    case memberWrap = 4
+    /// An epoch frame: each member's audience keys sealed to them, and the signed body.
+    case epoch = 5
+    /// The key of *everyone but* an epoch frame's author, made by another member.
+    case completion = 6
+    /// A household event: sealed for one audience, signed inside by its author.
+    case householdEvent = 7
+    /// A member's signed departure.
+    case leave = 8
+
+    /// Whether the kind belongs to a household's journal (format version 3).
+    public var isHousehold: Bool { rawValue >= Self.memberWrap.rawValue }
 }
 
 /// The clear header at the start of a journal file.
@@ -49,11 +66,11 @@ public struct JournalHeader: Sendable, Equatable {
     /// BLAKE2b-256 of the header's first 28 bytes: the "previous hash" of frame 1.
     public let genesisHash: [UInt8]
 
-    /// The 60 header bytes of a new journal (the current version) with identifier `journalID`.
-    static func encode(journalID: [UInt8]) -> [UInt8] {
+    /// The 60 header bytes of a new journal of `version` with identifier `journalID`.
+    static func encode(journalID: [UInt8], version: UInt16 = JournalFormat.currentVersion) -> [UInt8] {
         precondition(journalID.count == JournalFormat.journalIDSize, "journal id must be 16 bytes")
         var bytes = JournalFormat.magic
-        bytes.appendLittleEndian(JournalFormat.currentVersion)
+        bytes.appendLittleEndian(version)
         bytes.appendLittleEndian(UInt16(0))
         bytes += journalID
         bytes += Blake2b.hash(bytes)
@@ -101,7 +118,7 @@ public struct JournalHeader: Sendable, Equatable {
             // newer format (which writes its header hash as every version does).
             throw .hashMismatch
         }
-        if version > JournalFormat.currentVersion {
+        if version > JournalFormat.householdVersion {
             throw .newerVersion(version)
         }
         let flags = bytes.loadLittleEndian(UInt16.self, at: 10)

@@ -167,6 +167,8 @@ public struct RetainedFrame: Sendable, Equatable {
 public struct FrameIndex: Sendable, Equatable {
     /// Every key-wrap frame (kind 3), in order, with copies of their payloads.
     public internal(set) var keyWraps: [RetainedFrame] = []
+    /// Every member's key wrap (kind 4, a household's), in order, with copies of their payloads.
+    public internal(set) var memberWraps: [RetainedFrame] = []
     /// The kind of frame 1; nil when there are no frames.
     public internal(set) var firstKind: FrameKind?
     /// The sequence number of the first frame sealed under a data key (kind 1), if any.
@@ -190,7 +192,11 @@ public struct FrameIndex: Sendable, Equatable {
                     sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload)))
         case .dataSealed:
             if firstDataSealedSequence == nil { firstDataSealedSequence = sequence }
-        case .publicSealed:
+        case .memberWrap:
+            memberWraps.append(
+                RetainedFrame(
+                    sequence: sequence, kind: kind, previousHash: Array(previousHash), payload: Array(payload)))
+        case .publicSealed, .epoch, .completion, .householdEvent, .leave:
             break
         }
         if trailingKind == kind {

@@ -18,9 +18,13 @@ public struct VerifiedFrames: Sendable {
         head = JournalHead(sequence: 0, hash: header.genesisHash)
     }
 
-    /// A new journal's header for `journalID` (random, 16 bytes), as a file starts with it.
-    public static func newHeader(journalID: [UInt8], path: String) throws(JournalError) -> (bytes: [UInt8], header: JournalHeader) {
-        let bytes = JournalHeader.encode(journalID: journalID)
+    /// A new journal's header for `journalID` (random, 16 bytes), as a file starts with it:
+    /// a person's (the current version), or a household's (``JournalFormat/householdVersion``).
+    public static func newHeader(journalID: [UInt8], path: String, household: Bool = false) throws(JournalError)
+        -> (bytes: [UInt8], header: JournalHeader)
+    {
+        let bytes = JournalHeader.encode(
+            journalID: journalID, version: household ? JournalFormat.householdVersion : JournalFormat.currentVersion)
         return (bytes, try header(bytes, path: path))
     }
 

@@ -93,14 +93,14 @@ extension ServiceFrameStore {
 
 extension ServiceConnection {
     /// ``call(_:_:body:answer:allowingMissing:deadline:)`` for a household's request: a
-    /// refusal by one of the rules the service keeps is a ``HouseholdRefusal`` — 403 not an
+    /// refusal by one of the rules the service keeps is a ``MembershipRefusal`` — 403 not an
     /// owner, 404 `missing`, 409 `conflict`, 410 an expired code.
     func callHousehold<Answer: Decodable>(
-        _ method: HTTPMethod, _ path: String, body: (some Encodable)?, answer: Answer.Type, conflict: HouseholdRefusal,
-        missing: HouseholdRefusal
+        _ method: HTTPMethod, _ path: String, body: (some Encodable)?, answer: Answer.Type, conflict: MembershipRefusal,
+        missing: MembershipRefusal
     ) throws(JournalError) -> Answer {
         let (status, data) = try send(method, path, body: body)
-        let refusal: HouseholdRefusal? =
+        let refusal: MembershipRefusal? =
             switch status {
             case 403: .notOwner
             case 404: missing

@@ -71,6 +71,8 @@ package enum EventSealing {
             plaintext = Array(opened[expected.count...])
         case .keyWrap:
             throw .doesNotAuthenticate(.keyWrapOpenedAsEvent)
+        case .memberWrap, .epoch, .completion, .householdEvent, .leave:
+            throw .doesNotAuthenticate(.householdFrame)
         }
         let event: Event
         do {

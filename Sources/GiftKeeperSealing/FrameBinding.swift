@@ -15,6 +15,11 @@ package struct FrameBinding: Equatable {
         case boxSecretKey = 3
         case previousDataKey = 4
         case failedLoginRecord = 5
+        // A household member's key wrap (format version 3).
+        case memberKeyByPassword = 6
+        case memberKeyByRecovery = 7
+        case memberSecrets = 8
+        case memberWrapSignature = 9
     }
 
     package static let length = 60

@@ -15,7 +15,12 @@ package final class SealedJournal {
     package private(set) var wraps: [KeyWrapRecord] = []
 
     /// Opens the sealed view of `store`: parses and checks its key wraps (no key needed).
+    /// - Throws: ``JournalError/Code/unsupportedVersion(_:)`` for a household's journal
+    ///   (format version 3), which only a household's member opens (``HouseholdMember``).
     package init(store: any FrameStore) throws(SealingError) {
+        guard store.header.formatVersion <= JournalFormat.currentVersion else {
+            throw .journal(JournalError(.unsupportedVersion(store.header.formatVersion), path: store.name))
+        }
         self.store = store
         try readWraps()
     }

@@ -53,6 +53,8 @@ public enum Tampering: Sendable, Equatable {
     case undecodableEvent(EventDecodingError)
     /// The journal holds no account (no key wrap to audit).
     case noAccount
+    /// A household's frame (format version 3) in a person's journal.
+    case householdFrame
 }
 
 /// What is wrong with the clear part of a key wrap.

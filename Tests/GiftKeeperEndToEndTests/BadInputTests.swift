@@ -252,15 +252,15 @@ struct BadJournalTests {
         try await sandbox.createJournal(presents: ["Mum Keep"])
         let newer = sandbox.root + "/newer.journal"
         var bytes = try #require(fileBytes(sandbox.journal))
-        bytes[8] = 3
+        bytes[8] = 4  // version 3 is a household's journal
         bytes[9] = 0
         let hash = try await blake2b256(Array(bytes[0..<28]))
         bytes.replaceSubrange(28..<60, with: hash)
         try writeNewFile(bytes, to: newer)
-        try await expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 3. Upgrade giftkeeper")
+        try await expectRefusal(sandbox, journal: newer, code: 4, message: "has newer format version 4. Upgrade giftkeeper")
         let verify = try await sandbox.run(["verify", "--journal", newer])
         #expect(verify.status == 4, "\(verify)")
-        #expect(verify.errorLines.first?.contains("newer format version 3") == true, "\(verify)")
+        #expect(verify.errorLines.first?.contains("newer format version 4") == true, "\(verify)")
     }
 
     @Test("a group-readable journal: exit 4 and how to fix it")

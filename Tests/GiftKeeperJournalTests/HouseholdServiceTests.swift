@@ -50,7 +50,7 @@ struct HouseholdServiceTests {
     }
 
     /// The household refusal `body` throws, if any.
-    func refusal(_ body: () throws -> Void) -> HouseholdRefusal? {
+    func refusal(_ body: () throws -> Void) -> MembershipRefusal? {
         guard case .unreachable(.household(let refusal))? = caught(JournalError.self, body)?.code else { return nil }
         return refusal
     }

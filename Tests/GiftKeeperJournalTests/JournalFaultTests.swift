@@ -365,13 +365,13 @@ extension JournalTestSuite {
 extension JournalTestSuite {
     /// Issue 13, finding 8: bit rot in the version field is damage, not a newer format.
     @Suite struct VersionFieldTests {
-        @Test("A version field changed without its header hash is damage (verify: problem; open: corrupt)", arguments: [UInt8(3), UInt8(1)])
+        @Test("A version field changed without its header hash is damage (verify: problem; open: corrupt)", arguments: [UInt8(4), UInt8(1)])
         func changedVersionIsDamage(high: UInt8) throws {
             let directory = try TemporaryDirectory()
             let path = directory.file("rot.journal")
             var bytes = try makeJournal(at: path, payloads: [[1], [2]])
-            bytes[8] = high == 3 ? 3 : bytes[8]
-            bytes[9] = high == 3 ? bytes[9] : 1  // version 3, or 256 + the version
+            bytes[8] = high == 4 ? 4 : bytes[8]
+            bytes[9] = high == 4 ? bytes[9] : 1  // version 4 (3 is a household's), or 256 + the version
             try writeNewFile(bytes, to: path)
             let report = try Journal.verify(at: path)
             #expect(report.problem?.sequence == 0, "\(String(describing: report.problem))")

@@ -53,7 +53,7 @@ import Testing
 
     @Test("a household's refusals worded as themselves, with what to do, none offline")
     func householdRefusalsInWords() {
-        func sentence(_ refusal: HouseholdRefusal) -> String {
+        func sentence(_ refusal: MembershipRefusal) -> String {
             JournalError(.unreachable(.household(refusal)), path: "https://gifts.home:443").sentence
         }
         #expect(
@@ -65,7 +65,7 @@ import Testing
         #expect(sentence(.notOwner).contains("only an owner of the household may do that. Ask an owner of the household to do it"))
         #expect(sentence(.notMember).contains("this account is not a member of the household. Ask an owner of the household to invite you"))
         #expect(sentence(.lastOwner).contains("the household's last owner cannot be removed or leave. Make another member an owner first."))
-        let all: [HouseholdRefusal] = [.codeUsed, .codeExpired, .unknownCode, .notOwner, .notMember, .lastOwner]
+        let all: [MembershipRefusal] = [.codeUsed, .codeExpired, .unknownCode, .notOwner, .notMember, .lastOwner]
         #expect(all.allSatisfy { !RemoteFailure.household($0).isOffline })
     }
 

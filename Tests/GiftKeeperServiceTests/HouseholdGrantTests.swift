@@ -100,7 +100,7 @@ import Testing
         #expect(reason(forged, as: bob) == .authorNotMember)
         let altered = EpochBody(
             position: frame.body.position, author: frame.body.author, roster: frame.body.roster.filter { $0.id != carol.id },
-            commitments: frame.body.commitments, signature: frame.body.signature)
+            owners: frame.body.owners, commitments: frame.body.commitments, signature: frame.body.signature)
         #expect(reason(EpochFrame(body: altered, grants: frame.grants), as: bob) == .badSignature)
     }
 

@@ -311,6 +311,18 @@ import Testing
         try expectTampered(sandbox, at: 8)
     }
 
+    /// A household's frame (kinds 4 to 8, journal format version 3) has no place in a person's
+    /// journal: refused at its position, as tampering.
+    @Test(arguments: [UInt8(4), 5, 7, 8])
+    func aHouseholdFrameInAPersonsJournalIsTampering(kind: UInt8) throws {
+        let sandbox = try Sandbox()
+        try journalWithPresents(sandbox)
+        var raw = try RawJournal(sandbox.journalBytes())
+        raw.frames.append(RawJournal.Frame(sequence: UInt64(raw.frames.count + 1), kind: kind, payload: Array(repeating: 7, count: 160)))
+        try sandbox.writeJournal(raw.encoded())
+        try expectTampered(sandbox, at: 8)
+    }
+
     /// A frame sealed to the newest wrap's public key, bound where it will be appended.
     /// Padded to 64-byte blocks as format version 2 writes it (`padded` nil: as the journal's version says).
     private func forgedPublicFrame(_ raw: RawJournal, _ event: Event, padded: Bool? = nil) throws -> RawJournal.Frame {

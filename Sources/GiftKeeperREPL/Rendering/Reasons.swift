@@ -73,6 +73,7 @@ extension Tampering {
         case .notAFailedLogin: return "only failed logins may be sealed to the public key"
         case .undecodableEvent(let error): return "event does not decode: \(error.words)"
         case .noAccount: return "the journal holds no account"
+        case .householdFrame: return "a household's frame in a person's journal"
         }
     }
 }
@@ -154,7 +155,7 @@ extension RemoteFailure {
 
 }
 
-extension HouseholdRefusal {
+extension MembershipRefusal {
     /// Why the service refused, in a few words.
     var words: String {
         switch self {

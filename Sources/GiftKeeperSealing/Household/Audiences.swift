@@ -1,16 +1,20 @@
 public import GiftKeeperCrypto
 
 /// Who may read a household event: every member, or every member but one (the one a
-/// present is for). A member's *only me* is a key of their own, never granted.
+/// present is for), or one member alone. A member's *only me* is a key of their own, kept
+/// in their key wrap and never granted.
 public enum Audience: Hashable, Sendable, Comparable {
     case everyone
     case everyoneBut(MemberID)
+    case only(MemberID)
 
-    /// Its bytes in grants, bodies and commitments: `0x00`, or `0x01` and the member id.
+    /// Its bytes in grants, bodies, commitments and signatures: `0x00`, or `0x01` and the
+    /// member id, or `0x02` and the member id (never in a grant).
     var encoded: [UInt8] {
         switch self {
         case .everyone: [0]
         case .everyoneBut(let member): [1] + member.bytes
+        case .only(let member): [2] + member.bytes
         }
     }
 

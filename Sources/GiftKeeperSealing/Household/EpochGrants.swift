@@ -9,6 +9,8 @@ public struct EpochBody: Hashable, Sendable {
     public let author: MemberID
     /// The members of the new epoch, in id order.
     public let roster: [MemberKeys]
+    /// The owners of the new epoch (members who may admit and remove), in id order.
+    public let owners: [MemberID]
     /// A commitment to each audience key the frame grants: every audience of the roster but
     /// *everyone but the author*, which another member completes.
     public let commitments: [Audience: [UInt8]]
@@ -16,20 +18,24 @@ public struct EpochBody: Hashable, Sendable {
 
     /// A body as a frame holds it (``EpochGrants/begin(at:roster:author:)`` makes one).
     public init(
-        position: EpochPosition, author: MemberID, roster: [MemberKeys], commitments: [Audience: [UInt8]], signature: [UInt8]
+        position: EpochPosition, author: MemberID, roster: [MemberKeys], owners: [MemberID] = [], commitments: [Audience: [UInt8]],
+        signature: [UInt8]
     ) {
         self.position = position
         self.author = author
         self.roster = roster
+        self.owners = owners
         self.commitments = commitments
         self.signature = signature
     }
 
-    /// What the author signs: the position, the author, the roster and the commitments.
+    /// What the author signs: the position, the author, the roster, the owners and the commitments.
     var signedBytes: [UInt8] {
         var bytes = position.encoded + author.bytes
         bytes.appendLittleEndian(UInt32(roster.count))
         for member in roster { bytes += member.signing + member.sealing }
+        bytes.appendLittleEndian(UInt32(owners.count))
+        for owner in owners { bytes += owner.bytes }
         bytes.appendLittleEndian(UInt32(commitments.count))
         for (audience, commitment) in commitments.sorted(by: { $0.key < $1.key }) { bytes += audience.encoded + commitment }
         return bytes
@@ -112,22 +118,24 @@ public struct GrantViolation: Error, Hashable, Sendable {
 public enum EpochGrants {
     static let grantMagic = Array("GKGRANT1".utf8)
 
-    /// Begins an epoch at `position` for `roster`, written by `author` (a member of it):
-    /// a fresh key for every audience but *everyone but the author*, committed to in the
-    /// signed body and sealed to each member for their audiences.
+    /// Begins an epoch at `position` for `roster` and its `owners` (the author alone when
+    /// nil), written by `author` (a member of it): a fresh key for every audience but
+    /// *everyone but the author*, committed to in the signed body and sealed to each member
+    /// for their audiences.
     public static func begin(
-        at position: EpochPosition, roster: Roster, author: MemberIdentity
+        at position: EpochPosition, roster: Roster, owners: Set<MemberID>? = nil, author: MemberIdentity
     ) throws -> (frame: EpochFrame, keys: [AudienceKey]) {
         precondition(roster.contains(author.id), "the author of an epoch is one of its members")
+        let owners = (owners ?? [author.id]).sorted()
         let audiences = roster.audiences.subtracting([.everyoneBut(author.id)]).sorted()
         let keys = try audiences.map(AudienceKey.generate)
         var commitments: [Audience: [UInt8]] = [:]
         for key in keys { commitments[key.audience] = try key.commitment(at: position) }
         let unsigned = EpochBody(
-            position: position, author: author.id, roster: roster.ids.compactMap { roster.members[$0] }, commitments: commitments,
-            signature: [])
+            position: position, author: author.id, roster: roster.ids.compactMap { roster.members[$0] }, owners: owners,
+            commitments: commitments, signature: [])
         let body = EpochBody(
-            position: position, author: author.id, roster: unsigned.roster, commitments: commitments,
+            position: position, author: author.id, roster: unsigned.roster, owners: owners, commitments: commitments,
             signature: try author.signing.sign(unsigned.signedBytes))
         var grants: [MemberID: [UInt8]] = [:]
         for (id, member) in roster.members {
@@ -255,7 +263,7 @@ public enum EpochGrants {
 
     /// The keys in the grant `sealed` for `member`, checked to be bound to `position` and
     /// to them; each key copied into guarded memory of its own.
-    private static func opened(
+    static func opened(
         _ sealed: [UInt8]?, as member: MemberIdentity, at position: EpochPosition,
         violation: (GrantViolation.Reason) -> GrantViolation
     ) throws(GrantViolation) -> [AudienceKey] {

@@ -76,8 +76,56 @@ public enum HouseholdEvents {
         _ payload: [UInt8], at position: FramePosition, epoch: UInt64, for audience: AudienceKey, everyone: AudienceKey,
         author: MemberIdentity
     ) throws -> [UInt8] {
+        try seal(payload, at: position, epoch: epoch, for: audience, everyone: everyone, signer: author, claiming: author.id)
+    }
+
+    /// A frame signed by `signer` that names `claimed` as its author: what a member writing
+    /// as another would make, for the tests that check it is refused.
+    package static func sealForTests(
+        _ payload: [UInt8], at position: FramePosition, epoch: UInt64, for audience: AudienceKey, everyone: AudienceKey,
+        signer: MemberIdentity, claiming claimed: MemberID
+    ) throws -> [UInt8] {
+        try seal(payload, at: position, epoch: epoch, for: audience, everyone: everyone, signer: signer, claiming: claimed)
+    }
+
+    /// `frame` (at `position`), opened with `from` (an audience key of its epoch), sealed
+    /// again unchanged inside (author, signature, event) for `to` at `target`, with new tags:
+    /// what a member who can read a frame would make to show it to another audience, for the
+    /// tests that check it is refused.
+    package static func readdressedForTests(
+        _ frame: [UInt8], at position: FramePosition, from: AudienceKey, to: AudienceKey, everyone: AudienceKey,
+        at target: FramePosition
+    ) throws -> [UInt8] {
+        let headerLength = 8 + tagLength
+        let body = Array(frame.dropLast(tagLength))
+        let inner = try AEAD.open(
+            Array(body[headerLength...]), key: try subkey(from, .aead), additionalData: position.encoded + Array(body.prefix(headerLength)))
+        var readdressed = Array(frame.prefix(8)) + (try audienceTag(to, at: target))
+        readdressed += try AEAD.seal(inner, key: try subkey(to, .aead), additionalData: target.encoded + readdressed)
+        return readdressed + (try membershipTag(readdressed, at: target, everyone: everyone))
+    }
+
+    /// Whether `key` does anything with `frame` at `position`: its audience tag matches, it
+    /// makes the membership tag (as an *everyone* key), or its AEAD key opens the ciphertext.
+    /// For the tests that check no key a member held outside their epochs opens a frame.
+    package static func keyOpensForTests(_ frame: [UInt8], at position: FramePosition, key: AudienceKey) -> Bool {
+        let headerLength = 8 + tagLength
+        guard frame.count > headerLength + tagLength else { return false }
+        let body = Array(frame.dropLast(tagLength))
+        let tagMatches = (try? audienceTag(key, at: position)) == Array(frame[8..<headerLength])
+        let membershipMatches = (try? membershipTag(body, at: position, everyone: key)) == Array(frame.suffix(tagLength))
+        let opens = (try? subkey(key, .aead)).flatMap { aead in
+            try? AEAD.open(Array(body[headerLength...]), key: aead, additionalData: position.encoded + Array(body.prefix(headerLength)))
+        }
+        return tagMatches || membershipMatches || opens != nil
+    }
+
+    private static func seal(
+        _ payload: [UInt8], at position: FramePosition, epoch: UInt64, for audience: AudienceKey, everyone: AudienceKey,
+        signer: MemberIdentity, claiming author: MemberID
+    ) throws -> [UInt8] {
         let signed = position.encoded + epochBytes(epoch) + audience.audience.encoded + payload
-        let inner = author.id.bytes + (try author.signing.sign(signed)) + (try Padding.padded(payload, blockSize: 64))
+        let inner = author.bytes + (try signer.signing.sign(signed)) + (try Padding.padded(payload, blockSize: 64))
         var frame = epochBytes(epoch) + (try audienceTag(audience, at: position))
         frame += try AEAD.seal(inner, key: try subkey(audience, .aead), additionalData: position.encoded + frame)
         return frame + (try membershipTag(frame, at: position, everyone: everyone))
@@ -91,26 +139,37 @@ public enum HouseholdEvents {
     public static func open(_ frame: [UInt8], at position: FramePosition, keyring: EpochKeyring, roster: Roster)
         throws(HouseholdFrameError) -> OpenedHouseholdEvent?
     {
+        guard let subkeys = try? EpochSubkeys(keyring) else {
+            throw HouseholdFrameError(sequence: position.sequence, reason: .malformed)
+        }
+        return try open(frame, at: position, subkeys: subkeys, roster: roster)
+    }
+
+    /// ``open(_:at:keyring:roster:)`` with the epoch's subkeys derived once (a member's
+    /// device takes in every frame of an epoch with the same ones).
+    public static func open(_ frame: [UInt8], at position: FramePosition, subkeys: EpochSubkeys, roster: Roster)
+        throws(HouseholdFrameError) -> OpenedHouseholdEvent?
+    {
         func refused(_ reason: HouseholdFrameError.Reason) -> HouseholdFrameError {
             HouseholdFrameError(sequence: position.sequence, reason: reason)
         }
         let headerLength = 8 + tagLength
-        guard frame.count > headerLength + tagLength, Array(frame.prefix(8)) == epochBytes(keyring.epoch),
-            let everyone = keyring.keys[.everyone]
+        guard frame.count > headerLength + tagLength, Array(frame.prefix(8)) == epochBytes(subkeys.epoch),
+            let membership = subkeys.membership
         else { throw refused(.malformed) }
         let body = Array(frame.dropLast(tagLength))
-        guard let expected = try? membershipTag(body, at: position, everyone: everyone),
-            constantTimeEqual(expected, Array(frame.suffix(tagLength)))
+        guard let expected = try? Blake2b.mac(position.encoded + body, key: membership),
+            constantTimeEqual(Array(expected.prefix(tagLength)), Array(frame.suffix(tagLength)))
         else { throw refused(.notFromAMember) }
         let tag = Array(frame[8..<headerLength])
         guard
-            let key = keyring.keys.values.sorted(by: { $0.audience < $1.audience }).first(where: { key in
-                (try? audienceTag(key, at: position)).map { constantTimeEqual($0, tag) } ?? false
+            let key = subkeys.audiences.first(where: { key in
+                (try? Blake2b.mac(position.encoded, key: key.tag)).map { constantTimeEqual(Array($0.prefix(tagLength)), tag) } ?? false
             })
         else { return nil }
-        guard let aeadKey = try? subkey(key, .aead),
+        guard
             let inner = try? AEAD.open(
-                Array(body[headerLength...]), key: aeadKey, additionalData: position.encoded + Array(body.prefix(headerLength))),
+                Array(body[headerLength...]), key: key.aead, additionalData: position.encoded + Array(body.prefix(headerLength))),
             inner.count > MemberID.length + SigningKeyPair.signatureLength
         else { throw refused(.doesNotOpen) }
         let signatureEnd = MemberID.length + SigningKeyPair.signatureLength
@@ -120,7 +179,7 @@ public enum HouseholdEvents {
         let padded = Array(inner[signatureEnd...])
         guard let length = Padding.unpaddedLength(padded, blockSize: 64) else { throw refused(.doesNotOpen) }
         let payload = Array(padded.prefix(length))
-        let signed = position.encoded + epochBytes(keyring.epoch) + key.audience.encoded + payload
+        let signed = position.encoded + epochBytes(subkeys.epoch) + key.audience.encoded + payload
         guard SigningKeyPair.verify(signature: Array(inner[MemberID.length..<signatureEnd]), of: signed, publicKey: author.signing)
         else { throw refused(.badSignature) }
         return OpenedHouseholdEvent(author: authorID, audience: key.audience, payload: payload)
@@ -130,6 +189,8 @@ public enum HouseholdEvents {
         case aead = 1
         case tag = 2
         case membership = 4
+        /// The key an epoch frame's body is sealed under (from the new *everyone* key).
+        case epochBody = 5
     }
 
     static func subkey(_ key: AudienceKey, _ job: Job) throws -> SecureBytes {
@@ -150,5 +211,28 @@ public enum HouseholdEvents {
         var bytes: [UInt8] = []
         bytes.appendLittleEndian(epoch)
         return bytes
+    }
+}
+
+/// An epoch's subkeys as a member holds them, derived once from their ``EpochKeyring``: the
+/// membership key (from *everyone*), and each audience's tag and AEAD keys in a fixed order.
+public struct EpochSubkeys: Sendable {
+    struct Held: Sendable {
+        let audience: Audience
+        let tag: SecureBytes
+        let aead: SecureBytes
+    }
+
+    public let epoch: UInt64
+    /// Nil when the keyring lacks *everyone* (no frame of the epoch can then be checked).
+    let membership: SecureBytes?
+    let audiences: [Held]
+
+    public init(_ keyring: EpochKeyring) throws {
+        epoch = keyring.epoch
+        membership = try keyring.keys[.everyone].map { try HouseholdEvents.subkey($0, .membership) }
+        audiences = try keyring.keys.values.sorted { $0.audience < $1.audience }.map { key in
+            Held(audience: key.audience, tag: try HouseholdEvents.subkey(key, .tag), aead: try HouseholdEvents.subkey(key, .aead))
+        }
     }
 }

@@ -1,0 +1,260 @@
+package import GiftKeeperCrypto
+package import GiftKeeperDomain
+package import GiftKeeperJournal
+
+/// A household's journal (format version 3) as one member signs in to it, folds it and
+/// writes to it (SPEC §13). Signing in opens this member's own key wrap with their password;
+/// catching up takes every new frame in through ``MemberKeyring`` and folds the events this
+/// member can open into a ``GiftList``, as a person's journal is folded. Writing seals each
+/// frame at the store's head; a conflict (another writer first) catches up and tries again.
+package final class HouseholdMember {
+    package let store: any FrameStore
+    package let secrets: MemberSecrets
+    package private(set) var keyring: MemberKeyring
+    /// The fold of every event this member opened, onto the state they started from.
+    package private(set) var state: GiftList
+    /// The last frame taken in.
+    package private(set) var sequence: UInt64 = 0
+
+    private init(store: any FrameStore, secrets: MemberSecrets, initial: GiftList) throws(HouseholdError) {
+        guard store.header.formatVersion == JournalFormat.householdVersion else {
+            throw .notAHousehold(formatVersion: store.header.formatVersion)
+        }
+        self.store = store
+        self.secrets = secrets
+        keyring = MemberKeyring(me: secrets, header: store.header)
+        state = initial
+    }
+
+    package var id: MemberID { secrets.id }
+    package var keys: MemberKeys { secrets.identity.keys }
+
+    // MARK: Making and opening
+
+    /// Makes a household in `store` (a new, empty journal of format version 3): the
+    /// creator's key wrap, then the first epoch, of them alone, an owner.
+    package static func create(
+        in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList
+    ) throws(HouseholdError) -> HouseholdMember {
+        let member = try join(store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial)
+        try member.startEpoch(roster: Roster([member.keys]), owners: [member.id])
+        return member
+    }
+
+    /// A joiner's new identity, written into the household's journal as their key wrap; they
+    /// hold no key of the household until an owner admits them (``admit(_:)``).
+    package static func join(
+        _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList
+    ) throws(HouseholdError) -> HouseholdMember {
+        let secrets = try sealing { try MemberSecrets.generate() }
+        let member = try HouseholdMember(store: store, secrets: secrets, initial: initial)
+        try member.write { batch in
+            let binding = member.binding(.memberWrap, in: batch)
+            let wrap = try MemberWrapPayload.make(
+                secrets, password: password, recoveryCode: recoveryCode, parameters: parameters, binding: binding)
+            try batch.add(kind: .memberWrap, payload: wrap)
+        }
+        return member
+    }
+
+    /// Signs in to `store` as `member` with their password (or their recovery code), then
+    /// catches up with every frame.
+    package static func open(
+        _ store: any FrameStore, as member: MemberID, password: SecureBytes? = nil, recoveryCode: SecureBytes? = nil,
+        initial: GiftList
+    ) throws(HouseholdError) -> HouseholdMember {
+        let header = store.header
+        guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
+        // The member's newest wrap that they signed; one someone else made is passed over unopened.
+        let wrap = store.frameIndex.memberWraps.reversed().lazy.compactMap { frame -> (MemberWrapPayload, FrameBinding)? in
+            let binding = FrameBinding(
+                formatVersion: header.formatVersion, journalID: header.journalID, sequence: frame.sequence, kind: .memberWrap,
+                previousHash: frame.previousHash)
+            guard let payload = try? MemberWrapPayload(parsing: frame.payload, binding: binding), payload.keys.id == member else {
+                return nil
+            }
+            return (payload, binding)
+        }.first
+        guard let wrap else { throw .noKeyWrap }
+        let (payload, binding) = wrap
+        let secrets: MemberSecrets
+        do {
+            if let recoveryCode {
+                secrets = try payload.open(recoveryCode: recoveryCode, binding: binding)
+            } else {
+                secrets = try payload.open(password: password ?? SecureBytes(capacity: 0), binding: binding)
+            }
+        } catch MemberWrapFault.wrongPassword {
+            throw .wrongPassword
+        } catch let error as MemberWrapFault {
+            throw .refused(HouseholdRefusal(sequence: binding.sequence, reason: .memberWrap(error)))
+        } catch {
+            throw .sealing(SealingError(error))
+        }
+        let opened = try HouseholdMember(store: store, secrets: secrets, initial: initial)
+        try opened.catchUp()
+        return opened
+    }
+
+    // MARK: Catching up
+
+    /// Takes in what other writers appended, then every frame after the last taken in:
+    /// each passes ``MemberKeyring/takeIn(_:)``, and its event, if any, is folded in and
+    /// handed to `body`. A refusal stops there: nothing from that frame on is taken in.
+    package func catchUp(_ body: ((HouseholdEntry) -> Void)? = nil) throws(HouseholdError) {
+        do {
+            _ = try store.waitForFrames(after: store.head.sequence, milliseconds: 0)
+            try store.read(after: sequence, progress: nil) { frame in
+                if let entry = try keyring.takeIn(frame) {
+                    state.apply(entry.event)
+                    body?(entry)
+                }
+                sequence = frame.sequence
+            }
+        } catch let refusal as HouseholdRefusal {
+            throw .refused(refusal)
+        } catch {
+            throw .sealing(SealingError(error))
+        }
+    }
+
+    // MARK: Writing
+
+    /// Seals `events` for `audience` and appends them in one batch: everyone, everyone but
+    /// another member (the one a present is for), or only this member. Those who left are
+    /// closed out first (a new epoch), and the epoch completed when this member needs it.
+    package func record(_ events: [Event], for audience: Audience) throws(HouseholdError) {
+        try catchUp()
+        if !keyring.departed.isEmpty { try closeOutDepartures() }
+        if audience == .everyoneBut(keyring.epochAuthor ?? id), audience != .everyoneBut(id) { try completeEpoch() }
+        try write { batch in
+            guard keyring.isMember, let keys = keyring.keys, let everyone = keys.keys[.everyone] else {
+                throw HouseholdError.notAMember
+            }
+            guard keyring.departed.isEmpty else { throw HouseholdError.busy }
+            guard let key = keys.keys[audience] else { throw HouseholdError.notInAudience(audience) }
+            for event in events {
+                let position = self.position(.householdEvent, in: batch)
+                let frame = try HouseholdEvents.seal(
+                    EventCodec.encode(event), at: position, epoch: keyring.epoch, for: key, everyone: everyone,
+                    author: secrets.identity)
+                try batch.add(kind: .householdEvent, payload: frame)
+            }
+        }
+    }
+
+    /// Admits a member who joined (an owner): a new epoch with them in it.
+    package func admit(_ member: MemberKeys) throws(HouseholdError) {
+        try changeMembers { roster, _ in roster.admit(member) }
+    }
+
+    /// Removes a member (an owner; not themselves: they leave): a new epoch without them.
+    package func remove(_ member: MemberID) throws(HouseholdError) {
+        try changeMembers { roster, owners in
+            roster.remove(member)
+            owners.remove(member)
+        }
+    }
+
+    /// Makes a member an owner too (an owner).
+    package func makeOwner(_ member: MemberID) throws(HouseholdError) {
+        try changeMembers { _, owners in owners.insert(member) }
+    }
+
+    /// Leaves the household: a signed leave, with no key (a new epoch would give this member
+    /// its keys); the next member to write closes them out. Refused for the last owner
+    /// while others stay.
+    package func leave() throws(HouseholdError) {
+        try catchUp()
+        guard keyring.isMember else { throw .notAMember }
+        let otherOwners = keyring.owners.subtracting(keyring.departed).subtracting([id])
+        guard otherOwners.isEmpty == false || !keyring.owners.contains(id) || keyring.members.ids == [id] else { throw .lastOwner }
+        try write { batch in
+            let payload = try HouseholdFrames.Leave.make(
+                by: secrets.identity, epoch: keyring.epoch, at: position(.leave, in: batch))
+            try batch.add(kind: .leave, payload: payload)
+        }
+    }
+
+    /// A new epoch for the members who stay, without those who left (any member).
+    package func closeOutDepartures() throws(HouseholdError) {
+        guard keyring.isMember else { throw .notAMember }
+        try startEpoch(roster: keyring.members, owners: keyring.owners.subtracting(keyring.departed))
+    }
+
+    /// Completes the current epoch (the key of everyone but its author), unless done or this
+    /// member wrote it.
+    package func completeEpoch() throws(HouseholdError) {
+        try write { batch in
+            guard !keyring.isCompleted, let frame = keyring.epochFrame, frame.body.author != id else { return }
+            guard keyring.isMember else { throw HouseholdError.notAMember }
+            let (completion, _) = try EpochGrants.complete(frame, by: secrets.identity)
+            try batch.add(kind: .completion, payload: HouseholdFrames.encode(completion))
+        }
+    }
+
+    private func changeMembers(_ change: (inout Roster, inout Set<MemberID>) -> Void) throws(HouseholdError) {
+        try catchUp()
+        guard keyring.isMember else { throw .notAMember }
+        guard keyring.owners.contains(id) else { throw .notAnOwner }
+        var roster = keyring.members
+        var owners = keyring.owners.subtracting(keyring.departed)
+        change(&roster, &owners)
+        guard !owners.isEmpty, roster.contains(id) else { throw .lastOwner }
+        try startEpoch(roster: roster, owners: owners)
+    }
+
+    /// Appends the next epoch's frame for `roster` and `owners`, written by this member.
+    private func startEpoch(roster: Roster, owners: Set<MemberID>) throws(HouseholdError) {
+        try write { batch in
+            let frame = position(.epoch, in: batch)
+            let position = EpochPosition(
+                journalID: frame.journalID, sequence: frame.sequence, previousHash: frame.previousHash, epoch: keyring.epoch + 1)
+            let (epoch, keys) = try EpochGrants.begin(at: position, roster: roster, owners: owners, author: secrets.identity)
+            guard let everyone = keys.first(where: { $0.audience == .everyone }) else { throw HouseholdError.notAMember }
+            try batch.add(kind: .epoch, payload: HouseholdFrames.encode(epoch, everyone: everyone, at: frame))
+        }
+    }
+
+    /// Builds a batch on the store's head with `build` and appends it, then takes it in; on a
+    /// conflict, catches up and builds again (a few times).
+    private func write(_ build: (inout FrameBatch) throws -> Void) throws(HouseholdError) {
+        for _ in 0..<Self.attempts {
+            try catchUp()
+            let outcome: AppendOutcome
+            do {
+                outcome = try SecureBytes.whileKeysInUse {
+                    var batch = store.makeBatch()
+                    try build(&batch)
+                    return batch.isEmpty ? .appended(store.head) : try store.append(batch)
+                }
+            } catch let error as HouseholdError {
+                throw error
+            } catch {
+                throw .sealing(SealingError(error))
+            }
+            if case .appended = outcome { return try catchUp() }
+        }
+        throw .busy
+    }
+
+    static let attempts = 5
+
+    private func position(_ kind: FrameKind, in batch: FrameBatch) -> FramePosition {
+        FramePosition(journalID: store.header.journalID, sequence: batch.nextSequence, kind: kind.rawValue, previousHash: batch.previousHash)
+    }
+
+    private func binding(_ kind: FrameKind, in batch: FrameBatch) -> FrameBinding {
+        FrameBinding(
+            formatVersion: store.header.formatVersion, journalID: store.header.journalID, sequence: batch.nextSequence, kind: kind,
+            previousHash: batch.previousHash)
+    }
+
+    private static func sealing<T>(_ body: () throws -> T) throws(HouseholdError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .sealing(SealingError(error))
+        }
+    }
+}

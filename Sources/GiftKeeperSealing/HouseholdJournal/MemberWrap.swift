@@ -1,0 +1,178 @@
+package import GiftKeeperCrypto
+import GiftKeeperJournal
+
+/// A member's own keys, as their key wrap gives them back: their identity and their
+/// *only me* key. They exist only on that member's devices.
+package struct MemberSecrets: Sendable {
+    package let identity: MemberIdentity
+    /// The key of what this member writes for themselves alone (renewed by `passwd`).
+    package let onlyMe: AudienceKey
+
+    /// A new member's keys: a new identity and a new *only me* key.
+    package static func generate() throws -> MemberSecrets {
+        let identity = try MemberIdentity.generate()
+        return MemberSecrets(identity: identity, onlyMe: try AudienceKey.generate(for: .only(identity.id)))
+    }
+
+    package var id: MemberID { identity.id }
+}
+
+/// Why a member's key wrap was refused or did not open.
+public enum MemberWrapFault: Error, Hashable, Sendable {
+    /// Not a member's key wrap: another length, version or algorithm.
+    case malformed
+    /// Its derivation cost is beyond the sane bounds: refused before any work.
+    case unsafeKeyDerivation(opsLimit: UInt64, memLimit: UInt64)
+    /// Not signed by the member whose keys it names (a frame the server or another made).
+    case notSignedByItsMember
+    /// The password (or recovery code) does not open it.
+    case wrongPassword
+    /// It opened, but the keys inside are not the ones it names: altered by someone who
+    /// held the member key.
+    case damaged
+}
+
+/// A household member's key wrap (kind 4, format version 3; docs/journal-format.md): their
+/// identity's secret halves and their *only me* key, sealed under a random member key that
+/// their password wraps (Argon2id, as a person's wrap, SPEC §4) and their recovery code wraps
+/// a second time. The member signs it, so a wrap someone else made is told before any
+/// Argon2id work.
+///
+/// ```
+/// offset size
+///   0     1  payload version = 1
+///   1     1  KDF algorithm = 2 (Argon2id v1.3)
+///   2     8  opslimit, u64 LE
+///  10     8  memlimit in bytes, u64 LE
+///  18    16  password salt
+///  34    16  recovery-code salt
+///  50    32  Ed25519 public key
+///  82    32  X25519 public key
+/// 114    72  member key under the password's key; AD = binding(memberKeyByPassword) ‖ bytes 0..<114
+/// 186    72  member key under the recovery code's key; AD = binding(memberKeyByRecovery) ‖ bytes 0..<114
+/// 258   136  signing seed ‖ X25519 secret key ‖ only-me key, under the member key;
+///            AD = binding(memberSecrets) ‖ bytes 0..<114
+/// 394    64  Ed25519 signature over binding(memberWrapSignature) ‖ bytes 0..<394
+/// ```
+package struct MemberWrapPayload: Sendable {
+    package static let version: UInt8 = 1
+    static let clearLength = 114
+    static let sealedKeyLength = AEAD.nonceLength + 32 + AEAD.tagLength
+    static let secretsLength = 96
+    static let sealedSecretsLength = AEAD.nonceLength + secretsLength + AEAD.tagLength
+    package static let length = clearLength + 2 * sealedKeyLength + sealedSecretsLength + SigningKeyPair.signatureLength
+
+    package let parameters: KDFParameters
+    package let keys: MemberKeys
+    let salt: [UInt8]
+    let recoverySalt: [UInt8]
+    let byPassword: [UInt8]
+    let byRecovery: [UInt8]
+    let secrets: [UInt8]
+    /// Bytes 0..<114, bound into every sealed part's additional data.
+    let clearPart: [UInt8]
+
+    /// Parses a stored payload and checks its signature (no key needed).
+    package init(parsing payload: [UInt8], binding: FrameBinding) throws(MemberWrapFault) {
+        var reader = ByteReader(payload)
+        guard payload.count == Self.length, reader.readByte() == Self.version, reader.readByte() == KDFParameters.argon2id13,
+            let ops = reader.readLittleEndian(UInt64.self), let mem = reader.readLittleEndian(UInt64.self)
+        else { throw .malformed }
+        guard let parameters = try? KDFParameters(validatingOpsLimit: ops, memLimit: mem) else {
+            throw .unsafeKeyDerivation(opsLimit: ops, memLimit: mem)
+        }
+        guard let salt = reader.read(PasswordKDF.saltLength), let recoverySalt = reader.read(PasswordKDF.saltLength),
+            let signing = reader.read(SigningKeyPair.publicKeyLength), let sealing = reader.read(BoxKeyPair.publicKeyLength),
+            let keys = MemberKeys(signing: signing, sealing: sealing)
+        else { throw .malformed }
+        let clearPart = reader.consumed(from: 0)
+        guard let byPassword = reader.read(Self.sealedKeyLength), let byRecovery = reader.read(Self.sealedKeyLength),
+            let secrets = reader.read(Self.sealedSecretsLength)
+        else { throw .malformed }
+        let signed = reader.consumed(from: 0)
+        guard let signature = reader.read(SigningKeyPair.signatureLength),
+            SigningKeyPair.verify(signature: signature, of: binding.bytes(for: .memberWrapSignature) + signed, publicKey: signing)
+        else { throw .notSignedByItsMember }
+        self.parameters = parameters
+        self.keys = keys
+        self.salt = salt
+        self.recoverySalt = recoverySalt
+        self.byPassword = byPassword
+        self.byRecovery = byRecovery
+        self.secrets = secrets
+        self.clearPart = clearPart
+    }
+
+    /// A new wrap of `secrets` at `binding`: a fresh member key wrapped under `password` and
+    /// under `recoveryCode`, each through Argon2id with `parameters` and a salt of its own.
+    package static func make(
+        _ secrets: MemberSecrets, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters,
+        binding: FrameBinding
+    ) throws -> [UInt8] {
+        let salt = try PasswordKDF.generateSalt()
+        let recoverySalt = try PasswordKDF.generateSalt()
+        var payload: [UInt8] = [version, KDFParameters.argon2id13]
+        payload.appendLittleEndian(parameters.opsLimit)
+        payload.appendLittleEndian(parameters.memLimit)
+        payload += salt + recoverySalt + secrets.identity.keys.signing + secrets.identity.keys.sealing
+        let clear = payload
+        let memberKey = try AEAD.generateKey()
+        defer { memberKey.wipe() }
+        let wraps: [(FrameBinding.Purpose, SecureBytes, [UInt8])] = [
+            (.memberKeyByPassword, password, salt), (.memberKeyByRecovery, recoveryCode, recoverySalt),
+        ]
+        for (purpose, secret, salt) in wraps {
+            let key = try PasswordKDF.deriveKey(password: secret, salt: salt, parameters: parameters)
+            defer { key.wipe() }
+            payload += try AEAD.seal(memberKey, key: key, additionalData: binding.bytes(for: purpose) + clear)
+        }
+        let plaintext = try SecureBytes(capacity: secretsLength)
+        defer { plaintext.wipe() }
+        plaintext.withUnsafeMutableBytes { out in
+            for (index, part) in [secrets.identity.signing.seed, secrets.identity.sealing.secretKey, secrets.onlyMe.key].enumerated() {
+                part.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[(32 * index)..<(32 * index + 32)]).copyMemory(from: $0) }
+            }
+        }
+        payload += try AEAD.seal(plaintext, key: memberKey, additionalData: binding.bytes(for: .memberSecrets) + clear)
+        return payload + (try secrets.identity.signing.sign(binding.bytes(for: .memberWrapSignature) + payload))
+    }
+
+    /// The member's keys, opened with their password.
+    /// - Throws: ``MemberWrapFault/wrongPassword`` or ``MemberWrapFault/damaged``; a
+    ///   `CryptoError` when guarded memory or libsodium fails.
+    package func open(password: SecureBytes, binding: FrameBinding) throws -> MemberSecrets {
+        try open(with: password, salt: salt, sealed: byPassword, purpose: .memberKeyByPassword, binding: binding)
+    }
+
+    /// The member's keys, opened with their recovery code (16 random bytes, shown once).
+    package func open(recoveryCode: SecureBytes, binding: FrameBinding) throws -> MemberSecrets {
+        try open(with: recoveryCode, salt: recoverySalt, sealed: byRecovery, purpose: .memberKeyByRecovery, binding: binding)
+    }
+
+    private func open(with secret: SecureBytes, salt: [UInt8], sealed: [UInt8], purpose: FrameBinding.Purpose, binding: FrameBinding)
+        throws -> MemberSecrets
+    {
+        let key = try PasswordKDF.deriveKey(password: secret, salt: salt, parameters: parameters)
+        defer { key.wipe() }
+        guard let memberKey = try? AEAD.openSecret(sealed, key: key, additionalData: binding.bytes(for: purpose) + clearPart) else {
+            throw MemberWrapFault.wrongPassword
+        }
+        defer { memberKey.wipe() }
+        guard
+            let plaintext = try? AEAD.openSecret(secrets, key: memberKey, additionalData: binding.bytes(for: .memberSecrets) + clearPart),
+            plaintext.count == Self.secretsLength
+        else { throw MemberWrapFault.damaged }
+        defer { plaintext.wipe() }
+        let parts = try (0..<3).map { index in
+            let part = try SecureBytes(capacity: 32)
+            part.withUnsafeMutableBytes { out in
+                plaintext.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[(32 * index)..<(32 * index + 32)])) }
+            }
+            return part
+        }
+        let signing = try SigningKeyPair(seed: parts[0])
+        guard signing.publicKey == keys.signing else { throw MemberWrapFault.damaged }
+        let identity = MemberIdentity(signing: signing, sealing: try BoxKeyPair(publicKey: keys.sealing, secretKey: parts[1]))
+        return MemberSecrets(identity: identity, onlyMe: AudienceKey(audience: .only(identity.id), key: parts[2]))
+    }
+}
