@@ -242,4 +242,48 @@ import Testing
             #expect(HouseholdWorld.refusal(member) == HouseholdRefusal(sequence: skipped, reason: .wrongEpoch(found: epoch + 2, current: epoch)))
         }
     }
+
+    @Test(
+        "Signing in with the device's verified mark checks only the signatures after it; another's mark, an altered one or another chain's is passed over"
+    )
+    func verifiedMark() throws {
+        let (world, alice, bob, carol) = try Self.household()
+        for number in 0..<6 { try alice.record([world.present(for: "Mum", "Gift \(number)")], for: .everyone) }
+        let mark = try bob.verifiedMark()
+        func signIn(_ mark: [UInt8]?) throws -> HouseholdMember {
+            try HouseholdMember.open(
+                world.store.handle(), as: bob.id, password: try HouseholdWorld.secret("bob-pw"), verifiedMark: mark,
+                initial: HouseholdWorld.initial)
+        }
+        let full = try signIn(nil)
+        #expect(full.keyring.signaturesVerified == 6)
+        let quick = try signIn(mark)
+        #expect(quick.keyring.signaturesVerified == 0 && quick.state == full.state)
+        try carol.record([world.present(for: "Mum", "Later")], for: .everyone)
+        let later = try signIn(mark)
+        let fresh = try signIn(nil)
+        #expect(later.keyring.signaturesVerified == 1 && later.state == fresh.state)
+        let carols = try signIn(try carol.verifiedMark())
+        #expect(carols.keyring.signaturesVerified == 7)
+        var altered = mark
+        altered[altered.count - 1] ^= 1
+        let alteredSignIn = try signIn(altered)
+        #expect(alteredSignIn.keyring.signaturesVerified == 7)
+        // The last frame replaced by another (a fork): the mark made after it no longer holds.
+        let markAfterLater = try bob.verifiedMark()
+        let last = try #require(try world.frames().last)
+        let handle = world.store.handle()
+        var batch = FrameBatch(after: JournalHead(sequence: last.position.sequence - 1, hash: last.position.previousHash), path: "household")
+        let keys = try #require(carol.keyring.keys)
+        let everyone = try #require(keys.keys[.everyone])
+        try batch.add(
+            kind: .householdEvent,
+            payload: try HouseholdEvents.seal(
+                EventCodec.encode(world.present(for: "Mum", "Replaced")), at: last.position, epoch: carol.keyring.epoch, for: everyone,
+                everyone: everyone, author: carol.secrets.identity))
+        let rewritten = try handle.rewrite(expecting: handle.head, with: batch) {}
+        #expect(rewritten == .appended(batch.head))
+        let forked = try signIn(markAfterLater)
+        #expect(forked.keyring.signaturesVerified == 7 && Self.titles(forked).contains("Replaced"))
+    }
 }

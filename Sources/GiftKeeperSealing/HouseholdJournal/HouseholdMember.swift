@@ -15,6 +15,10 @@ package final class HouseholdMember {
     package private(set) var state: GiftList
     /// The last frame taken in.
     package private(set) var sequence: UInt64 = 0
+    /// Where the chain stood when this device last verified it (a ``VerifiedMark`` handed
+    /// to ``open(_:as:password:recoveryCode:verifiedMark:initial:)``), until catching up passes it.
+    private var trusted: JournalHead?
+    private let initial: GiftList
 
     private init(store: any FrameStore, secrets: MemberSecrets, initial: GiftList) throws(HouseholdError) {
         guard store.header.formatVersion == JournalFormat.householdVersion else {
@@ -24,6 +28,7 @@ package final class HouseholdMember {
         self.secrets = secrets
         keyring = MemberKeyring(me: secrets, header: store.header)
         state = initial
+        self.initial = initial
     }
 
     package var id: MemberID { secrets.id }
@@ -58,10 +63,12 @@ package final class HouseholdMember {
     }
 
     /// Signs in to `store` as `member` with their password (or their recovery code), then
-    /// catches up with every frame.
+    /// catches up with every frame; with the ``verifiedMark()`` this device kept, checking no
+    /// signature it verified before (a mark that is not this member's for this journal, or
+    /// whose chain hash the journal no longer has, is passed over: every frame is verified).
     package static func open(
         _ store: any FrameStore, as member: MemberID, password: SecureBytes? = nil, recoveryCode: SecureBytes? = nil,
-        initial: GiftList
+        verifiedMark: [UInt8]? = nil, initial: GiftList
     ) throws(HouseholdError) -> HouseholdMember {
         let header = store.header
         guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
@@ -92,8 +99,15 @@ package final class HouseholdMember {
             throw .sealing(SealingError(error))
         }
         let opened = try HouseholdMember(store: store, secrets: secrets, initial: initial)
+        opened.trusted = verifiedMark.flatMap { VerifiedMark.decode($0, journalID: header.journalID, member: secrets) }
         try opened.catchUp()
         return opened
+    }
+
+    /// How far this device has verified the journal, to keep outside it (``VerifiedMark``).
+    package func verifiedMark() throws(HouseholdError) -> [UInt8] {
+        try catchUp()
+        return try Self.sealing { try VerifiedMark.encode(store.head, journalID: store.header.journalID, member: secrets) }
     }
 
     // MARK: Catching up
@@ -105,18 +119,33 @@ package final class HouseholdMember {
         do {
             _ = try store.waitForFrames(after: store.head.sequence, milliseconds: 0)
             try store.read(after: sequence, progress: nil) { frame in
-                if let entry = try keyring.takeIn(frame) {
+                if let trusted, frame.sequence == trusted.sequence + 1 {
+                    guard Array(frame.previousHash) == trusted.hash else { throw ChainMoved() }
+                    self.trusted = nil
+                }
+                if let entry = try keyring.takeIn(frame, verifyingSignature: frame.sequence > trusted?.sequence ?? 0) {
                     state.apply(entry.event)
                     body?(entry)
                 }
                 sequence = frame.sequence
             }
+            if let trusted {
+                guard store.head == trusted else { throw ChainMoved() }
+                self.trusted = nil
+            }
         } catch let refusal as HouseholdRefusal {
             throw .refused(refusal)
+        } catch is ChainMoved {
+            // Not the chain this device verified (shorter, or another): verify it all.
+            (trusted, sequence, state, keyring) = (nil, 0, initial, MemberKeyring(me: secrets, header: store.header))
+            try catchUp(body)
         } catch {
             throw .sealing(SealingError(error))
         }
     }
+
+    /// The chain is not the one a ``VerifiedMark`` was made for.
+    private struct ChainMoved: Error {}
 
     // MARK: Writing
 

@@ -42,6 +42,9 @@ package struct MemberKeyring {
     private var current: Current?
     /// Every epoch's keys this member held, by epoch: old keys are kept (replay, audit, `--as-of`).
     package private(set) var held: [UInt64: EpochKeyring] = [:]
+    /// How many events' signatures this keyring checked (a sign-in with a ``VerifiedMark``
+    /// checks only those after it).
+    package private(set) var signaturesVerified = 0
 
     package init(me: MemberSecrets, header: JournalHeader) {
         self.me = me
@@ -64,9 +67,10 @@ package struct MemberKeyring {
     /// This member's keys of the current epoch (their *only me* included).
     package var keys: EpochKeyring? { current?.keyring }
 
-    /// Takes in one frame the store verified against the chain.
+    /// Takes in one frame the store verified against the chain; without `verifyingSignature`
+    /// (a frame this device verified before), an event's signature is not checked again.
     /// - Returns: the event in it when it is a household event for this member.
-    package mutating func takeIn(_ frame: FrameView) throws(HouseholdRefusal) -> HouseholdEntry? {
+    package mutating func takeIn(_ frame: FrameView, verifyingSignature: Bool = true) throws(HouseholdRefusal) -> HouseholdEntry? {
         let payload = Array(frame.payload)
         let position = FramePosition(
             journalID: journalID, sequence: frame.sequence, kind: frame.kind.rawValue, previousHash: Array(frame.previousHash))
@@ -112,11 +116,13 @@ package struct MemberKeyring {
             guard let current else { return nil }
             let opened: OpenedHouseholdEvent?
             do throws(HouseholdFrameError) {
-                opened = try HouseholdEvents.open(payload, at: position, subkeys: current.subkeys, roster: current.writers)
+                opened = try HouseholdEvents.open(
+                    payload, at: position, subkeys: current.subkeys, roster: current.writers, verifyingSignature: verifyingSignature)
             } catch {
                 throw refused(.event(error.reason))
             }
             guard let opened else { return nil }
+            if verifyingSignature { signaturesVerified += 1 }
             do throws(EventDecodingError) {
                 let event = try EventCodec.decode(opened.payload)
                 return HouseholdEntry(sequence: frame.sequence, epoch: epoch, author: opened.author, audience: opened.audience, event: event)
