@@ -91,39 +91,6 @@ final class ServiceConnection {
         allowingMissing: Bool = false, deadline: Duration? = nil
     ) throws(JournalError) -> Answer? {
         let (status, data) = try send(method, path, body: body, deadline: deadline)
-        return try decode(status, data, as: Answer.self, allowingMissing: allowingMissing)
-    }
-
-    /// A `GET` sent now, whose answer ``answer(to:as:allowingMissing:)`` takes later: the
-    /// caller works meanwhile (a page of frames read ahead while the last is verified). Sent
-    /// only while signed in and not just found unreachable; otherwise it is sent when its
-    /// answer is asked for.
-    func request(_ path: String, deadline: Duration? = nil) -> PendingAnswer {
-        let deadline = deadline ?? self.deadline
-        var pending = PendingAnswer(path: path, deadline: deadline, response: nil)
-        guard let token = token.value, unanswered.map({ ContinuousClock.now >= $0.until }) ?? true else { return pending }
-        pending.response = try? begin(.GET, path, body: nil, token: token, deadline: deadline)
-        return pending
-    }
-
-    /// The answer to `pending`, as ``call(_:_:body:answer:allowingMissing:deadline:)`` gives
-    /// it; a 401 (the token expired meanwhile) signs in and asks again.
-    func answer<Answer: Decodable>(to pending: PendingAnswer, as: Answer.Type, allowingMissing: Bool = false)
-        throws(JournalError) -> Answer?
-    {
-        if let response = pending.response {
-            let (status, data) = try finish(response, deadline: pending.deadline)
-            if status != 401 { return try decode(status, data, as: Answer.self, allowingMissing: allowingMissing) }
-            token.value = nil
-        }
-        return try call(.GET, pending.path, answer: Answer.self, allowingMissing: allowingMissing, deadline: pending.deadline)
-    }
-
-    /// An answer's body as `Answer`; nil for 404 when `missing` is allowed. Any other status
-    /// than 2xx is thrown, worded by the service.
-    private func decode<Answer: Decodable>(_ status: Int, _ data: Data, as: Answer.Type, allowingMissing: Bool)
-        throws(JournalError) -> Answer?
-    {
         if status == 404, allowingMissing { return nil }
         try check(status, data)
         if Answer.self == Empty.self { return Empty() as? Answer }
@@ -165,49 +132,24 @@ final class ServiceConnection {
         if let (until, failure) = unanswered, ContinuousClock.now < until {
             throw JournalError(.unreachable(failure), path: name)
         }
-        let response: EventLoopFuture<HTTPClient.Response>
         do {
-            response = try begin(method, path, body: body, token: token, deadline: deadline)
-        } catch {
-            throw failed(error, deadline: deadline)
-        }
-        return try finish(response, deadline: deadline)
-    }
-
-    /// Sends a request; its answer comes within `deadline`.
-    private func begin(_ method: HTTPMethod, _ path: String, body: Data?, token: String?, deadline: Duration) throws
-        -> EventLoopFuture<HTTPClient.Response>
-    {
-        var headers = HTTPHeaders()
-        if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
-        var request = try HTTPClient.Request(
-            url: address.description + path, method: method, headers: headers, body: body.map { .data($0) })
-        request.tlsConfiguration = tls
-        let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
-        return sharedClient.execute(request: request, deadline: .now() + .nanoseconds(nanoseconds))
-    }
-
-    /// Waits for the answer of a request ``begin(_:_:body:token:deadline:)`` sent.
-    private func finish(_ response: EventLoopFuture<HTTPClient.Response>, deadline: Duration) throws(JournalError)
-        -> (status: Int, body: Data)
-    {
-        do {
-            let response = try response.wait()
+            var headers = HTTPHeaders()
+            if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+            if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+            var request = try HTTPClient.Request(
+                url: address.description + path, method: method, headers: headers, body: body.map { .data($0) })
+            request.tlsConfiguration = tls
+            let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+            let response = try sharedClient.execute(request: request, deadline: .now() + .nanoseconds(nanoseconds))
+                .wait()
             let bytes = response.body.map { Data($0.readableBytesView) } ?? Data()
             unanswered = nil
             return (Int(response.status.code), bytes)
         } catch {
-            throw failed(error, deadline: deadline)
+            let failure = failure(error, deadline: deadline)
+            unanswered = (ContinuousClock.now + Self.quietAfterFailure, failure)
+            throw JournalError(.unreachable(failure), path: name)
         }
-    }
-
-    /// A request that got no answer, as the error to throw; the next ones fail at once
-    /// with it for ``quietAfterFailure``.
-    private func failed(_ error: any Error, deadline: Duration) -> JournalError {
-        let failure = failure(error, deadline: deadline)
-        unanswered = (ContinuousClock.now + Self.quietAfterFailure, failure)
-        return JournalError(.unreachable(failure), path: name)
     }
 
     /// After a request got no answer, how long the next ones fail at once with the same
@@ -321,14 +263,6 @@ private let sharedClient: HTTPClient = {
     configuration.timeout.connect = .seconds(10)
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 }()
-
-/// A request sent ahead of its answer (``ServiceConnection/request(_:deadline:)``).
-struct PendingAnswer {
-    let path: String
-    let deadline: Duration
-    /// Nil when it was not sent yet.
-    var response: EventLoopFuture<HTTPClient.Response>?
-}
 
 /// No body, or an answer whose body does not matter.
 struct Empty: Codable {}

@@ -7,9 +7,8 @@ import NIOHTTP1
 /// A journal's copy on a sync service (SPEC §12), seen from a device: a
 /// ``SharedFrameStore`` over HTTPS.
 ///
-/// Reading is a cursor: pages of frames after this handle's head (``pull()``, the next page
-/// asked for while one is verified), each frame verified against the chain before it is
-/// taken in (``VerifiedFrames``), so a service
+/// Reading is a cursor: pages of frames after this handle's head (``pull()``), each frame
+/// verified against the chain before it is taken in (``VerifiedFrames``), so a service
 /// that drops, reorders, replays or alters a frame is refused with its position. An
 /// append is one request: the frames, the base they go after, and the device's head to
 /// post; the service appends them only if the journal's head is still that base and
@@ -160,20 +159,13 @@ public final class ServiceFrameStore: SharedFrameStore {
         lastPull = .now
         var first = true
         var emptyPages = 0
-        // The next page, asked for while this one is verified (after the position it reads after).
-        var ahead: (after: UInt64, answer: PendingAnswer)?
         while true {
             let after = head.sequence
-            let answer: FramePage?
-            if let pending = ahead, pending.after == after {
-                answer = try connection.answer(to: pending.answer, as: FramePage.self, allowingMissing: true)
-            } else {
-                answer = try connection.call(
+            guard
+                let page = try connection.call(
                     .GET, Route.frames(journalID, after: after, limit: Wire.maximumPageFrames), answer: FramePage.self,
                     allowingMissing: true, deadline: deadline)
-            }
-            ahead = nil
-            guard let page = answer else { throw JournalError(.unreachable(.journalGone), path: name) }
+            else { throw JournalError(.unreachable(.journalGone), path: name) }
             guard page.after == after else { throw JournalError(.unreachable(.unexpectedAnswer), path: name) }
             let mine = expected ?? head
             let behind = page.head.sequence < mine.sequence
@@ -194,10 +186,6 @@ public final class ServiceFrameStore: SharedFrameStore {
                 guard emptyPages > 1 else { continue }
                 let problem = JournalProblem(sequence: after + 1, offset: nil, damage: .framesWithheld(head: page.head.sequence))
                 throw JournalError(.corrupt(problem), path: name)
-            }
-            let next = after + UInt64(page.frames.count)
-            if !page.frames.isEmpty, next < page.head.sequence {
-                ahead = (next, connection.request(Route.frames(journalID, after: next, limit: Wire.maximumPageFrames), deadline: deadline))
             }
             try frames.takeIn(page.frames.lazy.map { Array($0) })
             if page.frames.isEmpty || head.sequence >= page.head.sequence { return true }
