@@ -1,3 +1,4 @@
+import GiftKeeperFiles
 import GiftKeeperWire
 import HTTPTypes
 import HummingbirdWSClient
@@ -7,8 +8,8 @@ import Synchronization
 
 /// A device's WebSocket to the service's live changes (SPEC §12, `GET /v1/live`): a
 /// background task keeps it open — reconnecting after 1 s, then 2, 4 … up to 30 s — and
-/// counts the messages that name this journal (or all). The store waiting for frames reads
-/// with its cursor when the count moved, so while the socket is open an idle device asks
+/// counts the messages that name this journal (or all), ringing ``ChangeBell``. The store
+/// waiting for frames reads with its cursor when the count moved, so while the socket is open an idle device asks
 /// the service nothing (the socket's pings aside); while it is not, the store polls as
 /// before. A lost message costs latency, never data.
 final class LiveChanges: Sendable {
@@ -39,6 +40,7 @@ final class LiveChanges: Sendable {
                         for try await message in inbound.messages(maxSize: 1 << 12) {
                             guard case .text(let text) = message, text == "*" || text.hasPrefix(journal + " ") else { continue }
                             self.heard.add(1, ordering: .releasing)
+                            ChangeBell.ring()  // a shell waiting at its prompt looks at once
                         }
                     }
                     self.open.store(false, ordering: .releasing)

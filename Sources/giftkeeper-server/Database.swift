@@ -65,7 +65,8 @@ func isLoopback(_ host: String) -> Bool {
 /// The limits every transaction runs under (SPEC §12): a statement that runs longer, or a
 /// transaction left idle (a node stalled mid-request), is ended by PostgreSQL, so a stuck
 /// request never holds a journal's row lock for long. Set per transaction, with the
-/// account, so they hold under PgBouncer's transaction pooling as well.
+/// account, so they hold under PgBouncer's transaction pooling as well, and as the serve
+/// role's own settings (``Schema/limits(for:)``) for the statements that run alone.
 enum TransactionLimits {
     static let statementTimeout = "5s"
     static let idleInTransactionTimeout = "10s"
@@ -94,6 +95,15 @@ struct ServiceDatabase: Sendable {
             }
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.commitError ?? error.beginError ?? error
+        }
+    }
+
+    /// Runs `query` alone, in a transaction of its own (PostgreSQL's implicit one): one
+    /// round trip. For the cursor's functions, which set the account themselves
+    /// (``Schema/cursorFunctions``), under the serve role's own limits.
+    func statement<T: Sendable>(_ query: PostgresQuery, _ body: (PostgresRowSequence) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await body(try await connection.query(query, logger: logger))
         }
     }
 }

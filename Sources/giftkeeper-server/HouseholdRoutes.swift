@@ -112,25 +112,28 @@ extension SyncRoutes {
         case .leave:
             break
         }
-        try check(change.append, account: identity.account)
-        let answer = try await Self.refusals {
-            try await database.transaction(account: identity.account) { connection in
-                let (household, role) = try await membership(id, connection)
-                guard change.kind == .leave || role == HouseholdRoster.Role.owner.rawValue else {
-                    throw HTTPError(.forbidden, message: "not an owner of this household")
+        try check(change.append)
+        let answer = try await overQuota {
+            try await Self.refusals {
+                try await database.transaction(account: identity.account) { connection in
+                    let (household, role) = try await membership(id, connection)
+                    guard change.kind == .leave || role == HouseholdRoster.Role.owner.rawValue else {
+                        throw HTTPError(.forbidden, message: "not an owner of this household")
+                    }
+                    let rows = try await connection.query(appendStatement(change.append, to: id, as: identity), logger: database.logger)
+                    guard let answer = try await Self.appendAnswer(rows) else {
+                        throw HTTPError(.notFound, message: "not a member of this household")
+                    }
+                    guard answer.appended else { return answer }
+                    // Read: a refusal raised while it runs comes with its rows.
+                    _ = try await connection.query(
+                        """
+                        SELECT gk_change_membership(\(household)::uuid, \(change.kind.rawValue), \(target?.uuidString)::uuid,
+                            \(change.invitation.map { ByteBuffer(bytes: $0) })::bytea, \(change.memberKeys.map { ByteBuffer(bytes: $0) })::bytea)::text
+                        """, logger: database.logger
+                    ).decode(String?.self).first { _ in true }
+                    return answer
                 }
-                guard let answer = try await appendFrames(change.append, to: id, device: identity.device, connection) else {
-                    throw HTTPError(.notFound, message: "not a member of this household")
-                }
-                guard answer.appended else { return answer }
-                // Read: a refusal raised while it runs comes with its rows.
-                _ = try await connection.query(
-                    """
-                    SELECT gk_change_membership(\(household)::uuid, \(change.kind.rawValue), \(target?.uuidString)::uuid,
-                        \(change.invitation.map { ByteBuffer(bytes: $0) })::bytea, \(change.memberKeys.map { ByteBuffer(bytes: $0) })::bytea)::text
-                    """, logger: database.logger
-                ).decode(String?.self).first { _ in true }
-                return answer
             }
         }
         return try json(answer)

@@ -14,14 +14,6 @@ struct SyncRoutes: Sendable {
     let database: ServiceDatabase
     let sessions: Sessions
     let quotas: Quotas
-    let appendRate: AppendRate
-
-    init(database: ServiceDatabase, sessions: Sessions, quotas: Quotas) {
-        self.database = database
-        self.sessions = sessions
-        self.quotas = quotas
-        appendRate = AppendRate(framesPerMinute: quotas.framesPerMinute)
-    }
 
     /// How long an enrolment code is valid.
     static let enrolmentLifetimeSeconds = 600
@@ -141,32 +133,21 @@ struct SyncRoutes: Sendable {
             throw HTTPError(.badRequest, message: "after=N is needed")
         }
         let limit = Int64(min(max(query["limit"].flatMap { Int($0) } ?? Wire.maximumPageFrames, 1), Wire.maximumPageFrames))
-        let page = try await database.transaction(account: identity.account) { connection in
+        let page = try await database.statement(
+            "SELECT * FROM gk_frames_after(\(identity.account)::uuid, \(id), \(after), \(limit))"
+        ) { rows in
+            var head: (Int64, ByteBuffer, ByteBuffer?)?
             var frames: [Data] = []
             var bytes = 0
-            var expected = after + 1
-            let rows = try await connection.query(
-                """
-                SELECT sequence, frame FROM gk_frames
-                WHERE account_id = gk_journal_home(\(id)) AND journal_id = \(id) AND sequence > \(after)
-                ORDER BY sequence LIMIT \(limit)
-                """, logger: database.logger)
-            for try await (sequence, frame) in rows.decode((Int64, ByteBuffer).self) {
-                guard sequence == expected, frames.isEmpty || bytes + frame.readableBytes <= Wire.maximumPageBytes else {
-                    continue  // the rest is read by the next page
-                }
+            for try await (sequence, hash, epoch, number, frame) in rows.decode((Int64, ByteBuffer, ByteBuffer?, Int64?, ByteBuffer?).self) {
+                head = head ?? (sequence, hash, epoch)
+                guard let number, let frame, number == after + 1 + Int64(frames.count),
+                    frames.isEmpty || bytes + frame.readableBytes <= Wire.maximumPageBytes
+                else { continue }  // the rest is read by the next page
                 frames.append(Data(frame.readableBytesView))
                 bytes += frame.readableBytes
-                expected += 1
             }
-            // Read after the frames: the head is never before the last frame read.
-            let head = try await connection.query(
-                "SELECT head_sequence, head_hash, \(unescaped: Schema.epoch) FROM gk_journals WHERE id = \(id) AND account_id = gk_journal_home(id)",
-                logger: database.logger
-            ).decode((Int64, ByteBuffer, ByteBuffer?).self).first { _ in true }
-            return head.map {
-                FramePage(after: UInt64(after), frames: frames, head: Self.head($0.0, $0.1), epoch: Self.epoch($0.2))
-            }
+            return head.map { FramePage(after: UInt64(after), frames: frames, head: Self.head($0.0, $0.1), epoch: Self.epoch($0.2)) }
         }
         guard let page else { throw HTTPError(.notFound, message: "no such journal") }
         return try json(page)
@@ -176,16 +157,17 @@ struct SyncRoutes: Sendable {
         let identity = try context.requireIdentity()
         let id = try journalID(context)
         let append = try await request.decode(as: AppendRequest.self, context: context)
-        try check(append, account: identity.account)
-        let answer = try await database.transaction(account: identity.account) { connection in
-            try await appendFrames(append, to: id, device: identity.device, connection)
+        try check(append)
+        let answer = try await overQuota {
+            try await database.statement(appendStatement(append, to: id, as: identity)) { rows in try await Self.appendAnswer(rows) }
         }
         guard let answer else { throw HTTPError(.notFound, message: "no such journal") }
         return try json(answer)
     }
 
-    /// Refuses a malformed append, or one over a quota (counting its frames against `account`'s rate).
-    func check(_ append: AppendRequest, account: String) throws {
+    /// Refuses a malformed append, or one with a frame over the size quota (the frames a
+    /// minute are counted by `gk_append` itself).
+    func check(_ append: AppendRequest) throws {
         guard !append.frames.isEmpty, append.head.sequence == append.base.sequence + UInt64(append.frames.count),
             append.head.sequence <= UInt64(Int64.max), append.base.hash.count == 32, append.head.hash.count == 32,
             append.post.map({ $0.device.count == 16 && $0.record.count <= 4_096 }) ?? true
@@ -193,35 +175,46 @@ struct SyncRoutes: Sendable {
         guard append.frames.allSatisfy({ $0.count <= quotas.maximumFrameBytes }) else {
             throw HTTPError(.contentTooLarge, message: "a frame is over the \(quotas.maximumFrameBytes)-byte quota")
         }
-        try appendRate.take(append.frames.count, account: account)
     }
 
-    /// `gk_append` of `append` to journal `id` in the caller's transaction; nil when the account sees no such journal.
-    func appendFrames(_ append: AppendRequest, to id: ByteBuffer, device: Int64, _ connection: PostgresConnection) async throws -> AppendAnswer? {
+    /// `gk_append` of `append` to journal `id`, acting for `identity` (one statement: it sets
+    /// the account itself, so it runs alone or inside a household's change's transaction).
+    func appendStatement(_ append: AppendRequest, to id: ByteBuffer, as identity: DeviceIdentity) -> PostgresQuery {
         let frames = append.frames.map { ByteBuffer(bytes: $0) }
-        let posted = append.post.map { ByteBuffer(bytes: $0.device) }
+        let device = append.post.map { ByteBuffer(bytes: $0.device) }
         let record = append.post.map { ByteBuffer(bytes: $0.record) }
-        let answer = try await connection.query(
+        return """
+            SELECT * FROM gk_append(\(identity.account)::uuid, \(id), \(Int64(append.base.sequence)),
+                \(ByteBuffer(bytes: append.base.hash)), \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)),
+                \(frames)::bytea[], \(identity.device), \(device)::bytea, \(record)::bytea, \(Int64(quotas.framesPerMinute)))
             """
-            SELECT *, \(unescaped: Schema.epoch) FROM gk_append(\(id), \(Int64(append.base.sequence)), \(ByteBuffer(bytes: append.base.hash)),
-                \(Int64(append.head.sequence)), \(ByteBuffer(bytes: append.head.hash)), \(frames)::bytea[],
-                \(device), \(posted)::bytea, \(record)::bytea)
-            """, logger: database.logger
-        ).decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?, ByteBuffer?).self).first { _ in true }
-        guard let answer else { return nil }
+    }
+
+    /// The answer of ``appendStatement(_:to:as:)``; nil when the account sees no such journal.
+    static func appendAnswer(_ rows: PostgresRowSequence) async throws -> AppendAnswer? {
+        guard
+            let answer = try await rows.decode((Bool, Int64, Int64, ByteBuffer, [ByteBuffer]?, [ByteBuffer]?, ByteBuffer?).self)
+                .first(where: { _ in true })
+        else { return nil }
         let heads = zip(answer.4 ?? [], answer.5 ?? []).map { PostedHead(device: Data($0.readableBytesView), record: Data($1.readableBytesView)) }
-        return AppendAnswer(appended: answer.0, head: Self.head(answer.2, answer.3), heads: heads, epoch: Self.epoch(answer.6))
+        return AppendAnswer(appended: answer.0, head: head(answer.2, answer.3), heads: heads, epoch: epoch(answer.6))
+    }
+
+    /// Runs `body` (an append), naming the frames-a-minute quota (SQLSTATE GK429) as such.
+    func overQuota<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError where error.sqlState == "GK429" {
+            throw HTTPError(.tooManyRequests, message: "over the quota of \(quotas.framesPerMinute) frames a minute; try again in a minute")
+        }
     }
 
     private func heads(_ context: ServiceContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let id = try journalID(context)
-        let heads = try await database.transaction(account: identity.account) { connection in
+        let heads = try await database.statement("SELECT * FROM gk_heads_of(\(identity.account)::uuid, \(id))") { rows in
             var heads: [PostedHead] = []
-            for try await (device, record) in try await connection.query(
-                "SELECT device, record FROM gk_heads WHERE account_id = gk_journal_home(\(id)) AND journal_id = \(id) ORDER BY device",
-                logger: database.logger
-            ).decode((ByteBuffer, ByteBuffer).self) {
+            for try await (device, record) in rows.decode((ByteBuffer, ByteBuffer).self) {
                 heads.append(PostedHead(device: Data(device.readableBytesView), record: Data(record.readableBytesView)))
             }
             return heads
@@ -236,19 +229,12 @@ struct SyncRoutes: Sendable {
         guard head.device.count == 16, head.record.count <= 4_096 else {
             throw HTTPError(.badRequest, message: "not a device head")
         }
-        let posted = try await database.transaction(account: identity.account) { connection in
-            try await connection.query(
-                """
-                INSERT INTO gk_heads (account_id, journal_id, device, record)
-                SELECT account_id, id, \(ByteBuffer(bytes: head.device)), \(ByteBuffer(bytes: head.record))
-                FROM gk_journals WHERE account_id = gk_journal_home(\(id)) AND id = \(id)
-                ON CONFLICT (account_id, journal_id, device) DO UPDATE SET posted_at = now(), record = CASE
-                    WHEN gk_head_sequence(EXCLUDED.record) >= gk_head_sequence(gk_heads.record) THEN EXCLUDED.record
-                    ELSE gk_heads.record END
-                RETURNING device
-                """, logger: database.logger
-            ).decode(ByteBuffer.self).first { _ in true }
-        }
+        let posted = try await database.statement(
+            """
+            SELECT * FROM gk_post_head(\(identity.account)::uuid, \(id), \(ByteBuffer(bytes: head.device)),
+                \(ByteBuffer(bytes: head.record)))
+            """
+        ) { rows in try await rows.decode(ByteBuffer.self).first { _ in true } }
         guard posted != nil else { throw HTTPError(.notFound, message: "no such journal") }
         return Response(status: .noContent)
     }

@@ -96,7 +96,7 @@ enum Schema {
             LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting('giftkeeper.account', true), '')::uuid $$
             """,
         ] + HouseholdSchema.tables + ["gk_accounts", "gk_devices", "gk_enrolments", "gk_journals", "gk_frames", "gk_heads"].flatMap(policy)
-        + HouseholdSchema.functions + functions + HouseholdSchema.revokes
+        + HouseholdSchema.functions + functions + HouseholdSchema.revokes + cursorStatements
 
     /// The server's epoch, as a column of a query (NULL before `migrate` made it).
     static let epoch = "(SELECT epoch FROM gk_server)"
@@ -194,63 +194,11 @@ enum Schema {
         END
         $$
         """,
-        // An append, run as the serve role under row-level security: the journal's head
-        // moves only if it is still the batch's base (the update locks the row, and one
-        // that waited for another append's lock looks at the row again); the frames go in
-        // after it, the device's head is posted, the service processes are notified (for
-        // each account that reads the journal: its own, or a household's members — the
-        // journal is the account's own or a household's it is a member of, ``HouseholdSchema``);
-        // the answer says whether it moved, how many
-        // frames went in, the head (the one that won, on a conflict) and the posted heads.
-        """
-        CREATE OR REPLACE FUNCTION gk_append(
-            p_journal bytea, p_base_sequence bigint, p_base_hash bytea, p_new_sequence bigint, p_new_hash bytea,
-            p_frames bytea[], p_device_id bigint, p_head_device bytea, p_head_record bytea)
-        RETURNS TABLE (r_moved boolean, r_inserted bigint, r_head_sequence bigint, r_head_hash bytea,
-            r_devices bytea[], r_records bytea[])
-        LANGUAGE plpgsql AS $$
-        DECLARE
-            account uuid := gk_journal_home(p_journal);
-            stored bigint := 0;
-        BEGIN
-            UPDATE gk_journals j SET head_sequence = p_new_sequence, head_hash = p_new_hash
-                WHERE j.account_id = account AND j.id = p_journal
-                    AND j.head_sequence = p_base_sequence AND j.head_hash = p_base_hash;
-            IF NOT FOUND THEN
-                RETURN QUERY SELECT false, 0::bigint, j.head_sequence, j.head_hash, NULL::bytea[], NULL::bytea[]
-                    FROM gk_journals j WHERE j.account_id = account AND j.id = p_journal;
-                RETURN;
-            END IF;
-            INSERT INTO gk_frames (account_id, journal_id, sequence, frame, device_id)
-                SELECT account, p_journal, p_base_sequence + f.n, f.frame, p_device_id
-                FROM unnest(p_frames) WITH ORDINALITY AS f(frame, n);
-            GET DIAGNOSTICS stored = ROW_COUNT;
-            IF p_head_device IS NOT NULL THEN
-                INSERT INTO gk_heads AS h (account_id, journal_id, device, record)
-                    VALUES (account, p_journal, p_head_device, p_head_record)
-                    ON CONFLICT (account_id, journal_id, device) DO UPDATE SET posted_at = now(), record = CASE
-                        WHEN gk_head_sequence(EXCLUDED.record) >= gk_head_sequence(h.record) THEN EXCLUDED.record
-                        ELSE h.record END;
-            END IF;
-            -- Delivered at commit to the service processes listening (never to a device).
-            IF account = gk_current_account() THEN
-                PERFORM pg_notify('gk_changes', account::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text);
-            ELSE
-                PERFORM pg_notify('gk_changes', r::text || ' ' || encode(p_journal, 'hex') || ' ' || p_new_sequence::text)
-                    FROM gk_readers(account) r;
-            END IF;
-            RETURN QUERY SELECT true, stored, p_new_sequence, p_new_hash,
-                    array_agg(h.device ORDER BY h.device), array_agg(h.record ORDER BY h.device)
-                FROM gk_heads h WHERE h.account_id = account AND h.journal_id = p_journal;
-        END
-        $$
-        """,
         "REVOKE ALL ON FUNCTION gk_device_for_key(bytea) FROM PUBLIC",
         "REVOKE ALL ON FUNCTION gk_spend_nonce(bytea, bigint) FROM PUBLIC",
         "REVOKE ALL ON FUNCTION gk_recent_revocations(bigint) FROM PUBLIC",
         "REVOKE ALL ON FUNCTION gk_create_account(bytea, text) FROM PUBLIC",
         "REVOKE ALL ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) FROM PUBLIC",
-        "REVOKE ALL ON FUNCTION gk_append(bytea, bigint, bytea, bigint, bytea, bytea[], bigint, bytea, bytea) FROM PUBLIC",
     ]
 
     /// The serve role's privileges: what the service does, nothing more. `role` is a
@@ -274,8 +222,7 @@ enum Schema {
             "GRANT EXECUTE ON FUNCTION gk_recent_revocations(bigint) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_create_account(bytea, text) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) TO \(role)",
-            "GRANT EXECUTE ON FUNCTION gk_append(bytea, bigint, bytea, bigint, bytea, bytea[], bigint, bytea, bytea) TO \(role)",
-        ] + HouseholdSchema.grants(to: role)
+        ] + HouseholdSchema.grants(to: role) + cursorGrants(to: role)
     }
 
     /// Makes the serve role when it does not exist: it logs in, and is nothing else (no

@@ -97,7 +97,7 @@ struct Migrate: AsyncParsableCommand {
         try await asOwner(address, command: "migrate") { connection, logger in
             try await connection.query("SELECT pg_advisory_xact_lock(7142027)", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: Schema.createRole(serveRole)), logger: logger)
-            for statement in Schema.statements + Schema.grants(to: serveRole) {
+            for statement in Schema.statements + Schema.grants(to: serveRole) + Schema.limits(for: serveRole) {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             try await connection.query(PostgresQuery(unsafeSQL: Schema.restrictConnect(to: serveRole)), logger: logger)
@@ -142,7 +142,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Quota: the largest frame, in bytes.")
     var maxFrameBytes = Quotas().maximumFrameBytes
 
-    @Option(help: "Quota: frames an account may append a minute (on this process).")
+    @Option(help: "Quota: frames an account may append a minute (counted across every service process).")
     var maxFramesPerMinute = Quotas().framesPerMinute
 
     @Option(help: "Quota: journals an account may hold.")

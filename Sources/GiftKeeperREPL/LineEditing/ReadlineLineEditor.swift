@@ -1,4 +1,5 @@
 import CReadline
+import GiftKeeperFiles
 import Glibc
 import Synchronization
 
@@ -68,13 +69,19 @@ public final class ReadlineLineEditor: LineEditor {
 
         rl_callback_handler_install(prompt, readlineLineHandler)
         let signalPipe = SignalRouter.promptPipeRead
+        // A change heard elsewhere (a sync service's live socket) runs the idle check at once.
+        let bell = idleCheck == nil ? -1 : ChangeBell.descriptor
         while true {
+            // poll ignores a negative descriptor.
             var descriptors = [
                 pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signalPipe, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: bell, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, nfds_t(signalPipe >= 0 ? 2 : 1), Int32(idleCheck == nil ? -1 : idleInterval))
-            if ready == 0 {
+            let ready = poll(&descriptors, 3, Int32(idleCheck == nil ? -1 : idleInterval))
+            let rung = ready > 0 && descriptors[2].revents != 0
+            if rung { ChangeBell.silence() }
+            if ready == 0 || rung {
                 let report = idleCheck?(keyPressed) ?? IdleReport()
                 keyPressed = false
                 if report.endsLine {

@@ -91,8 +91,9 @@ public final class REPLSession: Shell {
             progress.clear()
         }
         // A script's editor waits for no person and never looks. Every 25 ms: a change made
-        // elsewhere shows within 50 ms (SPEC §12: live); a look costs one fstat, and for a
-        // server a counter read (a query only when notified, or once a second).
+        // elsewhere shows within 50 ms (SPEC §12: live), at once when a sync service's live
+        // socket rings ``ChangeBell``; a look costs one fstat, and for a server a counter read
+        // (a query only when notified, or once a second).
         editor.setIdleCheck(everyMilliseconds: 25) { [weak self] keyPressed in
             self?.whileIdle(keyPressed: keyPressed) ?? IdleReport()
         }
