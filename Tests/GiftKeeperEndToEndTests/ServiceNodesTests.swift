@@ -53,7 +53,7 @@ extension ServiceEndToEndTests {
 
                 // The desktop's live socket, on the second process, stays open until the removal.
                 let socket = LiveSocket(url: second.replacingOccurrences(of: "https://", with: "wss://") + Route.live, token: token)
-                #expect(await socket.opened(within: .seconds(5)), "the second process opened no live socket")
+                #expect(await socket.opened(within: .seconds(15)), "the second process opened no live socket")
 
                 // The laptop removes the desktop through the first process: the second refuses its token.
                 let list = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
@@ -62,12 +62,12 @@ extension ServiceEndToEndTests {
                     ["device", "remove", String(line.prefix { $0 != " " }), "--journal", laptop.journal], environment: trust)
                 #expect(removed.status == 0, "\(removed)")
                 var refused = false
-                for _ in 0..<30 where !refused {
+                for _ in 0..<100 where !refused {
                     refused = try await wire.get(second + Route.devices, token: token).status == .unauthorized
                     if !refused { try await Task.sleep(for: .milliseconds(100)) }
                 }
-                #expect(refused, "the second process still took a revoked device's token after 3 s")
-                #expect(await socket.closed(within: .seconds(3)), "a revoked device's live socket stayed open: \(secondProcess.stderr)")
+                #expect(refused, "the second process still took a revoked device's token after 10 s")
+                #expect(await socket.closed(within: .seconds(10)), "a revoked device's live socket stayed open: \(secondProcess.stderr)")
             }
         }
     }
