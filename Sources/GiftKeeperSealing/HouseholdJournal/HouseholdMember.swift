@@ -15,8 +15,13 @@ package final class HouseholdMember {
     package private(set) var state: GiftList
     /// The last frame taken in.
     package private(set) var sequence: UInt64 = 0
+    /// Told of every entry folded in, whichever call took it in (the commands learn
+    /// members' names from the events they sign).
+    private let observer: ((HouseholdEntry) -> Void)?
 
-    private init(store: any FrameStore, secrets: MemberSecrets, initial: GiftList) throws(HouseholdError) {
+    private init(
+        store: any FrameStore, secrets: MemberSecrets, initial: GiftList, observer: ((HouseholdEntry) -> Void)? = nil
+    ) throws(HouseholdError) {
         guard store.header.formatVersion == JournalFormat.householdVersion else {
             throw .notAHousehold(formatVersion: store.header.formatVersion)
         }
@@ -24,6 +29,7 @@ package final class HouseholdMember {
         self.secrets = secrets
         keyring = MemberKeyring(me: secrets, header: store.header)
         state = initial
+        self.observer = observer
     }
 
     package var id: MemberID { secrets.id }
@@ -34,9 +40,11 @@ package final class HouseholdMember {
     /// Makes a household in `store` (a new, empty journal of format version 3): the
     /// creator's key wrap, then the first epoch, of them alone, an owner.
     package static func create(
-        in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList
+        in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
+        observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
-        let member = try join(store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial)
+        let member = try join(
+            store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial, observer: observer)
         try member.startEpoch(roster: Roster([member.keys]), owners: [member.id])
         return member
     }
@@ -44,10 +52,11 @@ package final class HouseholdMember {
     /// A joiner's new identity, written into the household's journal as their key wrap; they
     /// hold no key of the household until an owner admits them (``admit(_:)``).
     package static func join(
-        _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList
+        _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
+        observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let secrets = try sealing { try MemberSecrets.generate() }
-        let member = try HouseholdMember(store: store, secrets: secrets, initial: initial)
+        let member = try HouseholdMember(store: store, secrets: secrets, initial: initial, observer: observer)
         try member.write { batch in
             let binding = member.binding(.memberWrap, in: batch)
             let wrap = try MemberWrapPayload.make(
@@ -61,7 +70,7 @@ package final class HouseholdMember {
     /// catches up with every frame.
     package static func open(
         _ store: any FrameStore, as member: MemberID, password: SecureBytes? = nil, recoveryCode: SecureBytes? = nil,
-        initial: GiftList
+        initial: GiftList, observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let header = store.header
         guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
@@ -91,7 +100,7 @@ package final class HouseholdMember {
         } catch {
             throw .sealing(SealingError(error))
         }
-        let opened = try HouseholdMember(store: store, secrets: secrets, initial: initial)
+        let opened = try HouseholdMember(store: store, secrets: secrets, initial: initial, observer: observer)
         try opened.catchUp()
         return opened
     }
@@ -107,6 +116,7 @@ package final class HouseholdMember {
             try store.read(after: sequence, progress: nil) { frame in
                 if let entry = try keyring.takeIn(frame) {
                     state.apply(entry.event)
+                    observer?(entry)
                     body?(entry)
                 }
                 sequence = frame.sequence
