@@ -253,4 +253,50 @@ import Testing
         let bytes = try #require(FileManager.default.contents(atPath: path))
         for secret in ["Telescope", "Kite", "Alice", "Bob"] { #expect(bytes.range(of: Data(secret.utf8)) == nil) }
     }
+
+    @Test func aJoinerThroughAServiceWritesNothingUntilAdmitted() throws {
+        let home = try Household()
+        let (code, _, _) = try home.alice.invite()
+        let journalID = home.store.header.journalID
+        let (pending, secrets) = try HouseholdSession.prepareJoin(
+            household: journalID, password: try Self.secret("dave-pw"), parameters: .testMinimum)
+        #expect(try pending.keys() == secrets.identity.keys)
+        let (request, number) = try HouseholdSession.answer(code, owner: home.alice.keys, joiner: secrets, household: journalID)
+        func complete(_ password: String) throws -> HouseholdSession {
+            try HouseholdSession.completeJoin(
+                pending, in: home.store.handle(), name: "Dave", password: try Self.secret(password),
+                recoveryCode: try Self.secret("dave-rc"), parameters: .testMinimum, now: Household.now)
+        }
+        let head = home.store.handle().head
+        let early = #expect(throws: HouseholdSessionError.self) { try complete("dave-pw") }
+        guard case .household(.notAMember)? = early else {
+            Issue.record("not refused before the admission: \(String(describing: early))")
+            return
+        }
+        #expect(home.store.handle().head == head)
+        // The admission's frame goes through `appending` (a service's changeMembers) with Dave's keys.
+        let store = home.store.handle()
+        var admitted: [MemberKeys] = []
+        try home.alice.admit(request, code: code, safetyNumber: number) { batch, keys in
+            admitted.append(keys)
+            return try store.append(batch)
+        }
+        #expect(admitted == [secrets.identity.keys])
+        let wrong = #expect(throws: HouseholdSessionError.self) { try complete("alice-pw") }
+        guard case .household(.wrongPassword)? = wrong else {
+            Issue.record("not a wrong password: \(String(describing: wrong))")
+            return
+        }
+        let dave = try complete("dave-pw")
+        #expect(dave.isMember && dave.id == secrets.id)
+        try home.alice.perform(.addPresent(recipient: "Dave", title: "Drum"))
+        try home.sync()
+        try dave.catchUp()
+        #expect(Self.titles(dave).isEmpty)
+        #expect(Self.titles(home.bob) == ["Drum"])
+        #expect(home.bob.memberID(named: "dave") == dave.id)
+        let again = try HouseholdSession.open(
+            home.store.handle(), as: dave.id, name: "Dave", password: try Self.secret("dave-pw"), now: Household.now)
+        #expect(again.isMember && Self.titles(again).isEmpty)
+    }
 }

@@ -41,21 +41,25 @@ package final class HouseholdMember {
     /// creator's key wrap, then the first epoch, of them alone, an owner.
     package static func create(
         in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
-        observer: ((HouseholdEntry) -> Void)? = nil
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let member = try join(
-            store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial, observer: observer)
+            store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial, secrets: secrets,
+            observer: observer)
         try member.startEpoch(roster: Roster([member.keys]), owners: [member.id])
         return member
     }
 
-    /// A joiner's new identity, written into the household's journal as their key wrap; they
-    /// hold no key of the household until an owner admits them (``admit(_:)``).
+    /// A joiner's new identity (or `secrets`, made before: their keys went with a join
+    /// request), written into the household's journal as their key wrap; they hold no key of
+    /// the household until an owner admits them (``admit(_:appending:)``).
     package static func join(
         _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
-        observer: ((HouseholdEntry) -> Void)? = nil
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
-        let secrets = try sealing { try MemberSecrets.generate() }
+        var secrets = secrets
+        if secrets == nil { secrets = try sealing { try MemberSecrets.generate() } }
+        guard let secrets else { throw .notAMember }
         let member = try HouseholdMember(store: store, secrets: secrets, initial: initial, observer: observer)
         try member.write { batch in
             let binding = member.binding(.memberWrap, in: batch)
@@ -153,9 +157,10 @@ package final class HouseholdMember {
         }
     }
 
-    /// Admits a member who joined (an owner): a new epoch with them in it.
-    package func admit(_ member: MemberKeys) throws(HouseholdError) {
-        try changeMembers { roster, _ in roster.admit(member) }
+    /// Admits a member who joined (an owner): a new epoch with them in it, appended by
+    /// `appending` when given (a service makes the admission with its frame, in one request).
+    package func admit(_ member: MemberKeys, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdError) {
+        try changeMembers(appending: appending) { roster, _ in roster.admit(member) }
     }
 
     /// Removes a member (an owner; not themselves: they leave): a new epoch without them.
@@ -203,7 +208,9 @@ package final class HouseholdMember {
         }
     }
 
-    private func changeMembers(_ change: (inout Roster, inout Set<MemberID>) -> Void) throws(HouseholdError) {
+    private func changeMembers(
+        appending: ((FrameBatch) throws -> AppendOutcome)? = nil, _ change: (inout Roster, inout Set<MemberID>) -> Void
+    ) throws(HouseholdError) {
         try catchUp()
         guard keyring.isMember else { throw .notAMember }
         guard keyring.owners.contains(id) else { throw .notAnOwner }
@@ -211,12 +218,14 @@ package final class HouseholdMember {
         var owners = keyring.owners.subtracting(keyring.departed)
         change(&roster, &owners)
         guard !owners.isEmpty, roster.contains(id) else { throw .lastOwner }
-        try startEpoch(roster: roster, owners: owners)
+        try startEpoch(roster: roster, owners: owners, appending: appending)
     }
 
     /// Appends the next epoch's frame for `roster` and `owners`, written by this member.
-    private func startEpoch(roster: Roster, owners: Set<MemberID>) throws(HouseholdError) {
-        try write { batch in
+    private func startEpoch(
+        roster: Roster, owners: Set<MemberID>, appending: ((FrameBatch) throws -> AppendOutcome)? = nil
+    ) throws(HouseholdError) {
+        try write(appending: appending) { batch in
             let frame = position(.epoch, in: batch)
             let position = EpochPosition(
                 journalID: frame.journalID, sequence: frame.sequence, previousHash: frame.previousHash, epoch: keyring.epoch + 1)
@@ -226,9 +235,11 @@ package final class HouseholdMember {
         }
     }
 
-    /// Builds a batch on the store's head with `build` and appends it, then takes it in; on a
-    /// conflict, catches up and builds again (a few times).
-    private func write(_ build: (inout FrameBatch) throws -> Void) throws(HouseholdError) {
+    /// Builds a batch on the store's head with `build` and appends it (to the store, or with
+    /// `appending`), then takes it in; on a conflict, catches up and builds again (a few times).
+    private func write(
+        appending: ((FrameBatch) throws -> AppendOutcome)? = nil, _ build: (inout FrameBatch) throws -> Void
+    ) throws(HouseholdError) {
         for _ in 0..<Self.attempts {
             try catchUp()
             let outcome: AppendOutcome
@@ -236,7 +247,8 @@ package final class HouseholdMember {
                 outcome = try SecureBytes.whileKeysInUse {
                     var batch = store.makeBatch()
                     try build(&batch)
-                    return batch.isEmpty ? .appended(store.head) : try store.append(batch)
+                    guard !batch.isEmpty else { return .appended(store.head) }
+                    return try appending?(batch) ?? store.append(batch)
                 }
             } catch let error as HouseholdError {
                 throw error

@@ -1,5 +1,5 @@
 package import GiftKeeperCrypto
-import GiftKeeperJournal
+package import GiftKeeperJournal
 package import GiftKeeperSealing
 
 /// Joining with a safety number (SPEC §13; docs/threat-model.md, "Joining and the safety
@@ -24,11 +24,19 @@ extension HouseholdSession {
     package func answer(_ code: InvitationCode, owner: MemberKeys) throws(HouseholdSessionError) -> (
         request: JoinRequest, safetyNumber: String
     ) {
+        try Self.answer(code, owner: owner, joiner: member.secrets, household: member.store.header.journalID)
+    }
+
+    /// ``answer(_:owner:)`` for `joiner`, who has no session yet (on a service a joiner
+    /// writes nothing until admitted: ``PendingJoin``), to household `journalID`.
+    package static func answer(_ code: InvitationCode, owner: MemberKeys, joiner: MemberSecrets, household journalID: [UInt8])
+        throws(HouseholdSessionError) -> (request: JoinRequest, safetyNumber: String)
+    {
         guard code.matches(owner: owner) else { throw .invitation(.ownerKeysDoNotMatch) }
         do {
-            let request = try JoinRequest.make(answering: code, joiner: member.secrets.identity, owner: owner)
+            let request = try JoinRequest.make(answering: code, joiner: joiner.identity, owner: owner)
             let number = SafetyNumber.of(
-                household: member.store.header.journalID, invitationID: request.invitationID, owner: owner, joiner: keys)
+                household: journalID, invitationID: request.invitationID, owner: owner, joiner: joiner.identity.keys)
             return (request, number)
         } catch {
             throw .invitation(error as? InvitationError ?? .badRequest)
@@ -52,15 +60,20 @@ extension HouseholdSession {
 
     /// Admits the joiner of `request` only if `typed` (the number they read out; spaces
     /// ignored) is the safety number: on a mismatch nothing is written and no key granted
-    /// (the command then burns the invitation at the service). The admitted member's keys.
+    /// (the command then burns the invitation at the service). `appending`, when given,
+    /// appends the admission's epoch frame with the joiner's keys (a service's
+    /// `changeMembers(.admit, …)`, one request). The admitted member's keys.
     @discardableResult
-    package func admit(_ request: JoinRequest, code: InvitationCode, safetyNumber typed: String) throws(HouseholdSessionError)
-        -> MemberKeys
-    {
+    package func admit(
+        _ request: JoinRequest, code: InvitationCode, safetyNumber typed: String,
+        appending: ((FrameBatch, MemberKeys) throws -> AppendOutcome)? = nil
+    ) throws(HouseholdSessionError) -> MemberKeys {
         let (joiner, number) = try joiner(of: request, code: code)
         let digits = { (text: String) in text.filter { !$0.isWhitespace } }
         guard constantTimeEqual(Array(digits(typed).utf8), Array(digits(number).utf8)) else { throw .safetyNumberMismatch }
-        try admit(joiner)
+        try Self.household { () throws(HouseholdError) in
+            try member.admit(joiner, appending: appending.map { append in { batch in try append(batch, joiner) } })
+        }
         return joiner
     }
 }

@@ -56,21 +56,23 @@ package final class HouseholdSession {
     }
 
     /// Signs up to the household in `store` as `name` (``SignUp``), with a password and a
-    /// recovery code of this member's own.
+    /// recovery code of this member's own, and `secrets` when they were made before (a
+    /// service takes the creator's public keys with the new household; a joiner's went with
+    /// their join request).
     package static func signUp(
         _ kind: SignUp, in store: any FrameStore, name: String, password: SecureBytes, recoveryCode: SecureBytes,
-        parameters: KDFParameters, now: @escaping @Sendable () -> Timestamp
+        parameters: KDFParameters, secrets: MemberSecrets? = nil, now: @escaping @Sendable () -> Timestamp
     ) throws(HouseholdSessionError) -> HouseholdSession {
         try start(name: name, now: now, catchingUp: kind == .creating) { initial, observer throws(HouseholdError) -> HouseholdMember in
             switch kind {
             case .creating:
                 try HouseholdMember.create(
                     in: store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial,
-                    observer: observer)
+                    secrets: secrets, observer: observer)
             case .joining:
                 try HouseholdMember.join(
                     store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial,
-                    observer: observer)
+                    secrets: secrets, observer: observer)
             }
         }
     }
@@ -164,7 +166,7 @@ package final class HouseholdSession {
         }
     }
 
-    private static func household<T>(_ body: () throws(HouseholdError) -> T) throws(HouseholdSessionError) -> T {
+    static func household<T>(_ body: () throws(HouseholdError) -> T) throws(HouseholdSessionError) -> T {
         do {
             return try body()
         } catch {
