@@ -162,6 +162,17 @@ import Testing
             try audience(.setBudget(Budget(scope: BudgetScope(recipient: "carol"), amount: amount)))
                 == .everyoneBut(home.carol.id))
         #expect(try audience(.addOccasion(Occasion(name: "Christmas"))) == .everyone)
+        // A newcomer who has not signed a name yet may be the Grandma a present is for.
+        let grandma = try GiftList.decide(.addPresent(recipient: "Grandma", title: "Hat"), at: Household.now(), state: home.alice.state)
+        let newcomer = try Household.join(home.store, "Dave").id
+        #expect(
+            HouseholdAudiences.audience(
+                of: grandma, privately: false, me: home.alice.id, members: names, unnamed: [newcomer], state: home.alice.state)
+                == .everyoneBut(newcomer))
+        #expect(
+            HouseholdAudiences.audience(
+                of: grandma, privately: false, me: home.alice.id, members: names, unnamed: [newcomer, home.carol.id],
+                state: home.alice.state) == .only(home.alice.id))
         let signIn = try GiftList.decide(.signIn, at: Household.now(), state: home.alice.state)
         #expect(
             HouseholdAudiences.audience(of: signIn, privately: false, me: home.alice.id, members: names, state: home.alice.state)

@@ -16,9 +16,12 @@ import OrderedCollections
 ///   wider one would spoil one. Presents for two members at once come later (SPEC §13).
 package enum HouseholdAudiences {
     /// The audience of `events`, decided by `me` on `state`, where `members` names each
-    /// member as the household knows them.
+    /// member as the household knows them and `unnamed` are the members who have not signed
+    /// a name this member can read yet (a newcomer): a name no named member goes by may be
+    /// theirs, so what is about it is kept from them too.
     package static func audience(
-        of events: [Event], privately: Bool, me: MemberID, members: [MemberID: String], state: GiftList
+        of events: [Event], privately: Bool, me: MemberID, members: [MemberID: String], unnamed: Set<MemberID> = [],
+        state: GiftList
     ) -> Audience {
         guard !privately else { return .only(me) }
         var byName: [String: MemberID] = [:]
@@ -27,7 +30,7 @@ package enum HouseholdAudiences {
         for event in events {
             guard let names = concerned(event.body, me: me, members: members, state: state) else { return .only(me) }
             for name in names {
-                if let id = byName[state.foldedName(name)] { about.insert(id) }
+                if let id = byName[state.foldedName(name)] { about.insert(id) } else { about.formUnion(unnamed) }
             }
         }
         guard let first = about.first else { return .everyone }

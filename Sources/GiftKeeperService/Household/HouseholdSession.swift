@@ -141,8 +141,9 @@ package final class HouseholdSession {
             throw .domain(error)
         }
         guard !events.isEmpty else { return [] }
+        let unnamed = Set(member.keyring.members.ids.filter { directory.names[$0] == nil })
         let audience = HouseholdAudiences.audience(
-            of: events, privately: privately, me: id, members: directory.names, state: state)
+            of: events, privately: privately, me: id, members: directory.names, unnamed: unnamed, state: state)
         try Self.household { () throws(HouseholdError) in try member.record(events, for: audience) }
         return events
     }
