@@ -137,5 +137,6 @@ func readNewPassword(_ password: PasswordOption) throws -> SecureBytes {
         Console().error(HouseholdWords.passwordsDiffer)
         throw ExitCode(2)
     }
+    try NewPassword.check(first)
     return first
 }

@@ -39,8 +39,8 @@ struct HouseholdCreate: ParsableCommand {
     func run() throws {
         var record = try signUp.newRecord(household: household)
         let path = signUp.path
-        let password = try readNewPassword(path.password)
         try reportingFailures {
+            let password = try readNewPassword(path.password)
             let remote = try record.service()
             let journalID = try randomBytes(count: 16)
             let header = try VerifiedFrames.newHeader(journalID: journalID, path: path.journal, household: true).header
