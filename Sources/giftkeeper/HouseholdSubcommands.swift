@@ -17,6 +17,7 @@ struct Household: ParsableCommand {
         abstract: "Plan together: a household's shared journal, its members, wishes and claims (through a sync service).",
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
+            HouseholdRemove.self, HouseholdLeave.self,
             HouseholdAdd.self, HouseholdList.self, HouseholdWish.self, HouseholdWishes.self, HouseholdClaim.self,
             HouseholdUnclaim.self,
         ])
@@ -203,4 +204,45 @@ struct HouseholdSignUp: ParsableArguments {
 func printAlone(_ result: String, note: String) {
     Console().print(result)
     Console().note(note)
+}
+
+struct HouseholdRemove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a member (an owner): nothing written afterwards opens for them; what they read before, they keep.")
+
+    @OptionGroup var path: HouseholdPath
+    @Argument(help: "The member's name.") var name: String
+
+    func run() throws {
+        try withHousehold(path.journal, password: path.password) { session, record, remote in
+            guard let id = session.memberID(named: name), id != session.id else {
+                throw ValidationError(HouseholdWords.noSuchMember(name))
+            }
+            // The service knows members by account: the one whose public keys are this member's.
+            let account = try remote.roster(journalID: record.id).members.first { member in
+                member.memberKeys.flatMap { MemberKeys(signing: Array($0.prefix(32)), sealing: Array($0.suffix(32))) }?.id == id
+            }?.account
+            let store = session.member.store as? ServiceFrameStore
+            try session.remove(id) { batch in
+                guard let store, let account else { return try session.member.store.append(batch) }
+                return try store.changeMembers(.remove, account: account, frames: batch)
+            }
+            Console().print(HouseholdWords.removed(name))
+        }
+    }
+}
+
+struct HouseholdLeave: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave the household: nothing after opens for you.")
+
+    @OptionGroup var path: HouseholdPath
+
+    func run() throws {
+        try withHousehold(path.journal, password: path.password) { session, _, _ in
+            let store = session.member.store as? ServiceFrameStore
+            try session.leave { batch in try store?.changeMembers(.leave, frames: batch) ?? session.member.store.append(batch) }
+            Console().print(HouseholdWords.left)
+        }
+    }
 }

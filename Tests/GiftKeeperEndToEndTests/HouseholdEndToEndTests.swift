@@ -65,7 +65,7 @@ struct HouseholdEndToEndTests {
         let late = try await run(alice, ["admit", "Carol", "--safety-number", carolJoin.safetyNumber])
         #expect(late.status == 1, "\(late)")
         let notYet = try await run(carol, ["list"])
-        #expect(notYet.status == 1 && notYet.stderr.contains("Not admitted yet"), "\(notYet)")
+        #expect(notYet.status == 1 && notYet.stderr.contains("You are not a member of this household: not admitted yet"), "\(notYet)")
         // The code is single-use: it does not take a second join request.
         let again = try await run(
             try Member("eve-secret"), ["join", carolJoin.code, "--name", "Eve", "--remote", url, "--kdf", "interactive"],
@@ -109,5 +109,27 @@ struct HouseholdEndToEndTests {
         #expect(twice.status == 2 && twice.stderr.contains("Carol claimed wish \(wish) already"), "\(twice)")
         let wrongPassword = try await run(bob, ["list"], input: "alice-pw\n")
         #expect(wrongPassword.status == 3, "\(wrongPassword)")
+
+        // Alice removes Carol: the service serves her nothing more; what comes after is the others'.
+        let removed = try await run(alice, ["remove", "Carol"])
+        #expect(removed.status == 0 && removed.stdout.contains("Removed Carol"), "\(removed)")
+        let afterRemoval = try await run(carol, ["list"])
+        #expect(afterRemoval.status == 1 && afterRemoval.stderr.contains("or removed"), "\(afterRemoval)")
+        let scarf = try await run(alice, ["add", "Grandma", "Scarf"])
+        #expect(scarf.status == 0, "\(scarf)")
+        let bobSees = try await run(bob, ["list"])
+        #expect(bobSees.stdout.contains("Scarf  for Grandma") && !bobSees.stdout.contains("Telescope"), "\(bobSees)")
+        let members = try await run(bob, ["members"])
+        #expect(!members.stdout.contains("Carol") && members.stdout.contains("Bob  (you)"), "\(members)")
+
+        // Bob leaves; the next to write (Alice) starts an epoch without him.
+        let left = try await run(bob, ["leave"])
+        #expect(left.status == 0 && left.stdout.contains("You left the household"), "\(left)")
+        let gone = try await run(bob, ["list"])
+        #expect(gone.status == 1, "\(gone)")
+        let alone = try await run(alice, ["add", "Grandma", "Gloves"])
+        #expect(alone.status == 0, "\(alone)")
+        let aliceMembers = try await run(alice, ["members"])
+        #expect(aliceMembers.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Alice  owner  (you)", "\(aliceMembers)")
     }
 }

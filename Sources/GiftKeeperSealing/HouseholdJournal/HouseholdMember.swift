@@ -163,9 +163,10 @@ package final class HouseholdMember {
         try changeMembers(appending: appending) { roster, _ in roster.admit(member) }
     }
 
-    /// Removes a member (an owner; not themselves: they leave): a new epoch without them.
-    package func remove(_ member: MemberID) throws(HouseholdError) {
-        try changeMembers { roster, owners in
+    /// Removes a member (an owner; not themselves: they leave): a new epoch without them,
+    /// appended by `appending` when given (a service stops serving them in the same request).
+    package func remove(_ member: MemberID, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdError) {
+        try changeMembers(appending: appending) { roster, owners in
             roster.remove(member)
             owners.remove(member)
         }
@@ -179,12 +180,13 @@ package final class HouseholdMember {
     /// Leaves the household: a signed leave, with no key (a new epoch would give this member
     /// its keys); the next member to write closes them out. Refused for the last owner
     /// while others stay.
-    package func leave() throws(HouseholdError) {
+    package func leave(appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdError) {
         try catchUp()
         guard keyring.isMember else { throw .notAMember }
         let otherOwners = keyring.owners.subtracting(keyring.departed).subtracting([id])
         guard otherOwners.isEmpty == false || !keyring.owners.contains(id) || keyring.members.ids == [id] else { throw .lastOwner }
-        try write { batch in
+        // Not taken in after: a service serves a member who left nothing more.
+        try write(appending: appending, takingIn: false) { batch in
             let payload = try HouseholdFrames.Leave.make(
                 by: secrets.identity, epoch: keyring.epoch, at: position(.leave, in: batch))
             try batch.add(kind: .leave, payload: payload)
@@ -236,9 +238,10 @@ package final class HouseholdMember {
     }
 
     /// Builds a batch on the store's head with `build` and appends it (to the store, or with
-    /// `appending`), then takes it in; on a conflict, catches up and builds again (a few times).
+    /// `appending`), then takes it in (unless not `takingIn`); on a conflict, catches up and
+    /// builds again (a few times).
     private func write(
-        appending: ((FrameBatch) throws -> AppendOutcome)? = nil, _ build: (inout FrameBatch) throws -> Void
+        appending: ((FrameBatch) throws -> AppendOutcome)? = nil, takingIn: Bool = true, _ build: (inout FrameBatch) throws -> Void
     ) throws(HouseholdError) {
         for _ in 0..<Self.attempts {
             try catchUp()
@@ -255,7 +258,7 @@ package final class HouseholdMember {
             } catch {
                 throw .sealing(SealingError(error))
             }
-            if case .appended = outcome { return try catchUp() }
+            if case .appended = outcome { return takingIn ? try catchUp() : () }
         }
         throw .busy
     }

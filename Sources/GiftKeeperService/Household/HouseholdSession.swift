@@ -154,9 +154,16 @@ package final class HouseholdSession {
         try Self.household { () throws(HouseholdError) in try member.admit(keys) }
     }
 
-    /// Removes member `id` (an owner).
-    package func remove(_ id: MemberID) throws(HouseholdSessionError) {
-        try Self.household { () throws(HouseholdError) in try member.remove(id) }
+    /// Removes member `id` (an owner): a new epoch without them, appended by `appending`
+    /// when given (a service's `changeMembers(.remove, …)`, one request).
+    package func remove(_ id: MemberID, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in try member.remove(id, appending: appending) }
+    }
+
+    /// Leaves the household: a signed leave (a service's `changeMembers(.leave, …)` with
+    /// `appending`); the next member to write starts an epoch without this one.
+    package func leave(appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in try member.leave(appending: appending) }
     }
 
     private static func initialState(name: String, at time: Timestamp) throws(HouseholdSessionError) -> GiftList {

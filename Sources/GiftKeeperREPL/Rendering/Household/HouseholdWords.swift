@@ -22,7 +22,15 @@ package enum HouseholdWords {
         + "Then sign in with your password."
 
     package static let passwordsDiffer = "The two passwords differ; nothing was made."
-    package static let notAdmitted = "Not admitted yet: the owner admits you once your safety numbers match."
+    package static let notAdmitted =
+        "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), or removed."
+    package static let left = "You left the household: nothing written from now on opens for you."
+
+    package static func removed(_ name: String) -> String {
+        "Removed \(name): nothing written from now on opens for them. What they could read before, they keep."
+    }
+
+    package static func noSuchMember(_ name: String) -> String { "No other member goes by \(name) ('household members' lists them)." }
     package static let noInvitation = "No join request is waiting on an invitation of this device's."
     package static let safetyNumberPrompt = "Safety number the joiner reads out: "
 
