@@ -131,5 +131,13 @@ struct HouseholdEndToEndTests {
         #expect(alone.status == 0, "\(alone)")
         let aliceMembers = try await run(alice, ["members"])
         #expect(aliceMembers.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Alice  owner  (you)", "\(aliceMembers)")
+
+        // The service's database holds no name, title, wish or password, in clear or in hex.
+        let dump = try await runProgram("/usr/bin/pg_dump", [ServiceFixture.databaseURL], environment: alice.sandbox.environment)
+        #expect(dump.status == 0 && dump.stdout.contains("gk_frames"), "\(dump)")
+        for secret in ["The Smiths", "Telescope", "Scarf", "Gloves", "Alice", "Carol", "alice-pw", "bob-secret", "carol-pw"] {
+            let hex = secret.utf8.map { String(format: "%02x", $0) }.joined()
+            #expect(!dump.stdout.contains(secret) && !dump.stdout.contains(hex), "\(secret) is in the service's dump")
+        }
     }
 }
