@@ -42,6 +42,18 @@ struct HouseholdList: ParsableCommand {
     }
 }
 
+struct HouseholdHistory: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "What the members did that you may see, by whom.")
+
+    @OptionGroup var path: HouseholdPath
+
+    func run() throws {
+        try withHousehold(path.journal, password: path.password) { session, _, _ in
+            for line in session.history.compactMap({ HouseholdWords.history(author: $0.author, $0.entry) }) { Console().print(line) }
+        }
+    }
+}
+
 struct HouseholdWish: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wish", abstract: "Add a wish to your list (everyone sees it), or suggest one for another member with --for.",

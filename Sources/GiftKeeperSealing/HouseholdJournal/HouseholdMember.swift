@@ -15,12 +15,12 @@ package final class HouseholdMember {
     package private(set) var state: GiftList
     /// The last frame taken in.
     package private(set) var sequence: UInt64 = 0
-    /// Told of every entry folded in, whichever call took it in (the commands learn
-    /// members' names from the events they sign).
-    private let observer: ((HouseholdEntry) -> Void)?
+    /// Told of every entry folded in, with the state before it, whichever call took it in
+    /// (the commands learn members' names from the events they sign, and keep the history).
+    private let observer: ((HouseholdEntry, GiftList) -> Void)?
 
     private init(
-        store: any FrameStore, secrets: MemberSecrets, initial: GiftList, observer: ((HouseholdEntry) -> Void)? = nil
+        store: any FrameStore, secrets: MemberSecrets, initial: GiftList, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) {
         guard store.header.formatVersion == JournalFormat.householdVersion else {
             throw .notAHousehold(formatVersion: store.header.formatVersion)
@@ -41,7 +41,7 @@ package final class HouseholdMember {
     /// creator's key wrap, then the first epoch, of them alone, an owner.
     package static func create(
         in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
-        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry) -> Void)? = nil
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let member = try join(
             store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial, secrets: secrets,
@@ -55,7 +55,7 @@ package final class HouseholdMember {
     /// the household until an owner admits them (``admit(_:appending:)``).
     package static func join(
         _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
-        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry) -> Void)? = nil
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         var secrets = secrets
         if secrets == nil { secrets = try sealing { try MemberSecrets.generate() } }
@@ -74,7 +74,7 @@ package final class HouseholdMember {
     /// catches up with every frame.
     package static func open(
         _ store: any FrameStore, as member: MemberID, password: SecureBytes? = nil, recoveryCode: SecureBytes? = nil,
-        initial: GiftList, observer: ((HouseholdEntry) -> Void)? = nil
+        initial: GiftList, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let header = store.header
         guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
@@ -119,8 +119,8 @@ package final class HouseholdMember {
             _ = try store.waitForFrames(after: store.head.sequence, milliseconds: 0)
             try store.read(after: sequence, progress: nil) { frame in
                 if let entry = try keyring.takeIn(frame) {
+                    observer?(entry, state)
                     state.apply(entry.event)
-                    observer?(entry)
                     body?(entry)
                 }
                 sequence = frame.sequence

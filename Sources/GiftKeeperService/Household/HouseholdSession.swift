@@ -90,7 +90,7 @@ package final class HouseholdSession {
     /// `name` (signed in), with a directory told of every entry they fold in.
     private static func start(
         name: String, now: @escaping @Sendable () -> Timestamp, catchingUp: Bool,
-        _ makeMember: (GiftList, @escaping (HouseholdEntry) -> Void) throws(HouseholdError) -> HouseholdMember
+        _ makeMember: (GiftList, @escaping (HouseholdEntry, GiftList) -> Void) throws(HouseholdError) -> HouseholdMember
     ) throws(HouseholdSessionError) -> HouseholdSession {
         let directory = MemberDirectory()
         let initial = try initialState(name: name, at: now())
@@ -109,6 +109,12 @@ package final class HouseholdSession {
     /// The current members by id, with the names they signed (nil before they did).
     package var members: [(id: MemberID, name: String?, isOwner: Bool)] {
         member.keyring.members.ids.map { ($0, directory.names[$0], member.keyring.owners.contains($0)) }
+    }
+
+    /// Every event this member opened, oldest first, with its author's name as the
+    /// household knows it (nil before they signed one this member can read).
+    package var history: [(author: String?, entry: HistoryEntry)] {
+        directory.history.map { (directory.names[$0.author], $0.entry) }
     }
 
     /// The member who goes by `name` (compared folded), if any.
@@ -184,14 +190,16 @@ package final class HouseholdSession {
 }
 
 /// Members' names as they signed them: the first `accountCreated` each member wrote for
-/// everyone, unless another member signed that name (folded) first; and the last epoch
-/// each member signed one in.
+/// everyone, unless another member signed that name (folded) first; the last epoch each
+/// member signed one in; and the history of what this member could open, by author.
 final class MemberDirectory {
     private(set) var names: [MemberID: String] = [:]
     private(set) var signed: [MemberID: UInt64] = [:]
+    private(set) var history: [(author: MemberID, entry: HistoryEntry)] = []
     private var taken: Set<String> = []
 
-    func takeIn(_ entry: HouseholdEntry) {
+    func takeIn(_ entry: HouseholdEntry, before: GiftList) {
+        history.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: before)))
         guard case .accountCreated(let name) = entry.event.body, entry.audience == .everyone else { return }
         signed[entry.author] = max(signed[entry.author] ?? 0, entry.epoch)
         guard names[entry.author] == nil, taken.insert(TextFolding.key(name)).inserted else { return }

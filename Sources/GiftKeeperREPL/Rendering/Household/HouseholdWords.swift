@@ -65,6 +65,13 @@ package enum HouseholdWords {
         return line
     }
 
+    /// A line of a member's history: its position, its author and what they did; nil for a
+    /// member signing their name.
+    package static func history(author: String?, _ entry: HistoryEntry) -> String? {
+        if case .accountCreated? = entry.event?.body { return nil }
+        return "\(entry.sequence)  \(author ?? "A member"): \(HistoryWords.sentence(entry))"
+    }
+
     /// What a refusal of the household session says, and its exit code (SPEC §2).
     package static func refusal(_ error: HouseholdSessionError) -> (sentence: String, code: Int32) {
         switch error {
