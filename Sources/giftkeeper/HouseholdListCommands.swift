@@ -42,6 +42,25 @@ struct HouseholdList: ParsableCommand {
     }
 }
 
+struct HouseholdShow: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "One present you may see, in full.")
+
+    @Argument(help: "The present (p1, p2, …).") var present: String
+    @OptionGroup var path: HouseholdPath
+
+    func run() throws {
+        try withHousehold(path.journal, password: path.password) { session, _, _ in
+            // A present this member may not open is, to them, one that does not exist.
+            let id = try PresentID.parse(present)
+            guard let shown = session.state.presents[id] else { throw DomainError.unknownPresent(id) }
+            let claimed = session.state.claims.values.contains { $0.present == id }
+            for line in HouseholdWords.details(shown, givers: session.state.givers[id] ?? [], claimedWish: claimed) {
+                Console().print(line)
+            }
+        }
+    }
+}
+
 struct HouseholdHistory: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "history", abstract: "What the members did that you may see, by whom.")
 

@@ -18,7 +18,8 @@ struct Household: ParsableCommand {
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
             HouseholdRemove.self, HouseholdLeave.self,
-            HouseholdAdd.self, HouseholdList.self, HouseholdHistory.self, HouseholdWish.self, HouseholdWishes.self, HouseholdClaim.self,
+            HouseholdAdd.self, HouseholdList.self, HouseholdShow.self, HouseholdHistory.self, HouseholdWish.self, HouseholdWishes.self,
+            HouseholdClaim.self,
             HouseholdUnclaim.self,
         ])
 }

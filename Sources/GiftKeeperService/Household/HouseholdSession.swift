@@ -31,6 +31,9 @@ package enum HouseholdSessionError: Error {
 ///   member holds it is nameless to those who knew (their directories keep the first).
 /// - Numbers: new presents and wishes are numbered from the journal's next frame on
 ///   (``GiftList/numbering(from:)``), as one member cannot see every number another used.
+///   Known limit: two devices deciding at the same head at once take the same number (the
+///   loser's frames are sealed again at the new head, their events not decided again), and
+///   a member who reads both keeps the first.
 /// - Sign-ins are this device's own: the member's initial state is signed in, and no
 ///   sign-in or sign-out is written (they would go to *only me*).
 package final class HouseholdSession {

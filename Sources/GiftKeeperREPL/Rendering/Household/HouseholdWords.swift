@@ -56,6 +56,13 @@ package enum HouseholdWords {
             + (claimedWish ? "  (a claimed wish)" : "")
     }
 
+    /// `show`'s lines for a present: the line `list` shows, then its status, givers and notes.
+    package static func details(_ present: Present, givers: [String], claimedWish: Bool) -> [String] {
+        [self.present(present, claimedWish: claimedWish), "status: \(present.status)"]
+            + (givers.isEmpty ? [] : ["given by: " + givers.joined(separator: ", ")])
+            + (present.notes.isEmpty ? [] : ["notes: " + present.notes])
+    }
+
     /// A wish, with who claimed it unless it is `me`'s (nobody sees claims on their own wishes).
     package static func wish(_ wish: Wish, claim: WishClaim?, mine: Bool) -> String {
         var line = "\(wish.id)  \(wish.title)  (\(wish.wisher))"
