@@ -202,6 +202,9 @@ final class MemberDirectory {
     private var taken: Set<String> = []
 
     func takeIn(_ entry: HouseholdEntry, before: GiftList) {
+        // A member that folds the journal again from its start (a chain that is not the one
+        // it verified) hands the same entries over again: they replace those kept.
+        while let last = history.last, last.entry.sequence >= entry.sequence { history.removeLast() }
         history.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: before)))
         guard case .accountCreated(let name) = entry.event.body, entry.audience == .everyone else { return }
         signed[entry.author] = max(signed[entry.author] ?? 0, entry.epoch)
