@@ -153,8 +153,9 @@ let package = Package(
             name: "giftkeeper",
             dependencies: [
                 "GiftKeeperREPL", "GiftKeeperService", "GiftKeeperCrypto", "GiftKeeperDomain", "GiftKeeperJournal",
-                "GiftKeeperRemote", "GiftKeeperWire",
+                "GiftKeeperRemote", "GiftKeeperWire", "GiftKeeperSealing", "GiftKeeperFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),

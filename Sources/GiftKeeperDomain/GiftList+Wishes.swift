@@ -31,6 +31,16 @@ extension GiftList {
         givers.isEmpty || givers[present.id] == nil ? present.price : share(of: present, for: accountName ?? "")
     }
 
+    /// This list with new presents and wishes numbered from `first` on (at the least). In a
+    /// household each member folds only what they may read, so a number one member has not
+    /// seen may be another's; numbering from the journal's next frame keeps them apart.
+    public func numbering(from first: UInt64) -> GiftList {
+        var list = self
+        list.nextPresentNumber = max(nextPresentNumber, first)
+        list.nextWishNumber = max(nextWishNumber, first)
+        return list
+    }
+
     // MARK: Folding
 
     mutating func applyHousehold(_ body: EventBody) {

@@ -80,7 +80,7 @@ public final class Journal {
 
     // MARK: - Creating
 
-    /// Creates a new, empty journal at `path` and opens it read-write, lock held.
+    /// Creates a new, empty journal at `path` (a household's with `household`) and opens it read-write, lock held.
     ///
     /// Missing parent directories are created with mode 0700 (an existing parent is left
     /// as it is). The header goes to a temporary file in the same directory, created
@@ -88,9 +88,8 @@ public final class Journal {
     /// its name, so `path` never names a half-written file and an existing file is never
     /// replaced. The directory is fsynced before this returns.
     /// - Throws: ``JournalError/Code/alreadyExists`` when `path` exists; `.io` otherwise.
-    public static func create(at path: String) throws(JournalError) -> Journal {
-        let directory = splitPath(path).directory
-        // A failure names the directory that could not be made, not the journal file.
+    public static func create(at path: String, household: Bool = false) throws(JournalError) -> Journal {
+        let directory = splitPath(path).directory  // a failure names it, not the journal file
         try mapIO(directory) { () throws(SystemCallError) in try PrivateFiles.makeDirectories(directory) }
 
         let journalID: [UInt8]
@@ -99,7 +98,8 @@ public final class Journal {
         } catch {
             throw JournalError(.io(operation: "get random bytes for", errno: EIO), path: path)
         }
-        let headerBytes = JournalHeader.encode(journalID: journalID)
+        let version = household ? JournalFormat.householdVersion : JournalFormat.currentVersion
+        let headerBytes = JournalHeader.encode(journalID: journalID, version: version)
         let file: FileDescriptor
         do throws(SystemCallError) {
             let atomic = try AtomicFile(path: path)

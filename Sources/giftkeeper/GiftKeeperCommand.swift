@@ -37,7 +37,7 @@ struct GiftKeeperCommand: ParsableCommand {
         // Each names itself (`commandName`): argument-parser would otherwise derive the name
         // with `String(describing:)`, whose dynamic casts scan every conformance record of the
         // process, at every start (docs/performance.md, "Start-up").
-        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self, Sync.self, Clone.self, Device.self]
+        subcommands: [REPL.self, Audit.self, Export.self, Import.self, Verify.self, Sync.self, Clone.self, Device.self, Household.self]
             + OneShotEntries.all,
         defaultSubcommand: REPL.self)
 

@@ -19,8 +19,13 @@ package final class HouseholdMember {
     /// to ``open(_:as:password:recoveryCode:verifiedMark:initial:)``), until catching up passes it.
     private var trusted: JournalHead?
     private let initial: GiftList
+    /// Told of every entry folded in, with the state before it, whichever call took it in
+    /// (the commands learn members' names from the events they sign, and keep the history).
+    private let observer: ((HouseholdEntry, GiftList) -> Void)?
 
-    private init(store: any FrameStore, secrets: MemberSecrets, initial: GiftList) throws(HouseholdError) {
+    private init(
+        store: any FrameStore, secrets: MemberSecrets, initial: GiftList, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
+    ) throws(HouseholdError) {
         guard store.header.formatVersion == JournalFormat.householdVersion else {
             throw .notAHousehold(formatVersion: store.header.formatVersion)
         }
@@ -29,6 +34,7 @@ package final class HouseholdMember {
         keyring = MemberKeyring(me: secrets, header: store.header)
         state = initial
         self.initial = initial
+        self.observer = observer
     }
 
     package var id: MemberID { secrets.id }
@@ -39,20 +45,27 @@ package final class HouseholdMember {
     /// Makes a household in `store` (a new, empty journal of format version 3): the
     /// creator's key wrap, then the first epoch, of them alone, an owner.
     package static func create(
-        in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList
+        in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
-        let member = try join(store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial)
+        let member = try join(
+            store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial, secrets: secrets,
+            observer: observer)
         try member.startEpoch(roster: Roster([member.keys]), owners: [member.id])
         return member
     }
 
-    /// A joiner's new identity, written into the household's journal as their key wrap; they
-    /// hold no key of the household until an owner admits them (``admit(_:)``).
+    /// A joiner's new identity (or `secrets`, made before: their keys went with a join
+    /// request), written into the household's journal as their key wrap; they hold no key of
+    /// the household until an owner admits them (``admit(_:appending:)``).
     package static func join(
-        _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList
+        _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
-        let secrets = try sealing { try MemberSecrets.generate() }
-        let member = try HouseholdMember(store: store, secrets: secrets, initial: initial)
+        var secrets = secrets
+        if secrets == nil { secrets = try sealing { try MemberSecrets.generate() } }
+        guard let secrets else { throw .notAMember }
+        let member = try HouseholdMember(store: store, secrets: secrets, initial: initial, observer: observer)
         try member.write { batch in
             let binding = member.binding(.memberWrap, in: batch)
             let wrap = try MemberWrapPayload.make(
@@ -68,7 +81,7 @@ package final class HouseholdMember {
     /// whose chain hash the journal no longer has, is passed over: every frame is verified).
     package static func open(
         _ store: any FrameStore, as member: MemberID, password: SecureBytes? = nil, recoveryCode: SecureBytes? = nil,
-        verifiedMark: [UInt8]? = nil, initial: GiftList
+        verifiedMark: [UInt8]? = nil, initial: GiftList, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let header = store.header
         guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
@@ -98,7 +111,7 @@ package final class HouseholdMember {
         } catch {
             throw .sealing(SealingError(error))
         }
-        let opened = try HouseholdMember(store: store, secrets: secrets, initial: initial)
+        let opened = try HouseholdMember(store: store, secrets: secrets, initial: initial, observer: observer)
         opened.trusted = verifiedMark.flatMap { VerifiedMark.decode($0, journalID: header.journalID, member: secrets) }
         try opened.catchUp()
         return opened
@@ -124,6 +137,7 @@ package final class HouseholdMember {
                     self.trusted = nil
                 }
                 if let entry = try keyring.takeIn(frame, verifyingSignature: frame.sequence > trusted?.sequence ?? 0) {
+                    observer?(entry, state)
                     state.apply(entry.event)
                     body?(entry)
                 }
@@ -172,14 +186,16 @@ package final class HouseholdMember {
         }
     }
 
-    /// Admits a member who joined (an owner): a new epoch with them in it.
-    package func admit(_ member: MemberKeys) throws(HouseholdError) {
-        try changeMembers { roster, _ in roster.admit(member) }
+    /// Admits a member who joined (an owner): a new epoch with them in it, appended by
+    /// `appending` when given (a service makes the admission with its frame, in one request).
+    package func admit(_ member: MemberKeys, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdError) {
+        try changeMembers(appending: appending) { roster, _ in roster.admit(member) }
     }
 
-    /// Removes a member (an owner; not themselves: they leave): a new epoch without them.
-    package func remove(_ member: MemberID) throws(HouseholdError) {
-        try changeMembers { roster, owners in
+    /// Removes a member (an owner; not themselves: they leave): a new epoch without them,
+    /// appended by `appending` when given (a service stops serving them in the same request).
+    package func remove(_ member: MemberID, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdError) {
+        try changeMembers(appending: appending) { roster, owners in
             roster.remove(member)
             owners.remove(member)
         }
@@ -193,12 +209,13 @@ package final class HouseholdMember {
     /// Leaves the household: a signed leave, with no key (a new epoch would give this member
     /// its keys); the next member to write closes them out. Refused for the last owner
     /// while others stay.
-    package func leave() throws(HouseholdError) {
+    package func leave(appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdError) {
         try catchUp()
         guard keyring.isMember else { throw .notAMember }
         let otherOwners = keyring.owners.subtracting(keyring.departed).subtracting([id])
         guard otherOwners.isEmpty == false || !keyring.owners.contains(id) || keyring.members.ids == [id] else { throw .lastOwner }
-        try write { batch in
+        // Not taken in after: a service serves a member who left nothing more.
+        try write(appending: appending, takingIn: false) { batch in
             let payload = try HouseholdFrames.Leave.make(
                 by: secrets.identity, epoch: keyring.epoch, at: position(.leave, in: batch))
             try batch.add(kind: .leave, payload: payload)
@@ -222,7 +239,9 @@ package final class HouseholdMember {
         }
     }
 
-    private func changeMembers(_ change: (inout Roster, inout Set<MemberID>) -> Void) throws(HouseholdError) {
+    private func changeMembers(
+        appending: ((FrameBatch) throws -> AppendOutcome)? = nil, _ change: (inout Roster, inout Set<MemberID>) -> Void
+    ) throws(HouseholdError) {
         try catchUp()
         guard keyring.isMember else { throw .notAMember }
         guard keyring.owners.contains(id) else { throw .notAnOwner }
@@ -230,12 +249,14 @@ package final class HouseholdMember {
         var owners = keyring.owners.subtracting(keyring.departed)
         change(&roster, &owners)
         guard !owners.isEmpty, roster.contains(id) else { throw .lastOwner }
-        try startEpoch(roster: roster, owners: owners)
+        try startEpoch(roster: roster, owners: owners, appending: appending)
     }
 
     /// Appends the next epoch's frame for `roster` and `owners`, written by this member.
-    private func startEpoch(roster: Roster, owners: Set<MemberID>) throws(HouseholdError) {
-        try write { batch in
+    private func startEpoch(
+        roster: Roster, owners: Set<MemberID>, appending: ((FrameBatch) throws -> AppendOutcome)? = nil
+    ) throws(HouseholdError) {
+        try write(appending: appending) { batch in
             let frame = position(.epoch, in: batch)
             let position = EpochPosition(
                 journalID: frame.journalID, sequence: frame.sequence, previousHash: frame.previousHash, epoch: keyring.epoch + 1)
@@ -245,9 +266,12 @@ package final class HouseholdMember {
         }
     }
 
-    /// Builds a batch on the store's head with `build` and appends it, then takes it in; on a
-    /// conflict, catches up and builds again (a few times).
-    private func write(_ build: (inout FrameBatch) throws -> Void) throws(HouseholdError) {
+    /// Builds a batch on the store's head with `build` and appends it (to the store, or with
+    /// `appending`), then takes it in (unless not `takingIn`); on a conflict, catches up and
+    /// builds again (a few times).
+    private func write(
+        appending: ((FrameBatch) throws -> AppendOutcome)? = nil, takingIn: Bool = true, _ build: (inout FrameBatch) throws -> Void
+    ) throws(HouseholdError) {
         for _ in 0..<Self.attempts {
             try catchUp()
             let outcome: AppendOutcome
@@ -255,14 +279,15 @@ package final class HouseholdMember {
                 outcome = try SecureBytes.whileKeysInUse {
                     var batch = store.makeBatch()
                     try build(&batch)
-                    return batch.isEmpty ? .appended(store.head) : try store.append(batch)
+                    guard !batch.isEmpty else { return .appended(store.head) }
+                    return try appending?(batch) ?? store.append(batch)
                 }
             } catch let error as HouseholdError {
                 throw error
             } catch {
                 throw .sealing(SealingError(error))
             }
-            if case .appended = outcome { return try catchUp() }
+            if case .appended = outcome { return takingIn ? try catchUp() : () }
         }
         throw .busy
     }

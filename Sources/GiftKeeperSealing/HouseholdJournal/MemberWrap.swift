@@ -176,3 +176,14 @@ package struct MemberWrapPayload: Sendable {
         return MemberSecrets(identity: identity, onlyMe: AudienceKey(audience: .only(identity.id), key: parts[2]))
     }
 }
+
+extension FrameBinding {
+    /// Where a joiner's wrap waits on their device before their admission (a service serves
+    /// the journal to members only): position 0 of the household's journal, where no frame
+    /// ever stands, so it can never pass for one of the journal's frames.
+    package static func pendingMemberWrap(journalID: [UInt8]) -> FrameBinding {
+        FrameBinding(
+            formatVersion: JournalFormat.householdVersion, journalID: journalID, sequence: 0, kind: .memberWrap,
+            previousHash: [UInt8](repeating: 0, count: 32))
+    }
+}

@@ -1,0 +1,104 @@
+package import GiftKeeperDomain
+package import GiftKeeperSealing
+package import GiftKeeperService
+
+/// Every sentence the `household` commands say (SPEC §13).
+package enum HouseholdWords {
+    package static func created(_ household: String, member: String) -> String {
+        "Created the household \(household), with you, \(member), its owner. Invite the others with 'giftkeeper household invite'."
+    }
+
+    /// The recovery code, shown once: a forgotten password is not a lost identity.
+    package static func recoveryCode(_ code: String) -> String {
+        "Your recovery code (shown once; keep it somewhere safe, it opens your keys if you forget your password): \(code)"
+    }
+
+    package static let invited =
+        "Hand this code over in person or by phone; it works once, within a day. The joiner runs "
+        + "'giftkeeper household join CODE --name NAME --journal PATH --remote URL'."
+
+    package static let joined =
+        "Read this safety number out to the owner who invited you; they admit you once theirs is the same. "
+        + "Then sign in with your password."
+
+    package static let passwordsDiffer = "The two passwords differ; nothing was made."
+    package static let notAdmitted =
+        "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), or removed."
+    package static let left = "You left the household: nothing written from now on opens for you."
+
+    package static func removed(_ name: String) -> String {
+        "Removed \(name): nothing written from now on opens for them. What they could read before, they keep."
+    }
+
+    package static func noSuchMember(_ name: String) -> String { "No other member goes by \(name) ('household members' lists them)." }
+    package static let noInvitation = "No join request is waiting on an invitation of this device's."
+    package static let safetyNumberPrompt = "Safety number the joiner reads out: "
+
+    package static func mismatch(burned: Bool) -> String {
+        "The safety number does not match: nobody was admitted"
+            + (burned ? ", and the invitation is burned. Invite them again and compare the numbers." : ".")
+    }
+
+    package static func admitted(_ name: String) -> String {
+        "Admitted \(name). Everything planned from now on for them is kept from them; they see nothing written before."
+    }
+
+    package static func member(_ name: String?, isOwner: Bool, isYou: Bool) -> String {
+        (name ?? "(not signed in yet)") + (isOwner ? "  owner" : "") + (isYou ? "  (you)" : "")
+    }
+
+    package static func pending(_ count: Int) -> String {
+        count == 1 ? "1 join request waiting for 'household admit'" : "\(count) join requests waiting for 'household admit'"
+    }
+
+    package static func present(_ present: Present, claimedWish: Bool) -> String {
+        "\(present.id)  \(present.title)  for \(present.recipient)" + (present.price.map { "  \($0)" } ?? "")
+            + (claimedWish ? "  (a claimed wish)" : "")
+    }
+
+    /// `show`'s lines for a present: the line `list` shows, then its status, givers and notes.
+    package static func details(_ present: Present, givers: [String], claimedWish: Bool) -> [String] {
+        [self.present(present, claimedWish: claimedWish), "status: \(present.status)"]
+            + (givers.isEmpty ? [] : ["given by: " + givers.joined(separator: ", ")])
+            + (present.notes.isEmpty ? [] : ["notes: " + present.notes])
+    }
+
+    /// A wish, with who claimed it unless it is `me`'s (nobody sees claims on their own wishes).
+    package static func wish(_ wish: Wish, claim: WishClaim?, mine: Bool) -> String {
+        var line = "\(wish.id)  \(wish.title)  (\(wish.wisher))"
+        if let price = wish.price { line += "  \(price)" }
+        if !wish.suggestedBy.isEmpty { line += "  suggested by \(wish.suggestedBy)" }
+        if let claim, !mine { line += "  claimed by \(claim.claimer)" }
+        return line
+    }
+
+    /// A line of a member's history: its position, its author and what they did; nil for a
+    /// member signing their name.
+    package static func history(author: String?, _ entry: HistoryEntry) -> String? {
+        if case .accountCreated? = entry.event?.body { return nil }
+        return "\(entry.sequence)  \(author ?? "A member"): \(HistoryWords.sentence(entry))"
+    }
+
+    /// What a refusal of the household session says, and its exit code (SPEC §2).
+    package static func refusal(_ error: HouseholdSessionError) -> (sentence: String, code: Int32) {
+        switch error {
+        case .household(.wrongPassword): ("Wrong password.", 3)
+        case .household(.notAMember): (notAdmitted, 1)
+        case .household(.notAnOwner): ("Only an owner of the household may do this.", 2)
+        case .household(.noKeyWrap): ("This household's journal holds no key wrap of yours.", 4)
+        case .household(.refused(let refusal)):
+            ("A frame of the household's journal failed verification at sequence \(refusal.sequence): refused.", 1)
+        case .household(.notAHousehold): ("Not a household's journal.", 4)
+        case .household(.lastOwner): ("A household always keeps an owner.", 2)
+        case .household(.notInAudience), .household(.busy): ("Others kept writing first; try again.", 5)
+        case .household(.sealing): ("Sealing failed.", 5)
+        case .domain: ("Refused by the list's rules.", 2)
+        case .nameTaken(let name): ("Another member already goes by \(name).", 2)
+        case .invitation(.unreadableCode): ("That is not an invitation code.", 2)
+        case .invitation(.ownerKeysDoNotMatch):
+            ("The owner's keys the service gave do not match the code: someone in between changed them. Nothing was sent.", 1)
+        case .invitation(.badRequest): ("The join request was not made with this invitation's code.", 1)
+        case .safetyNumberMismatch: (mismatch(burned: false), 1)
+        }
+    }
+}

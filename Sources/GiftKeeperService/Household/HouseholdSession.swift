@@ -1,0 +1,214 @@
+package import GiftKeeperCrypto
+package import GiftKeeperDomain
+package import GiftKeeperJournal
+package import GiftKeeperSealing
+
+/// Why a household session refused: the journal layer's error, the list's rule, or a name.
+package enum HouseholdSessionError: Error {
+    case household(HouseholdError)
+    case domain(DomainError)
+    /// Another member already goes by this name (compared folded).
+    case nameTaken(String)
+    /// An invitation code that does not read, owner keys it was not made for, or a join
+    /// request not made with it.
+    case invitation(InvitationError)
+    /// The safety number typed is not the one both devices show: nothing was granted.
+    case safetyNumberMismatch
+}
+
+/// A household's journal as one member works in it (SPEC §13): signed in with their own
+/// password (``HouseholdMember``), their changes decided on what they may read and sealed
+/// for the audience ``HouseholdAudiences`` gives them, others' changes taken in by
+/// ``catchUp()``. It differs from a person's session (``GiftKeeperService``) in three ways,
+/// each because members fold different lists from one journal:
+///
+/// - Member names: each member signs an `accountCreated` with their own name, sealed for
+///   everyone, once in every epoch they are in (a newcomer holds no older key, so names are
+///   published again at each change of members, as SPEC §13's re-publishing asks); the fold
+///   keeps the first account name (this member's own, in the initial state), so only this
+///   directory learns the others'. A member offline since an admission is nameless to the
+///   newcomer until they next catch up; a newcomer who signs a name before learning another
+///   member holds it is nameless to those who knew (their directories keep the first).
+/// - Numbers: new presents and wishes are numbered from the journal's next frame on
+///   (``GiftList/numbering(from:)``), as one member cannot see every number another used.
+///   Known limit: two devices deciding at the same head at once take the same number (the
+///   loser's frames are sealed again at the new head, their events not decided again), and
+///   a member who reads both keeps the first.
+/// - Sign-ins are this device's own: the member's initial state is signed in, and no
+///   sign-in or sign-out is written (they would go to *only me*).
+package final class HouseholdSession {
+    package let member: HouseholdMember
+    /// This member's name, as they chose it when they joined.
+    package let name: String
+    private let directory: MemberDirectory
+    private let now: @Sendable () -> Timestamp
+
+    private init(member: HouseholdMember, name: String, directory: MemberDirectory, now: @escaping @Sendable () -> Timestamp) {
+        self.member = member
+        self.name = name
+        self.directory = directory
+        self.now = now
+    }
+
+    /// How a member signs up: making a household (its first member and owner) or joining one.
+    package enum SignUp: Sendable {
+        /// Makes a household in a new journal of format version 3.
+        case creating
+        /// A new identity and its key wrap, holding no key until an owner admits ``keys``.
+        case joining
+    }
+
+    /// Signs up to the household in `store` as `name` (``SignUp``), with a password and a
+    /// recovery code of this member's own, and `secrets` when they were made before (a
+    /// service takes the creator's public keys with the new household; a joiner's went with
+    /// their join request).
+    package static func signUp(
+        _ kind: SignUp, in store: any FrameStore, name: String, password: SecureBytes, recoveryCode: SecureBytes,
+        parameters: KDFParameters, secrets: MemberSecrets? = nil, now: @escaping @Sendable () -> Timestamp
+    ) throws(HouseholdSessionError) -> HouseholdSession {
+        try start(name: name, now: now, catchingUp: kind == .creating) { initial, observer throws(HouseholdError) -> HouseholdMember in
+            switch kind {
+            case .creating:
+                try HouseholdMember.create(
+                    in: store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial,
+                    secrets: secrets, observer: observer)
+            case .joining:
+                try HouseholdMember.join(
+                    store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial,
+                    secrets: secrets, observer: observer)
+            }
+        }
+    }
+
+    /// Signs in to `store` as member `id`, known on this device as `name`, and catches up.
+    package static func open(
+        _ store: any FrameStore, as id: MemberID, name: String, password: SecureBytes, now: @escaping @Sendable () -> Timestamp
+    ) throws(HouseholdSessionError) -> HouseholdSession {
+        try start(name: name, now: now, catchingUp: true) { initial, observer throws(HouseholdError) -> HouseholdMember in
+            try HouseholdMember.open(store, as: id, password: password, initial: initial, observer: observer)
+        }
+    }
+
+    /// A session of the member `makeMember` signs in or up, from the initial state of
+    /// `name` (signed in), with a directory told of every entry they fold in.
+    private static func start(
+        name: String, now: @escaping @Sendable () -> Timestamp, catchingUp: Bool,
+        _ makeMember: (GiftList, @escaping (HouseholdEntry, GiftList) -> Void) throws(HouseholdError) -> HouseholdMember
+    ) throws(HouseholdSessionError) -> HouseholdSession {
+        let directory = MemberDirectory()
+        let initial = try initialState(name: name, at: now())
+        let member = try household { () throws(HouseholdError) -> HouseholdMember in try makeMember(initial, directory.takeIn) }
+        let session = HouseholdSession(member: member, name: name, directory: directory, now: now)
+        if catchingUp { try session.catchUp() }
+        return session
+    }
+
+    package var id: MemberID { member.id }
+    package var keys: MemberKeys { member.keys }
+    /// What this member may read, folded.
+    package var state: GiftList { member.state }
+    /// Whether this member holds the current epoch's keys (admitted, not removed).
+    package var isMember: Bool { member.keyring.isMember }
+    /// The current members by id, with the names they signed (nil before they did).
+    package var members: [(id: MemberID, name: String?, isOwner: Bool)] {
+        member.keyring.members.ids.map { ($0, directory.names[$0], member.keyring.owners.contains($0)) }
+    }
+
+    /// Every event this member opened, oldest first, with its author's name as the
+    /// household knows it (nil before they signed one this member can read).
+    package var history: [(author: String?, entry: HistoryEntry)] {
+        directory.history.map { (directory.names[$0.author], $0.entry) }
+    }
+
+    /// The member who goes by `name` (compared folded), if any.
+    package func memberID(named name: String) -> MemberID? {
+        let key = state.foldedName(name)
+        return directory.names.first { state.foldedName($0.value) == key }?.key
+    }
+
+    /// Takes in what the other members wrote; once admitted, signs this member's name for
+    /// everyone if they have not in this epoch.
+    package func catchUp() throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in try member.catchUp() }
+        guard member.keyring.isMember, directory.signed[id] != member.keyring.epoch else { return }
+        if let other = memberID(named: name), other != id { throw .nameTaken(name) }
+        let naming = Event(at: now(), .accountCreated(name: name))
+        try Self.household { () throws(HouseholdError) in try member.record([naming], for: .everyone) }
+    }
+
+    /// Decides `change` on what this member may read and records its events for the
+    /// audience the rule gives (only this member when `privately`); the events, none when
+    /// the change was already made.
+    @discardableResult
+    package func perform(_ change: Change, privately: Bool = false) throws(HouseholdSessionError) -> [Event] {
+        try catchUp()
+        let state = member.state.numbering(from: member.store.head.sequence + 1)
+        let events: [Event]
+        do {
+            events = try GiftList.decide(change, at: now(), state: state)
+        } catch {
+            throw .domain(error)
+        }
+        guard !events.isEmpty else { return [] }
+        let unnamed = Set(member.keyring.members.ids.filter { directory.names[$0] == nil })
+        let audience = HouseholdAudiences.audience(
+            of: events, privately: privately, me: id, members: directory.names, unnamed: unnamed, state: state)
+        try Self.household { () throws(HouseholdError) in try member.record(events, for: audience) }
+        return events
+    }
+
+    /// Admits a member who joined (an owner), then completes nothing: the first other
+    /// member to write for the owner's *everyone but* completes the epoch.
+    package func admit(_ keys: MemberKeys) throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in try member.admit(keys) }
+    }
+
+    /// Removes member `id` (an owner): a new epoch without them, appended by `appending`
+    /// when given (a service's `changeMembers(.remove, …)`, one request).
+    package func remove(_ id: MemberID, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in try member.remove(id, appending: appending) }
+    }
+
+    /// Leaves the household: a signed leave (a service's `changeMembers(.leave, …)` with
+    /// `appending`); the next member to write starts an epoch without this one.
+    package func leave(appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in try member.leave(appending: appending) }
+    }
+
+    private static func initialState(name: String, at time: Timestamp) throws(HouseholdSessionError) -> GiftList {
+        do {
+            return GiftList.fold(try GiftList.decide(.createAccount(name: name), at: time, state: GiftList()))
+        } catch {
+            throw .domain(error)
+        }
+    }
+
+    static func household<T>(_ body: () throws(HouseholdError) -> T) throws(HouseholdSessionError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .household(error)
+        }
+    }
+}
+
+/// Members' names as they signed them: the first `accountCreated` each member wrote for
+/// everyone, unless another member signed that name (folded) first; the last epoch each
+/// member signed one in; and the history of what this member could open, by author.
+final class MemberDirectory {
+    private(set) var names: [MemberID: String] = [:]
+    private(set) var signed: [MemberID: UInt64] = [:]
+    private(set) var history: [(author: MemberID, entry: HistoryEntry)] = []
+    private var taken: Set<String> = []
+
+    func takeIn(_ entry: HouseholdEntry, before: GiftList) {
+        // A member that folds the journal again from its start (a chain that is not the one
+        // it verified) hands the same entries over again: they replace those kept.
+        while let last = history.last, last.entry.sequence >= entry.sequence { history.removeLast() }
+        history.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: before)))
+        guard case .accountCreated(let name) = entry.event.body, entry.audience == .everyone else { return }
+        signed[entry.author] = max(signed[entry.author] ?? 0, entry.epoch)
+        guard names[entry.author] == nil, taken.insert(TextFolding.key(name)).inserted else { return }
+        names[entry.author] = name
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperFiles
+import GiftKeeperJournal
+import GiftKeeperREPL
+import GiftKeeperRemote
+import GiftKeeperSealing
+import GiftKeeperService
+
+/// What a device keeps of a household at `--journal PATH` (mode 0600): the service and the
+/// journal it keeps there, this member's name and id, the identity that waits for its
+/// admission, and the codes of the invitations this owner made. No key: the household's
+/// journal lives on the service and every key is in it, under each member's password.
+/// (A local copy of the journal, for offline work, is not built: the commands are online.)
+struct HouseholdRecord: Codable {
+    static let kind = "giftkeeper household device record 1"
+    var format = kind
+    var household: String
+    var remote: String
+    var journalID: String
+    var name: String
+    var member: String?
+    var pending: String?
+    var kdf: String
+    var invitations: [String] = []
+
+    static func read(_ path: String) throws -> HouseholdRecord {
+        guard let bytes = PrivateFiles.readSmallFile(path),
+            let record = try? JSONDecoder().decode(HouseholdRecord.self, from: Data(bytes)), record.format == kind
+        else { throw ValidationError("\(path) is not a household's record on this device (giftkeeper household create or join makes one).") }
+        return record
+    }
+
+    func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        do {
+            try PrivateFiles.replace(path, with: Array(try encoder.encode(self)))
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    var parameters: KDFParameters {
+        switch kdf {
+        case "interactive": .interactive
+        case "sensitive": .sensitive
+        default: .moderate
+        }
+    }
+
+    /// The service, as this device's account there.
+    func service() throws -> ServiceRemote {
+        guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
+            throw failure(ServiceError(.noRemote))
+        }
+        return remote
+    }
+
+    var id: [UInt8] { unhex(journalID) ?? [] }
+}
+
+/// A household command's work: the record at `path`, signed in as its member with the
+/// password `passwords` gives (a joiner admitted since their last command completes their
+/// join first, and is shown their recovery code once), then `body`.
+func withHousehold(
+    _ path: String, password: PasswordOption, _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
+) throws {
+    var record = try HouseholdRecord.read(path)
+    let remote = try record.service()
+    let now = productionEnvironment().now
+    try reportingFailures {
+        let secret = try password.readPassword()
+        guard let store = try remote.open(journalID: record.id) else { throw HouseholdSessionError.household(.notAMember) }
+        let session: HouseholdSession
+        if let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) {
+            session = try HouseholdSession.open(store, as: member, name: record.name, password: secret, now: now)
+        } else {
+            let pending = HouseholdSession.PendingJoin(journalID: record.id, wrap: unhex(record.pending ?? "") ?? [])
+            let recovery = try RecoveryCode.make()
+            session = try HouseholdSession.completeJoin(
+                pending, in: store, name: record.name, password: secret, recoveryCode: recovery.secret,
+                parameters: record.parameters, now: now)
+            record.member = hexString(session.id.bytes)
+            record.pending = nil
+            try record.write(to: path)
+            Console().note(HouseholdWords.recoveryCode(recovery.text))
+        }
+        try body(session, &record, remote)
+        try record.write(to: path)
+    }
+}
+
+/// Runs `body`, each failure said in one line and turned into its exit code (SPEC §2).
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as HouseholdSessionError {
+        throw householdFailure(error)
+    } catch let error as InvitationError {
+        throw householdFailure(.invitation(error))
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        throw failure(error)
+    }
+}
+
+/// Prints `error` as one line and turns it into its exit code.
+func householdFailure(_ error: HouseholdSessionError) -> ExitCode {
+    if case .domain(let domain) = error { return failure(domain) }
+    let (sentence, code) = HouseholdWords.refusal(error)
+    Console().error(sentence)
+    return ExitCode(code)
+}
+
+/// A member's recovery code: 16 random bytes, shown as hex in groups of four.
+enum RecoveryCode {
+    static func make() throws -> (secret: SecureBytes, text: String) {
+        let bytes = try randomBytes(count: 16)
+        let secret = try SecureBytes(capacity: bytes.count, count: 0)
+        for byte in bytes { secret.append(byte) }
+        let hex = hexString(bytes)
+        let text = stride(from: 0, to: hex.count, by: 4).map { String(hex.dropFirst($0).prefix(4)) }.joined(separator: "-")
+        return (secret, text)
+    }
+}
+
+/// Reads a new password twice; they must match.
+func readNewPassword(_ password: PasswordOption) throws -> SecureBytes {
+    let source = try TerminalSession.makePasswordSource(passwordFile: password.passwordFile)
+    let first = try PasswordReader.normalized(try source.readPassword(prompt: "New password: "))
+    let second = try PasswordReader.normalized(try source.readPassword(prompt: "Repeat it: "))
+    guard first.constantTimeEquals(second) else {
+        Console().error(HouseholdWords.passwordsDiffer)
+        throw ExitCode(2)
+    }
+    try NewPassword.check(first)
+    return first
+}
