@@ -27,8 +27,7 @@ extension GiftList {
     /// What this list's owner (``accountName``) pays of `present`: what budgets and the
     /// summary count. The whole price unless the present has givers.
     public func ownShare(of present: Present) -> Money? {
-        // A list where nothing is given together (every person's journal but a few) asks no dictionary.
-        givers.isEmpty || givers[present.id] == nil ? present.price : share(of: present, for: accountName ?? "")
+        givers[present.id] == nil ? present.price : share(of: present, for: accountName ?? "")
     }
 
     /// This list with new presents and wishes numbered from `first` on (at the least). In a
