@@ -57,7 +57,8 @@ final class ServiceConnection {
         let scheme = address.scheme == "https" ? "wss" : "ws"
         live.start(
             url: "\(scheme)://\(address.description.dropFirst(address.scheme.count + 3))\(Route.live)",
-            journal: Wire.hex(journalID), token: token, tls: tls, sniHostname: isAddress ? "localhost" : nil)
+            journal: Wire.hex(journalID), token: token, tls: tls, sniHostname: isAddress ? "localhost" : nil,
+            pingPeriod: deadline)
         return true
     }
 
