@@ -136,7 +136,7 @@ extension ImportDocument.Rejection {
         switch error {
         case .emptyValue(let field), .tooLong(let field, _, _), .controlCharacter(let field, _):
             return "." + field.rawValue
-        case .presentAlreadyExists, .presentRemoved, .unknownPresent, .invalidPresentID, .presentIDsExhausted,
+        case .presentAlreadyExists, .presentRemoved, .unknownPresent, .invalidPresentID, .presentIDsExhausted, .wishIDsExhausted,
             .importedIDTooLarge:
             return ".id"
         case .invalidPrice:

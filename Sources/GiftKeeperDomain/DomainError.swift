@@ -30,6 +30,8 @@ public enum DomainError: Error, Hashable, Sendable {
     case invalidPresentID(String)
     /// Every present number has been used (only a doctored journal gets here).
     case presentIDsExhausted
+    /// Every wish number has been used (only a doctored journal gets here).
+    case wishIDsExhausted
     /// Text that is not a date `YYYY-MM-DD` (or no such day).
     case invalidDate(String)
     /// A budget's year outside 1…9999.

@@ -51,7 +51,7 @@ extension GiftList {
             removedWishes[wish.id] = nil
             let index = wishes.keys.firstIndex { $0.number > wish.id.number } ?? wishes.count
             wishes.updateValue(wish, forKey: wish.id, insertingAt: index)
-            nextWishNumber = max(nextWishNumber, wish.id.number &+ 1)
+            nextWishNumber = max(nextWishNumber, wish.id.number == .max ? .max : wish.id.number + 1)
         case .wishRemoved(let id):
             guard let wish = wishes.removeValue(forKey: id) else { return }
             removedWishes[id] = wish
@@ -77,7 +77,7 @@ extension GiftList {
         case .addWish(let wisher, let title, let notes, let price, let url, let suggestedBy):
             let wisher = try checked(wisher, .name, allowEmpty: false)
             let suggestedBy = try checked(suggestedBy, .name, allowEmpty: true)
-            guard let id = WishID(number: state.nextWishNumber), state.wishes[id] == nil else { throw .presentIDsExhausted }
+            guard let id = WishID(number: state.nextWishNumber), state.wishes[id] == nil else { throw .wishIDsExhausted }
             let wish = Wish(
                 id: id, wisher: wisher, title: try checked(title, .title, allowEmpty: false),
                 notes: try checked(notes, .notes, allowEmpty: true, trim: false), price: price,

@@ -36,6 +36,16 @@ import Testing
         for bad in ["w0", "w07", "p3", "w", "w-1", "w1 "] { #expect(WishID(parsing: bad) == nil, "\(bad)") }
     }
 
+    @Test func wishIDsExhausted() throws {
+        // Only a doctored journal can hold w18446744073709551615; the error names wishes.
+        var state = try household()
+        state.apply(Event(at: at(50_000), .wishAdded(Wish(id: wid(.max), wisher: "Bob", title: "Yo-yo"))))
+        #expect(state.nextWishNumber == .max)
+        #expect(throws: DomainError.wishIDsExhausted) {
+            try GiftList.decide(.addWish(wisher: "Bob", title: "Hat"), at: at(60_000), state: state)
+        }
+    }
+
     @Test func aClaimIsAPresentForTheWisherOnTheClaimersList() throws {
         let state = try household()
         let events = try GiftList.decide(.claimWish(id: wid(1), claimer: "Carol"), at: at(9_000), state: state)

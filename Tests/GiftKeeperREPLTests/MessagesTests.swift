@@ -69,7 +69,7 @@ import Testing
         let samples: [DomainError] = [
             .accountAlreadyExists, .noAccount, .notSignedIn, .emptyValue(.title), .unknownPresent(id), .presentRemoved(id),
             .presentAlreadyExists(id), .importedIDTooLarge(id), .noChanges(id), .invalidPrice("x", reason: .empty),
-            .unknownStatus("x"), .unknownField("x"), .invalidPresentID("x"), .presentIDsExhausted,
+            .unknownStatus("x"), .unknownField("x"), .invalidPresentID("x"), .presentIDsExhausted, .wishIDsExhausted,
         ]
         for error in samples {
             #expect(!error.sentence.isEmpty)

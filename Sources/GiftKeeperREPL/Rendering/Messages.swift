@@ -136,6 +136,8 @@ extension DomainError {
             return "'\(input)' is not a present id. Ids look like 'p3'; type 'list' to see them."
         case .presentIDsExhausted:
             return "No present ids are left in this journal. Export it and import into a new journal."
+        case .wishIDsExhausted:
+            return "No wish ids are left in this journal."
         case .invalidDate(let input):
             return "'\(input)' is not a date. Type it as YYYY-MM-DD, e.g. 2026-12-24."
         case .invalidYear(let year):
