@@ -64,6 +64,7 @@ struct SeedCorpus {
             .csvReader: try spreadsheets(),
             .icsWriter: calendars(),
             .wireMessages: try wireMessages(),
+            .householdFrames: try householdFrames(),
         ]
     }
 
@@ -197,6 +198,44 @@ struct SeedCorpus {
             ("last-days", entry(2024, 2, 29, yearly: true, "Leap day") + entry(9999, 12, 31, "The end") + [1, 2, 3]),
         ]
         return calendars
+    }
+
+    /// A household's frames read before any key (a creator, a member who joined and left),
+    /// each behind the selector byte of its reader in ``HouseholdFramesCheck``, a member wrap
+    /// made at the check's binding, and an invitation code as shown.
+    static func householdFrames() throws -> [(String, [UInt8])] {
+        func secret(_ text: String) throws -> SecureBytes {
+            let secret = try SecureBytes(capacity: text.utf8.count, count: 0)
+            for byte in text.utf8 { secret.append(byte) }
+            return secret
+        }
+        let header = try VerifiedFrames.newHeader(journalID: HouseholdFramesCheck.journalID, path: "seed", household: true).header
+        let store = MemoryFrameStore(header: header, path: "seed")
+        let initial = GiftList.fold([Event(at: Timestamp(millisecondsSinceEpoch: 0), .accountCreated(name: "Seed"))])
+        let owner = try HouseholdMember.create(
+            in: store.handle(), password: try secret("owner"), recoveryCode: try secret("owner-recovery"), parameters: .testMinimum,
+            initial: initial)
+        let joiner = try HouseholdMember.join(
+            store.handle(), password: try secret("joiner"), recoveryCode: try secret("joiner-recovery"), parameters: .testMinimum,
+            initial: initial)
+        try owner.admit(joiner.keys)
+        try joiner.completeEpoch()
+        try joiner.leave()
+        var seeds: [(String, [UInt8])] = []
+        let handle = store.handle()
+        _ = try handle.waitForFrames(after: 0, milliseconds: 0)
+        try handle.read(after: 0, progress: nil) { frame in
+            let selectors: [FrameKind: UInt8] = [.epoch: 0, .completion: 1, .leave: 2]
+            guard let selector = selectors[frame.kind] else { return }
+            seeds.append(("\(frame.kind)-\(frame.sequence)", [selector] + Array(frame.payload)))
+        }
+        let wrap = try MemberWrapPayload.make(
+            try MemberSecrets.generate(), password: try secret("pw"), recoveryCode: try secret("code"), parameters: .testMinimum,
+            binding: FrameBinding.pendingMemberWrap(journalID: HouseholdFramesCheck.journalID))
+        seeds.append(("member-wrap", [3] + wrap))
+        seeds.append(("invitation-code", [4] + Array(try InvitationCode.make(owner: owner.keys).text.utf8)))
+        seeds.append(("invitation-code-lower", [4] + Array(try InvitationCode.make(owner: owner.keys).text.lowercased().utf8)))
+        return seeds
     }
 
     /// Requests and answers of the sync service, a page of frames of `WireMessagesCheck`'s journal among them.
