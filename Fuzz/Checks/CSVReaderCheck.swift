@@ -59,12 +59,16 @@ enum CSVReaderCheck {
         try requireKeepsRules(sheet.presents)
 
         let exported = StructuredOutput.csv(
-            header: StructuredOutput.presentColumns, rows: sheet.presents.map { StructuredOutput.presentRow($0, isRemoved: false) })
+            header: StructuredOutput.presentColumns,
+            rows: sheet.presents.enumerated().map {
+                StructuredOutput.presentRow($0.element, givers: sheet.givers[$0.offset], isRemoved: false)
+            })
         guard let back = try? ImportDocument.checkSpreadsheet(exported) else {
             throw InvariantFailure(description: "what list --csv writes of the accepted presents is refused")
         }
         try require(back.rejected.isEmpty, "what list --csv writes of accepted presents is rejected: \(back.rejected)")
         try require(back.presents == sheet.presents, "list --csv → import --csv changes the presents")
+        try require(back.givers == sheet.givers, "list --csv → import --csv changes who gives a present together")
     }
 
     /// Fields as RFC 4180 writes them: every field quoted, quotes doubled, `separator` between.

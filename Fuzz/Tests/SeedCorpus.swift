@@ -154,8 +154,11 @@ struct SeedCorpus {
         guarded.title = "'@home"
         let listed = StructuredOutput.csv(
             header: StructuredOutput.presentColumns,
-            rows: presents.map { StructuredOutput.presentRow($0, isRemoved: false) }
-                + [StructuredOutput.presentRow(guarded, isRemoved: false), StructuredOutput.presentRow(guarded, isRemoved: true)])
+            rows: presents.map { StructuredOutput.presentRow($0, givers: nil, isRemoved: false) }
+                + [
+                    StructuredOutput.presentRow(guarded, givers: ["Alice", "Bob"], isRemoved: false),
+                    StructuredOutput.presentRow(guarded, givers: nil, isRemoved: true),
+                ])
         return [
             ("list-csv", listed),
             (

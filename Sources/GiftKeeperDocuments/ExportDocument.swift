@@ -98,7 +98,7 @@ public enum ExportDocument {
             return
         }
         for (index, present) in state.presents.values.enumerated() {
-            writePresent(present, first: index == 0, into: &writer)
+            writePresent(present, givers: state.givers[present.id], first: index == 0, into: &writer)
             if writer.bytes.count >= chunkSize {
                 try writer.emitFullChunks(chunkSize: chunkSize, to: emit)
             }
@@ -107,8 +107,9 @@ public enum ExportDocument {
         try writer.emitAll(chunkSize: chunkSize, to: emit)
     }
 
-    /// A member of the presents, after a comma unless it is the `first` of the document.
-    private static func writePresent(_ present: Present, first: Bool, into writer: inout JSONWriter) {
+    /// A member of the presents, after a comma unless it is the `first` of the document;
+    /// `givers` only when it is given together (documents without read as before).
+    private static func writePresent(_ present: Present, givers: [String]?, first: Bool, into writer: inout JSONWriter) {
         writer.raw(first ? "\n    {\n      \"createdAt\" : \"" : ",\n    {\n      \"createdAt\" : \"")
         present.createdAt.writeISO8601(into: &writer.bytes)
         writer.raw("\",\n      \"givenAt\" : ")
@@ -118,6 +119,14 @@ public enum ExportDocument {
             writer.raw("\"")
         } else {
             writer.raw("null")
+        }
+        if let givers {
+            writer.raw(",\n      \"givers\" : [")
+            for (index, giver) in givers.enumerated() {
+                writer.raw(index == 0 ? "\n        " : ",\n        ")
+                writer.string(giver)
+            }
+            writer.raw(givers.isEmpty ? "\n\n      ]" : "\n      ]")
         }
         writer.raw(",\n      \"id\" : \"p")
         writer.decimal(present.id.number)

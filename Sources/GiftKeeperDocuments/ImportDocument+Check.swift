@@ -53,6 +53,13 @@ extension ImportDocument {
                 throw Rejection(rule: error, present: index)
             }
         }
+        for (index, names) in contents.givers.sorted(by: { $0.key < $1.key }) {
+            do {
+                _ = try blank.checkedGivers(names)
+            } catch {
+                throw Rejection(location: "presents[\(index)].givers", rule: error)
+            }
+        }
         for (change, location) in contents.planning {
             do {
                 _ = try GiftList.decide(change, at: at, state: blank)
@@ -84,6 +91,17 @@ extension CheckedImportDocument {
                 events.append(event)
             } catch {
                 throw ImportDocument.Rejection(rule: error, present: index)
+            }
+        }
+        // Who gives which present together, at the id it took here.
+        for (index, names) in contents.givers.sorted(by: { $0.key < $1.key }) {
+            guard case .presentImported(let present) = events[index].body else { continue }
+            do {
+                let produced = try GiftList.decide(.setGivers(id: present.id, givers: names), at: now, state: planned)
+                for event in produced { planned.apply(event) }
+                events += produced
+            } catch {
+                throw ImportDocument.Rejection(location: "presents[\(index)].givers", rule: error)
             }
         }
         for (change, _) in contents.planning {

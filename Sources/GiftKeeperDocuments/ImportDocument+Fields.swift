@@ -90,7 +90,7 @@ extension ImportDocument {
     struct PresentKey: CodingKey {
         /// The members of a present in export v2; `givenAt`, `store` and `url` are not in v1.
         enum Member: String {
-            case createdAt, givenAt, id, notes, occasion, price, recipient, status, store, title, updatedAt, url
+            case createdAt, givenAt, givers, id, notes, occasion, price, recipient, status, store, title, updatedAt, url
         }
 
         let stringValue: String
@@ -112,7 +112,7 @@ extension ImportDocument {
             case 2: name == "id"
             case 3: name == "url"
             case 5: name == "notes" || name == "price" || name == "store" || name == "title"
-            case 6: name == "status"
+            case 6: name == "status" || name == "givers"
             case 7: name == "givenAt"
             case 8: name == "occasion"
             case 9: name == "createdAt" || name == "recipient" || name == "updatedAt"
@@ -128,6 +128,10 @@ extension ImportDocument {
 
         var id, recipient, title, notes, price, occasion, status, createdAt, updatedAt: Value?
         var givenAt, store, url: Value?
+        /// Who gives it together (v2, only on a present given together); nil when absent.
+        var givers: [String]?
+        /// Whether `givers` was there but not a list of strings.
+        var giversMalformed = false
         /// The names of the members no present has, in any version.
         var unknown: [String] = []
 
@@ -148,6 +152,11 @@ extension ImportDocument {
             givenAt = try read(.givenAt)
             store = try read(.store)
             url = try read(.url)
+            let giversKey = PresentKey(.givers)
+            if object.contains(giversKey) {
+                givers = try? object.decode([String].self, forKey: giversKey)
+                giversMalformed = givers == nil
+            }
             for key in object.allKeys {
                 _ = try object.decode(AnyValue.self, forKey: key)
                 unknown.append(key.stringValue)
@@ -164,10 +173,12 @@ extension ImportDocument {
                 if self.givenAt != nil { unknown.append(PresentKey.Member.givenAt.rawValue) }
                 if self.store != nil { unknown.append(PresentKey.Member.store.rawValue) }
                 if self.url != nil { unknown.append(PresentKey.Member.url.rawValue) }
+                if self.givers != nil || giversMalformed { unknown.append(PresentKey.Member.givers.rawValue) }
             }
             if let name = unknown.min() {
                 throw Rejection(location: "\(at).\(name)", reason: .unknownField)
             }
+            if giversMalformed { throw Rejection(location: "\(at).givers", reason: .notAList(of: "names")) }
             let idText = try Fields.text(self.id, "id", at)
             guard let id = PresentID(parsing: idText) else {
                 throw Rejection(location: "\(at).id", reason: .notAPresentID(idText))

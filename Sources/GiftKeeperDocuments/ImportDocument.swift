@@ -163,6 +163,8 @@ package enum ImportDocument {
     /// and checked, and is ignored.
     package struct Document: Decodable {
         package var presents: [Present] = []
+        /// Who gives each present given together, by its place in ``presents`` (v2).
+        package var givers: [Int: [String]] = [:]
         var occasions: [Occasion] = []
         /// The occasions closed (`occasion close`), with the last day closed and where.
         var closures: [Closure] = []
@@ -214,6 +216,7 @@ package enum ImportDocument {
                 guard seen.insert(present.id).inserted else {
                     throw Rejection(location: "presents[\(index)].id", reason: .duplicateID(present.id))
                 }
+                if let names = fields.givers { givers[presents.count] = names }
                 presents.append(present)
             }
             self.presents = presents

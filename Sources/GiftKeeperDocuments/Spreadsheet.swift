@@ -13,6 +13,9 @@ public struct CheckedSpreadsheet: Sendable {
 
     /// The presents of the good rows, in order (their ids are given when imported).
     public let presents: [Present]
+    /// Who gives each present of ``presents`` given together (a `givers` column, names
+    /// separated by commas), by its place there.
+    package internal(set) var givers: [Int: [String]] = [:]
     /// The rows left out, in order.
     public let rejected: [Rejected]
     /// Rows of removed presents (`list --csv --all` writes them), not imported.
@@ -22,14 +25,16 @@ public struct CheckedSpreadsheet: Sendable {
 
     /// The good rows as a document to import, each present to take the next free id.
     public var document: CheckedImportDocument {
-        CheckedImportDocument(contents: ImportDocument.Document(presents: presents), renumbers: true)
+        var contents = ImportDocument.Document(presents: presents)
+        contents.givers = givers
+        return CheckedImportDocument(contents: contents, renumbers: true)
     }
 }
 
 extension ImportDocument {
     /// The columns a spreadsheet may have, by the names a header may give them (any case).
     enum Column: CaseIterable {
-        case recipient, title, price, status, occasion, notes, url, store, removed
+        case recipient, title, price, status, occasion, notes, url, store, removed, givers
 
         var names: [String] {
             switch self {
@@ -42,6 +47,7 @@ extension ImportDocument {
             case .url: ["url", "link"]
             case .store: ["store", "shop"]
             case .removed: ["removed"]
+            case .givers: ["givers", "with"]
             }
         }
     }
@@ -80,6 +86,7 @@ extension ImportDocument {
             throw Rejection(location: "line 1", reason: .missingColumn(required.names[0]))
         }
         var presents: [Present] = []
+        var givers: [Int: [String]] = [:]
         var rejected: [CheckedSpreadsheet.Rejected] = []
         var removed = 0
         for record in records.dropFirst() {
@@ -96,12 +103,17 @@ extension ImportDocument {
                 continue
             }
             do {
-                presents.append(try present(from: value))
+                let present = try present(from: value)
+                let names = value(.givers).split(separator: ",").map { String($0).trimmedWhitespace() }.filter { !$0.isEmpty }
+                if !names.isEmpty { givers[presents.count] = try GiftList().checkedGivers(names) }
+                presents.append(present)
             } catch {
                 rejected.append(.init(line: record.line, reason: .rule(error)))
             }
         }
-        return CheckedSpreadsheet(presents: presents, rejected: rejected, removedSkipped: removed, unreadColumns: unread)
+        var sheet = CheckedSpreadsheet(presents: presents, rejected: rejected, removedSkipped: removed, unreadColumns: unread)
+        sheet.givers = givers
+        return sheet
     }
 
     /// A row's present, checked as `add` checks one (its id and times are given on import).

@@ -72,6 +72,18 @@ extension GiftList {
 
     // MARK: Deciding
 
+    /// `names` as ``Change/setGivers(id:givers:)`` keeps them: each checked as a name,
+    /// the second spelling of one (compared folded) left out.
+    public func checkedGivers(_ names: [String]) throws(DomainError) -> [String] {
+        var seen: Set<String> = []
+        var kept: [String] = []
+        for name in names {
+            let name = try Self.checked(name, .name, allowEmpty: false)
+            if seen.insert(foldedName(name)).inserted { kept.append(name) }
+        }
+        return kept
+    }
+
     static func decidedHousehold(_ change: Change, at: Timestamp, state: GiftList) throws(DomainError) -> [EventBody] {
         switch change {
         case .addWish(let wisher, let title, let notes, let price, let url, let suggestedBy):
@@ -110,12 +122,7 @@ extension GiftList {
                 + (state.presents[claim.present] == nil ? [] : [.presentRemoved(id: claim.present)])
         case .setGivers(let id, let names):
             _ = try current(id, in: state)
-            var seen: Set<String> = []
-            var kept: [String] = []
-            for name in names {
-                let name = try checked(name, .name, allowEmpty: false)
-                if seen.insert(state.foldedName(name)).inserted { kept.append(name) }
-            }
+            let kept = try state.checkedGivers(names)
             return (state.givers[id] ?? []) == kept ? [] : [.giversSet(id: id, givers: kept)]
         default:
             return []

@@ -13,7 +13,7 @@ struct JSONSchemaTests {
         let sandbox = try Sandbox()
         try await sandbox.createJournal(presents: [
             #"Mum "Blue scarf" --price 25 --occasion Christmas --notes "the blue one" --url https://example.org --store Harrods"#,
-            "Dad Book --price 12.50", #"Mum Slippers --occasion "Mum's birthday""#,
+            "Dad Book --price 12.50", #"Mum Slippers --occasion "Mum's birthday""#, #"Dad Kayak --price 300 --with "Bob, Carol""#,
         ])
         let planned = try await sandbox.script([
             "login", "secret-pw", "occasion add Christmas --date 2099-12-24 --yearly",
@@ -26,7 +26,7 @@ struct JSONSchemaTests {
         try writeNewFile(Array("secret-pw\n".utf8), to: passwordFile)
         var checked: [String] = []
         for words in [
-            ["list", "--json"], ["list", "--all", "--json"], ["show", "p1", "--json"], ["show", "p2", "--json"],
+            ["list", "--json"], ["list", "--all", "--json"], ["show", "p1", "--json"], ["show", "p2", "--json"], ["show", "p4", "--json"],
             ["upcoming", "--days", "36600", "--json"], ["budget", "--json"], ["summary", "--json"],
             ["summary", "--year", "all", "--json"], ["history", "--json"], ["history", "--logins", "--json"],
             ["history", "p1", "--json"], ["gifts", "Dad", "--json"], ["occasion", "list", "--json"], ["audit", "--json"],
@@ -70,7 +70,8 @@ struct JSONSchemaTests {
     func rejects() async throws {
         let present = #"""
             {"id":"p1","recipient":"Mum","title":"Hat","notes":null,"price":"25.00","occasion":null,"url":null,"store":null,
-             "status":"idea","removed":false,"createdAt":"2026-11-25T03:52:40.044Z","updatedAt":"2026-11-25T03:52:40.044Z","givenAt":null}
+             "status":"idea","removed":false,"createdAt":"2026-11-25T03:52:40.044Z","updatedAt":"2026-11-25T03:52:40.044Z","givenAt":null,
+             "givers":null}
             """#
         let good = try await JSONOutputSchema.check(Array(present.utf8), against: "present")
         #expect(good.status == 0, "\(good)")
@@ -78,6 +79,7 @@ struct JSONSchemaTests {
             (present.replacingOccurrences(of: #""notes":null"#, with: #""notes":"""#), "notes"),
             (present.replacingOccurrences(of: #""25.00""#, with: "25"), "price"),
             (present.replacingOccurrences(of: #","givenAt":null"#, with: ""), "givenAt"),
+            (present.replacingOccurrences(of: #""givers":null"#, with: #""givers":[]"#), "givers"),
         ] {
             let outcome = try await JSONOutputSchema.check(Array(broken.utf8), against: "present")
             #expect(outcome.status == 1 && outcome.stdout.contains(words), "\(words): \(outcome)")

@@ -62,6 +62,7 @@ extension ExportDocument {
     struct ExportedPresent: Encodable {
         let createdAt: String
         let givenAt: String?
+        let givers: [String]?
         let id: String
         let notes: String
         let occasion: String
@@ -73,9 +74,10 @@ extension ExportDocument {
         let updatedAt: String
         let url: String
 
-        init(_ present: Present) {
+        init(_ present: Present, givers: [String]?) {
             createdAt = present.createdAt.iso8601
             givenAt = present.givenAt?.iso8601
+            self.givers = givers
             id = present.id.description
             notes = present.notes
             occasion = present.occasion
@@ -89,13 +91,14 @@ extension ExportDocument {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case createdAt, givenAt, id, notes, occasion, price, recipient, status, store, title, updatedAt, url
+            case createdAt, givenAt, givers, id, notes, occasion, price, recipient, status, store, title, updatedAt, url
         }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(createdAt, forKey: .createdAt)
             try container.encode(givenAt, forKey: .givenAt)  // null unless given
+            try container.encodeIfPresent(givers, forKey: .givers)  // only on a present given together
             try container.encode(id, forKey: .id)
             try container.encode(notes, forKey: .notes)
             try container.encode(occasion, forKey: .occasion)
@@ -120,7 +123,7 @@ extension ExportDocument {
             occasions: state.occasions.values.map {
                 ExportedOccasion(date: $0.date?.description, name: $0.name, yearly: $0.isYearly)
             },
-            presents: state.presents.values.map(ExportedPresent.init))
+            presents: state.presents.values.map { ExportedPresent($0, givers: state.givers[$0.id]) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         var bytes = escapingControls([UInt8](try encoder.encode(document)))

@@ -284,8 +284,12 @@ import Testing
     func exportParsesBackToTheSamePresents(seed: UInt64) throws {
         let state = try Self.randomState(seed: seed, presents: Int(seed % 7) * 3)
         let bytes = try ExportDocument.encode(state)
-        let presents = try ImportDocument.parse(bytes).presents
+        let document = try ImportDocument.parse(bytes)
+        let presents = document.presents
         #expect(presents == Array(state.presents.values))
+        // Who gives each present together comes back with it, by its place in the list.
+        let givers = Dictionary(uniqueKeysWithValues: document.givers.map { (presents[$0.key].id, $0.value) })
+        #expect(givers == state.givers)
         for (read, written) in zip(presents, state.presents.values) {
             #expect(read.title.unicodeScalars.elementsEqual(written.title.unicodeScalars))
             #expect(read.notes.unicodeScalars.elementsEqual(written.notes.unicodeScalars))
@@ -340,6 +344,10 @@ import Testing
                 givenAt: status == .given ? Timestamp(millisecondsSinceEpoch: time()) : nil,
                 createdAt: Timestamp(millisecondsSinceEpoch: time()), updatedAt: Timestamp(millisecondsSinceEpoch: time()))
             events.append(Event(at: Timestamp(millisecondsSinceEpoch: 0), .presentImported(present)))
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                let givers = (0..<Int.random(in: 1...3, using: &random)).map { _ in texts.randomElement(using: &random) ?? "" }
+                events.append(Event(at: Timestamp(millisecondsSinceEpoch: 0), .giversSet(id: present.id, givers: givers)))
+            }
         }
         return GiftList.fold(events)
     }

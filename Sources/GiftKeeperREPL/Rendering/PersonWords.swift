@@ -92,7 +92,7 @@ enum PersonWords {
             [("name", .string(name)), ("birthday", .text(birthday?.date?.description)), ("nextBirthday", .text(next?.description))]
                 + ProfileField.allCases.map { ($0.name, .text(profile[$0].isEmpty ? nil : profile[$0])) }
                 + [
-                    ("presents", .array(presents(of: name, in: state).map { StructuredOutput.present($0) })),
+                    ("presents", .array(presents(of: name, in: state).map { StructuredOutput.present($0, in: state) })),
                     ("budgets", .array(budgets(of: name, in: state).map(BudgetCommand.document))),
                 ])
     }

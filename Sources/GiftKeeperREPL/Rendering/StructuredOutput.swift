@@ -20,8 +20,9 @@ enum StructuredOutput {
     }
 
     /// A present in every `--json` output: each field always there, `null` when it has no
-    /// value (no price, notes, occasion, url, store or given time), never `""`.
-    static func present(_ present: Present, isRemoved: Bool = false) -> JSONValue {
+    /// value (no price, notes, occasion, url, store, given time or givers), never `""`;
+    /// `givers` as `state` has them.
+    static func present(_ present: Present, in state: GiftList, isRemoved: Bool = false) -> JSONValue {
         .object([
             ("id", .string(present.id.description)),
             ("recipient", .string(present.recipient)),
@@ -36,20 +37,23 @@ enum StructuredOutput {
             ("createdAt", .string(present.createdAt.iso8601)),
             ("updatedAt", .string(present.updatedAt.iso8601)),
             ("givenAt", .text(present.givenAt?.iso8601)),
+            ("givers", state.givers[present.id].map { .array($0.map { JSONValue.string($0) }) } ?? .null),
         ])
     }
 
     /// The columns of `list --csv`, in order.
     static let presentColumns = [
         "id", "recipient", "title", "occasion", "price", "status", "removed", "notes", "url", "store", "createdAt",
-        "updatedAt", "givenAt",
+        "updatedAt", "givenAt", "givers",
     ]
 
-    static func presentRow(_ present: Present, isRemoved: Bool) -> [String] {
+    /// A present's row; `givers` (who gives it together) in one field, separated by commas.
+    static func presentRow(_ present: Present, givers: [String]?, isRemoved: Bool) -> [String] {
         [
             present.id.description, present.recipient, present.title, present.occasion, present.price?.description ?? "",
             present.status.rawValue, isRemoved ? "true" : "false", present.notes, present.url, present.store,
             present.createdAt.iso8601, present.updatedAt.iso8601, present.givenAt?.iso8601 ?? "",
+            (givers ?? []).joined(separator: ", "),
         ]
     }
 

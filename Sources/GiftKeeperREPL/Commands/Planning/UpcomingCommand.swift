@@ -51,7 +51,7 @@ struct UpcomingCommand: ShellCommand, StructuredOutputOptions {
             return
         }
         if try StructuredOutput.format(self) == .json {
-            let documents = { (presents: [Present]) in JSONValue.array(presents.map { StructuredOutput.present($0) }) }
+            let documents = { (presents: [Present]) in JSONValue.array(presents.map { StructuredOutput.present($0, in: shell.service.state) }) }
             shell.console.write(
                 JSONWriter.document(
                     .array(
@@ -141,7 +141,7 @@ struct GiftsCommand: ShellCommand, StructuredOutputOptions {
         if try StructuredOutput.format(self) == .json {
             shell.console.write(
                 JSONWriter.document(
-                    .array(gifts.map { StructuredOutput.present($0, isRemoved: state.presents[$0.id] == nil) })))
+                    .array(gifts.map { StructuredOutput.present($0, in: state, isRemoved: state.presents[$0.id] == nil) })))
             return
         }
         let name = TerminalText.sanitized(state.recipientSpelling(recipient.trimmedWhitespace()))

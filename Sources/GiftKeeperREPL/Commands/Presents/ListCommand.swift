@@ -56,13 +56,13 @@ struct ListCommand: ShellCommand, StructuredOutputOptions {
         switch format {
         case .json:
             shell.console.write(
-                JSONWriter.document(.array(listed.map { StructuredOutput.present($0.present, isRemoved: $0.isRemoved) })))
+                JSONWriter.document(.array(listed.map { StructuredOutput.present($0.present, in: state, isRemoved: $0.isRemoved) })))
             return
         case .csv:
             shell.console.write(
                 StructuredOutput.csv(
                     header: StructuredOutput.presentColumns,
-                    rows: listed.map { StructuredOutput.presentRow($0.present, isRemoved: $0.isRemoved) }))
+                    rows: listed.map { StructuredOutput.presentRow($0.present, givers: state.givers[$0.present.id], isRemoved: $0.isRemoved) }))
             return
         case .text:
             break

@@ -31,7 +31,7 @@ struct ShowCommand: PresentIDCommand, StructuredOutputOptions {
             throw DomainError.unknownPresent(id)
         }
         if try StructuredOutput.format(self) == .json {
-            shell.console.write(JSONWriter.document(StructuredOutput.present(present, isRemoved: isRemoved)))
+            shell.console.write(JSONWriter.document(StructuredOutput.present(present, in: state, isRemoved: isRemoved)))
             return
         }
         // Notes may hold several lines (an import): each on its own row, tabs as spaces.
