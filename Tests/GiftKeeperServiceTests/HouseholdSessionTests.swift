@@ -66,6 +66,41 @@ import Testing
         }
     }
 
+    @Test func aNewcomerIsGivenTheOpenWishesOccasionsAndCurrencyButNoHistory() throws {
+        let home = try Household()
+        try home.alice.perform(.addOccasion(Occasion(name: "Christmas", date: CalendarDate(year: 2026, month: 12, day: 24), isYearly: true)))
+        try home.alice.perform(.setCurrency(code: "EUR"))
+        let closed = try #require(CalendarDate(year: 2026, month: 12, day: 24))
+        try home.alice.perform(.closeOccasion(name: "Christmas", through: closed, keepingIdeas: true))
+        try home.alice.perform(.addWish(wisher: "Alice", title: "Scarf"))
+        try home.bob.perform(.addWish(wisher: "Bob", title: "Kite"))
+        try home.bob.perform(.addWish(wisher: "Bob", title: "Yo-yo"))
+        try home.bob.perform(.removeWish(id: try #require(home.bob.state.wishes.values.first { $0.title == "Yo-yo" }?.id)))
+        try home.carol.perform(.addWish(wisher: "Bob", title: "Chess set", suggestedBy: "Carol"))
+        try home.alice.perform(.addPresent(recipient: "Bob", title: "Surprise"))
+        try home.sync()
+        let before = [home.alice, home.bob, home.carol].map(\.state.wishes.count)
+
+        let dan = try Household.join(home.store, "Dan")
+        try home.alice.admit(dan.keys)
+        try home.sync()
+        try dan.catchUp()
+        try home.sync()
+        try dan.catchUp()
+        // Dan reads the open wishes of their wishers and the owner's occasions and currency;
+        // not the removed wish, not Carol's suggestion (Bob's surprise, and no history), not
+        // the present.
+        #expect(Set(dan.state.wishes.values.map(\.title)) == ["Scarf", "Kite"])
+        #expect(dan.state.occasions.values.map(\.name) == ["Christmas"])
+        #expect(dan.state.occasions.values.first?.isYearly == true)
+        #expect(dan.state.closedThrough.values.map(\.self) == [closed])
+        #expect(dan.state.currency == "EUR")
+        #expect(dan.state.presents.isEmpty)
+        // The others fold the same lists as before.
+        #expect([home.alice, home.bob, home.carol].map(\.state.wishes.count) == before)
+        #expect(home.bob.state.occasions.count == 1)
+    }
+
     @Test func aPresentForAMemberIsHiddenFromThemAndOnlyThem() throws {
         let home = try Household()
         try home.alice.perform(.addPresent(recipient: "bob", title: "Telescope", price: Money(minorUnits: 12_000)))

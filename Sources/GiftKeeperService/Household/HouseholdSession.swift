@@ -2,6 +2,7 @@ package import GiftKeeperCrypto
 package import GiftKeeperDomain
 package import GiftKeeperJournal
 package import GiftKeeperSealing
+import OrderedCollections
 
 /// Why a household session refused: the journal layer's error, the list's rule, or a name.
 package enum HouseholdSessionError: Error {
@@ -127,13 +128,38 @@ package final class HouseholdSession {
     }
 
     /// Takes in what the other members wrote; once admitted, signs this member's name for
-    /// everyone if they have not in this epoch.
+    /// everyone if they have not in this epoch, with what SPEC §13 re-publishes for a new
+    /// epoch (``republished``).
     package func catchUp() throws(HouseholdSessionError) {
         try Self.household { () throws(HouseholdError) in try member.catchUp() }
         guard member.keyring.isMember, directory.signed[id] != member.keyring.epoch else { return }
         if let other = memberID(named: name), other != id { throw .nameTaken(name) }
-        let naming = Event(at: now(), .accountCreated(name: name))
-        try Self.household { () throws(HouseholdError) in try member.record([naming], for: .everyone) }
+        let events = [Event(at: now(), .accountCreated(name: name))] + republished
+        try Self.household { () throws(HouseholdError) in try member.record(events, for: .everyone) }
+    }
+
+    /// What this member publishes again for everyone at a new epoch, since a newcomer reads no
+    /// history (SPEC §13): their own open wishes (not suggestions others made for them, which
+    /// they cannot read); and, from the owner who began the epoch, the occasions (closed as
+    /// far as they are) and the currency. Those who read them before fold them to the same
+    /// state: a wish's id is taken once, an occasion and the currency set again as they are.
+    var republished: [Event] {
+        let state = member.state
+        let at = now()
+        let me = state.foldedName(name)
+        var bodies: [EventBody] = state.wishes.values.filter { !$0.isSuggestion && state.foldedName($0.wisher) == me }.map {
+            .wishAdded($0)
+        }
+        if member.keyring.epochAuthor == id, member.keyring.owners.contains(id) {
+            for occasion in state.occasions.values {
+                bodies.append(.occasionAdded(occasion))
+                if let through = state.closedThrough[occasion.key] {
+                    bodies.append(.occasionClosed(name: occasion.name, through: through))
+                }
+            }
+            if let currency = state.currency { bodies.append(.currencySet(code: currency)) }
+        }
+        return bodies.map { Event(at: at, $0) }
     }
 
     /// Decides `change` on what this member may read and records its events for the
