@@ -25,7 +25,7 @@ run: deps
 ## rest, where a test that starts a program fails (GIFTKEEPER_TESTS_START_NO_PROGRAMS);
 ## its report follows the other's.
 BINARY_TESTS := GiftKeeperEndToEndTests|HintPastingProcessTests
-PROCESS_TESTS := $(BINARY_TESTS)|JournalProcessTests|ServiceStoreTests|HouseholdServiceTests|SodiumInitializationTests
+PROCESS_TESTS := $(BINARY_TESTS)|JournalProcessTests|ServiceStoreTests|HouseholdServiceTests|LiveChangesTests|SodiumInitializationTests
 TEST_BUNDLE = $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/GiftKeeperPackageTests.xctest
 test: deps lint
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
