@@ -101,6 +101,25 @@ import Testing
         #expect(home.bob.state.occasions.count == 1)
     }
 
+    @Test func twoDevicesDecidingAtOneHeadNeverTakeOneNumber() throws {
+        let home = try Household()
+        try home.sync()
+        // Bob decides at the head everyone has; Alice appends first.
+        let head = home.bob.member.store.head
+        let state = home.bob.state.numbering(from: head.sequence + 1)
+        let late = try GiftList.decide(.addPresent(recipient: "Grandma", title: "Tea"), at: Household.now(), state: state)
+        try home.alice.perform(.addPresent(recipient: "Grandma", title: "Scarf"))
+        let afterAlice = home.store.handle().head
+        #expect(try home.bob.member.record(late, for: .everyone, decidedAt: head) == false)
+        #expect(home.store.handle().head == afterAlice, "nothing appended after the head moved")
+        // Decided again on what Alice wrote: a number of its own.
+        try home.bob.perform(.addPresent(recipient: "Grandma", title: "Tea"))
+        try home.sync()
+        let presents = home.carol.state.presents.values.filter { $0.recipient == "Grandma" }
+        #expect(Set(presents.map(\.title)) == ["Scarf", "Tea"])
+        #expect(Set(presents.map(\.id)).count == 2)
+    }
+
     @Test func aPresentForAMemberIsHiddenFromThemAndOnlyThem() throws {
         let home = try Household()
         try home.alice.perform(.addPresent(recipient: "bob", title: "Telescope", price: Money(minorUnits: 12_000)))

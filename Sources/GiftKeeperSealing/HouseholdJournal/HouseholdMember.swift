@@ -166,11 +166,22 @@ package final class HouseholdMember {
     /// Seals `events` for `audience` and appends them in one batch: everyone, everyone but
     /// another member (the one a present is for), or only this member. Those who left are
     /// closed out first (a new epoch), and the epoch completed when this member needs it.
-    package func record(_ events: [Event], for audience: Audience) throws(HouseholdError) {
+    ///
+    /// With `decidedAt` (the head the events were decided at: their numbers come from it),
+    /// nothing is appended once the journal moved past that head, and the answer is false:
+    /// the caller decides again on what came (two devices deciding at one head would take
+    /// the same number).
+    @discardableResult
+    package func record(_ events: [Event], for audience: Audience, decidedAt head: JournalHead? = nil) throws(HouseholdError) -> Bool {
         try catchUp()
         if !keyring.departed.isEmpty { try closeOutDepartures() }
         if audience == .everyoneBut(keyring.epochAuthor ?? id), audience != .everyoneBut(id) { try completeEpoch() }
+        var moved = false
         try write { batch in
+            if let head, batch.head != head {
+                moved = true
+                return
+            }
             guard keyring.isMember, let keys = keyring.keys, let everyone = keys.keys[.everyone] else {
                 throw HouseholdError.notAMember
             }
@@ -184,6 +195,7 @@ package final class HouseholdMember {
                 try batch.add(kind: .householdEvent, payload: frame)
             }
         }
+        return !moved
     }
 
     /// Admits a member who joined (an owner): a new epoch with them in it, appended by
@@ -292,7 +304,7 @@ package final class HouseholdMember {
         throw .busy
     }
 
-    static let attempts = 5
+    package static let attempts = 5
 
     private func position(_ kind: FrameKind, in batch: FrameBatch) -> FramePosition {
         FramePosition(journalID: store.header.journalID, sequence: batch.nextSequence, kind: kind.rawValue, previousHash: batch.previousHash)

@@ -31,10 +31,9 @@ package enum HouseholdSessionError: Error {
 ///   newcomer until they next catch up; a newcomer who signs a name before learning another
 ///   member holds it is nameless to those who knew (their directories keep the first).
 /// - Numbers: new presents and wishes are numbered from the journal's next frame on
-///   (``GiftList/numbering(from:)``), as one member cannot see every number another used.
-///   Known limit: two devices deciding at the same head at once take the same number (the
-///   loser's frames are sealed again at the new head, their events not decided again), and
-///   a member who reads both keeps the first.
+///   (``GiftList/numbering(from:)``), as one member cannot see every number another used;
+///   a change is appended only after the head it was decided at, and decided again when
+///   another device appended first, so two devices never take one number.
 /// - Sign-ins are this device's own: the member's initial state is signed in, and no
 ///   sign-in or sign-out is written (they would go to *only me*).
 package final class HouseholdSession {
@@ -167,20 +166,27 @@ package final class HouseholdSession {
     /// the change was already made.
     @discardableResult
     package func perform(_ change: Change, privately: Bool = false) throws(HouseholdSessionError) -> [Event] {
-        try catchUp()
-        let state = member.state.numbering(from: member.store.head.sequence + 1)
-        let events: [Event]
-        do {
-            events = try GiftList.decide(change, at: now(), state: state)
-        } catch {
-            throw .domain(error)
+        // Decided on the head it will be appended after: when another device appended first,
+        // decided again on what it wrote (new numbers), as a person's offline work is.
+        for _ in 0..<HouseholdMember.attempts {
+            try catchUp()
+            let head = member.store.head
+            let state = member.state.numbering(from: head.sequence + 1)
+            let events: [Event]
+            do {
+                events = try GiftList.decide(change, at: now(), state: state)
+            } catch {
+                throw .domain(error)
+            }
+            guard !events.isEmpty else { return [] }
+            let unnamed = Set(member.keyring.members.ids.filter { directory.names[$0] == nil })
+            let audience = HouseholdAudiences.audience(
+                of: events, privately: privately, me: id, members: directory.names, unnamed: unnamed, state: state)
+            if try Self.household({ () throws(HouseholdError) in try member.record(events, for: audience, decidedAt: head) }) {
+                return events
+            }
         }
-        guard !events.isEmpty else { return [] }
-        let unnamed = Set(member.keyring.members.ids.filter { directory.names[$0] == nil })
-        let audience = HouseholdAudiences.audience(
-            of: events, privately: privately, me: id, members: directory.names, unnamed: unnamed, state: state)
-        try Self.household { () throws(HouseholdError) in try member.record(events, for: audience) }
-        return events
+        throw .household(.busy)
     }
 
     /// Admits a member who joined (an owner), then completes nothing: the first other
