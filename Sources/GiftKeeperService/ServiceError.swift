@@ -96,6 +96,13 @@ public struct ServiceError: Error, Sendable {
         case offlinePasswordChangeConflicts
         /// `clone`: the server holds no journal, or several (the URL must name one).
         case cloneNeedsJournal(server: String, found: [String])
+        /// A household's journal refused (SPEC §13): not admitted (or removed), not an
+        /// owner, a frame that fails verification at its position.
+        case household(HouseholdError)
+        /// Another member of the household already goes by this name.
+        case householdNameTaken(String)
+        /// A command a household's shell does not have (``HouseholdShellService``).
+        case notInAHousehold(command: String)
     }
 
     public let code: Code
@@ -154,6 +161,16 @@ public struct ServiceError: Error, Sendable {
             return 5
         case .cancelled:
             return 130
+        case .householdNameTaken, .notInAHousehold:
+            return 2
+        case .household(let refusal):
+            switch refusal {
+            case .refused, .notAMember: return 1
+            case .notAnOwner, .lastOwner: return 2
+            case .wrongPassword: return 3
+            case .noKeyWrap, .notAHousehold: return 4
+            case .notInAudience, .busy, .sealing: return 5
+            }
         }
     }
 

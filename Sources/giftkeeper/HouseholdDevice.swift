@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GiftKeeperCrypto
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperFiles
 import GiftKeeperJournal
@@ -60,6 +61,88 @@ struct HouseholdRecord: Codable {
     }
 
     var id: [UInt8] { unhex(journalID) ?? [] }
+}
+
+/// The shell's session for `journalPath`: a household member's when it is a household's
+/// record on this device, else a person's journal.
+/// - Throws: a record that cannot be used yet (not admitted).
+func shellService(journalPath: String, environment: ServiceEnvironment) throws(ServiceError) -> any ShellService {
+    if let household = try householdShellService(at: journalPath) { return household }
+    return GiftKeeperService(journalPath: journalPath, environment: environment)
+}
+
+/// The shell's session when `path` is a household's record on this device (it starts with
+/// `{`; a journal never does): the member signs in through the service, online
+/// (``HouseholdShellService``), the journal read from the service at each sign-in. Nil for
+/// anything else (a person's journal, or nothing yet).
+func householdShellService(at path: String) throws(ServiceError) -> HouseholdShellService? {
+    guard let bytes = PrivateFiles.readSmallFile(path), bytes.first == UInt8(ascii: "{"),
+        let record = try? HouseholdRecord.read(path)
+    else { return nil }
+    guard let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) else {
+        // Admitted since? A `household` command completes the join first (it shows the recovery code).
+        throw ServiceError(.household(.notAMember))
+    }
+    let (address, journalID) = (record.remote, record.id)
+    return HouseholdShellService(
+        journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: address
+    ) { () throws(ServiceError) -> any FrameStore in
+        do {
+            guard let open = productionEnvironment(remote: address).remoteLocation, let remote = try open(address) as? ServiceRemote
+            else { throw ServiceError(.noRemote) }
+            guard let store = try remote.open(journalID: journalID) else { throw ServiceError(.household(.notAMember)) }
+            return store
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            throw ServiceError(.noRemote)
+        }
+    }
+}
+
+extension Audit {
+    /// `audit` of a household's record: signs in as its member, which verifies the chain and
+    /// every frame's author signature (a forged one is refused with its position, exit 1),
+    /// then says who did what among the events this member may read.
+    func auditHousehold(_ household: HouseholdShellService) throws {
+        try reportingFailures {
+            let secret = try password.readPassword()
+            defer { secret.wipe() }
+            try household.login(password: secret)
+        }
+        defer { try? household.close() }
+        guard let session = household.household else { return }
+        let console = Console()
+        var lines = Console.Lines(console)
+        var readable = 0
+        for (author, entry) in session.history {
+            guard let event = entry.event else { continue }
+            readable += 1
+            if json {
+                lines.print(
+                    JSONWriter.line([
+                        ("seq", .number(Int64(entry.sequence))), ("time", .string(event.at.iso8601)),
+                        ("event", .string(event.typeName)), ("summary", .string(AuditWords.summary(event.body))),
+                        ("reported", .bool(false)), ("author", author.map { .string($0) } ?? .null),
+                    ]))
+            } else {
+                lines.print(AuditWords.householdLine(sequence: entry.sequence, at: event.at, author: author, event.body))
+            }
+        }
+        lines.flush()
+        let frames = household.headSequence
+        if json {
+            console.print(
+                JSONWriter.line([
+                    ("verdict", .string("ok")), ("events", .number(Int64(readable))), ("failedLoginsReported", .number(0)),
+                    ("frames", .number(Int64(frames))),
+                ]))
+        } else {
+            console.print(AuditWords.householdVerdict(frames: frames, readable: readable))
+        }
+    }
 }
 
 /// A household command's work: the record at `path`, signed in as its member with the

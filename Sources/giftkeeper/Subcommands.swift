@@ -49,7 +49,12 @@ struct REPL: ParsableCommand {
     }
 
     func run() throws {
-        let service = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
+        let service: any ShellService
+        do {
+            service = try shellService(journalPath: journal.path, environment: journal.environment)
+        } catch {
+            throw failure(error)
+        }
         // Only a person at the terminal, who read a rollback warning, accepts it by a change;
         // a script, which nobody watches, stops at sign-in instead (exit 1, nothing written).
         service.acceptsRollbackOnChange = TerminalSession.isStandardInputTerminal
@@ -93,6 +98,13 @@ struct Audit: ParsableCommand {
     @Flag(help: "JSON lines instead of text.") var json = false
 
     func run() throws {
+        let household: HouseholdShellService?
+        do {
+            household = try householdShellService(at: journal.path)
+        } catch {
+            throw failure(error)
+        }
+        if let household { return try auditHousehold(household) }
         let console = Console()
         let report: AuditReport
         // Each line goes out as its frame verifies: nothing is kept (the audit holds no more

@@ -37,7 +37,7 @@ struct Sync: ParsableCommand {
                 try session.signIn(catchingUp: false)
                 report = try service.sync(restoringServer: restoreServer)
                 try service.signOut()
-                let after = try service.sync()
+                let after = try service.sync(restoringServer: false)
                 report.sent += after.sent
             }
             for line in SyncWords.told(report) { console.print(line) }

@@ -256,57 +256,6 @@ struct HardeningTests {
         #expect(!listed.stdout.contains("Hat"), "\(listed)")
     }
 
-    /// How often each of `needles` occurs (as UTF-8) in the readable memory of process `pid`
-    /// (`/proc/PID/maps` and `/proc/PID/mem`; root reads them whatever the process's
-    /// dumpable flag).
-    private func occurrences(of needles: [String], inMemoryOf pid: pid_t) throws -> [String: Int] {
-        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
-        let memory = open("/proc/\(pid)/mem", O_RDONLY)
-        try #require(memory >= 0, "cannot open /proc/\(pid)/mem: errno \(errno)")
-        defer { close(memory) }
-        var counts = Dictionary(uniqueKeysWithValues: needles.map { ($0, 0) })
-        let overlap = needles.map(\.utf8.count).max() ?? 0
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        for line in maps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 2, fields[1].hasPrefix("r"), !line.hasSuffix("[vvar]"), !line.hasSuffix("[vsyscall]")
-            else { continue }
-            let bounds = fields[0].split(separator: "-").compactMap { Int($0, radix: 16) }
-            guard bounds.count == 2 else { continue }
-            var offset = bounds[0]
-            while offset < bounds[1] {
-                let wanted = min(buffer.count, bounds[1] - offset)
-                let got = buffer.withUnsafeMutableBytes { pread(memory, $0.baseAddress, wanted, off_t(offset)) }
-                guard got > 0 else { break }
-                for needle in needles {
-                    counts[needle, default: 0] += count(Array(needle.utf8), in: buffer, upTo: got)
-                }
-                // Step back a needle's length, so that one across two reads is seen (and
-                // one wholly inside the overlap is counted twice, which only errs high).
-                offset += got == wanted && got > overlap ? got - overlap : got
-            }
-        }
-        return counts
-    }
-
-    /// How often `needle` occurs in `buffer[0..<end]` (`memchr` for its first byte, then `memcmp`).
-    private func count(_ needle: [UInt8], in buffer: [UInt8], upTo end: Int) -> Int {
-        guard let first = needle.first else { return 0 }
-        return buffer.withUnsafeBytes { haystack in
-            needle.withUnsafeBytes { wanted in
-                guard let base = haystack.baseAddress, let wantedBase = wanted.baseAddress else { return 0 }
-                var found = 0
-                var start = 0
-                while start + needle.count <= end, let hit = memchr(base + start, Int32(first), end - start - needle.count + 1) {
-                    let at = UnsafeRawPointer(hit) - base
-                    if memcmp(base + at, wantedBase, needle.count) == 0 { found += 1 }
-                    start = at + 1
-                }
-                return found
-            }
-        }
-    }
-
     @Test(
         "After the idle lock no decrypted title, note or name is left in the shell's memory: it started afresh",
         .enabled(if: runningAsRoot, "reading another process's memory (dumpable 0) needs root"))
@@ -331,7 +280,7 @@ struct HardeningTests {
         try await tmux.waitFor("mem", text: "Saved p2")
         try await tmux.waitForLine("mem")
         // Signed in, the scan finds them: it is not blind.
-        let signedIn = try occurrences(of: secrets, inMemoryOf: pid)
+        let signedIn = try MemoryScan.occurrences(of: secrets, inMemoryOf: pid)
         #expect(signedIn.values.allSatisfy { $0 > 0 }, "\(signedIn)")
 
         try await tmux.waitFor("mem", text: "🔒 Signed out (idle)", timeout: 20)
@@ -340,7 +289,7 @@ struct HardeningTests {
         // Still the program (by its file's name), in the same process on the same terminal.
         let name = String(URL(fileURLWithPath: sandbox.binary).lastPathComponent.prefix(15))
         #expect(try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) == name + "\n")
-        let signedOut = try occurrences(of: secrets, inMemoryOf: pid)
+        let signedOut = try MemoryScan.occurrences(of: secrets, inMemoryOf: pid)
         #expect(signedOut.values.allSatisfy { $0 == 0 }, "left in memory after the idle lock: \(signedOut)")
 
         // The fresh process signs in again as the old one did, and ends as it would.

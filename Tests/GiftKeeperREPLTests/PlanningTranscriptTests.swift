@@ -641,7 +641,7 @@ import Testing
         let transcript = try Transcript()
         _ = try transcript.signedIn(Self.christmas + ["remove p5"])
         let session = try transcript.session()
-        try session.service.open()
+        try session.service.open(access: .readWrite)
         try session.service.login(password: Transcript.secret("correct horse"))
         func complete(_ words: [String], _ word: String = "") -> [String] {
             session.completions(for: CompletionRequest(line: words.joined(separator: " ") + " " + word, precedingWords: words, word: word))

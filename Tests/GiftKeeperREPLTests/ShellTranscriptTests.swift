@@ -1,5 +1,6 @@
 import Foundation
 import GiftKeeperCrypto
+import GiftKeeperJournal
 import GiftKeeperService
 import Testing
 
@@ -162,7 +163,7 @@ import Testing
         let transcript = try Transcript()
         _ = try transcript.signedIn((1...11).map { "add \($0 % 2 == 0 ? "mum" : "Dad") Thing\($0)" })
         let session = try transcript.session()
-        try session.service.open()
+        try session.service.open(access: .readWrite)
         let secret = try SecureBytes(capacity: 13, count: 0)
         for byte in "correct horse".utf8 { secret.append(byte) }
         try session.service.login(password: secret)

@@ -107,9 +107,17 @@ final class Transcript {
         return try withExtendedLifetime(input) { try run(editor: editor, passwords: editor, body) }
     }
 
+    /// Runs one script-mode session over `lines` on `service` (a household member's, say)
+    /// instead of this transcript's journal.
+    func run(_ lines: [String], over service: any ShellService) throws -> Outcome {
+        let input = TestPipe(lines.map { $0 + "\n" }.joined())
+        let editor = ScriptLineEditor(fileDescriptor: input.readEnd)
+        return try withExtendedLifetime(input) { try run(editor: editor, passwords: editor, over: service) }
+    }
+
     private func run(
         editor: any LineEditor, passwords: any PasswordSource, lockAfter: Int64? = nil, interactive: Bool = false,
-        _ body: (REPLSession) -> Int32 = { $0.run() }
+        over given: (any ShellService)? = nil, _ body: (REPLSession) -> Int32 = { $0.run() }
     ) throws -> Outcome {
         runs += 1
         let outputPath = directory + "/out-\(runs)"
@@ -129,7 +137,7 @@ final class Transcript {
             environment.remoteLocation = { _ in remote }
             environment.requestedRemote = remote.description
         }
-        let service = GiftKeeperService(location: location, environment: environment)
+        let service = given ?? GiftKeeperService(location: location, environment: environment)
         let session = REPLSession(
             service: service, editor: editor, passwords: passwords, isInteractive: interactive,
             console: Console(output: output, error: errors), lockAfter: lockAfter)

@@ -219,7 +219,7 @@ struct ShellCommandTree: ParsableCommand {
 
 /// What a command may use of the shell while it runs.
 protocol Shell: AnyObject {
-    var service: GiftKeeperService { get }
+    var service: any ShellService { get }
     var console: Console { get }
     var progress: Progress { get }
     /// On a terminal (prompts, waits shown) rather than a script.

@@ -1,4 +1,4 @@
-import GiftKeeperDomain
+public import GiftKeeperDomain
 public import GiftKeeperService
 
 /// `audit`'s exact, machine-oriented form of each record (SPEC §6): one short line an
@@ -10,8 +10,20 @@ public enum AuditWords {
         return summary(event.body)
     }
 
+    /// A household's audit line (SPEC §13): who did what, among the events this member may
+    /// read, tab-separated: sequence, time, author, summary.
+    public static func householdLine(sequence: UInt64, at: Timestamp, author: String?, _ body: EventBody) -> String {
+        "\(sequence)\t\(at.iso8601)\t\(short(author ?? "a member"))\t\(summary(body))"
+    }
+
+    /// A household audit's verdict: every frame's chain and author's signature verified.
+    public static func householdVerdict(frames: UInt64, readable: Int) -> String {
+        "OK: \(frames) frame\(frames == 1 ? "" : "s") verified, each signed by its author; "
+            + "\(readable) event\(readable == 1 ? "" : "s") sealed for you, the rest for audiences you are not in"
+    }
+
     /// One short line for an audit record, e.g. `added p3 "Blue scarf" for Mum (25.00)`.
-    static func summary(_ body: EventBody) -> String {
+    public static func summary(_ body: EventBody) -> String {
         switch body {
         case .accountCreated(let name):
             return "account created for \(short(name))"

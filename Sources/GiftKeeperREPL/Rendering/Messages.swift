@@ -280,6 +280,12 @@ extension ServiceError {
         case .cloneNeedsJournal(let server, let found):
             if found.isEmpty { return "The server \(server) holds no journal yet. Push one first: 'giftkeeper sync --remote URL'." }
             return "The server \(server) holds \(found.count) journals; name one: " + found.joined(separator: ", ") + "."
+        case .household(let refusal):
+            return HouseholdWords.refusal(.household(refusal)).sentence
+        case .householdNameTaken(let name):
+            return HouseholdWords.refusal(.nameTaken(name)).sentence
+        case .notInAHousehold(let command):
+            return HouseholdWords.notInAHousehold(command)
         case .crypto(let failure):
             return "Internal failure: \(failure.words). Nothing more was written; please report this."
         case .outOfGuardedMemory(let bytes):

@@ -17,7 +17,7 @@ extension REPLSession {
     func syncAfterChange() {
         guard hasRemote else { return }
         do {
-            let report = try service.sync()
+            let report = try service.sync(restoringServer: false)
             saidSyncFailure = false
             lastSyncError = nil
             if report.createdOnServer { changesElsewhere.append(SyncWords.shared(report)) }
@@ -112,7 +112,7 @@ extension REPLSession {
             try service.signOut()
             // The locked prompt must not give back what was typed signed in.
             editor.clearHistory()
-            if hasRemote, !saidSyncFailure { _ = try? service.sync() }
+            if hasRemote, !saidSyncFailure { _ = try? service.sync(restoringServer: false) }
         } catch {
             lines.append(error.sentence)
         }

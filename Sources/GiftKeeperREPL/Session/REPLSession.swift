@@ -14,7 +14,7 @@ import OrderedCollections
 /// answers from the next line, and asks nothing unprompted. ``run()`` returns 0 when
 /// every command succeeded, else the exit code of the last failure.
 public final class REPLSession: Shell {
-    public let service: GiftKeeperService
+    public let service: any ShellService
     let editor: any LineEditor
     let passwords: any PasswordSource
     let isInteractive: Bool
@@ -64,7 +64,7 @@ public final class REPLSession: Shell {
     /// - Parameter lockAfter: milliseconds the prompt may wait, signed in, before the shell
     ///   signs out by itself (on a terminal); nil never.
     public init(
-        service: GiftKeeperService, editor: any LineEditor, passwords: any PasswordSource,
+        service: any ShellService, editor: any LineEditor, passwords: any PasswordSource,
         isInteractive: Bool, console: Console = Console(), lockAfter: Int64? = nil
     ) {
         self.service = service
@@ -150,7 +150,7 @@ public final class REPLSession: Shell {
             self?.changesElsewhere += entries.compactMap(HistoryWords.elsewhere)
         }
         do {
-            try service.open()
+            try service.open(access: .readWrite)
         } catch {
             progress.clear()
             console.error(error.sentence)
@@ -218,7 +218,7 @@ public final class REPLSession: Shell {
             if service.phase == .signedIn {
                 try service.signOut()
                 // The sign-out goes to the server too, when it can; it waits here otherwise.
-                if hasRemote, !saidSyncFailure { _ = try? service.sync() }
+                if hasRemote, !saidSyncFailure { _ = try? service.sync(restoringServer: false) }
             }
             try service.close()
         } catch {

@@ -166,6 +166,13 @@ package final class HouseholdSession {
     /// the change was already made.
     @discardableResult
     package func perform(_ change: Change, privately: Bool = false) throws(HouseholdSessionError) -> [Event] {
+        try perform(.change(change), privately: privately)
+    }
+
+    /// ``perform(_:privately:)`` of any command of the list: a change, an undo's
+    /// compensation, an export's record (for this member alone, as ``HouseholdAudiences`` says).
+    @discardableResult
+    package func perform(_ command: Command, privately: Bool = false) throws(HouseholdSessionError) -> [Event] {
         // Decided on the head it will be appended after: when another device appended first,
         // decided again on what it wrote (new numbers), as a person's offline work is.
         for _ in 0..<HouseholdMember.attempts {
@@ -174,7 +181,7 @@ package final class HouseholdSession {
             let state = member.state.numbering(from: head.sequence + 1)
             let events: [Event]
             do {
-                events = try GiftList.decide(change, at: now(), state: state)
+                events = try GiftList.decide(command, at: now(), state: state)
             } catch {
                 throw .domain(error)
             }
@@ -207,7 +214,7 @@ package final class HouseholdSession {
         try Self.household { () throws(HouseholdError) in try member.leave(appending: appending) }
     }
 
-    private static func initialState(name: String, at time: Timestamp) throws(HouseholdSessionError) -> GiftList {
+    static func initialState(name: String, at time: Timestamp) throws(HouseholdSessionError) -> GiftList {
         do {
             return GiftList.fold(try GiftList.decide(.createAccount(name: name), at: time, state: GiftList()))
         } catch {

@@ -21,6 +21,14 @@ package enum HouseholdWords {
         "Read this safety number out to the owner who invited you; they admit you once theirs is the same. "
         + "Then sign in with your password."
 
+    /// A command of a person's shell that a household's does not have (yet).
+    package static func notInAHousehold(_ command: String) -> String {
+        "'\(command)' is not available in a household's shell: "
+            + (command == "setup"
+                ? "a household is made with 'giftkeeper household create' and joined with 'giftkeeper household join'."
+                : "it works in a person's journal only, for now.")
+    }
+
     package static let passwordsDiffer = "The two passwords differ; nothing was made."
     package static let notAdmitted =
         "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), or removed."

@@ -1,0 +1,262 @@
+public import GiftKeeperCrypto
+public import GiftKeeperDocuments
+public import GiftKeeperDomain
+public import GiftKeeperJournal
+package import GiftKeeperSealing
+import OrderedCollections
+
+/// A household's journal as the shell sees it (``ShellService``): the member signs in
+/// with their own password (``HouseholdSession``), and every command of a person's shell
+/// works on what this member may read: `add`, `list`, `show`, planning, `history`,
+/// `--as-of`, `undo`/`redo`, `export`. Each change is decided on the member's state and
+/// sealed for the audience ``HouseholdAudiences`` gives it, so a present for Bob never
+/// reaches Bob's keys, and so never his views.
+///
+/// Online only, for now: the household's journal lives on the sync service (the store
+/// ``init(journalPath:member:name:now:server:openStore:)`` opens at sign-in), and a
+/// service that cannot be reached fails the command with its one line. Nothing of the
+/// household is kept on the device but its record (no offline work, no merge yet).
+/// `setup`, `passwd` and `import` are a person's journal's; they throw
+/// ``ServiceError/Code/notInAHousehold(command:)``.
+public final class HouseholdShellService: ShellService {
+    public let journalPath: String
+    private let memberID: MemberID
+    private let name: String
+    private let clock: @Sendable () -> Timestamp
+    private let server: String?
+    private let openStore: () throws(ServiceError) -> any FrameStore
+    /// The member's session while signed in; nil signed out (its keys released with it).
+    private var session: HouseholdSession?
+    /// The last position whose changes were told (``onChangesElsewhere``) or were this
+    /// session's own.
+    private var toldThrough: UInt64 = 0
+    private var undoable: [UndoableChange] = []
+    private var redoable: [UndoableChange] = []
+
+    public var refusesRollback = false
+    public var acceptsRollbackOnChange = false
+    public var onNotification: ((LoginNotification) -> Void)?
+    public var onWaiting: ((Int) -> Void)?
+    public var onChangesElsewhere: (([HistoryEntry]) -> Void)?
+    public var onProgress: ((Int, Int) -> Void)?
+
+    /// The household whose record on this device is `journalPath`, as member `member`
+    /// (known here as `name`), its journal opened by `openStore` at each sign-in (the
+    /// service's copy; `server` names it in `sync`'s report).
+    package init(
+        journalPath: String, member: MemberID, name: String, now: @escaping @Sendable () -> Timestamp, server: String?,
+        openStore: @escaping () throws(ServiceError) -> any FrameStore
+    ) {
+        self.journalPath = journalPath
+        memberID = member
+        self.name = name
+        clock = now
+        self.server = server
+        self.openStore = openStore
+    }
+
+    public var phase: GiftKeeperService.Phase { session == nil ? .locked : .signedIn }
+    public var state: GiftList { session?.state ?? GiftList() }
+    public var now: Timestamp { clock() }
+    public var headSequence: UInt64 { session?.member.store.head.sequence ?? 0 }
+    /// None: the journal is the service's own copy, every change is on it once made.
+    public var remoteURL: String? { nil }
+    public var unsentFrames: UInt64 { 0 }
+    public var trimmedTail: TornTail? { nil }
+    public var nextUndo: (events: [Event], stateBefore: GiftList)? { undoable.last.map { ($0.events, $0.stateBefore) } }
+    public var nextRedo: (events: [Event], stateBefore: GiftList)? { redoable.last.map { ($0.reverses, $0.reversedStateBefore) } }
+    /// The member's household session while signed in (for `audit`'s authors and members).
+    package var household: HouseholdSession? { session }
+
+    public func open(access: JournalAccess) throws(ServiceError) {}
+
+    public func close() throws(ServiceError) {
+        if session != nil { try signOut() }
+    }
+
+    // MARK: Signing in and out
+
+    public func login(password: SecureBytes) throws(ServiceError) {
+        guard session == nil else { throw ServiceError(.alreadySignedIn) }
+        let store = try openStore()
+        let opened = try Self.household { () throws(HouseholdSessionError) in
+            try HouseholdSession.open(store, as: memberID, name: name, password: password, now: clock)
+        }
+        session = opened
+        toldThrough = opened.member.store.head.sequence
+        onNotification?(.signedIn(name: name, failedAttempts: 0, previousVisit: nil))
+    }
+
+    /// Releases the member's keys and what they read; nothing is written (a household's
+    /// sign-ins are the device's own, ``HouseholdSession``).
+    public func signOut() throws(ServiceError) {
+        guard session != nil else { return }
+        session = nil
+        undoable = []
+        redoable = []
+        onNotification?(.signedOut)
+    }
+
+    public func checkSetup(name: String) throws(ServiceError) { throw ServiceError(.notInAHousehold(command: "setup")) }
+
+    public func setup(name: String, password: SecureBytes, parameters: KDFParameters, currency: String?) throws(ServiceError) {
+        throw ServiceError(.notInAHousehold(command: "setup"))
+    }
+
+    public func changePassword(old: SecureBytes, newPassword: () throws -> SecureBytes) throws {
+        throw ServiceError(.notInAHousehold(command: "passwd"))
+    }
+
+    public func importDocument(_ document: CheckedImportDocument) throws(ServiceError) -> ImportSummary {
+        throw ServiceError(.notInAHousehold(command: "import"))
+    }
+
+    // MARK: Changes
+
+    /// Takes in what the other members wrote and tells it (``onChangesElsewhere``); a look
+    /// costs a counter read while the service's live socket is open (``FrameStore/waitForFrames(after:milliseconds:)``).
+    public func refresh() throws(ServiceError) {
+        guard let session else { return }
+        try Self.household { () throws(HouseholdSessionError) in try session.catchUp() }
+        let (told, head) = (toldThrough, session.member.store.head.sequence)
+        // Most looks find nothing new: the history is read only when the journal moved.
+        guard head > told else { return }
+        toldThrough = head
+        let news = session.history.reversed().prefix { $0.entry.sequence > told }.reversed().map { $0.entry }
+            .filter { !Self.isNaming($0) }
+        if !news.isEmpty { onChangesElsewhere?(news) }
+    }
+
+    @discardableResult
+    public func perform(_ change: Change) throws(ServiceError) -> ChangeResult {
+        let change = normalized(change)
+        let before = state
+        let standings = change.canTakeOverABudget ? before.budgetStandings : nil
+        var similar: [PresentID] = []
+        if case .addPresent(let recipient, let title, _, _, _, _, _, _) = change {
+            similar = before.similarPresentIDs(to: title, for: recipient)
+        }
+        let events = try record(.change(change), keeping: .undo)
+        guard !events.isEmpty else { return ChangeResult(events: [], budgetsCrossed: [], similar: similar) }
+        redoable = []
+        let crossed = standings.map { state.budgetsTakenOver(since: $0) } ?? []
+        return ChangeResult(events: events, budgetsCrossed: crossed, similar: similar)
+    }
+
+    public func undo() throws(ServiceError) -> (undone: [Event], stateBefore: GiftList, compensation: [Event]) {
+        guard let last = undoable.last else { throw ServiceError(session == nil ? .notSignedIn : .nothingToUndo) }
+        let events = try record(.undo(change: last.events, stateBefore: last.stateBefore), keeping: .redo, reversing: last)
+        undoable.removeLast()
+        return (last.events, last.stateBefore, events)
+    }
+
+    public func redo() throws(ServiceError) -> (redone: [Event], stateBefore: GiftList) {
+        guard let last = redoable.last else { throw ServiceError(session == nil ? .notSignedIn : .nothingToRedo) }
+        let events = try record(.undo(change: last.events, stateBefore: last.stateBefore), keeping: .undo, reversing: last)
+        redoable.removeLast()
+        return (events, undoable.last?.stateBefore ?? GiftList())
+    }
+
+    /// Decides `command` on the member's state (what others wrote told first) and records it
+    /// for its audience; kept on `stack` for `undo` or `redo` when given.
+    private func record(_ command: Command, keeping stack: ReversalStack? = nil, reversing: UndoableChange? = nil)
+        throws(ServiceError) -> [Event]
+    {
+        guard let session else { throw ServiceError(.notSignedIn) }
+        try refresh()
+        let before = session.state
+        let events = try Self.household { () throws(HouseholdSessionError) in try session.perform(command) }
+        toldThrough = session.member.store.head.sequence
+        if !events.isEmpty, let stack {
+            let kept = UndoableChange(events: events, stateBefore: before.undoSnapshot(for: events), reverses: reversing)
+            switch stack {
+            case .undo: undoable.append(kept)
+            case .redo: redoable.append(kept)
+            }
+        }
+        return events
+    }
+
+    // MARK: Reading the past
+
+    /// What this member opened, oldest first (members signing their names left out): never
+    /// an event sealed for an audience they are not in.
+    public func historyEntries(of present: PresentID?) throws(ServiceError) -> [HistoryEntry] {
+        guard let session else { throw ServiceError(.notSignedIn) }
+        return session.history.map { $0.entry }.filter { entry in
+            !Self.isNaming(entry) && (present == nil || entry.event?.body.presentID == present)
+        }
+    }
+
+    /// The member's state at `time`: what they opened up to then, folded in order.
+    public func state(asOf time: Timestamp) throws(ServiceError) -> GiftList {
+        guard let session else { throw ServiceError(.notSignedIn) }
+        let events = session.history.compactMap { $0.entry.event }
+        guard let first = events.first else { return session.state }
+        guard first.at <= time else { throw ServiceError(.beforeJournalBegan(first.at)) }
+        var replayed = try Self.household { () throws(HouseholdSessionError) in
+            try HouseholdSession.initialState(name: name, at: first.at)
+        }
+        for event in events {
+            guard event.at <= time else { break }
+            replayed.apply(event)
+        }
+        return replayed
+    }
+
+    /// Exports what this member may read (or read at `asOf`), then records the export for
+    /// this member alone.
+    public func export(to destination: inout some ExportWriting, asOf: GiftList?) throws(ServiceError) {
+        guard session != nil else { throw ServiceError(.notSignedIn) }
+        let exported = asOf ?? state
+        try ExportDocument.write(exported) { chunk throws(ServiceError) in try destination.write(chunk) }
+        try destination.finish()
+        _ = try record(.recordExport(presentCount: exported.presents.count))
+    }
+
+    // MARK: Syncing
+
+    /// Catches up with the service: there is nothing to send (every change went there as
+    /// it was made).
+    @discardableResult
+    public func sync(restoringServer: Bool) throws(ServiceError) -> SyncReport {
+        let before = headSequence
+        try refresh()
+        var report = SyncReport(server: server ?? journalPath)
+        report.received = Int(headSequence - before)
+        return report
+    }
+
+    public func syncIfNeeded() throws(ServiceError) -> SyncReport? { nil }
+
+    // MARK: Helpers
+
+    /// A member signing their name for the household: bookkeeping, not a change to tell.
+    private static func isNaming(_ entry: HistoryEntry) -> Bool {
+        if case .accountCreated? = entry.event?.body { return true }
+        return false
+    }
+
+    static func household<T>(_ body: () throws(HouseholdSessionError) -> T) throws(ServiceError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw ServiceError(household: error)
+        }
+    }
+}
+
+extension ServiceError {
+    /// A household session's refusal as the shell's error.
+    init(household error: HouseholdSessionError) {
+        switch error {
+        case .domain(let domain): self.init(.domain(domain))
+        case .household(.wrongPassword): self.init(.wrongPassword(recorded: false))
+        case .household(.sealing(let sealing)): self.init(sealing: sealing)
+        case .household(.busy): self.init(.changedElsewhere)
+        case .household(let refusal): self.init(.household(refusal))
+        case .nameTaken(let name): self.init(.householdNameTaken(name))
+        case .invitation, .safetyNumberMismatch: self.init(.household(.notAMember))
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import GiftKeeperTestSupport
+import Glibc
+import TestProcesses
+import Testing
+
+/// Issue 28's "the rest of the product works in a household", through `giftkeeper-server`
+/// on loopback: each member's record on their device (`--journal RECORD`) opens the plain
+/// commands and the shell as that member. Alice plans a present for Bob; Carol sees it in
+/// every view, Bob in none, nor is it in his shell's memory.
+extension HouseholdEndToEndTests {
+    /// `giftkeeper WORDS --journal RECORD` as `member`: the plain commands and the shell,
+    /// their password on standard input.
+    func plain(_ member: Member, _ words: [String], input: String? = nil) async throws -> Outcome {
+        try await member.sandbox.run(words + ["--journal", member.record], input: input ?? member.password + "\n", environment: trust)
+    }
+
+    /// Alice's household, Bob and Carol admitted on matching safety numbers, each member's
+    /// join completed (their first command once admitted).
+    func household() async throws -> (alice: Member, bob: Member, carol: Member) {
+        let (alice, bob, carol) = (try Member("alice-pw"), try Member("bob-secret"), try Member("carol-pw"))
+        let created = try await run(
+            alice, ["create", "The Smiths", "--name", "Alice", "--remote", url, "--kdf", "interactive"], input: "alice-pw\nalice-pw\n")
+        #expect(created.status == 0, "\(created)")
+        for (joiner, name) in [(bob, "Bob"), (carol, "Carol")] {
+            let joined = try await join(joiner, as: name, invitedBy: alice)
+            let admitted = try await run(alice, ["admit", name, "--safety-number", joined.safetyNumber])
+            #expect(admitted.status == 0, "\(admitted)")
+            let members = try await run(joiner, ["members"])
+            #expect(members.status == 0, "\(members)")
+        }
+        return (alice, bob, carol)
+    }
+
+    @Test("The plain commands, --json and --csv, export and audit work in a household; Bob's never show the present for him")
+    func plainCommandsAndAudit() async throws {
+        let (alice, bob, carol) = try await household()
+        let added = try await plain(alice, ["add", "Bob", "Telescope", "--price", "120"])
+        #expect(added.status == 0, "\(added)")
+        let scarf = try await plain(alice, ["add", "Grandma", "Scarf", "--price", "30"])
+        #expect(scarf.status == 0, "\(scarf)")
+        let occasion = try await plain(carol, ["occasion", "add", "Christmas", "--date", "2026-12-24", "--yearly"])
+        #expect(occasion.status == 0, "\(occasion)")
+
+        let carolJSON = try await plain(carol, ["list", "--json"])
+        #expect(carolJSON.status == 0 && carolJSON.stdout.contains("Telescope") && carolJSON.stdout.contains("Scarf"), "\(carolJSON)")
+        let carolCSV = try await plain(carol, ["list", "--csv"])
+        #expect(carolCSV.status == 0 && carolCSV.stdout.contains("Telescope"), "\(carolCSV)")
+        let carolAudit = try await plain(carol, ["audit"])
+        #expect(carolAudit.status == 0, "\(carolAudit)")
+        #expect(carolAudit.stdout.contains("\tAlice\tadded p") && carolAudit.stdout.contains("\"Telescope\" for Bob"), "\(carolAudit)")
+        #expect(carolAudit.stdout.contains("each signed by its author"), "\(carolAudit)")
+
+        var bobViews: [Outcome] = []
+        for words in [
+            ["list"], ["list", "--json"], ["list", "--csv"], ["history"], ["summary"], ["upcoming", "--days", "60"], ["export"],
+            ["audit"], ["audit", "--json"], ["list", "--as-of", "today"], ["export", "--as-of", "today"],
+        ] {
+            let outcome = try await plain(bob, words)
+            #expect(outcome.status == 0, "\(words): \(outcome)")
+            bobViews.append(outcome)
+        }
+        #expect(bobViews[0].stdout.contains("Scarf") && bobViews[4].status == 0, "\(bobViews[0])")
+        #expect(bobViews[7].stdout.contains("\tAlice\tadded p") && bobViews[7].stdout.contains("\"Scarf\" for Grandma"), "\(bobViews[7])")
+        #expect(bobViews[8].stdout.contains("\"author\"") && bobViews[8].stdout.contains("\"Carol\""), "\(bobViews[8])")
+        for view in bobViews {
+            #expect(!view.stdout.contains("Telescope") && !view.stderr.contains("Telescope"), "\(view)")
+        }
+
+        // The shell, in a script: Bob's list and history, then a change of his own.
+        let shell = try await plain(bob, [], input: "login\nbob-secret\nlist\nhistory\nadd Grandma Gloves\nundo\nlist\n")
+        #expect(shell.status == 0, "\(shell)")
+        #expect(shell.stdout.contains("Scarf") && !shell.stdout.contains("Telescope"), "\(shell)")
+        let passwd = try await plain(bob, [], input: "login\nbob-secret\npasswd\nbob-secret\nnew-secret-1\nnew-secret-1\n")
+        #expect(passwd.status == 2 && passwd.stderr.contains("not available in a household's shell"), "\(passwd)")
+    }
+
+    @Test(
+        "A scan of Bob's shell's memory after a sync finds no title of the present Alice planned for him",
+        .enabled(if: runningAsRoot, "reading another process's memory (dumpable 0) needs root"))
+    func bobsMemoryHoldsNoPresentForHim() async throws {
+        let (alice, bob, carol) = try await household()
+        let secret = "Quillon-Aldebaran-\(UInt32.random(in: 1000...9999))"
+        let added = try await plain(alice, ["add", "Bob", secret, "--price", "120"])
+        #expect(added.status == 0, "\(added)")
+        let tmux = try Tmux(prefix: "gk-hh-mem")
+        var pids: [String: pid_t] = [:]
+        for (name, member) in [("bob", bob), ("carol", carol)] {
+            let launch =
+                "env -u GIFTKEEPER_JOURNAL HOME='\(member.sandbox.home)' XDG_STATE_HOME='\(member.sandbox.state)' "
+                + "XDG_DATA_HOME='\(member.sandbox.data)' GIFTKEEPER_CA_FILE='\(ServiceFixture.caFile)' LANG=C.UTF-8 "
+                + "'\(member.sandbox.binary)' --journal '\(member.record)'"
+            try await tmux.start(session: name, launch)
+            try await tmux.waitFor(name, text: "Password:")
+            try await tmux.enter(name, member.password)
+            try await tmux.waitForLine(name)
+            try await tmux.enter(name, "sync")
+            try await tmux.waitForLine(name)
+            try await tmux.enter(name, "list")
+            try await tmux.waitForLine(name)
+            let pane = try await tmux.command(["display-message", "-p", "-t", name, "#{pane_pid}"])
+            let shellPID = try #require(pid_t(pane.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let children = try String(contentsOfFile: "/proc/\(shellPID)/task/\(shellPID)/children", encoding: .utf8)
+            pids[name] = try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "no giftkeeper under the pane")
+        }
+        let forms = MemoryScan.forms(of: secret)
+        // Carol's shell holds it (the scan is not blind); Bob's holds it in no form.
+        let carols = try MemoryScan.occurrences(ofBytes: forms, inMemoryOf: try #require(pids["carol"]))
+        #expect(carols[0] > 0, "\(carols)")
+        let bobs = try MemoryScan.occurrences(ofBytes: forms, inMemoryOf: try #require(pids["bob"]))
+        #expect(bobs.allSatisfy { $0 == 0 }, "UTF-8, UTF-16, hex, HEX: \(bobs)")
+        for name in ["bob", "carol"] {
+            try await tmux.enter(name, "quit")
+        }
+    }
+}

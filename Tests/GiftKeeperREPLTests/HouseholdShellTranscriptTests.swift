@@ -1,0 +1,132 @@
+import Foundation
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperSealing
+import GiftKeeperService
+import Testing
+
+@testable import GiftKeeperREPL
+
+/// The shell over a household (issue 28): each member's shell is the person's shell, on a
+/// ``HouseholdShellService`` over the one household journal in memory. Alice creates it
+/// and admits Bob and Carol; a present Alice plans for Bob is in Carol's views and in none
+/// of Bob's.
+@Suite(.serialized) struct HouseholdShellTranscriptTests {
+    final class Household {
+        let transcript: Transcript
+        let store: MemoryFrameStore
+        var members: [String: MemberID] = [:]
+
+        init() throws {
+            transcript = try Transcript()
+            let header = try VerifiedFrames.newHeader(journalID: try randomBytes(count: 16), path: "family", household: true).header
+            store = MemoryFrameStore(header: header, path: "family")
+            let now: @Sendable () -> Timestamp = { [clock = transcript.clock] in clock.now() }
+            let alice = try HouseholdSession.signUp(
+                .creating, in: store.handle(), name: "Alice", password: try Transcript.secret("alice-pw"),
+                recoveryCode: try Transcript.secret("alice-rc"), parameters: .testMinimum, now: now)
+            var sessions = [alice]
+            for name in ["Bob", "Carol"] {
+                let joiner = try HouseholdSession.signUp(
+                    .joining, in: store.handle(), name: name, password: try Transcript.secret(name.lowercased() + "-pw"),
+                    recoveryCode: try Transcript.secret(name + "-rc"), parameters: .testMinimum, now: now)
+                try alice.admit(joiner.keys)
+                sessions.append(joiner)
+            }
+            // Each signs their name; twice, so the last name reaches the first member.
+            for _ in 0..<2 {
+                for session in sessions { try session.catchUp() }
+            }
+            for session in sessions { members[session.name] = session.id }
+        }
+
+        /// `name`'s shell, signed in with their password, running `lines`.
+        func shell(_ name: String, _ lines: [String]) throws -> Transcript.Outcome {
+            let service = HouseholdShellService(
+                journalPath: "/households/family.gk", member: try #require(members[name]), name: name,
+                now: { [clock = transcript.clock] in clock.now() }, server: nil, openStore: { [store] in store.handle() })
+            return try transcript.run(["login", name.lowercased() + "-pw"] + lines, over: service)
+        }
+    }
+
+    /// The id `list` or `add` gave the present titled `title`.
+    static func id(of title: String, in output: String) throws -> String {
+        let line = try #require(output.split(separator: "\n").first { $0.contains(title) })
+        let match = try #require(line.firstMatch(of: /p[0-9]+/))
+        return String(match.output)
+    }
+
+    @Test("A member's shell plans, reads and undoes; a present for Bob is in none of Bob's views")
+    func presentForBobIsAbsentFromEveryOneOfBobsViews() throws {
+        let home = try Household()
+        let planned = try home.shell(
+            "Alice",
+            [
+                "add Bob Telescope --price 120", "add Grandma Scarf --price 30", "occasion add Christmas --date 2026-12-24 --yearly",
+                "budget set 200 --for Bob", "list",
+            ])
+        #expect(planned.status == 0, "\(planned)")
+        #expect(planned.errors.isEmpty, "\(planned)")
+        let telescope = try Self.id(of: "Telescope", in: planned.output)
+        // Two days on: a change that the earlier views (--as-of) do not hold.
+        home.transcript.clock.advance(days: 2)
+        let later = try home.shell("Alice", ["add Carol Diary --price 15", "add Bob Kite", "undo"])
+        #expect(later.status == 0, "\(later)")
+        #expect(later.errors.isEmpty, "\(later)")
+
+        let carolsList = try home.shell("Carol", ["list"])
+        #expect(carolsList.status == 0, "\(carolsList)")
+        #expect(carolsList.output.contains("Telescope") && carolsList.output.contains("Scarf"), "\(carolsList)")
+        #expect(!carolsList.output.contains("Kite"), "Alice's undo took the kite back: \(carolsList)")
+        #expect(!carolsList.output.contains("Diary"), "the diary is for Carol: \(carolsList)")
+        let carol = try home.shell("Carol", ["show \(telescope)", "history", "list --as-of 2026-11-25", "summary"])
+        #expect(carol.status == 0, "\(carol)")
+        #expect(carol.output.contains("Telescope"), "\(carol)")
+        #expect(!carol.output.contains("Diary"), "\(carol)")
+
+        let views = [
+            "list", "show \(telescope)", "history", "history \(telescope)", "list --as-of 2026-11-25", "show \(telescope) --as-of 2026-11-25",
+            "summary", "upcoming --days 60", "budget", "export", "export --as-of 2026-11-25",
+        ]
+        let bob = try home.shell("Bob", views)
+        #expect(bob.output.contains("Scarf") && bob.output.contains("Diary") && bob.output.contains("Christmas"), "\(bob)")
+        #expect(!bob.output.contains("Telescope"), "\(bob)")
+        #expect(!bob.standardError.contains("Telescope"), "\(bob)")
+        #expect(!bob.output.contains("120"), "neither the telescope's price nor Bob's budget: \(bob)")
+        // The present does not exist for Bob: `show` refuses it as an unknown id.
+        #expect(bob.errors.contains(telescope), "\(bob)")
+    }
+
+    @Test("A member's shell refuses a wrong password, and what a household has not: setup, passwd, import")
+    func wrongPasswordAndPersonOnlyCommands() throws {
+        let home = try Household()
+        let service = HouseholdShellService(
+            journalPath: "/households/family.gk", member: try #require(home.members["Bob"]), name: "Bob",
+            now: { Timestamp(millisecondsSinceEpoch: 1_795_510_800_000) }, server: nil, openStore: { [store = home.store] in store.handle() })
+        let wrong = try home.transcript.run(["login", "not-bobs", "list"], over: service)
+        #expect(wrong.status == 3, "\(wrong)")
+        let outcome = try home.shell("Bob", ["passwd", "bob-pw", "new-password-1", "new-password-1"])
+        #expect(outcome.status == 2, "\(outcome)")
+        #expect(outcome.errors.contains("'passwd' is not available in a household's shell"), "\(outcome)")
+    }
+
+    @Test("Another member's change is told in an open shell as a change made elsewhere")
+    func otherMembersChangesAreToldAsMadeElsewhere() throws {
+        let home = try Household()
+        let carol = HouseholdShellService(
+            journalPath: "/households/family.gk", member: try #require(home.members["Carol"]), name: "Carol",
+            now: { [clock = home.transcript.clock] in clock.now() }, server: nil, openStore: { [store = home.store] in store.handle() })
+        var told: [HistoryEntry] = []
+        carol.onChangesElsewhere = { told += $0 }
+        try carol.login(password: try Transcript.secret("carol-pw"))
+        _ = try home.shell("Alice", ["add Bob Telescope", "add Alice Socks"])
+        try carol.refresh()
+        let titles = told.compactMap { entry -> String? in
+            if case .presentAdded(_, _, let title, _, _, _, _, _)? = entry.event?.body { return title }
+            return nil
+        }
+        #expect(titles == ["Telescope"])
+        try carol.close()
+    }
+}
