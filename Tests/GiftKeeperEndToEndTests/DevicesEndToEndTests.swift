@@ -105,18 +105,23 @@ struct DevicesEndToEndTests {
             "\(seen)")
     }
 
-    @Test("an edit of one field on both devices: the one later in the journal wins, and the device whose edit lost is told")
-    func overriddenEditIsTold() async throws {
+    /// A laptop whose edit (price 30) lost to the desktop's (35, made offline, then synced).
+    func laptopWhosePriceLost() async throws -> Sandbox {
         let laptop = try Sandbox()
         let desktop = try Sandbox()
         try await sharedLaptop(laptop, clonedTo: desktop)
-
         let first = try await run(laptop, ["edit", "p1", "price=30"])
         #expect(first.status == 0, "\(first)")
         let offline = try await run(desktop, ["edit", "p1", "price=35", "--remote", nowhere])
         #expect(offline.status == 0, "\(offline)")
         let merged = try await run(desktop, ["sync"])
         #expect(merged.status == 0, "\(merged)")
+        return laptop
+    }
+
+    @Test("an edit of one field on both devices: the one later in the journal wins, and the device whose edit lost is told")
+    func overriddenEditIsTold() async throws {
+        let laptop = try await laptopWhosePriceLost()
 
         let told = try await run(laptop, ["list"])
         #expect(told.status == 0, "\(told)")
@@ -125,6 +130,17 @@ struct DevicesEndToEndTests {
         // Told once: the next sync has nothing of it to say.
         let again = try await run(laptop, ["list"])
         #expect(!again.stderr.contains("gave way"), "\(again)")
+    }
+
+    @Test("'giftkeeper sync' signs in, so the device whose edit lost is told at a plain sync too (issue 27 item 8)")
+    func overriddenEditIsToldBySync() async throws {
+        let laptop = try await laptopWhosePriceLost()
+
+        let told = try await run(laptop, ["sync"])
+        #expect(told.status == 0, "\(told)")
+        #expect(
+            (told.stdout + told.stderr).contains("⇄ p1 \"Lego set\": your price 30.00 gave way to 35.00 from another device"),
+            "\(told)")
     }
 
     @Test("a service rolled back after the laptop saw its frames is caught by a new device through the laptop's posted head")
