@@ -1,3 +1,5 @@
+public import GiftKeeperCrypto
+
 /// A journal's storage: an append-only chain of frames, whatever holds it.
 ///
 /// Three operations make a store (SPEC §12): append frames after an expected head (a
@@ -213,11 +215,18 @@ public protocol RemoteLocation: AnyObject {
     /// The server's epoch (``SharedFrameStore/epoch``), asked without a journal: for a
     /// device whose journal the server no longer holds. Nil from a server without one.
     func serverEpoch() throws(JournalError) -> [UInt8]?
+
+    /// What opens this device's key for the server from now on (nil: nothing, signed out),
+    /// the key file brought up to date with it at once (``DeviceKeyAccess``).
+    func useDeviceKey(_ access: DeviceKeyAccess?) throws(JournalError)
 }
 
 extension RemoteLocation {
     /// A server without epochs.
     public func serverEpoch() throws(JournalError) -> [UInt8]? { nil }
+
+    /// A server that does not ask devices to prove themselves.
+    public func useDeviceKey(_ access: DeviceKeyAccess?) throws(JournalError) {}
 
     /// A server that reads every frame in any case.
     public func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)? {

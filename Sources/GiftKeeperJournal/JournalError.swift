@@ -69,6 +69,8 @@ public struct JournalError: Error, Sendable, Equatable {
             return 1
         case .frameTooLarge:
             return 2
+        case .unreachable(.deviceKey(.otherPassword)):
+            return 3  // a wrong password, for the device's key
         case .notFound, .alreadyExists, .inUse, .isDirectory, .notRegularFile, .notAJournal,
             .unsupportedVersion, .insecurePermissions, .foreignOwner, .unreadable:
             return 4
@@ -109,6 +111,19 @@ public enum RemoteFailure: Sendable, Equatable {
     case couldNotConnect(cause: String)
     /// The service refused a household's request by a rule it keeps (SPEC §13).
     case household(MembershipRefusal)
+    /// This device's key for the service could not be opened (docs/threat-model.md).
+    case deviceKey(DeviceKeyProblem)
+}
+
+/// Why this device's key for a sync service could not be opened: it is sealed under the
+/// password (SPEC §12), so a command that talks to the service must have it.
+public enum DeviceKeyProblem: Sendable, Equatable {
+    /// No password at hand (the command did not sign in).
+    case locked
+    /// The password at hand opens none of the key's seals.
+    case otherPassword
+    /// The key file at `path` is not a device key file, or a seal does not open with its right key.
+    case damaged(path: String)
 }
 
 /// Why the service refused a household's request: the rules it can check, because it

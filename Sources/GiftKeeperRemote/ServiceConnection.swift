@@ -192,24 +192,76 @@ final class ServiceConnection {
 
     // MARK: Signing in
 
-    /// Gets a token: signs the service's challenge with this device's key; a device with
-    /// no key yet for this service makes one and signs up (a new account) or, with an
-    /// enrolment code in the address, joins the code's account. The key is kept only once
-    /// the service accepted it.
+    /// What opens this device's key (``DeviceKeyAccess``): set by the session that signed
+    /// in, or by a command that read the password; nil after signing out.
+    private var access: DeviceKeyAccess?
+
+    /// Uses `access` to open this device's key from now on, and brings the key file up to
+    /// date with it at once, without the service: a clear key of the old format sealed, a
+    /// seal made for the journal's newest key epoch (after `passwd`) and the older dropped.
+    func useDeviceKey(_ access: DeviceKeyAccess?) throws(JournalError) {
+        self.access = access
+        guard access != nil, let keyPath else { return }
+        let stored = try DeviceKey.read(keyPath)
+        switch stored {
+        case .none: return
+        case .clear(let key): try keep(key, seals: [])
+        case .sealed(let seals): try keep(try DeviceKey.open(seals, address: address, access: access, path: keyPath), seals: seals)
+        }
+    }
+
+    /// Writes the seals `key` should have now, when they differ from `seals`.
+    private func keep(_ key: SigningKeyPair, seals: [DeviceKey.Seal]) throws(JournalError) {
+        guard let keyPath else { return }
+        defer { key.seed.wipe() }
+        let updated: [DeviceKey.Seal]?
+        do {
+            updated = try DeviceKey.resealed(seals, key: key, address: address, access: access)
+        } catch {
+            throw JournalError(.io(operation: "seal the device key for", errno: EIO), path: name)
+        }
+        if let updated { try DeviceKey.write(updated, to: keyPath) }
+    }
+
+    /// Gets a token: signs the service's challenge with this device's key, opened from its
+    /// sealed file in guarded memory and wiped when done; a device with no key yet for this
+    /// service makes one and signs up (a new account) or, with an enrolment code in the
+    /// address, joins the code's account. The key is kept (sealed) only once the service
+    /// accepted it.
     private func signIn() throws(JournalError) {
         guard let keyPath else {
             throw JournalError(.unreachable(.notAuthenticated(message: "no state directory to keep this device's key in")), path: name)
         }
         let stored = try DeviceKey.read(keyPath)
         let key: SigningKeyPair
-        do {
-            key = try stored ?? SigningKeyPair.generate()
-        } catch {
-            throw JournalError(.io(operation: "make a device key for", errno: EIO), path: name)
+        var seals: [DeviceKey.Seal] = []
+        switch stored {
+        case .none:
+            // A key that could not be kept sealed is not made.
+            guard access?.newest != nil || access?.password != nil else {
+                throw JournalError(.unreachable(.deviceKey(.locked)), path: name)
+            }
+            do {
+                key = try SigningKeyPair.generate()
+            } catch {
+                throw JournalError(.io(operation: "make a device key for", errno: EIO), path: name)
+            }
+        case .clear(let clear):
+            key = clear
+        case .sealed(let sealed):
+            seals = sealed
+            key = try DeviceKey.open(sealed, address: address, access: access, path: keyPath)
         }
-        let proof = try prove(key)
+        let isNew = if case .none = stored { true } else { false }
+        let proof: DeviceProof
+        do throws(JournalError) {
+            proof = try prove(key)
+        } catch {
+            key.seed.wipe()
+            throw error
+        }
         let answer: (status: Int, body: Data)
-        if stored != nil {
+        if !isNew {
             answer = try exchange(.POST, Route.session, body: try encode(proof), token: nil, deadline: deadline)
         } else if let code = address.enrolmentCode {
             let signUp = DeviceSignUp(proof: proof, deviceName: deviceName, code: code)
@@ -219,14 +271,21 @@ final class ServiceConnection {
             answer = try exchange(.POST, Route.accounts, body: try encode(signUp), token: nil, deadline: deadline)
         }
         if answer.status == 401 || answer.status == 403 || answer.status == 409 {
+            key.seed.wipe()
             let message = Self.message(answer.body) ?? "refused"
             throw JournalError(.unreachable(.notAuthenticated(message: message)), path: name)
         }
-        try check(answer.status, answer.body)
+        do throws(JournalError) {
+            try check(answer.status, answer.body)
+        } catch {
+            key.seed.wipe()
+            throw error
+        }
         guard let session = try? JSONDecoder().decode(SessionToken.self, from: answer.body) else {
+            key.seed.wipe()
             throw JournalError(.unreachable(.unexpectedAnswer), path: name)
         }
-        if stored == nil { try DeviceKey.write(key, to: keyPath) }
+        try keep(key, seals: seals)
         token.value = session.token
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+public import GiftKeeperCrypto
 public import GiftKeeperJournal
 public import GiftKeeperWire
 import Glibc
@@ -326,6 +327,10 @@ public final class ServiceRemote: RemoteLocation {
             throw JournalError(.unreachable(.unexpectedAnswer), path: description)
         }
         return (connection.address.enrolling(code: code.code), code.expiresInSeconds)
+    }
+
+    public func useDeviceKey(_ access: DeviceKeyAccess?) throws(JournalError) {
+        try connection.useDeviceKey(access)
     }
 
     /// The account's devices.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GiftKeeperCrypto
 import GiftKeeperJournal
 import GiftKeeperREPL
 import GiftKeeperRemote
@@ -7,8 +8,8 @@ import GiftKeeperService
 import GiftKeeperWire
 
 /// `giftkeeper device add|list|remove`: the devices of the account a journal is shared
-/// through on a sync service (SPEC §12). No password: a device proves itself to the
-/// service with its own key, never with the journal's password.
+/// through on a sync service (SPEC §12). The journal's password opens this device's key
+/// (it never goes to the service: the device proves itself with its own key).
 struct Device: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
@@ -17,8 +18,9 @@ struct Device: ParsableCommand {
 }
 
 /// The sync service a journal is shared through (--remote, $GIFTKEEPER_REMOTE, else the
-/// remembered one), and the journal's id.
-private func service(for journal: JournalOption) throws -> (remote: ServiceRemote, journalID: [UInt8]) {
+/// remembered one), and the journal's id; this device's key for it opened with the
+/// journal's password (sealed under it: docs/threat-model.md), without signing in.
+private func service(for journal: JournalOption, password: PasswordOption) throws -> (remote: ServiceRemote, journalID: [UInt8]) {
     let opened = try Journal.open(at: journal.path, access: .readOnly)
     let journalID = opened.header.journalID
     let session = GiftKeeperService(journalPath: journal.path, environment: journal.environment)
@@ -28,6 +30,10 @@ private func service(for journal: JournalOption) throws -> (remote: ServiceRemot
     guard let url, let open = journal.environment.remoteLocation else { throw ServiceError(.noRemote) }
     // Only a sync service's address makes a remote: any other is refused, saying why.
     guard let remote = try open(url) as? ServiceRemote else { throw ServiceError(.noRemote) }
+    // Kept (guarded memory, zeroed when freed) for as long as the remote may sign in.
+    let secret = try password.readPassword()
+    let cost = journal.environment.allowsTestKeyDerivationCost ? journal.environment.testKeyDerivationCost : nil
+    try remote.useDeviceKey(DeviceKeyAccess(epochs: [], password: secret, parameters: cost ?? .moderate))
     return (remote, journalID)
 }
 
@@ -42,11 +48,12 @@ struct DeviceAddCommand: ParsableCommand {
             """)
 
     @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
 
     func run() throws {
         let console = Console()
         do {
-            let (remote, journalID) = try service(for: journal)
+            let (remote, journalID) = try service(for: journal, password: password)
             let code = try remote.enrolmentAddress()
             console.print(code.address + "#" + hexString(journalID.prefix(4)))
             console.note(
@@ -63,11 +70,12 @@ struct DeviceListCommand: ParsableCommand {
         commandName: "list", abstract: "List the devices enrolled in the journal's account on its sync service.")
 
     @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
 
     func run() throws {
         let console = Console()
         do {
-            let (remote, _) = try service(for: journal)
+            let (remote, _) = try service(for: journal, password: password)
             for device in try remote.devices() {
                 let since = Date(timeIntervalSince1970: TimeInterval(device.enrolledAt)).formatted(.iso8601.year().month().day())
                 console.print("\(device.id)  \(device.name)  since \(since)\(device.isCurrent ? "  (this device)" : "")")
@@ -86,11 +94,12 @@ struct DeviceRemoveCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The device's number, as 'device list' shows it.", valueName: "id"))
     var id: Int64
     @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
 
     func run() throws {
         let console = Console()
         do {
-            let (remote, _) = try service(for: journal)
+            let (remote, _) = try service(for: journal, password: password)
             try remote.removeDevice(id)
             console.print("Removed device \(id); it can no longer sign in to \(remote.description).")
         } catch {

@@ -52,11 +52,13 @@ struct HouseholdRecord: Codable {
         }
     }
 
-    /// The service, as this device's account there.
-    func service() throws -> ServiceRemote {
+    /// The service, as this device's account there; this device's key for it opened (or a
+    /// new one sealed) with the member's `password` (docs/threat-model.md).
+    func service(password: SecureBytes) throws -> ServiceRemote {
         guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
             throw failure(ServiceError(.noRemote))
         }
+        try remote.useDeviceKey(DeviceKeyAccess(epochs: [], password: password, parameters: parameters))
         return remote
     }
 
@@ -152,10 +154,10 @@ func withHousehold(
     _ path: String, password: PasswordOption, _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
 ) throws {
     var record = try HouseholdRecord.read(path)
-    let remote = try record.service()
     let now = productionEnvironment().now
     try reportingFailures {
         let secret = try password.readPassword()
+        let remote = try record.service(password: secret)
         guard let store = try remote.open(journalID: record.id) else { throw HouseholdSessionError.household(.notAMember) }
         let session: HouseholdSession
         if let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) {

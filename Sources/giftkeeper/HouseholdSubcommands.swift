@@ -43,7 +43,7 @@ struct HouseholdCreate: ParsableCommand {
         let path = signUp.path
         try reportingFailures {
             let password = try readNewPassword(path.password)
-            let remote = try record.service()
+            let remote = try record.service(password: password)
             let journalID = try randomBytes(count: 16)
             let header = try VerifiedFrames.newHeader(journalID: journalID, path: path.journal, household: true).header
             let secrets = try MemberSecrets.generate()
@@ -93,7 +93,7 @@ struct HouseholdJoin: ParsableCommand {
         try reportingFailures {
             let invitation = try InvitationCode(parsing: code)
             let password = try readNewPassword(path.password)
-            let remote = try record.service()
+            let remote = try record.service(password: password)
             let (invitationID, _) = try invitation.invitationKeys()
             let info = try remote.invitation(invitationID)
             guard let owner = MemberKeys(signing: Array(info.ownerKeys.prefix(32)), sealing: Array(info.ownerKeys.suffix(32))) else {

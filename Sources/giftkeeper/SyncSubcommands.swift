@@ -3,13 +3,14 @@ import GiftKeeperCrypto
 import GiftKeeperREPL
 import GiftKeeperService
 
-/// `giftkeeper sync`: brings the journal and its server's copy level (SPEC §12). Frames
-/// are ciphertext: sending and taking them in needs no password. Only when this device's
-/// offline changes must be decided again after another device's does it sign in (and out).
+/// `giftkeeper sync`: brings the journal and its server's copy level (SPEC §12). It signs
+/// in (the password, as every one-shot): this device's key for the service is sealed under
+/// the journal's password, offline changes are decided again after other devices' with the
+/// keys, and this device is told which of its changes others overrode.
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Send this device's changes to the journal's server and take in other devices' (the password only to merge).",
+        abstract: "Send this device's changes to the journal's server and take in other devices' (signs in).",
         discussion: """
             The server is --remote URL, else $GIFTKEEPER_REMOTE, else the one remembered for the journal; \
             the first sync with a server makes the journal's copy there. Another device then uses \
@@ -27,19 +28,8 @@ struct Sync: ParsableCommand {
             service.onChangesElsewhere = { entries in
                 for line in entries.compactMap(HistoryWords.elsewhere) { console.note(line) }
             }
-            var report: SyncReport
-            do throws(ServiceError) {
-                report = try service.sync(restoringServer: restoreServer)
-            } catch {
-                guard case .mergeNeedsSignIn = error.code else { throw error }
-                // Both moved: this device's changes are decided again, which needs the keys.
-                console.note(error.sentence)
-                try session.signIn(catchingUp: false)
-                report = try service.sync(restoringServer: restoreServer)
-                try service.signOut()
-                let after = try service.sync(restoringServer: false)
-                report.sent += after.sent
-            }
+            try session.signIn(catchingUp: false)
+            let report = try service.sync(restoringServer: restoreServer)
             for line in SyncWords.told(report) { console.print(line) }
             console.print(SyncWords.report(report))
         }
@@ -56,17 +46,22 @@ struct Clone: ParsableCommand {
             URL is the one-time address 'giftkeeper device add' shows on a device that shares the journal \
             (https://HOST[:PORT]/?enrol=CODE#ID), or the service's https://HOST[:PORT] with #ID — the first hex \
             digits of the journal's id, as 'sync' shows it — for a device already enrolled there. \
+            It asks for the journal's password: this device's key for the service is kept sealed under it. \
             Every frame is verified on the way; the copy pins the journal's id and first frame, and remembers the server.
             """)
 
     @Argument(help: ArgumentHelp("The server, and #ID when it holds several journals.", valueName: "url"))
     var url: String
     @OptionGroup var journal: JournalOption
+    @OptionGroup var password: PasswordOption
 
     func run() throws {
         let console = Console()
         do {
-            let report = try JournalClone.clone(url: url, to: journal.path, environment: journal.environment)
+            // The journal's password: this device's key for the service is sealed under it.
+            let secret = try password.readPassword()
+            defer { secret.wipe() }
+            let report = try JournalClone.clone(url: url, to: journal.path, password: secret, environment: journal.environment)
             console.print(
                 "Cloned journal \(report.journalID.prefix(8)) from \(report.server): \(counted(report.frames, "frame")) "
                     + "verified, into \(journal.path). Sign in with its password: giftkeeper --journal \(journal.path)")

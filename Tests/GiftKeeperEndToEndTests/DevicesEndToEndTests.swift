@@ -26,10 +26,10 @@ struct DevicesEndToEndTests {
         let line = try #require(outcome.stderr.split(separator: "\n").first { $0.hasPrefix("Shared through ") }, "\(outcome)")
         let copy = String(line.dropFirst("Shared through ".count).prefix { $0 != " " }.dropLast())
         if let desktop {
-            let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+            let code = try await laptop.run(["device", "add", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
             #expect(code.status == 0, "\(code)")
             let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], environment: trust)
+            let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
             #expect(cloned.status == 0, "\(cloned)")
         }
         return copy
@@ -56,23 +56,28 @@ struct DevicesEndToEndTests {
         #expect(kite.stdout.contains("Saved p2"), "\(kite)")
 
         // Back online (the remembered service): the laptop sends; the desktop must merge.
-        let sent = try await run(laptop, ["sync"], password: false)
+        let sent = try await run(laptop, ["sync"])
         #expect(sent.status == 0, "\(sent)")
         let merged = try await run(desktop, ["sync"])
         #expect(merged.status == 0, "\(merged)")
         #expect(merged.stdout.contains("⇄ p2 \"Kite\" is now p3 (p2 was taken on another device)"), "\(merged)")
-        let back = try await run(laptop, ["sync"], password: false)
+        let back = try await run(laptop, ["sync"])
         #expect(back.status == 0, "\(back)")
 
         let laptopList = try await run(laptop, ["list", "--json"])
         let desktopList = try await run(desktop, ["list", "--json"])
         #expect(laptopList.stdout.contains("\"Kite\"") && laptopList.stdout.contains("\"bought\""), "\(laptopList)")
         #expect(laptopList.stdout == desktopList.stdout)
-        // The listings' sign-ins and sign-outs went to the service too; one more sync each way.
-        _ = try await run(desktop, ["sync"], password: false)
-        _ = try await run(laptop, ["sync"], password: false)
-        let same = fileBytes(laptop.journal) == fileBytes(desktop.journal)
-        #expect(same, "the two devices' journals differ")
+        // The listings' sign-ins and sign-outs went to the service too; one more sync each way,
+        // and the desktop's last. Every sync signs in (its own sign-in and sign-out frames), so
+        // the laptop's journal is, byte for byte, the start of the desktop's.
+        _ = try await run(desktop, ["sync"])
+        _ = try await run(laptop, ["sync"])
+        _ = try await run(desktop, ["sync"])
+        let (laptopBytes, desktopBytes) = (fileBytes(laptop.journal) ?? [], fileBytes(desktop.journal) ?? [])
+        #expect(
+            !laptopBytes.isEmpty && laptopBytes.count < desktopBytes.count && desktopBytes.starts(with: laptopBytes),
+            "the two devices' journals differ")
         #expect(try await laptop.verifies())
         #expect(try await desktop.verifies())
     }
@@ -100,18 +105,23 @@ struct DevicesEndToEndTests {
             "\(seen)")
     }
 
-    @Test("an edit of one field on both devices: the one later in the journal wins, and the device whose edit lost is told")
-    func overriddenEditIsTold() async throws {
+    /// A laptop whose edit (price 30) lost to the desktop's (35, made offline, then synced).
+    func laptopWhosePriceLost() async throws -> Sandbox {
         let laptop = try Sandbox()
         let desktop = try Sandbox()
         try await sharedLaptop(laptop, clonedTo: desktop)
-
         let first = try await run(laptop, ["edit", "p1", "price=30"])
         #expect(first.status == 0, "\(first)")
         let offline = try await run(desktop, ["edit", "p1", "price=35", "--remote", nowhere])
         #expect(offline.status == 0, "\(offline)")
         let merged = try await run(desktop, ["sync"])
         #expect(merged.status == 0, "\(merged)")
+        return laptop
+    }
+
+    @Test("an edit of one field on both devices: the one later in the journal wins, and the device whose edit lost is told")
+    func overriddenEditIsTold() async throws {
+        let laptop = try await laptopWhosePriceLost()
 
         let told = try await run(laptop, ["list"])
         #expect(told.status == 0, "\(told)")
@@ -122,6 +132,17 @@ struct DevicesEndToEndTests {
         #expect(!again.stderr.contains("gave way"), "\(again)")
     }
 
+    @Test("'giftkeeper sync' signs in, so the device whose edit lost is told at a plain sync too (issue 27 item 8)")
+    func overriddenEditIsToldBySync() async throws {
+        let laptop = try await laptopWhosePriceLost()
+
+        let told = try await run(laptop, ["sync"])
+        #expect(told.status == 0, "\(told)")
+        #expect(
+            (told.stdout + told.stderr).contains("⇄ p1 \"Lego set\": your price 30.00 gave way to 35.00 from another device"),
+            "\(told)")
+    }
+
     @Test("a service rolled back after the laptop saw its frames is caught by a new device through the laptop's posted head")
     func rollbackCaughtByAnotherDevice() async throws {
         let laptop = try Sandbox()
@@ -130,19 +151,19 @@ struct DevicesEndToEndTests {
         let added = try await run(laptop, ["add", "Mum", "Blue scarf"])
         #expect(added.status == 0, "\(added)")
         // The one-time code is made before the service goes back (it is not a frame).
-        let code = try await run(laptop, ["device", "add"], password: false)
+        let code = try await run(laptop, ["device", "add"])
         #expect(code.status == 0, "\(code)")
         // The service goes back to its first three frames (as a restored backup, or a lie).
         try await ServiceEndToEndTests().rollBack(copy, toFrame: 3, environment: laptop.environment)
 
         let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], environment: trust)
+        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
         #expect(cloned.status == 0, "\(cloned)")
         let list = try await run(desktop, ["list"])
         #expect(list.status == 1, "\(list)")
         #expect(list.stderr.contains("but another device saw"), "\(list)")
         // The laptop's own memory says the same of the service.
-        let sync = try await run(laptop, ["sync"], password: false)
+        let sync = try await run(laptop, ["sync"])
         #expect(sync.status == 1, "\(sync)")
     }
 
@@ -171,9 +192,9 @@ struct DevicesEndToEndTests {
         let laptop = try Sandbox()
         let desktop = try Sandbox()
         try await sharedLaptop(laptop, clonedTo: desktop)
-        let devices = try await run(laptop, ["device", "list"], password: false)
+        let devices = try await run(laptop, ["device", "list"])
         let other = try #require(devices.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(devices)")
-        let removed = try await run(laptop, ["device", "remove", String(other.prefix { $0 != " " })], password: false)
+        let removed = try await run(laptop, ["device", "remove", String(other.prefix { $0 != " " })])
         #expect(removed.status == 0, "\(removed)")
 
         // Authentication: the removed device's change is saved; the sync says why it failed, once.
@@ -193,7 +214,7 @@ struct DevicesEndToEndTests {
         #expect(!untrusted.stderr.contains("Offline") && !untrusted.stderr.contains("Error"), "\(untrusted)")
         #expect(untrusted.status == 5, "\(untrusted)")
         // Trusted again, the change waiting here goes.
-        let sent = try await run(laptop, ["sync"], password: false)
+        let sent = try await run(laptop, ["sync"])
         #expect(sent.status == 0 && sent.stdout.contains("sent"), "\(sent)")
     }
 

@@ -24,16 +24,18 @@ struct ServiceEndToEndTests {
 
     /// A one-time code from `laptop` (alone on standard output), cloned by `desktop`.
     func enrolAndClone(from laptop: Sandbox, to desktop: Sandbox) async throws {
-        let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+        let code = try await laptop.run(["device", "add", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
         #expect(code.status == 0, "\(code)")
         let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(address.contains("?enrol=") && address.contains("#"), "\(code)")
-        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], environment: trust)
+        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
         #expect(cloned.status == 0, "\(cloned)")
         #expect(permissions(of: desktop.journal) == 0o600)
     }
 
-    @Test("a second device enrolled with a one-time code clones the journal; changes go both ways; the journals end byte-identical")
+    @Test(
+        "a second device enrolled with a one-time code clones the journal; changes go both ways; the journals end the same, byte for byte, up to the last sync's own sign-in"
+    )
     func twoDevicesConverge() async throws {
         let laptop = try Sandbox()
         let desktop = try Sandbox()
@@ -51,15 +53,20 @@ struct ServiceEndToEndTests {
         #expect(seen.stdout.contains("Blue scarf"), "\(seen)")
         #expect(seen.stderr.contains("↓ p2 \"Blue scarf\" for Mum was added elsewhere"), "\(seen)")
 
-        let devices = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
+        let devices = try await laptop.run(["device", "list", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
         #expect(devices.status == 0, "\(devices)")
         #expect(devices.stdoutLines.filter { !$0.isEmpty }.count == 2, "\(devices)")
         #expect(devices.stdout.contains("(this device)"), "\(devices)")
 
-        _ = try await desktop.run(["sync", "--journal", desktop.journal], environment: trust)
-        _ = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
-        let same = fileBytes(laptop.journal) == fileBytes(desktop.journal)
-        #expect(same, "the two devices' journals differ")
+        // Every sync signs in (its own sign-in and sign-out frames): the desktop syncs last, and
+        // the laptop's journal is, byte for byte, the start of the desktop's.
+        _ = try await desktop.run(["sync", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
+        _ = try await laptop.run(["sync", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+        _ = try await desktop.run(["sync", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
+        let (laptopBytes, desktopBytes) = (fileBytes(laptop.journal) ?? [], fileBytes(desktop.journal) ?? [])
+        #expect(
+            !laptopBytes.isEmpty && laptopBytes.count < desktopBytes.count && desktopBytes.starts(with: laptopBytes),
+            "the two devices' journals differ")
         #expect(try await laptop.verifies())
         #expect(try await desktop.verifies())
     }
@@ -70,16 +77,16 @@ struct ServiceEndToEndTests {
         let desktop = try Sandbox()
         let stranger = try Sandbox()
         _ = try await sharedLaptop(laptop)
-        let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+        let code = try await laptop.run(["device", "add", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
         let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], environment: trust)
+        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
         #expect(cloned.status == 0, "\(cloned)")
 
-        let again = try await stranger.run(["clone", address, "--journal", stranger.journal], environment: trust)
+        let again = try await stranger.run(["clone", address, "--journal", stranger.journal], input: "secret-pw\n", environment: trust)
         #expect(again.status != 0, "\(again)")
         #expect(again.stderr.contains("did not accept this device"), "\(again)")
         let withoutCode = String(address.prefix { $0 != "?" }) + "#" + String(address.split(separator: "#").last ?? "")
-        let alone = try await stranger.run(["clone", withoutCode, "--journal", stranger.journal], environment: trust)
+        let alone = try await stranger.run(["clone", withoutCode, "--journal", stranger.journal], input: "secret-pw\n", environment: trust)
         #expect(alone.status != 0, "\(alone)")
         #expect(!FileManager.default.fileExists(atPath: stranger.journal))
     }
@@ -90,17 +97,17 @@ struct ServiceEndToEndTests {
         let desktop = try Sandbox()
         _ = try await sharedLaptop(laptop)
         try await enrolAndClone(from: laptop, to: desktop)
-        let devices = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
+        let devices = try await laptop.run(["device", "list", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
         let other = try #require(devices.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(devices)")
         let id = String(other.prefix { $0 != " " })
-        let removed = try await laptop.run(["device", "remove", id, "--journal", laptop.journal], environment: trust)
+        let removed = try await laptop.run(["device", "remove", id, "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
         #expect(removed.status == 0, "\(removed)")
 
-        let refused = try await desktop.run(["sync", "--journal", desktop.journal], environment: trust)
+        let refused = try await desktop.run(["sync", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
         #expect(refused.status != 0, "\(refused)")
         #expect(refused.stderr.contains("did not accept this device: this device is not enrolled (or was removed)"), "\(refused)")
         #expect(!refused.stderr.contains("enrol="), "the used code is not repeated: \(refused)")
-        let unknown = try await laptop.run(["device", "remove", "999999999", "--journal", laptop.journal], environment: trust)
+        let unknown = try await laptop.run(["device", "remove", "999999999", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
         #expect(unknown.status != 0, "\(unknown)")
         #expect(unknown.stderr.contains("no device 999999999 in this account"), "\(unknown)")
     }
@@ -212,7 +219,7 @@ struct ServiceEndToEndTests {
 
         try await withService(port: port) { address, _ in
             #expect(address == service)
-            let sent = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            let sent = try await laptop.run(["sync", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
             #expect(sent.status == 0, "\(sent)")
             try await enrolAndClone(from: laptop, to: desktop)
             let list = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
@@ -331,10 +338,10 @@ struct ServiceEndToEndTests {
                 _ = try await sharedLaptop(laptop, service: first)
                 try await enrolAndClone(from: laptop, to: desktop)
                 // The tablet joins the same account through the other process (its own address).
-                let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+                let code = try await laptop.run(["device", "add", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
                 let throughSecond = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                     .replacingOccurrences(of: first, with: second)
-                let cloned = try await tablet.run(["clone", throughSecond, "--journal", tablet.journal], environment: trust)
+                let cloned = try await tablet.run(["clone", throughSecond, "--journal", tablet.journal], input: "secret-pw\n", environment: trust)
                 #expect(cloned.status == 0, "\(cloned)")
 
                 let tmux = try await signedInShell(desktop)
@@ -392,7 +399,7 @@ struct ServiceEndToEndTests {
                     ["add", "Mum", title, "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
                 #expect(added.status == 0, "\(added)")
             }
-            let synced = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            let synced = try await laptop.run(["sync", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
             #expect(synced.status == 0, "\(synced)")
             // Each command since the journal was shared read from its shared position on, never from 0.
             let reads = server.stderr.dropFirst(logged).split(separator: "\n").filter { $0.contains("/frames?after=") }
@@ -400,7 +407,7 @@ struct ServiceEndToEndTests {
 
             // The service loses every frame after the third (a restored backup, or a lie).
             try await rollBack(copy, toFrame: 3, environment: laptop.environment)
-            let caught = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+            let caught = try await laptop.run(["sync", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
             #expect(caught.status == 1, "\(caught)")
             #expect(caught.stderr.contains("holds 3 frames"), "\(caught)")
         }
@@ -425,7 +432,7 @@ struct ServiceEndToEndTests {
         // One 2-second deadline: the sync after the change does not wait out another.
         #expect(took < .seconds(7), "the add took \(took) with 2-second deadlines")
 
-        let sent = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+        let sent = try await laptop.run(["sync", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
         #expect(sent.status == 0, "\(sent)")
         try await enrolAndClone(from: laptop, to: desktop)
         let list = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)

@@ -28,7 +28,7 @@ extension ServiceEndToEndTests {
             try await withService(port: ports.1) { second, secondProcess in
                 _ = try await sharedLaptop(laptop, service: first)
                 try await enrolAndClone(from: laptop, to: desktop)
-                let key = try deviceKey(of: desktop)
+                let key = try deviceKey(of: desktop, service: first)
                 let wire = try WireClient()
                 defer { wire.close() }
 
@@ -56,10 +56,10 @@ extension ServiceEndToEndTests {
                 #expect(await socket.opened(within: .seconds(15)), "the second process opened no live socket")
 
                 // The laptop removes the desktop through the first process: the second refuses its token.
-                let list = try await laptop.run(["device", "list", "--journal", laptop.journal], environment: trust)
+                let list = try await laptop.run(["device", "list", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
                 let line = try #require(list.stdoutLines.first { !$0.isEmpty && !$0.contains("(this device)") }, "\(list)")
                 let removed = try await laptop.run(
-                    ["device", "remove", String(line.prefix { $0 != " " }), "--journal", laptop.journal], environment: trust)
+                    ["device", "remove", String(line.prefix { $0 != " " }), "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
                 #expect(removed.status == 0, "\(removed)")
                 var refused = false
                 for _ in 0..<100 where !refused {
@@ -72,16 +72,27 @@ extension ServiceEndToEndTests {
         }
     }
 
-    /// The signing key `device` keeps for its one service (SPEC §12, `devices/*.key`).
-    func deviceKey(of device: Sandbox) throws -> SigningKeyPair {
+    /// The signing key `device` keeps for its one service (SPEC §12, `devices/*.key`), opened
+    /// from its first seal with `password` as the program does (docs/threat-model.md).
+    func deviceKey(of device: Sandbox, service: String, password text: String = "secret-pw") throws -> SigningKeyPair {
         let folder = device.state + "/giftkeeper/devices"
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".key") }
         let file = try #require(names.count == 1 ? names.first : nil, "\(names)")
         let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n")
-        let seed = try #require(lines.count >= 2 ? Wire.unhex(String(lines[1])) : nil)
-        let secure = try SecureBytes(capacity: seed.count)
-        secure.withUnsafeMutableBytes { target in seed.withUnsafeBytes { target.copyMemory(from: $0) } }
-        return try SigningKeyPair(seed: secure)
+        #expect(lines.first == "GKDEVICEKEY2")
+        let fields = try #require(lines.count >= 2 ? lines[1].split(separator: " ").map(String.init) : nil)
+        let parameters = try KDFParameters(
+            validatingOpsLimit: try #require(UInt64(fields[2])), memLimit: try #require(UInt64(fields[3])))
+        let salt = try #require(Wire.unhex(fields[4]))
+        let password = try SecureBytes(capacity: text.utf8.count)
+        password.withUnsafeMutableBytes { $0.copyBytes(from: Array(text.utf8)) }
+        let passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: parameters)
+        let sealKey = try AEAD.openSecret(
+            try #require(Wire.unhex(fields[5])), key: passwordKey, additionalData: try #require(Wire.unhex(fields[6])))
+        var additional = Array("GKDEVICEKEY2 seed \(service)\n".utf8) + (fields[0] == "-" ? [] : try #require(Wire.unhex(fields[0])))
+        for shift in stride(from: 0, to: 64, by: 8) { additional.append(UInt8(truncatingIfNeeded: (UInt64(fields[1]) ?? 0) >> UInt64(shift))) }
+        let seed = try DeviceSeedSeal.open(try #require(Wire.unhex(fields[7])), under: sealKey, additionalData: additional + salt)
+        return try SigningKeyPair(seed: seed)
     }
 }
 

@@ -25,10 +25,10 @@ struct ServiceQuotaTests {
             // The second process allows as many frames a minute as the laptop just pushed
             // through the first: the account's quota is used up on both.
             try await tests.withService(port: ports.1, options: ["--max-frames-per-minute", "\(pushed)"]) { second, _ in
-                let code = try await laptop.run(["device", "add", "--journal", laptop.journal], environment: trust)
+                let code = try await laptop.run(["device", "add", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
                 let throughSecond = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                     .replacingOccurrences(of: first, with: second)
-                let cloned = try await tablet.run(["clone", throughSecond, "--journal", tablet.journal], environment: trust)
+                let cloned = try await tablet.run(["clone", throughSecond, "--journal", tablet.journal], input: "secret-pw\n", environment: trust)
                 #expect(cloned.status == 0, "\(cloned)")
 
                 let refused = try await tablet.run(

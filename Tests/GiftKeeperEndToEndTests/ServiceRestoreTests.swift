@@ -69,7 +69,7 @@ extension ServiceEndToEndTests {
             try await withService(port: port, database: database) { _, _ in
                 // A server behind what the laptop saw, with no new epoch: a rollback, exit 1, nothing sent.
                 let before = try await frameCount(database)
-                let caught = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+                let caught = try await laptop.run(["sync", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
                 #expect(caught.status == 1, "\(caught)")
                 #expect(caught.stderr.contains("nothing is sent to it until a sync finds it consistent again"), "\(caught)")
                 #expect(try await frameCount(database) == before)
@@ -86,7 +86,7 @@ extension ServiceEndToEndTests {
                 #expect(merged.status == 0, "\(merged)")
                 #expect(merged.stdout.contains("was restored from a backup"), "\(merged)")
                 #expect(merged.stdout.contains("is now p3"), "the laptop's p2, taken by the desktop's Kite, is renumbered: \(merged)")
-                let received = try await desktop.run(["sync", "--journal", desktop.journal], environment: trust)
+                let received = try await desktop.run(["sync", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
                 #expect(received.status == 0, "\(received)")
 
                 let exports = try await [laptop, desktop].asyncMap { device in
@@ -156,7 +156,7 @@ extension ServiceEndToEndTests {
             try await withService(port: port, database: database) { _, _ in
                 try await tmux.waitFor("desktop", text: "was restored from a backup; this device sent what it lacked", timeout: 45)
                 // The laptop finds its frame there again: nothing to merge.
-                let synced = try await laptop.run(["sync", "--journal", laptop.journal], environment: trust)
+                let synced = try await laptop.run(["sync", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
                 #expect(synced.status == 0 && synced.stdout.contains("was restored from a backup"), "\(synced)")
                 try await close(tmux)
             }

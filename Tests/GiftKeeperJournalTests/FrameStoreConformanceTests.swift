@@ -33,7 +33,7 @@ final class StoreUnderTest: CustomStringConvertible {
             self.directory = directory
             let url = try ServiceFixture.requireURL()
             let header = try MemoryFrameStore(path: "device").header
-            let remote = { try ServiceRemote(url: url, stateDirectory: directory.path, deviceName: "conformance") }
+            let remote = { try ServiceRemote.testDevice(url: url, stateDirectory: directory.path, deviceName: "conformance") }
             (open, create) = (
                 { _ in try remote().open(journalID: header.journalID) }, { try remote().create(header: header) }
             )

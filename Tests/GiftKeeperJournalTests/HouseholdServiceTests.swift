@@ -26,7 +26,7 @@ struct HouseholdServiceTests {
 
         init(_ name: String) throws {
             directory = try TemporaryDirectory(prefix: "giftkeeper-household-\(name)")
-            remote = try ServiceRemote(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: name)
+            remote = try ServiceRemote.testDevice(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: name)
             identity = try MemberIdentity.generate()
         }
 
@@ -202,7 +202,7 @@ struct HouseholdServiceTests {
         let bobsAccount = try bob.remote.roster(journalID: household.id).you
         // Bob's second device, enrolled in his account: a member through it too.
         let phoneDirectory = try TemporaryDirectory(prefix: "giftkeeper-household-bob-phone")
-        let phone = try ServiceRemote(
+        let phone = try ServiceRemote.testDevice(
             url: try bob.remote.enrolmentAddress().address, stateDirectory: phoneDirectory.path, deviceName: "bob-phone")
         #expect(try phone.open(journalID: household.id) != nil)
         let live = LiveChanges()
@@ -246,11 +246,15 @@ struct HouseholdServiceTests {
             let line = second.stdout.split(separator: "\n").first { $0.contains("serving https://") } ?? ""
             let address = "https://127.0.0.1:\(Int(line.split(separator: ":").last ?? "") ?? 0)"
             // Bob's device, reaching the second process with its own key.
-            let key = try #require(
-                try DeviceKey.read(
-                    DeviceKey.path(stateDirectory: bob.directory.path, address: try ServiceAddress(url: try ServiceFixture.requireURL()))))
-            try DeviceKey.write(key, to: DeviceKey.path(stateDirectory: bob.directory.path, address: try ServiceAddress(url: address)))
-            let elsewhere = try ServiceRemote(url: address, stateDirectory: bob.directory.path, deviceName: "bob")
+            // (The seal binds the service's address: the key opened, and sealed again for the other address.)
+            let home = try ServiceAddress(url: try ServiceFixture.requireURL())
+            let path = DeviceKey.path(stateDirectory: bob.directory.path, address: home)
+            guard case .sealed(let seals) = try DeviceKey.read(path) else { throw JournalError(.unreachable(.deviceKey(.locked)), path: path) }
+            let key = try DeviceKey.open(seals, address: home, access: try .testDevice(), path: path)
+            let other = try ServiceAddress(url: address)
+            let resealed = try #require(try DeviceKey.resealed([], key: key, address: other, access: try .testDevice()))
+            try DeviceKey.write(resealed, to: DeviceKey.path(stateDirectory: bob.directory.path, address: other))
+            let elsewhere = try ServiceRemote.testDevice(url: address, stateDirectory: bob.directory.path, deviceName: "bob")
             #expect(try elsewhere.open(journalID: household.id) != nil)
             let live = LiveChanges()
             defer { live.stop() }

@@ -65,20 +65,4 @@ struct ServiceAddressTests {
         #expect(Wire.unhex("zz") == nil)
         #expect(Wire.unhex("") == [])
     }
-
-    @Test("the device key is kept 0600 and made again from its file; a file others may read is refused")
-    func deviceKeyFile() throws {
-        let directory = try TemporaryDirectory(prefix: "giftkeeper-device-key")
-        let address = try ServiceAddress(url: "https://gifts.home")
-        let path = DeviceKey.path(stateDirectory: directory.path, address: address)
-        #expect(try DeviceKey.read(path) == nil)
-        let key = try SigningKeyPair.generate()
-        try DeviceKey.write(key, to: path)
-        var info = stat()
-        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
-        #expect(try DeviceKey.read(path)?.publicKey == key.publicKey)
-        chmod(path, 0o644)
-        let error = try #require(throws: JournalError.self) { try DeviceKey.read(path) }
-        #expect(error.code == .insecurePermissions(mode: 0o644))
-    }
 }

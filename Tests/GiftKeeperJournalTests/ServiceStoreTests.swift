@@ -22,7 +22,7 @@ struct ServiceStoreTests {
 
     /// A device of its own on the test service (its key in `directory`).
     func device(_ directory: TemporaryDirectory) throws -> ServiceRemote {
-        try ServiceRemote(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: "tampering")
+        try ServiceRemote.testDevice(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: "tampering")
     }
 
     /// A journal of `count` frames on the service, made by the device of `directory`; its id.

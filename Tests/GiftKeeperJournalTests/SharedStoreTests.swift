@@ -22,7 +22,7 @@ extension JournalTestSuite {
             case .service:
                 let directory = try TemporaryDirectory(prefix: "giftkeeper-shared-store")
                 devices.directories.append(directory)
-                return try ServiceRemote(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: "shared")
+                return try ServiceRemote.testDevice(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: "shared")
             default:
                 return MemoryRemote()
             }

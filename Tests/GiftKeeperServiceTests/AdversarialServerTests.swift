@@ -179,7 +179,8 @@ final class LyingServer: RemoteLocation, @unchecked Sendable {
 
         var cloned = environment("desktop")
         cloned.requestedRemote = nil
-        _ = try JournalClone.clone(url: server.description, to: sandbox.root + "/desktop.journal", environment: cloned)
+        _ = try JournalClone.clone(
+            url: server.description, to: sandbox.root + "/desktop.journal", password: password("correct horse"), environment: cloned)
         let desktop = GiftKeeperService(journalPath: sandbox.root + "/desktop.journal", environment: cloned)
         try desktop.open()
         try desktop.login(password: password("correct horse"))

@@ -41,7 +41,7 @@ import Testing
         func clonedDevice(_ device: String) throws -> GiftKeeperService {
             var environment = environment(device)
             environment.requestedRemote = nil  // remembered by the clone
-            _ = try JournalClone.clone(url: server.description, to: path(device), environment: environment)
+            _ = try JournalClone.clone(url: server.description, to: path(device), password: password("correct horse"), environment: environment)
             return try reopened(device, environment: environment)
         }
 

@@ -57,7 +57,8 @@ import Testing
     func tablet(_ server: LyingServer) throws -> GiftKeeperService {
         var environment = sandbox.environment(stateDirectory: sandbox.root + "/state-tablet")
         environment.remoteLocation = { _ in server }
-        _ = try JournalClone.clone(url: server.description, to: sandbox.root + "/tablet.journal", environment: environment)
+        _ = try JournalClone.clone(
+            url: server.description, to: sandbox.root + "/tablet.journal", password: password("correct horse"), environment: environment)
         let tablet = GiftKeeperService(journalPath: sandbox.root + "/tablet.journal", environment: environment)
         try tablet.open()
         try tablet.login(password: password("correct horse"))

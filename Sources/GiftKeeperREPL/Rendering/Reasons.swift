@@ -126,6 +126,12 @@ extension RemoteFailure {
             return "it could not be reached (\(cause))"
         case .household(let refusal):
             return refusal.words
+        case .deviceKey(.locked):
+            return "this device's key for it is sealed under the journal's password, and this command did not sign in"
+        case .deviceKey(.otherPassword):
+            return "this password does not open this device's key for it"
+        case .deviceKey(.damaged(let path)):
+            return "this device's key file \(path) is damaged"
         }
     }
 
@@ -150,6 +156,12 @@ extension RemoteFailure {
             return ""
         case .household(let refusal):
             return refusal.advice
+        case .deviceKey(.locked):
+            return " Sign in: give the password (--password-file, or at the prompt)."
+        case .deviceKey(.otherPassword):
+            return " Use the password of a journal this device syncs with that service (docs/sync.md)."
+        case .deviceKey(.damaged):
+            return " Move it aside and enrol this device again: 'giftkeeper device add' on a device of the account, then 'giftkeeper clone CODE'."
         }
     }
 

@@ -58,6 +58,7 @@ struct AccountKeys {
         session.appliedSequence = sealed.head.sequence
         session.failuresSinceLastSuccess = 0
         session.rememberHead()
+        DeviceKeys(session: session).use(password: password)
         session.notify(.signedIn(name: session.state.accountName ?? "", failedAttempts: 0, previousVisit: nil))
     }
 
@@ -99,6 +100,7 @@ struct AccountKeys {
             session.discardSession()
             throw error
         }
+        DeviceKeys(session: session).use(password: password)
         session.notify(.signedIn(name: session.state.accountName ?? "", failedAttempts: failedSinceLastVisit, previousVisit: previousVisit))
         session.rememberHead()
     }
@@ -261,6 +263,8 @@ struct AccountKeys {
         }
         guard let started else { throw ServiceError(.changedElsewhere) }
         keyring.append(started.epoch)
+        // This device's key sealed for the new password, the old seal dropped, in the same step.
+        DeviceKeys(session: session).use(password: new)
         for event in started.events { session.state.apply(event) }
         session.appliedSequence = sealed.head.sequence
         session.rememberHead()  // not while a rollback stands; then accepting it writes the head

@@ -31,6 +31,8 @@ public final class GiftKeeperService {
     /// guess the password quickly.
     var passwordChangeFailures = 0
     var keyring: Keyring?
+    /// What opens this device's key for the journal's server while signed in (``DeviceKeys``).
+    var deviceAccess: DeviceKeyAccess?
     /// The last sequence number folded into ``state``.
     var appliedSequence: UInt64 = 0
     /// What this machine remembers of the journal's head (SPEC §5).
@@ -225,6 +227,7 @@ public final class GiftKeeperService {
     /// Wipes the keys and the decrypted state; the journal stays open.
     func discardSession() {
         if keyring != nil { local?.endSession() }
+        DeviceKeys(session: self).forget()
         keyring?.wipe()
         keyring = nil
         state = GiftList()

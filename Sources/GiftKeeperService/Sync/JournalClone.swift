@@ -1,4 +1,4 @@
-import GiftKeeperCrypto
+public import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
 
@@ -17,12 +17,13 @@ public enum JournalClone {
     /// device add` shows, or the service's address, with `#<id>` — the first hex digits of its
     /// id — when it holds several for this account). Every frame is verified against
     /// the chain on the way; the copy pins the journal's id and first frame, which every
-    /// later sync compares the server with. No key is needed: sign in afterwards with the
-    /// journal's password.
+    /// later sync compares the server with. `password` opens this device's key for the
+    /// service (sealed under it, docs/threat-model.md), or seals the key a code's enrolment
+    /// makes; sign in afterwards with the journal's password.
     /// - Throws: ``ServiceError/Code/journalExists(path:)`` when `path` exists;
     ///   `.cloneNeedsJournal` when the URL names no journal the server holds, or several.
-    public static func clone(url: String, to path: String, environment: ServiceEnvironment) throws(ServiceError)
-        -> CloneReport
+    public static func clone(url: String, to path: String, password: SecureBytes, environment: ServiceEnvironment)
+        throws(ServiceError) -> CloneReport
     {
         guard let open = environment.remoteLocation else { throw ServiceError(.noRemote) }
         let parts = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
@@ -32,6 +33,8 @@ public enum JournalClone {
         let ids: [[UInt8]]
         do {
             location = try open(base)
+            let cost = environment.allowsTestKeyDerivationCost ? environment.testKeyDerivationCost : nil
+            try location.useDeviceKey(DeviceKeyAccess(epochs: [], password: password, parameters: cost ?? .moderate))
             ids = try location.journalIDs()
         } catch {
             throw ServiceError(.journal(error))

@@ -81,6 +81,9 @@ extension SyncExecutor {
         } else {
             record = try RemoteRecord.new(url: url, shared: JournalHead(sequence: 0, hash: sealed.header.genesisHash))
         }
+        // What opens this device's key there (signed in); a key file it cannot bring up to
+        // date now is said by the first request that needs the key.
+        try? location.useDeviceKey(session.deviceAccess)
         let link = RemoteLink(location: location, record: record)
         session.remote = link
         return link

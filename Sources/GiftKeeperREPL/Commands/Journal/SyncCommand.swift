@@ -15,10 +15,12 @@ struct SyncCommand: ShellCommand {
     @Flag(help: "The server holds fewer frames than this device saw there (restored from a backup): send them back.")
     var restoreServer = false
 
-    /// `giftkeeper sync` is a subcommand of its own (it signs in only when it must merge).
+    /// `giftkeeper sync` is a subcommand of its own (it signs in, then syncs).
     static var runsOneShot: Bool { false }
 
     mutating func run(in shell: any Shell) throws {
+        // This device's key for the service opens only with the keys of a signed-in session.
+        guard shell.service.phase == .signedIn else { throw ServiceError(.notSignedIn) }
         let report = try shell.service.sync(restoringServer: restoreServer)
         for line in SyncWords.told(report) { shell.console.print(line) }
         shell.console.print(SyncWords.report(report))
