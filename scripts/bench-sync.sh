@@ -143,7 +143,7 @@ share() {  # share DEVICE SERVICE [PRESENTS] — a new journal on DEVICE shared 
     # service takes at most 16 MiB a request: about 35,000 frames)
     device_dir "$1"
     printf 'setup Bench --kdf interactive\n%s\n%s\nquit\n' "$password" "$password" | gk "$1" --journal "$work/$1/j.journal" >/dev/null
-    gk "$1" sync --journal "$work/$1/j.journal" --remote "$2" >/dev/null 2>"$work/$1/shared"
+    gk "$1" sync --journal "$work/$1/j.journal" --remote "$2" --password-file "$work/password" >/dev/null 2>"$work/$1/shared"
     local done=0 step
     [ -n "${3:-}" ] && scripts/bench/make-document.sh 5000 >"$work/$1/doc.json"
     while [ "$done" -lt "${3:-0}" ]; do
@@ -154,18 +154,18 @@ document["presents"] = document["presents"][:int(sys.argv[3])]
 for present in document["presents"]: present["id"] = "p%d" % (int(present["id"][1:]) + int(sys.argv[2]))
 json.dump(document, sys.stdout)' "$work/$1/doc.json" "$done" "$step" >"$work/$1/step.json"
         gk "$1" import --journal "$work/$1/j.journal" --password-file "$work/password" "$work/$1/step.json" >/dev/null 2>&1
-        gk "$1" sync --journal "$work/$1/j.journal" >/dev/null 2>>"$work/$1/shared"
+        gk "$1" sync --journal "$work/$1/j.journal" --password-file "$work/password" >/dev/null 2>>"$work/$1/shared"
         done=$((done + step))
     done
 }
 code_for() {  # code_for DEVICE [PORT] — a one-time code of DEVICE's account, for the service process on PORT
     local code
-    code=$(gk "$1" device add --journal "$work/$1/j.journal" 2>/dev/null)
+    code=$(gk "$1" device add --journal "$work/$1/j.journal" --password-file "$work/password" 2>/dev/null)
     if [ -n "${2:-}" ]; then sed "s|:[0-9]*/?enrol|:$2/?enrol|" <<<"$code"; else echo "$code"; fi
 }
-clone_to() {  # clone_to DEVICE CODE — a new device, its journal cloned with CODE
+clone_to() {  # clone_to DEVICE CODE — a new device, its journal cloned with CODE (the password seals its key)
     device_dir "$1"
-    gk "$1" clone "$2" --journal "$work/$1/j.journal" >/dev/null
+    gk "$1" clone "$2" --journal "$work/$1/j.journal" --password-file "$work/password" >/dev/null
 }
 failures=0
 verdict() {  # verdict OK LINE — prints the line, counts a missed bound

@@ -80,6 +80,10 @@ extension ServiceEndToEndTests {
         #expect(devices.stdoutLines.filter { !$0.isEmpty }.count == 1 && devices.stdout.contains("(this device)"), "\(devices)")
 
         try await enrolAndClone(from: laptop, to: desktop)
+        // The clone checked the password against the copy and sealed the new key for its key epoch.
+        let sealedFor = String(decoding: try keyFile(of: desktop), as: UTF8.self).split(separator: "\n")
+        #expect(sealedFor.count == 2 && copy.split(separator: "#").last.map { sealedFor[1].hasPrefix($0) } == true, "\(sealedFor)")
+        #expect(try deviceKey(of: desktop, service: url).publicKey != key.publicKey, "a device of its own")
         let signedIn = try await sync(desktop)
         #expect(signedIn.status == 0, "\(signedIn)")
         try FileManager.default.removeItem(atPath: desktop.journal)
@@ -90,6 +94,18 @@ extension ServiceEndToEndTests {
         #expect(back.status == 0, "\(back)")
         let list = try await desktop.run(["list", "--journal", desktop.journal], input: "secret-pw\n", environment: trust)
         #expect(list.stdout.contains("Lego set"), "\(list)")
+    }
+
+    @Test("a clone with a one-time code and a wrong password keeps no copy (exit 3)")
+    func cloneWithWrongPassword() async throws {
+        let laptop = try Sandbox()
+        let desktop = try Sandbox()
+        _ = try await sharedLaptop(laptop)
+        let code = try await laptop.run(["device", "add", "--journal", laptop.journal], input: "secret-pw\n", environment: trust)
+        let address = code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cloned = try await desktop.run(["clone", address, "--journal", desktop.journal], input: "not-the-pw\n", environment: trust)
+        #expect(cloned.status == 3, "\(cloned)")
+        #expect(!FileManager.default.fileExists(atPath: desktop.journal), "a copy was kept")
     }
 
     @Test("a clear key file of the old format (GKDEVICEKEY1) is sealed at the first sign-in, the same device signing in")

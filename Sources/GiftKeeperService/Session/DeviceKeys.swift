@@ -17,13 +17,7 @@ struct DeviceKeys {
     func use(password: SecureBytes?) {
         forget()
         guard let keyring = session.keyring, let sealed = session.sealed else { return }
-        let epochs = keyring.epochs.compactMap { epoch -> DeviceKeyAccess.JournalEpoch? in
-            guard let wrap = sealed.wraps.first(where: { $0.binding.sequence == epoch.wrapSequence }) else { return nil }
-            return DeviceKeyAccess.JournalEpoch(
-                journalID: sealed.header.journalID, wrapSequence: epoch.wrapSequence, parameters: wrap.payload.parameters,
-                salt: wrap.payload.salt, wrappedKey: wrap.payload.wrappedDataKey,
-                additionalData: wrap.binding.bytes(for: .wrappedDataKey) + wrap.payload.clearPart, dataKey: epoch.dataKey)
-        }
+        let epochs = Self.epochs(of: sealed, keyring: keyring)
         let copy = password.flatMap { password in
             try? SecureBytes(capacity: password.count).filled(from: password)
         }
@@ -32,6 +26,18 @@ struct DeviceKeys {
             try? remote.location.useDeviceKey(session.deviceAccess)
         } else if session.remoteURL != nil {
             _ = try? SyncExecutor(session: session).requireRemote()  // which hands it the access
+        }
+    }
+
+    /// The key epochs of `sealed`, unlocked as `keyring`, as ``DeviceKeyAccess`` carries them:
+    /// each wrap's clear part and its data key.
+    static func epochs(of sealed: SealedJournal, keyring: Keyring) -> [DeviceKeyAccess.JournalEpoch] {
+        keyring.epochs.compactMap { epoch -> DeviceKeyAccess.JournalEpoch? in
+            guard let wrap = sealed.wraps.first(where: { $0.binding.sequence == epoch.wrapSequence }) else { return nil }
+            return DeviceKeyAccess.JournalEpoch(
+                journalID: sealed.header.journalID, wrapSequence: epoch.wrapSequence, parameters: wrap.payload.parameters,
+                salt: wrap.payload.salt, wrappedKey: wrap.payload.wrappedDataKey,
+                additionalData: wrap.binding.bytes(for: .wrappedDataKey) + wrap.payload.clearPart, dataKey: epoch.dataKey)
         }
     }
 

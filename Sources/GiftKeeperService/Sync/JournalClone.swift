@@ -1,6 +1,8 @@
 public import GiftKeeperCrypto
 import GiftKeeperDomain
 import GiftKeeperJournal
+import GiftKeeperSealing
+import Glibc
 
 /// What `clone` made.
 public struct CloneReport: Sendable, Equatable {
@@ -34,6 +36,7 @@ public enum JournalClone {
         do {
             location = try open(base)
             let cost = environment.allowsTestKeyDerivationCost ? environment.testKeyDerivationCost : nil
+            // The password opens this device's key (or seals the one an enrolment code makes).
             try location.useDeviceKey(DeviceKeyAccess(epochs: [], password: password, parameters: cost ?? .moderate))
             ids = try location.journalIDs()
         } catch {
@@ -60,6 +63,8 @@ public enum JournalClone {
             if error.code == .alreadyExists { throw ServiceError(.journalExists(path: path)) }
             throw ServiceError(.journal(error))
         }
+        let cost = environment.allowsTestKeyDerivationCost ? environment.testKeyDerivationCost : nil
+        try sealDeviceKey(location, for: copy, at: path, password: password, parameters: cost ?? .moderate)
         if let directory = environment.stateDirectory {
             // A sync service's one-time enrolment code is used now: the service is remembered without it.
             let remembered = String(base.prefix { $0 != "?" }.reversed().drop { $0 == "/" }.reversed())
@@ -68,5 +73,29 @@ public enum JournalClone {
             try record.write(to: directory, journalID: journalID, journalPath: path)
         }
         return CloneReport(server: location.description, journalID: hexString(journalID), frames: batch.count)
+    }
+
+    /// Checks `password` against the copy's newest key wrap now, not at the first sign-in,
+    /// and seals this device's key for that key epoch (the seal the first sign-in would
+    /// make, so that sign-in costs no second key derivation). A password that does not open
+    /// the copy keeps no copy.
+    /// - Throws: ``ServiceError/Code/wrongPassword(recorded:)``.
+    private static func sealDeviceKey(
+        _ location: any RemoteLocation, for copy: Journal, at path: String, password: SecureBytes, parameters: KDFParameters
+    ) throws(ServiceError) {
+        let sealed: SealedJournal
+        let keyring: Keyring
+        do {
+            sealed = try SealedJournal(store: copy)
+            keyring = try Keyring.unlock(password: password, wraps: sealed.wraps)
+        } catch Keyring.UnlockFailure.wrongPassword {
+            unlink(path)
+            throw ServiceError(.wrongPassword(recorded: false))
+        } catch {
+            return  // a copy that does not unlock otherwise is said at its sign-in
+        }
+        defer { keyring.wipe() }
+        let epochs = DeviceKeys.epochs(of: sealed, keyring: keyring)
+        try? location.useDeviceKey(DeviceKeyAccess(epochs: epochs, password: password, parameters: parameters))
     }
 }
