@@ -85,14 +85,13 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         // Admitted since? A `household` command completes the join first (it shows the recovery code).
         throw ServiceError(.household(.notAMember))
     }
-    let (address, journalID) = (record.remote, record.id)
     return HouseholdShellService(
-        journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: address
-    ) { () throws(ServiceError) -> any FrameStore in
+        journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote
+    ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
         do {
-            guard let open = productionEnvironment(remote: address).remoteLocation, let remote = try open(address) as? ServiceRemote
-            else { throw ServiceError(.noRemote) }
-            guard let store = try remote.open(journalID: journalID) else { throw ServiceError(.household(.notAMember)) }
+            // This device's key for the service is sealed under the member's password.
+            let remote = try record.service(password: password)
+            guard let store = try remote.open(journalID: record.id) else { throw ServiceError(.household(.notAMember)) }
             return store
         } catch let error as ServiceError {
             throw error

@@ -45,7 +45,7 @@ import Testing
         func shell(_ name: String, _ lines: [String]) throws -> Transcript.Outcome {
             let service = HouseholdShellService(
                 journalPath: "/households/family.gk", member: try #require(members[name]), name: name,
-                now: { [clock = transcript.clock] in clock.now() }, server: nil, openStore: { [store] in store.handle() })
+                now: { [clock = transcript.clock] in clock.now() }, server: nil, openStore: { [store] _ in store.handle() })
             return try transcript.run(["login", name.lowercased() + "-pw"] + lines, over: service)
         }
     }
@@ -103,7 +103,7 @@ import Testing
         let home = try Household()
         let service = HouseholdShellService(
             journalPath: "/households/family.gk", member: try #require(home.members["Bob"]), name: "Bob",
-            now: { Timestamp(millisecondsSinceEpoch: 1_795_510_800_000) }, server: nil, openStore: { [store = home.store] in store.handle() })
+            now: { Timestamp(millisecondsSinceEpoch: 1_795_510_800_000) }, server: nil, openStore: { [store = home.store] _ in store.handle() })
         let wrong = try home.transcript.run(["login", "not-bobs", "list"], over: service)
         #expect(wrong.status == 3, "\(wrong)")
         let outcome = try home.shell("Bob", ["passwd", "bob-pw", "new-password-1", "new-password-1"])
@@ -116,7 +116,7 @@ import Testing
         let home = try Household()
         let carol = HouseholdShellService(
             journalPath: "/households/family.gk", member: try #require(home.members["Carol"]), name: "Carol",
-            now: { [clock = home.transcript.clock] in clock.now() }, server: nil, openStore: { [store = home.store] in store.handle() })
+            now: { [clock = home.transcript.clock] in clock.now() }, server: nil, openStore: { [store = home.store] _ in store.handle() })
         var told: [HistoryEntry] = []
         carol.onChangesElsewhere = { told += $0 }
         try carol.login(password: try Transcript.secret("carol-pw"))

@@ -24,7 +24,7 @@ public final class HouseholdShellService: ShellService {
     private let name: String
     private let clock: @Sendable () -> Timestamp
     private let server: String?
-    private let openStore: () throws(ServiceError) -> any FrameStore
+    private let openStore: (SecureBytes) throws(ServiceError) -> any FrameStore
     /// The member's session while signed in; nil signed out (its keys released with it).
     private var session: HouseholdSession?
     /// The last position whose changes were told (``onChangesElsewhere``) or were this
@@ -41,11 +41,12 @@ public final class HouseholdShellService: ShellService {
     public var onProgress: ((Int, Int) -> Void)?
 
     /// The household whose record on this device is `journalPath`, as member `member`
-    /// (known here as `name`), its journal opened by `openStore` at each sign-in (the
+    /// (known here as `name`), its journal opened by `openStore` at each sign-in, with the
+    /// member's password (this device's key for the service is sealed under it) (the
     /// service's copy; `server` names it in `sync`'s report).
     package init(
         journalPath: String, member: MemberID, name: String, now: @escaping @Sendable () -> Timestamp, server: String?,
-        openStore: @escaping () throws(ServiceError) -> any FrameStore
+        openStore: @escaping (SecureBytes) throws(ServiceError) -> any FrameStore
     ) {
         self.journalPath = journalPath
         memberID = member
@@ -78,7 +79,7 @@ public final class HouseholdShellService: ShellService {
 
     public func login(password: SecureBytes) throws(ServiceError) {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
-        let store = try openStore()
+        let store = try openStore(password)
         let opened = try Self.household { () throws(HouseholdSessionError) in
             try HouseholdSession.open(store, as: memberID, name: name, password: password, now: clock)
         }
