@@ -83,6 +83,8 @@ import Testing
         let carol = try home.shell("Carol", ["show \(telescope)", "history", "list --as-of 2026-11-25", "summary"])
         #expect(carol.status == 0, "\(carol)")
         #expect(carol.output.contains("Telescope"), "\(carol)")
+        // Carol's history says who did what: Alice added the telescope.
+        #expect(carol.output.contains("WHO") && carol.output.contains("Alice  Added \(telescope) \"Telescope\" for Bob"), "\(carol)")
         #expect(!carol.output.contains("Diary"), "\(carol)")
 
         let views = [

@@ -179,12 +179,15 @@ public final class HouseholdShellService: ShellService {
 
     // MARK: Reading the past
 
-    /// What this member opened, oldest first (members signing their names left out): never
-    /// an event sealed for an audience they are not in.
+    /// What this member opened, oldest first, each with its author (members signing their
+    /// names left out): never an event sealed for an audience they are not in.
     public func historyEntries(of present: PresentID?) throws(ServiceError) -> [HistoryEntry] {
         guard let session else { throw ServiceError(.notSignedIn) }
-        return session.history.map { $0.entry }.filter { entry in
-            !Self.isNaming(entry) && (present == nil || entry.event?.body.presentID == present)
+        return session.history.compactMap { author, entry in
+            guard !Self.isNaming(entry), present == nil || entry.event?.body.presentID == present else { return nil }
+            var signed = entry
+            signed.author = author
+            return signed
         }
     }
 
