@@ -149,6 +149,9 @@ import Testing
             return nil
         }
         #expect(titles == ["Telescope"])
+        // Said with who did it.
+        let said = told.compactMap(HistoryWords.elsewhere)
+        #expect(said.count == 1 && said[0].hasPrefix("↓ Alice: Added p") && said[0].hasSuffix("\"Telescope\" for Bob"), "\(said)")
         try carol.close()
     }
 }
