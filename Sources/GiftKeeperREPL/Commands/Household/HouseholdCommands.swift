@@ -1,11 +1,12 @@
 import ArgumentParser
 import GiftKeeperDomain
+import GiftKeeperSealing
 import GiftKeeperService
 import OrderedCollections
 
 /// A household's own commands in a member's shell (SPEC §13; `giftkeeper --journal RECORD`):
-/// wish lists and claims, with the same words as `giftkeeper household wish|wishes|claim|
-/// unclaim`. The member is the shell's account (their name as they signed it); each change
+/// wish lists, claims and the members, with the same words as `giftkeeper household wish|
+/// wishes|claim|unclaim|members`. The member is the shell's account (their name as they signed it); each change
 /// is sealed for its audience as every change in a household is. Shell only, not one-shots
 /// (those are the `household` commands); in a person's journal they say they need a household.
 extension Shell {
@@ -98,4 +99,19 @@ struct UnclaimCommand: ClaimChange {
     @Argument(help: "The wish you claimed.") var wish: String
 
     static func change(_ id: WishID, claimer: String) -> Change { .unclaimWish(id: id, claimer: claimer) }
+}
+
+/// `members`: the household's members as this member knows them, its owners, and you.
+struct MembersCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "members", abstract: "In a household: its members and owners.", usage: "members")
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
+        _ = try shell.householdMember(for: "members")
+        guard let household = (shell.service as? HouseholdShellService)?.household else { return }
+        for member in household.members {
+            shell.console.print(HouseholdWords.member(member.name, isOwner: member.isOwner, isYou: member.id == household.id))
+        }
+    }
 }
