@@ -58,6 +58,9 @@ public struct HistoryEntry: Sendable {
     public let occasionBefore: Occasion?
     /// The profile field's text before a `profileFieldSet` (empty when it had none).
     public let profileValueBefore: String?
+    /// In a household (SPEC §13): the member who signed the event, by the name they signed
+    /// (nil before this member could read one, and always in a person's journal).
+    public var author: String?
 
     /// The entry for `event` applied to `before` (only what it is about is kept, not the state).
     public init(sequence: UInt64, event: Event?, isReported: Bool, before: GiftList) {

@@ -50,6 +50,8 @@ extension HouseholdEndToEndTests {
         #expect(carolAudit.status == 0, "\(carolAudit)")
         #expect(carolAudit.stdout.contains("\tAlice\tadded p") && carolAudit.stdout.contains("\"Telescope\" for Bob"), "\(carolAudit)")
         #expect(carolAudit.stdout.contains("each signed by its author"), "\(carolAudit)")
+        let carolHistory = try await plain(carol, ["history", "--json"])
+        #expect(carolHistory.status == 0 && carolHistory.stdout.contains("\"Alice\""), "\(carolHistory)")
 
         var bobViews: [Outcome] = []
         for words in [

@@ -83,6 +83,8 @@ import Testing
         let carol = try home.shell("Carol", ["show \(telescope)", "history", "list --as-of 2026-11-25", "summary"])
         #expect(carol.status == 0, "\(carol)")
         #expect(carol.output.contains("Telescope"), "\(carol)")
+        // Carol's history says who did what: Alice added the telescope.
+        #expect(carol.output.contains("WHO") && carol.output.contains("Alice  Added \(telescope) \"Telescope\" for Bob"), "\(carol)")
         #expect(!carol.output.contains("Diary"), "\(carol)")
 
         let views = [
@@ -111,6 +113,27 @@ import Testing
         #expect(outcome.errors.contains("'passwd' is not available in a household's shell"), "\(outcome)")
     }
 
+    @Test("The household's own commands in the shell: Bob wishes, Carol claims; Alice sees the claim, Bob never does")
+    func wishesAndClaimsInTheShell() throws {
+        let home = try Household()
+        let wished = try home.shell("Bob", ["wish add Kite --price 25"])
+        #expect(wished.status == 0 && wished.output.contains("Kite  (Bob)  25.00"), "\(wished)")
+        let wish = try #require(wished.output.firstMatch(of: /w[0-9]+/).map { String($0.output) }, "\(wished)")
+        let claimed = try home.shell("Carol", ["claim \(wish)"])
+        #expect(claimed.status == 0 && claimed.output.contains("Kite  for Bob"), "\(claimed)")
+        let alice = try home.shell("Alice", ["wishes Bob", "list", "members"])
+        #expect(Set(alice.outputLines.suffix(3)) == ["Alice  owner  (you)", "Bob", "Carol"], "\(alice)")
+        #expect(alice.output.contains("Kite  (Bob)  25.00  claimed by Carol") && alice.output.contains("Kite"), "\(alice)")
+        let bob = try home.shell("Bob", ["wishes", "list", "history"])
+        #expect(bob.output.contains("Kite  (Bob)  25.00") && !bob.output.contains("claimed") && !bob.output.contains("Carol"), "\(bob)")
+        let unclaimed = try home.shell("Carol", ["unclaim \(wish)", "wishes", "claim x9"])
+        #expect(unclaimed.output.contains("Kite  (Bob)  25.00") && !unclaimed.output.contains("claimed by"), "\(unclaimed)")
+        #expect(unclaimed.errors.contains("'x9' is not a wish id"), "\(unclaimed)")
+        // In a person's journal the household's commands say they need one.
+        let person = try Transcript().signedIn(["wish add Kite"])
+        #expect(person.status == 2 && person.errors.contains("'wish' works in a household"), "\(person)")
+    }
+
     @Test("Another member's change is told in an open shell as a change made elsewhere")
     func otherMembersChangesAreToldAsMadeElsewhere() throws {
         let home = try Household()
@@ -127,6 +150,9 @@ import Testing
             return nil
         }
         #expect(titles == ["Telescope"])
+        // Said with who did it.
+        let said = told.compactMap(HistoryWords.elsewhere)
+        #expect(said.count == 1 && said[0].hasPrefix("↓ Alice: Added p") && said[0].hasSuffix("\"Telescope\" for Bob"), "\(said)")
         try carol.close()
     }
 }

@@ -139,7 +139,8 @@ enum ShellCommands {
         ShowCommand.self, EditCommand.self, MarkCommand.self, RemoveCommand.self, RestoreCommand.self, UndoCommand.self,
         RedoCommand.self, OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
         PersonCommand.self,
-        HistoryCommand.self, ExportCommand.self, ImportCommand.self, PasswdCommand.self, SyncCommand.self, HelpCommand.self,
+        HistoryCommand.self, ExportCommand.self, ImportCommand.self, PasswdCommand.self, SyncCommand.self,
+        WishCommand.self, WishesCommand.self, ClaimCommand.self, UnclaimCommand.self, MembersCommand.self, HelpCommand.self,
         QuitCommand.self,
     ]
 

@@ -19,7 +19,7 @@ public enum AuditWords {
     /// A household audit's verdict: every frame's chain and author's signature verified.
     public static func householdVerdict(frames: UInt64, readable: Int) -> String {
         "OK: \(frames) frame\(frames == 1 ? "" : "s") verified, each signed by its author; "
-            + "\(readable) event\(readable == 1 ? "" : "s") sealed for you, the rest for audiences you are not in"
+            + "\(readable) of them event\(readable == 1 ? "" : "s") you may read"
     }
 
     /// One short line for an audit record, e.g. `added p3 "Blue scarf" for Mum (25.00)`.

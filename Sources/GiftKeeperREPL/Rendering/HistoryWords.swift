@@ -12,6 +12,9 @@ public enum HistoryWords {
         switch event.body {
         case .loginSucceeded, .signedOut, .stateExported:
             return nil
+        case _ where entry.author != nil:
+            // In a household: who did it, by the name they signed.
+            return "↓ \(short(entry.author ?? "")): " + sentence(entry)
         case .presentAdded(let id, let recipient, let title, _, _, _, _, _):
             return "↓ \(id) \(quoted(title)) for \(short(recipient)) was added elsewhere"
         default:

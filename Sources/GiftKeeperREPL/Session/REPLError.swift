@@ -34,6 +34,10 @@ public struct REPLError: Error, CustomStringConvertible {
         case conflictingChoices(String, String)
         /// A spreadsheet none of whose rows could be imported (each named already).
         case noRowToImport
+        /// A household's command (`wish`, `claim`) in a person's journal.
+        case householdOnly(String)
+        /// Words that are not a wish id (`w1`, `w2`, …).
+        case notAWish(String)
     }
 
     let code: Code
@@ -88,6 +92,10 @@ public struct REPLError: Error, CustomStringConvertible {
             return "\(first) and \(second) cannot be used together: choose one."
         case .noRowToImport:
             return "No row of the spreadsheet could be imported (each is named above). Nothing was imported."
+        case .householdOnly(let command):
+            return HouseholdWords.householdOnly(command)
+        case .notAWish(let text):
+            return HouseholdWords.notAWish(text)
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         }

@@ -123,8 +123,7 @@ public final class HouseholdShellService: ShellService {
         // Most looks find nothing new: the history is read only when the journal moved.
         guard head > told else { return }
         toldThrough = head
-        let news = session.history.reversed().prefix { $0.entry.sequence > told }.reversed().map { $0.entry }
-            .filter { !Self.isNaming($0) }
+        let news = session.history.reversed().prefix { $0.entry.sequence > told }.reversed().compactMap { Self.signed($0.author, $0.entry) }
         if !news.isEmpty { onChangesElsewhere?(news) }
     }
 
@@ -180,13 +179,11 @@ public final class HouseholdShellService: ShellService {
 
     // MARK: Reading the past
 
-    /// What this member opened, oldest first (members signing their names left out): never
-    /// an event sealed for an audience they are not in.
+    /// What this member opened, oldest first, each with its author (members signing their
+    /// names left out): never an event sealed for an audience they are not in.
     public func historyEntries(of present: PresentID?) throws(ServiceError) -> [HistoryEntry] {
         guard let session else { throw ServiceError(.notSignedIn) }
-        return session.history.map { $0.entry }.filter { entry in
-            !Self.isNaming(entry) && (present == nil || entry.event?.body.presentID == present)
-        }
+        return session.history.compactMap { Self.signed($0.author, $0.entry) }.filter { present == nil || $0.event?.body.presentID == present }
     }
 
     /// The member's state at `time`: what they opened up to then, folded in order.
@@ -232,10 +229,13 @@ public final class HouseholdShellService: ShellService {
 
     // MARK: Helpers
 
-    /// A member signing their name for the household: bookkeeping, not a change to tell.
-    private static func isNaming(_ entry: HistoryEntry) -> Bool {
-        if case .accountCreated? = entry.event?.body { return true }
-        return false
+    /// `entry` with its author's name; nil for a member signing their name for the
+    /// household (bookkeeping, not a change to tell).
+    private static func signed(_ author: String?, _ entry: HistoryEntry) -> HistoryEntry? {
+        if case .accountCreated? = entry.event?.body { return nil }
+        var signed = entry
+        signed.author = author
+        return signed
     }
 
     static func household<T>(_ body: () throws(HouseholdSessionError) -> T) throws(ServiceError) -> T {

@@ -63,23 +63,28 @@ struct HistoryCommand: ShellCommand, StructuredOutputOptions {
                 JSONWriter.document(
                     .array(
                         entries.map { entry in
-                            .object([
-                                ("seq", .number(Int64(entry.sequence))),
-                                ("time", .text(entry.event?.at.iso8601)),
-                                ("event", .string(entry.event?.typeName ?? "keyWrap")),
-                                ("present", .text(entry.event?.body.presentID?.description)),
-                                ("what", .string(HistoryWords.sentence(entry))),
-                                ("reported", .bool(entry.isReported)),
-                            ])
+                            .object(
+                                [
+                                    ("seq", .number(Int64(entry.sequence))),
+                                    ("time", .text(entry.event?.at.iso8601)),
+                                    ("event", .string(entry.event?.typeName ?? "keyWrap")),
+                                    ("present", .text(entry.event?.body.presentID?.description)),
+                                    ("what", .string(HistoryWords.sentence(entry))),
+                                    ("reported", .bool(entry.isReported)),
+                                ] + (entry.author.map { [("author", .string($0))] } ?? []))
                         })))
             return
         }
+        // In a household, who did it (the member who signed it).
+        let byWhom = entries.contains { $0.author != nil }
         let table = TableRenderer(
-            columns: [.init("WHEN"), .init("WHAT", shrinks: true)], maxWidth: TerminalSession.outputColumns)
+            columns: [.init("WHEN")] + (byWhom ? [.init("WHO")] : []) + [.init("WHAT", shrinks: true)],
+            maxWidth: TerminalSession.outputColumns)
         shell.console.print(
             table.render(
                 entries.map { entry in
-                    [entry.event.map { LocalTime.dateAndMinute($0.at) } ?? "-", HistoryWords.sentence(entry)]
+                    [entry.event.map { LocalTime.dateAndMinute($0.at) } ?? "-"] + (byWhom ? [entry.author ?? "-"] : [])
+                        + [HistoryWords.sentence(entry)]
                 }))
     }
 }

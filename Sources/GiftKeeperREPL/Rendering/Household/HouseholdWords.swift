@@ -29,6 +29,14 @@ package enum HouseholdWords {
                 : "it works in a person's journal only, for now.")
     }
 
+    /// A household's command in a person's journal.
+    package static func householdOnly(_ command: String) -> String {
+        "'\(command)' works in a household: open your record of one with 'giftkeeper --journal RECORD' "
+            + "('giftkeeper household create' or 'join' makes it)."
+    }
+
+    package static func notAWish(_ text: String) -> String { "'\(text)' is not a wish id (w1, w2, …): 'wishes' lists them." }
+
     package static let passwordsDiffer = "The two passwords differ; nothing was made."
     package static let notAdmitted =
         "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), or removed."

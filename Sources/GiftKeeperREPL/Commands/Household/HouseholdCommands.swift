@@ -1,0 +1,117 @@
+import ArgumentParser
+import GiftKeeperDomain
+import GiftKeeperSealing
+import GiftKeeperService
+import OrderedCollections
+
+/// A household's own commands in a member's shell (SPEC §13; `giftkeeper --journal RECORD`):
+/// wish lists, claims and the members, with the same words as `giftkeeper household wish|
+/// wishes|claim|unclaim|members`. The member is the shell's account (their name as they signed it); each change
+/// is sealed for its audience as every change in a household is. Shell only, not one-shots
+/// (those are the `household` commands); in a person's journal they say they need a household.
+extension Shell {
+    /// The member's name, signed in to a household; else why not (`command` needs one).
+    func householdMember(for command: String) throws -> String {
+        guard service is HouseholdShellService else { throw REPLError(.householdOnly(command)) }
+        try requireSignedIn()
+        return service.state.accountName ?? ""
+    }
+}
+
+/// `wish add TITLE [--price P] [--url U] [--notes N] [--for MEMBER]`.
+struct WishCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wish", abstract: "In a household: add a wish to your list (everyone sees it), or suggest one for a member with --for.",
+        usage: "wish add <title> [--price <price>] [--url <url>] [--notes <notes>] [--for <member>]")
+    static var runsOneShot: Bool { false }
+
+    @Argument(help: "add") var action: String
+    @Argument(help: "What you (or they) would like.") var title: String
+    @Option(help: "Its price.") var price: String?
+    @Option(help: "Where to find it.") var url = ""
+    @Option(help: "Notes.") var notes = ""
+    @Option(name: .customLong("for"), help: "Suggest it for this member: everyone but them sees it.") var member: String?
+
+    mutating func run(in shell: any Shell) throws {
+        let me = try shell.householdMember(for: "wish")
+        guard action.lowercased() == "add" else { throw REPLError(.unknownAction(command: "wish", word: action, actions: ["add"])) }
+        let price = try price.map { text throws(DomainError) in try Money.parsePrice(text) }
+        let events = try shell.service.perform(
+            .addWish(wisher: member ?? me, title: title, notes: notes, price: price, url: url, suggestedBy: me)
+        ).events
+        for case .wishAdded(let wish) in events.map(\.body) { shell.console.print(HouseholdWords.wish(wish, claim: nil, mine: true)) }
+    }
+}
+
+/// `wishes [MEMBER]`: the wish lists, with who claimed what, never on your own wishes.
+struct WishesCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wishes", abstract: "In a household: the wish lists, with who claimed what (never on your own wishes).",
+        usage: "wishes [<member>]")
+    static var runsOneShot: Bool { false }
+
+    @Argument(help: "Only this member's wishes.") var member: String?
+
+    mutating func run(in shell: any Shell) throws {
+        let me = try shell.householdMember(for: "wishes")
+        let state = shell.service.state
+        for wish in member.map({ state.wishes(of: $0) }) ?? Array(state.wishes.values) {
+            let mine = state.foldedName(wish.wisher) == state.foldedName(me)
+            shell.console.print(HouseholdWords.wish(wish, claim: state.claims[wish.id], mine: mine))
+        }
+    }
+}
+
+/// `claim WISH` and `unclaim WISH`: a change to a wish's claim by this member.
+protocol ClaimChange: ShellCommand {
+    var wish: String { get }
+    static func change(_ id: WishID, claimer: String) -> Change
+}
+
+extension ClaimChange {
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
+        let me = try shell.householdMember(for: Self._commandName)
+        guard let id = WishID(parsing: wish) else { throw REPLError(.notAWish(wish)) }
+        try shell.service.perform(Self.change(id, claimer: me))
+        let state = shell.service.state
+        if let claim = state.claims[id], let present = state.presents[claim.present] {
+            shell.console.print(HouseholdWords.present(present, claimedWish: true))
+        }
+    }
+}
+
+struct ClaimCommand: ClaimChange {
+    static let configuration = CommandConfiguration(
+        commandName: "claim", abstract: "In a household: claim a wish, a present planned by you that everyone but the wisher sees.",
+        usage: "claim <wish>")
+
+    @Argument(help: "The wish (w1, w2, …).") var wish: String
+
+    static func change(_ id: WishID, claimer: String) -> Change { .claimWish(id: id, claimer: claimer) }
+}
+
+struct UnclaimCommand: ClaimChange {
+    static let configuration = CommandConfiguration(
+        commandName: "unclaim", abstract: "In a household: give up your claim on a wish.", usage: "unclaim <wish>")
+
+    @Argument(help: "The wish you claimed.") var wish: String
+
+    static func change(_ id: WishID, claimer: String) -> Change { .unclaimWish(id: id, claimer: claimer) }
+}
+
+/// `members`: the household's members as this member knows them, its owners, and you.
+struct MembersCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "members", abstract: "In a household: its members and owners.", usage: "members")
+    static var runsOneShot: Bool { false }
+
+    mutating func run(in shell: any Shell) throws {
+        _ = try shell.householdMember(for: "members")
+        guard let household = (shell.service as? HouseholdShellService)?.household else { return }
+        for member in household.members {
+            shell.console.print(HouseholdWords.member(member.name, isOwner: member.isOwner, isYou: member.id == household.id))
+        }
+    }
+}
