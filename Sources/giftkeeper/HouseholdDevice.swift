@@ -66,18 +66,26 @@ struct HouseholdRecord: Codable {
 /// password `passwords` gives (a joiner admitted since their last command completes their
 /// join first, and is shown their recovery code once), then `body`.
 func withHousehold(
-    _ path: String, password: PasswordOption, _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
+    _ path: String, password: PasswordOption, recoveryCode: SecureBytes? = nil,
+    _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
 ) throws {
     var record = try HouseholdRecord.read(path)
     let remote = try record.service()
     let now = productionEnvironment().now
     try reportingFailures {
-        let secret = try password.readPassword()
+        let secret = recoveryCode == nil ? try password.readPassword() : try SecureBytes(capacity: 0)
         guard let store = try remote.open(journalID: record.id) else { throw HouseholdSessionError.household(.notAMember) }
         let session: HouseholdSession
         if let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) {
-            session = try HouseholdSession.open(store, as: member, name: record.name, password: secret, now: now)
+            do {
+                session = try HouseholdSession.open(
+                    store, as: member, name: record.name, password: secret, recoveryCode: recoveryCode, now: now)
+            } catch HouseholdSessionError.household(.wrongPassword) where recoveryCode != nil {
+                Console().error(HouseholdWords.wrongRecoveryCode)
+                throw ExitCode(3)
+            }
         } else {
+            guard recoveryCode == nil else { throw HouseholdSessionError.household(.notAMember) }
             let pending = HouseholdSession.PendingJoin(journalID: record.id, wrap: unhex(record.pending ?? "") ?? [])
             let recovery = try RecoveryCode.make()
             session = try HouseholdSession.completeJoin(
@@ -126,11 +134,44 @@ enum RecoveryCode {
         let text = stride(from: 0, to: hex.count, by: 4).map { String(hex.dropFirst($0).prefix(4)) }.joined(separator: "-")
         return (secret, text)
     }
+
+    /// The secret of a code as typed (``make()``'s text; dashes and spaces ignored, any
+    /// case), nil when it is not 32 hex digits.
+    static func parse(_ typed: SecureBytes) -> SecureBytes? {
+        guard let secret = try? SecureBytes(capacity: 16, count: 0) else { return nil }
+        var high: UInt8?
+        let read = typed.withUnsafeBytes { bytes -> Bool in
+            for byte in bytes where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
+                guard let digit = hexDigit(byte) else { return false }
+                if let first = high {
+                    guard secret.append(first << 4 | digit) else { return false }
+                    high = nil
+                } else {
+                    high = digit
+                }
+            }
+            return high == nil && secret.count == 16
+        }
+        return read ? secret : nil
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }
 
 /// Reads a new password twice; they must match.
 func readNewPassword(_ password: PasswordOption) throws -> SecureBytes {
-    let source = try TerminalSession.makePasswordSource(passwordFile: password.passwordFile)
+    try readNewPassword(from: try TerminalSession.makePasswordSource(passwordFile: password.passwordFile))
+}
+
+/// Reads a new password twice from `source`; they must match.
+func readNewPassword(from source: any PasswordSource) throws -> SecureBytes {
     let first = try PasswordReader.normalized(try source.readPassword(prompt: "New password: "))
     let second = try PasswordReader.normalized(try source.readPassword(prompt: "Repeat it: "))
     guard first.constantTimeEquals(second) else {
