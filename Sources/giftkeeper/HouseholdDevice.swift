@@ -11,9 +11,11 @@ import GiftKeeperService
 
 /// What a device keeps of a household at `--journal PATH` (mode 0600): the service and the
 /// journal it keeps there, this member's name and id, the identity that waits for its
-/// admission, and the codes of the invitations this owner made. No key: the household's
+/// admission, the codes of the invitations this owner made, and how far this member
+/// verified the journal (``HouseholdMember/verifiedMark()``). No key: the household's
 /// journal lives on the service and every key is in it, under each member's password.
-/// (A local copy of the journal, for offline work, is not built: the commands are online.)
+/// Beside it, at `PATH.frames`, the frames read so far (``HouseholdCopy``), so a sign-in
+/// reads and verifies only the new ones; the commands still work online.
 struct HouseholdRecord: Codable {
     static let kind = "giftkeeper household device record 1"
     var format = kind
@@ -25,6 +27,10 @@ struct HouseholdRecord: Codable {
     var pending: String?
     var kdf: String
     var invitations: [String] = []
+    var verified: String?
+
+    /// Where this device keeps its copy of the journal's frames, beside the record at `path`.
+    static func copyPath(_ path: String) -> String { path + ".frames" }
 
     static func read(_ path: String) throws -> HouseholdRecord {
         guard let bytes = PrivateFiles.readSmallFile(path),
@@ -74,12 +80,16 @@ func withHousehold(
     let now = productionEnvironment().now
     try reportingFailures {
         let secret = recoveryCode == nil ? try password.readPassword() : try SecureBytes(capacity: 0)
-        guard let store = try remote.open(journalID: record.id) else { throw HouseholdSessionError.household(.notAMember) }
+        let copy = HouseholdRecord.copyPath(path)
+        guard let store = try HouseholdCopy.open(remote, journalID: record.id, copy: copy) else {
+            throw HouseholdSessionError.household(.notAMember)
+        }
         let session: HouseholdSession
         if let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) {
             do {
                 session = try HouseholdSession.open(
-                    store, as: member, name: record.name, password: secret, recoveryCode: recoveryCode, now: now)
+                    store, as: member, name: record.name, password: secret, recoveryCode: recoveryCode,
+                    verifiedMark: record.verified.flatMap { unhex($0) }, now: now)
             } catch HouseholdSessionError.household(.wrongPassword) where recoveryCode != nil {
                 Console().error(HouseholdWords.wrongRecoveryCode)
                 throw ExitCode(3)
@@ -97,6 +107,11 @@ func withHousehold(
             Console().note(HouseholdWords.recoveryCode(recovery.text))
         }
         try body(session, &record, remote)
+        // What this member verified, remembered (after a `leave` there is nothing more to read).
+        if let mark = try? session.member.verifiedMark() {
+            record.verified = hexString(mark)
+            try? HouseholdCopy.keep(session.member.store, at: copy)  // a head start only: the next sign-in reads more without it
+        }
         try record.write(to: path)
     }
 }

@@ -4,7 +4,8 @@ import TestProcesses
 import Testing
 
 /// A member's own keys and the household's owners through giftkeeper-server (SPEC §13):
-/// `household owner`, the last owner who may not leave, and `household recover`.
+/// `household owner`, the last owner who may not leave, `household recover`, and the copy of
+/// the journal each device keeps beside its record.
 extension HouseholdEndToEndTests {
     @Test("An owner makes Bob an owner, then may leave; Bob, his password forgotten, signs in with his recovery code and sets a new one")
     func ownersAndRecovery() async throws {
@@ -54,5 +55,12 @@ extension HouseholdEndToEndTests {
 
         let left = try await run(alice, ["leave"])
         #expect(left.status == 0, "\(left)")
+        // Each device keeps the journal's frames beside its record: private, sealed.
+        let copy = bob.record + ".frames"
+        #expect(permissions(of: copy) == 0o600)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))
+        for secret in ["Scarf", "Grandma", "Alice", "The Joneses", "bob-new-password"] {
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in clear in the device's copy")
+        }
     }
 }
