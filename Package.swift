@@ -178,6 +178,18 @@ let package = Package(
             path: "Benchmarks/BenchSync",
             swiftSettings: strictSettings
         ),
+        // `make bench-household`'s helper (scripts/bench-household.sh): a member's share of a
+        // 20,000-event household appended in batches through the household's own code, and a
+        // member's key derivation timed alone, the bound of the sign-ins. In no product.
+        .executableTarget(
+            name: "giftkeeper-bench-household",
+            dependencies: [
+                "GiftKeeperService", "GiftKeeperRemote", "GiftKeeperSealing", "GiftKeeperDomain", "GiftKeeperCrypto",
+                "GiftKeeperJournal", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/BenchHousehold",
+            swiftSettings: strictSettings
+        ),
         // The sync service (SPEC §12): the only program that talks to PostgreSQL. `migrate`
         // sets up the schema as its owner; `serve` answers devices over HTTPS as a role that
         // owns nothing and is held by row-level security to one account per transaction.

@@ -40,11 +40,15 @@ public final class DeviceKeyAccess: @unchecked Sendable {
     public let password: SecureBytes?
     /// The cost of a wrap made for the password alone (no journal to ride on).
     public let parameters: KDFParameters
+    /// Other secrets the key is to open with from now on, without a journal: a household
+    /// member's recovery code when it is made, their new password after a recovery.
+    public let sealingAlso: [SecureBytes]
 
-    public init(epochs: [JournalEpoch], password: SecureBytes?, parameters: KDFParameters) {
+    public init(epochs: [JournalEpoch], password: SecureBytes?, parameters: KDFParameters, sealingAlso: [SecureBytes] = []) {
         self.epochs = epochs
         self.password = password
         self.parameters = parameters
+        self.sealingAlso = sealingAlso
     }
 
     /// The newest epoch of the signed-in journal: the one a new seal is made for.

@@ -176,7 +176,8 @@ enum DeviceKey {
     /// journal's newest epoch (older epochs of that journal dropped: a changed password no
     /// longer opens the key; a seal of its own dropped too, as the journal's opens with
     /// the password as well); without a journal, one of its own under the password when
-    /// there is no seal yet. Nil when `seals` are already those, or nothing can seal.
+    /// there is no seal yet, and one more for each of ``DeviceKeyAccess/sealingAlso``. Nil
+    /// when `seals` are already those, or nothing can seal.
     static func resealed(_ seals: [Seal], key: SigningKeyPair, address: ServiceAddress, access: DeviceKeyAccess?)
         throws -> [Seal]?
     {
@@ -191,18 +192,28 @@ enum DeviceKey {
                 key.seed, under: newest.dataKey, additionalData: seedAdditionalData(address: address, seal: seal))
             return seals.filter { $0.journalID != nil && $0.journalID != newest.journalID } + [seal]
         }
-        guard seals.isEmpty, let access, let password = access.password else { return nil }
+        guard let access else { return nil }
+        var secrets = access.sealingAlso
+        if seals.isEmpty, let password = access.password { secrets.insert(password, at: 0) }
+        guard !secrets.isEmpty else { return nil }
+        return seals + (try secrets.map { secret in try ownSeal(key, for: secret, address: address, parameters: access.parameters) })
+    }
+
+    /// A seal of the key's own for `secret`: a random key wrapped under Argon2id of it.
+    private static func ownSeal(_ key: SigningKeyPair, for password: SecureBytes, address: ServiceAddress, parameters: KDFParameters)
+        throws -> Seal
+    {
         let salt = try randomBytes(count: PasswordKDF.saltLength)
-        let passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: access.parameters)
+        let passwordKey = try PasswordKDF.deriveKey(password: password, salt: salt, parameters: parameters)
         defer { passwordKey.wipe() }
         let ownKey = try AEAD.generateKey()
         defer { ownKey.wipe() }
         var seal = Seal(
-            journalID: nil, wrapSequence: 0, parameters: access.parameters, salt: salt, wrappedKey: [],
-            additionalData: ownAdditionalData(address: address, salt: salt, parameters: access.parameters), sealedSeed: [])
+            journalID: nil, wrapSequence: 0, parameters: parameters, salt: salt, wrappedKey: [],
+            additionalData: ownAdditionalData(address: address, salt: salt, parameters: parameters), sealedSeed: [])
         seal.wrappedKey = try AEAD.seal(ownKey, key: passwordKey, additionalData: seal.additionalData)
         seal.sealedSeed = try DeviceSeedSeal.seal(key.seed, under: ownKey, additionalData: seedAdditionalData(address: address, seal: seal))
-        return [seal]
+        return seal
     }
 }
 

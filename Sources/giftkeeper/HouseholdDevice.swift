@@ -12,9 +12,11 @@ import GiftKeeperService
 
 /// What a device keeps of a household at `--journal PATH` (mode 0600): the service and the
 /// journal it keeps there, this member's name and id, the identity that waits for its
-/// admission, and the codes of the invitations this owner made. No key: the household's
+/// admission, the codes of the invitations this owner made, and how far this member
+/// verified the journal (``HouseholdMember/verifiedMark()``). No key: the household's
 /// journal lives on the service and every key is in it, under each member's password.
-/// (A local copy of the journal, for offline work, is not built: the commands are online.)
+/// Beside it, at `PATH.frames`, the frames read so far (``HouseholdCopy``), so a sign-in
+/// reads and verifies only the new ones; the commands still work online.
 struct HouseholdRecord: Codable {
     static let kind = "giftkeeper household device record 1"
     var format = kind
@@ -26,6 +28,10 @@ struct HouseholdRecord: Codable {
     var pending: String?
     var kdf: String
     var invitations: [String] = []
+    var verified: String?
+
+    /// Where this device keeps its copy of the journal's frames, beside the record at `path`.
+    static func copyPath(_ path: String) -> String { path + ".frames" }
 
     static func read(_ path: String) throws -> HouseholdRecord {
         guard let bytes = PrivateFiles.readSmallFile(path),
@@ -54,11 +60,13 @@ struct HouseholdRecord: Codable {
 
     /// The service, as this device's account there; this device's key for it opened (or a
     /// new one sealed) with the member's `password` (docs/threat-model.md).
-    func service(password: SecureBytes) throws -> ServiceRemote {
+    /// `sealingAlso`: secrets it is to open with from now on too (the recovery code when it
+    /// is made; the new password after a recovery).
+    func service(password: SecureBytes, sealingAlso: [SecureBytes] = []) throws -> ServiceRemote {
         guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
             throw failure(ServiceError(.noRemote))
         }
-        try remote.useDeviceKey(DeviceKeyAccess(epochs: [], password: password, parameters: parameters))
+        try remote.useDeviceKey(DeviceKeyAccess(epochs: [], password: password, parameters: parameters, sealingAlso: sealingAlso))
         return remote
     }
 
@@ -150,18 +158,39 @@ extension Audit {
 /// password `passwords` gives (a joiner admitted since their last command completes their
 /// join first, and is shown their recovery code once), then `body`.
 func withHousehold(
-    _ path: String, password: PasswordOption, _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
+    _ path: String, password: PasswordOption, recoveryCode: SecureBytes? = nil,
+    _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
 ) throws {
     var record = try HouseholdRecord.read(path)
     let now = productionEnvironment().now
     try reportingFailures {
-        let secret = try password.readPassword()
-        let remote = try record.service(password: secret)
-        guard let store = try remote.open(journalID: record.id) else { throw HouseholdSessionError.household(.notAMember) }
+        let secret = recoveryCode == nil ? try password.readPassword() : try SecureBytes(capacity: 0)
+        // This device's key for the service opens with the member's password, or their
+        // recovery code (sealed under both when they were made).
+        let remote: ServiceRemote
+        do {
+            remote = try record.service(password: recoveryCode ?? secret)
+        } catch let error as JournalError where recoveryCode != nil {
+            guard case .unreachable(.deviceKey(.otherPassword)) = error.code else { throw error }
+            Console().error(HouseholdWords.wrongRecoveryCode)
+            throw ExitCode(3)
+        }
+        let copy = HouseholdRecord.copyPath(path)
+        guard let store = try HouseholdCopy.open(remote, journalID: record.id, copy: copy) else {
+            throw HouseholdSessionError.household(.notAMember)
+        }
         let session: HouseholdSession
         if let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) {
-            session = try HouseholdSession.open(store, as: member, name: record.name, password: secret, now: now)
+            do {
+                session = try HouseholdSession.open(
+                    store, as: member, name: record.name, password: secret, recoveryCode: recoveryCode,
+                    verifiedMark: record.verified.flatMap { unhex($0) }, now: now)
+            } catch HouseholdSessionError.household(.wrongPassword) where recoveryCode != nil {
+                Console().error(HouseholdWords.wrongRecoveryCode)
+                throw ExitCode(3)
+            }
         } else {
+            guard recoveryCode == nil else { throw HouseholdSessionError.household(.notAMember) }
             let pending = HouseholdSession.PendingJoin(journalID: record.id, wrap: unhex(record.pending ?? "") ?? [])
             let recovery = try RecoveryCode.make()
             session = try HouseholdSession.completeJoin(
@@ -170,9 +199,15 @@ func withHousehold(
             record.member = hexString(session.id.bytes)
             record.pending = nil
             try record.write(to: path)
+            _ = try record.service(password: secret, sealingAlso: [recovery.secret])  // the recovery code opens this device's key too
             Console().note(HouseholdWords.recoveryCode(recovery.text))
         }
         try body(session, &record, remote)
+        // What this member verified, remembered (after a `leave` there is nothing more to read).
+        if let mark = try? session.member.verifiedMark() {
+            record.verified = hexString(mark)
+            try? HouseholdCopy.keep(session.member.store, at: copy)  // a head start only: the next sign-in reads more without it
+        }
         try record.write(to: path)
     }
 }
@@ -210,11 +245,44 @@ enum RecoveryCode {
         let text = stride(from: 0, to: hex.count, by: 4).map { String(hex.dropFirst($0).prefix(4)) }.joined(separator: "-")
         return (secret, text)
     }
+
+    /// The secret of a code as typed (``make()``'s text; dashes and spaces ignored, any
+    /// case), nil when it is not 32 hex digits.
+    static func parse(_ typed: SecureBytes) -> SecureBytes? {
+        guard let secret = try? SecureBytes(capacity: 16, count: 0) else { return nil }
+        var high: UInt8?
+        let read = typed.withUnsafeBytes { bytes -> Bool in
+            for byte in bytes where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
+                guard let digit = hexDigit(byte) else { return false }
+                if let first = high {
+                    guard secret.append(first << 4 | digit) else { return false }
+                    high = nil
+                } else {
+                    high = digit
+                }
+            }
+            return high == nil && secret.count == 16
+        }
+        return read ? secret : nil
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }
 
 /// Reads a new password twice; they must match.
 func readNewPassword(_ password: PasswordOption) throws -> SecureBytes {
-    let source = try TerminalSession.makePasswordSource(passwordFile: password.passwordFile)
+    try readNewPassword(from: try TerminalSession.makePasswordSource(passwordFile: password.passwordFile))
+}
+
+/// Reads a new password twice from `source`; they must match.
+func readNewPassword(from source: any PasswordSource) throws -> SecureBytes {
     let first = try PasswordReader.normalized(try source.readPassword(prompt: "New password: "))
     let second = try PasswordReader.normalized(try source.readPassword(prompt: "Repeat it: "))
     guard first.constantTimeEquals(second) else {

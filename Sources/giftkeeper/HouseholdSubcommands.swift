@@ -17,7 +17,7 @@ struct Household: ParsableCommand {
         abstract: "Plan together: a household's shared journal, its members, wishes and claims (through a sync service).",
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
-            HouseholdRemove.self, HouseholdLeave.self,
+            HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self,
             HouseholdAdd.self, HouseholdList.self, HouseholdShow.self, HouseholdHistory.self, HouseholdWish.self, HouseholdWishes.self,
             HouseholdClaim.self,
             HouseholdUnclaim.self,
@@ -43,12 +43,13 @@ struct HouseholdCreate: ParsableCommand {
         let path = signUp.path
         try reportingFailures {
             let password = try readNewPassword(path.password)
-            let remote = try record.service(password: password)
+            let recovery = try RecoveryCode.make()
+            // This device's key for the service: sealed under the password and the recovery code.
+            let remote = try record.service(password: password, sealingAlso: [recovery.secret])
             let journalID = try randomBytes(count: 16)
             let header = try VerifiedFrames.newHeader(journalID: journalID, path: path.journal, household: true).header
             let secrets = try MemberSecrets.generate()
             let store = try remote.createHousehold(header: header, ownerKeys: secrets.identity.keys.signing + secrets.identity.keys.sealing)
-            let recovery = try RecoveryCode.make()
             let session = try HouseholdSession.signUp(
                 .creating, in: store, name: signUp.name, password: password, recoveryCode: recovery.secret, parameters: record.parameters,
                 secrets: secrets, now: productionEnvironment().now)
@@ -217,13 +218,8 @@ struct HouseholdRemove: ParsableCommand {
 
     func run() throws {
         try withHousehold(path.journal, password: path.password) { session, record, remote in
-            guard let id = session.memberID(named: name), id != session.id else {
-                throw ValidationError(HouseholdWords.noSuchMember(name))
-            }
-            // The service knows members by account: the one whose public keys are this member's.
-            let account = try remote.roster(journalID: record.id).members.first { member in
-                member.memberKeys.flatMap { MemberKeys(signing: Array($0.prefix(32)), sealing: Array($0.suffix(32))) }?.id == id
-            }?.account
+            guard let id = session.memberID(named: name), id != session.id else { throw usageError(HouseholdWords.noSuchMember(name)) }
+            let account = try remote.account(of: id, journalID: record.id)
             let store = session.member.store as? ServiceFrameStore
             try session.remove(id) { batch in
                 guard let store, let account else { return try session.member.store.append(batch) }

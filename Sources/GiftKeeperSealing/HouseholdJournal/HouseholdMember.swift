@@ -66,13 +66,20 @@ package final class HouseholdMember {
         if secrets == nil { secrets = try sealing { try MemberSecrets.generate() } }
         guard let secrets else { throw .notAMember }
         let member = try HouseholdMember(store: store, secrets: secrets, initial: initial, observer: observer)
-        try member.write { batch in
-            let binding = member.binding(.memberWrap, in: batch)
+        try member.wrapKeys(password: password, recoveryCode: recoveryCode, parameters: parameters)
+        return member
+    }
+
+    /// Writes this member's key wrap under `password` and `recoveryCode`: at joining, and
+    /// again when they set a new password (a member who signed in with their recovery code).
+    /// Their newest wrap is the one ``open(_:as:password:recoveryCode:verifiedMark:initial:observer:)`` opens.
+    package func wrapKeys(password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters) throws(HouseholdError) {
+        try write { batch in
             let wrap = try MemberWrapPayload.make(
-                secrets, password: password, recoveryCode: recoveryCode, parameters: parameters, binding: binding)
+                secrets, password: password, recoveryCode: recoveryCode, parameters: parameters,
+                binding: binding(.memberWrap, in: batch))
             try batch.add(kind: .memberWrap, payload: wrap)
         }
-        return member
     }
 
     /// Signs in to `store` as `member` with their password (or their recovery code), then
@@ -213,9 +220,10 @@ package final class HouseholdMember {
         }
     }
 
-    /// Makes a member an owner too (an owner).
-    package func makeOwner(_ member: MemberID) throws(HouseholdError) {
-        try changeMembers { _, owners in owners.insert(member) }
+    /// Makes a member an owner too (an owner), appended by `appending` when given (a service
+    /// records the new owner in the same request).
+    package func makeOwner(_ member: MemberID, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdError) {
+        try changeMembers(appending: appending) { _, owners in owners.insert(member) }
     }
 
     /// Leaves the household: a signed leave, with no key (a new epoch would give this member

@@ -80,12 +80,17 @@ package final class HouseholdSession {
         }
     }
 
-    /// Signs in to `store` as member `id`, known on this device as `name`, and catches up.
+    /// Signs in to `store` as member `id`, known on this device as `name`, with their
+    /// password (or their `recoveryCode`), and catches up, verifying no signature up to the
+    /// `verifiedMark` this device kept (``HouseholdMember/verifiedMark()``).
     package static func open(
-        _ store: any FrameStore, as id: MemberID, name: String, password: SecureBytes, now: @escaping @Sendable () -> Timestamp
+        _ store: any FrameStore, as id: MemberID, name: String, password: SecureBytes, recoveryCode: SecureBytes? = nil,
+        verifiedMark: [UInt8]? = nil, now: @escaping @Sendable () -> Timestamp
     ) throws(HouseholdSessionError) -> HouseholdSession {
         try start(name: name, now: now, catchingUp: true) { initial, observer throws(HouseholdError) -> HouseholdMember in
-            try HouseholdMember.open(store, as: id, password: password, initial: initial, observer: observer)
+            try HouseholdMember.open(
+                store, as: id, password: password, recoveryCode: recoveryCode, verifiedMark: verifiedMark, initial: initial,
+                observer: observer)
         }
     }
 
@@ -206,6 +211,22 @@ package final class HouseholdSession {
     /// when given (a service's `changeMembers(.remove, …)`, one request).
     package func remove(_ id: MemberID, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdSessionError) {
         try Self.household { () throws(HouseholdError) in try member.remove(id, appending: appending) }
+    }
+
+    /// Wraps this member's keys again under a new `password` and `recoveryCode` (a member
+    /// who signed in with their recovery code): sign-ins open the newest wrap.
+    package func setPassword(_ password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters)
+        throws(HouseholdSessionError)
+    {
+        try Self.household { () throws(HouseholdError) in
+            try member.wrapKeys(password: password, recoveryCode: recoveryCode, parameters: parameters)
+        }
+    }
+
+    /// Makes member `id` an owner too (an owner): a new epoch naming them, appended by
+    /// `appending` when given (a service's `changeMembers(.promote, …)`, one request).
+    package func makeOwner(_ id: MemberID, appending: ((FrameBatch) throws -> AppendOutcome)? = nil) throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in try member.makeOwner(id, appending: appending) }
     }
 
     /// Leaves the household: a signed leave (a service's `changeMembers(.leave, …)` with

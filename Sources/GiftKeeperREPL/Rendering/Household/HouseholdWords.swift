@@ -13,6 +13,18 @@ package enum HouseholdWords {
         "Your recovery code (shown once; keep it somewhere safe, it opens your keys if you forget your password): \(code)"
     }
 
+    package static let recoveryCodePrompt = "Recovery code: "
+    package static let notARecoveryCode = "That is not a recovery code (32 hex digits, as 'household create' or your first sign-in showed it)."
+    package static let wrongRecoveryCode =
+        "That recovery code does not open your keys; nothing was changed. Use the code shown when you joined, or the newest one since."
+    package static let recovered = "Your new password is set: sign in with it from now on."
+
+    package static func madeOwner(_ name: String) -> String {
+        "\(name) is an owner now: they may invite, admit and remove members, and make others owners."
+    }
+
+    package static func ownerAlready(_ name: String) -> String { "\(name) is an owner already ('household members' lists the owners)." }
+
     package static let invited =
         "Hand this code over in person or by phone; it works once, within a day. The joiner runs "
         + "'giftkeeper household join CODE --name NAME --journal PATH --remote URL'."
@@ -105,7 +117,8 @@ package enum HouseholdWords {
         case .household(.refused(let refusal)):
             ("A frame of the household's journal failed verification at sequence \(refusal.sequence): refused.", 1)
         case .household(.notAHousehold): ("Not a household's journal.", 4)
-        case .household(.lastOwner): ("A household always keeps an owner.", 2)
+        case .household(.lastOwner):
+            ("A household always keeps an owner: make another member an owner first ('household owner NAME').", 2)
         case .household(.notInAudience), .household(.busy): ("Others kept writing first; try again.", 5)
         case .household(.sealing): ("Sealing failed.", 5)
         case .domain: ("Refused by the list's rules.", 2)
