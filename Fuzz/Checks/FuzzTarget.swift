@@ -14,6 +14,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case csvReader = "csv-reader"
     case icsWriter = "ics-writer"
     case wireMessages = "wire-messages"
+    case binaryFramePage = "binary-frame-page"
 
     func check(_ input: [UInt8]) throws(InvariantFailure) {
         switch self {
@@ -27,6 +28,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .csvReader: try CSVReaderCheck.check(input)
         case .icsWriter: try CalendarWriterCheck.check(input)
         case .wireMessages: try WireMessagesCheck.check(input)
+        case .binaryFramePage: try BinaryFramePageCheck.check(input)
         }
     }
 }
