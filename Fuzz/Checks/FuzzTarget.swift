@@ -15,6 +15,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case icsWriter = "ics-writer"
     case wireMessages = "wire-messages"
     case householdFrames = "household-frames"
+    case binaryFramePage = "binary-frame-page"
 
     func check(_ input: [UInt8]) throws(InvariantFailure) {
         switch self {
@@ -29,6 +30,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .icsWriter: try CalendarWriterCheck.check(input)
         case .wireMessages: try WireMessagesCheck.check(input)
         case .householdFrames: try HouseholdFramesCheck.check(input)
+        case .binaryFramePage: try BinaryFramePageCheck.check(input)
         }
     }
 }

@@ -65,6 +65,7 @@ struct SeedCorpus {
             .icsWriter: calendars(),
             .wireMessages: try wireMessages(),
             .householdFrames: try householdFrames(),
+            .binaryFramePage: try binaryFramePages(),
         ]
     }
 
@@ -244,14 +245,7 @@ struct SeedCorpus {
     /// Requests and answers of the sync service, a page of frames of `WireMessagesCheck`'s journal among them.
     static func wireMessages() throws -> [(String, [UInt8])] {
         let header = WireMessagesCheck.header
-        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: header.genesisHash), path: "seed")
-        try batch.add(kind: .keyWrap, payload: Array(repeating: 1, count: 40))
-        try batch.add(kind: .dataSealed, payload: Array("sealed".utf8))
-        try batch.add(kind: .publicSealed, payload: [])
-        let frames = batch.encodedFrames.map { Data($0) }
-        var tampered = frames
-        tampered[1][tampered[1].count - 40] ^= 1
-        let head = WireHead(sequence: 3, hash: Data(batch.head.hash))
+        let (frames, tampered, head) = try seedFrames()
         let genesis = WireHead(sequence: 0, hash: Data(header.genesisHash))
         let post = PostedHead(device: Data(repeating: 4, count: 16), record: Data(repeating: 5, count: 90))
         let proof = DeviceProof(
@@ -279,6 +273,32 @@ struct SeedCorpus {
                 try json(NewJournal(header: Data(header.encoded), journalID: Data(header.journalID), genesisHash: Data(header.genesisHash)))
             ),
             ("not-json", Array(#"{"after": 0, "frames": ["AAAA"#.utf8)),
+        ]
+    }
+
+    /// Three frames of `WireMessagesCheck`'s journal, the same with the second altered, and their head.
+    static func seedFrames() throws -> (frames: [Data], tampered: [Data], head: WireHead) {
+        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: WireMessagesCheck.header.genesisHash), path: "seed")
+        try batch.add(kind: .keyWrap, payload: Array(repeating: 1, count: 40))
+        try batch.add(kind: .dataSealed, payload: Array("sealed".utf8))
+        try batch.add(kind: .publicSealed, payload: [])
+        let frames = batch.encodedFrames.map { Data($0) }
+        var tampered = frames
+        tampered[1][tampered[1].count - 40] ^= 1
+        return (frames, tampered, WireHead(sequence: 3, hash: Data(batch.head.hash)))
+    }
+
+    /// Pages of frames in binary: `WireMessagesCheck`'s journal's, one with a frame altered,
+    /// one cut short, an empty one with an epoch, and a JSON page.
+    static func binaryFramePages() throws -> [(String, [UInt8])] {
+        let (frames, tampered, head) = try seedFrames()
+        let page = BinaryFramePage.encode(FramePage(after: 0, frames: frames, head: head))
+        return [
+            ("page", page),
+            ("tampered", BinaryFramePage.encode(FramePage(after: 0, frames: tampered, head: head))),
+            ("cut", Array(page.dropLast(7))),
+            ("empty-epoch", BinaryFramePage.encode(FramePage(after: 3, frames: [], head: head, epoch: Data(repeating: 2, count: 16)))),
+            ("json", Array(try JSONEncoder().encode(FramePage(after: 0, frames: frames, head: head)))),
         ]
     }
 

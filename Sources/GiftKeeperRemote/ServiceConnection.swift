@@ -64,9 +64,10 @@ final class ServiceConnection {
 
     // MARK: Requests
 
-    /// `method path` with `body` (JSON), signed in; the answer's status and body. A 401
-    /// makes the device sign in again and try once more.
-    func send(_ method: HTTPMethod, _ path: String, body: (some Encodable)?, deadline: Duration? = nil)
+    /// `method path` with `body` (JSON), signed in, asking for an answer of media type
+    /// `accept` when given; the answer's status and body. A 401 makes the device sign in
+    /// again and try once more.
+    func send(_ method: HTTPMethod, _ path: String, body: (some Encodable)?, deadline: Duration? = nil, accept: String? = nil)
         throws(JournalError) -> (status: Int, body: Data)
     {
         let encoded: Data?
@@ -76,11 +77,11 @@ final class ServiceConnection {
             throw JournalError(.unreachable(.unexpectedAnswer), path: name)
         }
         if token.value == nil { try signIn() }
-        var answer = try exchange(method, path, body: encoded, token: token.value, deadline: deadline ?? self.deadline)
+        var answer = try exchange(method, path, body: encoded, token: token.value, deadline: deadline ?? self.deadline, accept: accept)
         if answer.status == 401 {
             token.value = nil
             try signIn()
-            answer = try exchange(method, path, body: encoded, token: token.value, deadline: deadline ?? self.deadline)
+            answer = try exchange(method, path, body: encoded, token: token.value, deadline: deadline ?? self.deadline, accept: accept)
         }
         return answer
     }
@@ -127,9 +128,9 @@ final class ServiceConnection {
     }
 
     /// One request and its answer, within `deadline`.
-    private func exchange(_ method: HTTPMethod, _ path: String, body: Data?, token: String?, deadline: Duration)
-        throws(JournalError) -> (status: Int, body: Data)
-    {
+    private func exchange(
+        _ method: HTTPMethod, _ path: String, body: Data?, token: String?, deadline: Duration, accept: String? = nil
+    ) throws(JournalError) -> (status: Int, body: Data) {
         if let (until, failure) = unanswered, ContinuousClock.now < until {
             throw JournalError(.unreachable(failure), path: name)
         }
@@ -137,6 +138,7 @@ final class ServiceConnection {
             var headers = HTTPHeaders()
             if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
             if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+            if let accept { headers.add(name: "Accept", value: accept) }
             var request = try HTTPClient.Request(
                 url: address.description + path, method: method, headers: headers, body: body.map { .data($0) })
             request.tlsConfiguration = tls

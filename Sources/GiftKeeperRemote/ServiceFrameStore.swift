@@ -162,11 +162,9 @@ public final class ServiceFrameStore: SharedFrameStore {
         var emptyPages = 0
         while true {
             let after = head.sequence
-            guard
-                let page = try connection.call(
-                    .GET, Route.frames(journalID, after: after, limit: Wire.maximumPageFrames), answer: FramePage.self,
-                    allowingMissing: true, deadline: deadline)
-            else { throw JournalError(.unreachable(.journalGone), path: name) }
+            guard let page = try connection.framePage(journalID, after: after, deadline: deadline) else {
+                throw JournalError(.unreachable(.journalGone), path: name)
+            }
             guard page.after == after else { throw JournalError(.unreachable(.unexpectedAnswer), path: name) }
             let mine = expected ?? head
             let behind = page.head.sequence < mine.sequence
@@ -188,7 +186,7 @@ public final class ServiceFrameStore: SharedFrameStore {
                 let problem = JournalProblem(sequence: after + 1, offset: nil, damage: .framesWithheld(head: page.head.sequence))
                 throw JournalError(.corrupt(problem), path: name)
             }
-            try frames.takeIn(page.frames.lazy.map { Array($0) })
+            try frames.takeIn(page.frames)
             if page.frames.isEmpty || head.sequence >= page.head.sequence { return true }
         }
     }

@@ -5,9 +5,9 @@ public import Foundation
 ///
 /// Every request and answer body is one of these types as JSON (Foundation's coders);
 /// bytes (frames, hashes, keys, signatures) travel as base64 strings, which is
-/// `JSONEncoder`'s default for `Data`. One codec for everything, readable with `curl`, at a
-/// cost of 4/3 on frame bytes — bounded, since a page of frames is bounded — rather than a
-/// second, binary framing for frame pages beside JSON for everything else.
+/// `JSONEncoder`'s default for `Data`, readable with `curl`. One answer has a second form:
+/// a page of frames comes in binary (``BinaryFramePage``) to a device that asks for it, since
+/// a clone reads a whole journal in pages and base64 in JSON took most of its time.
 public enum Wire {
     /// What a device signs to prove it holds its key: this context, then the server's
     /// one-time nonce (``Challenge``). The context keeps the signature from meaning

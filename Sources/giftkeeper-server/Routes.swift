@@ -124,7 +124,9 @@ struct SyncRoutes: Sendable {
     }
 
     /// A page of frames after `after`: bounded in count and bytes, read by the primary
-    /// key's range, so its cost does not grow with the journal's length.
+    /// key's range, so its cost does not grow with the journal's length. In binary
+    /// (``BinaryFramePage``) to a device that asks for it, each frame written into the
+    /// answer as PostgreSQL gave it; as JSON otherwise.
     private func frames(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let id = try journalID(context)
@@ -137,20 +139,31 @@ struct SyncRoutes: Sendable {
             "SELECT * FROM gk_frames_after(\(identity.account)::uuid, \(id), \(after), \(limit))"
         ) { rows in
             var head: (Int64, ByteBuffer, ByteBuffer?)?
-            var frames: [Data] = []
+            var frames: [ByteBuffer] = []
             var bytes = 0
             for try await (sequence, hash, epoch, number, frame) in rows.decode((Int64, ByteBuffer, ByteBuffer?, Int64?, ByteBuffer?).self) {
                 head = head ?? (sequence, hash, epoch)
                 guard let number, let frame, number == after + 1 + Int64(frames.count),
                     frames.isEmpty || bytes + frame.readableBytes <= Wire.maximumPageBytes
                 else { continue }  // the rest is read by the next page
-                frames.append(Data(frame.readableBytesView))
+                frames.append(frame)
                 bytes += frame.readableBytes
             }
-            return head.map { FramePage(after: UInt64(after), frames: frames, head: Self.head($0.0, $0.1), epoch: Self.epoch($0.2)) }
+            return head.map { (head: Self.head($0.0, $0.1), epoch: Self.epoch($0.2), frames: frames, bytes: bytes) }
         }
         guard let page else { throw HTTPError(.notFound, message: "no such journal") }
-        return try json(page)
+        guard request.headers[.accept]?.contains(BinaryFramePage.mediaType) == true else {
+            let frames = page.frames.map { Data($0.readableBytesView) }
+            return try json(FramePage(after: UInt64(after), frames: frames, head: page.head, epoch: page.epoch))
+        }
+        var body = ByteBuffer(
+            bytes: BinaryFramePage.header(after: UInt64(after), head: page.head, epoch: page.epoch, frameCount: page.frames.count))
+        body.reserveCapacity(body.readableBytes + page.bytes + 4 * page.frames.count)
+        for frame in page.frames {
+            body.writeBytes(BinaryFramePage.framePrefix(length: frame.readableBytes))
+            body.writeImmutableBuffer(frame)
+        }
+        return Response(status: .ok, headers: [.contentType: BinaryFramePage.mediaType], body: ResponseBody(byteBuffer: body))
     }
 
     private func append(_ request: Request, _ context: ServiceContext) async throws -> Response {

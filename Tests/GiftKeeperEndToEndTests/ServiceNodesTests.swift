@@ -101,6 +101,7 @@ final class WireClient {
     struct Answer {
         let status: HTTPResponseStatus
         let body: Data
+        let contentType: String?
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -124,21 +125,22 @@ final class WireClient {
         try await send(.POST, url, body: try JSONEncoder().encode(value), token: nil)
     }
 
-    func get(_ url: String, token: String) async throws -> Answer {
-        try await send(.GET, url, body: nil, token: token)
+    func get(_ url: String, token: String, accept: String? = nil) async throws -> Answer {
+        try await send(.GET, url, body: nil, token: token, accept: accept)
     }
 
-    private func send(_ method: HTTPMethod, _ url: String, body: Data?, token: String?) async throws -> Answer {
+    private func send(_ method: HTTPMethod, _ url: String, body: Data?, token: String?, accept: String? = nil) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let accept { request.headers.add(name: "Accept", value: accept) }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         let response = try await client.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 1 << 20)
-        return Answer(status: response.status, body: Data(bytes.readableBytesView))
+        return Answer(status: response.status, body: Data(bytes.readableBytesView), contentType: response.headers.first(name: "Content-Type"))
     }
 }
 
