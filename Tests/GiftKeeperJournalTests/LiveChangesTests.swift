@@ -17,7 +17,7 @@ struct LiveChangesTests {
     @Test("a live socket opens as soon as its connection signs in, however long it waited for a token")
     func opensAtSignIn() async throws {
         let directory = try TemporaryDirectory(prefix: "giftkeeper-live")
-        let remote = try ServiceRemote(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: "live")
+        let remote = try ServiceRemote.testDevice(url: try ServiceFixture.requireURL(), stateDirectory: directory.path, deviceName: "live")
         let live = LiveChanges()
         defer { live.stop() }
         #expect(remote.connection.startLive(live, journalID: journal))
@@ -36,7 +36,8 @@ struct LiveChangesTests {
         let relay = try HoldingRelay(to: try #require(service.port))
         defer { relay.close() }
         let directory = try TemporaryDirectory(prefix: "giftkeeper-live-held")
-        let remote = try ServiceRemote(url: "https://127.0.0.1:\(relay.port)", stateDirectory: directory.path, deviceName: "held")
+        let remote = try ServiceRemote.testDevice(
+            url: "https://127.0.0.1:\(relay.port)", stateDirectory: directory.path, deviceName: "held")
         _ = try remote.journalIDs()
         let live = LiveChanges()
         defer { live.stop() }
