@@ -103,7 +103,9 @@ extension HouseholdEndToEndTests {
             let pane = try await tmux.command(["display-message", "-p", "-t", name, "#{pane_pid}"])
             let shellPID = try #require(pid_t(pane.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
             let children = try String(contentsOfFile: "/proc/\(shellPID)/task/\(shellPID)/children", encoding: .utf8)
-            pids[name] = try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "no giftkeeper under the pane")
+            let child = children.split(separator: " ").first.map(String.init) ?? ""
+            let pid: pid_t = try #require(Int32(child), "no giftkeeper under the pane: '\(children)'")
+            pids[name] = pid
         }
         let forms = MemoryScan.forms(of: secret)
         // Carol's shell holds it (the scan is not blind); Bob's holds it in no form.

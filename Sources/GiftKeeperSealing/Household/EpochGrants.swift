@@ -1,4 +1,4 @@
-public import GiftKeeperCrypto
+package import GiftKeeperCrypto
 
 /// What an epoch frame says to every member of its roster (docs/threat-model.md,
 /// "Audiences, epochs and keys"): the roster after the change and a commitment to each

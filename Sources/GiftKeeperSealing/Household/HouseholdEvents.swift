@@ -1,4 +1,4 @@
-public import GiftKeeperCrypto
+import GiftKeeperCrypto
 
 /// Where a household event frame stands: what its signature and tags are bound to.
 public struct FramePosition: Hashable, Sendable {

@@ -1,4 +1,4 @@
-package import GiftKeeperCrypto
+import GiftKeeperCrypto
 package import GiftKeeperJournal
 package import GiftKeeperSealing
 

@@ -243,6 +243,7 @@ package final class HouseholdSession {
         }
     }
 
+    @discardableResult
     static func household<T>(_ body: () throws(HouseholdError) -> T) throws(HouseholdSessionError) -> T {
         do {
             return try body()

@@ -1,5 +1,5 @@
 package import GiftKeeperDomain
-package import GiftKeeperSealing
+import GiftKeeperSealing
 package import GiftKeeperService
 
 /// Every sentence the `household` commands say (SPEC §13).
