@@ -57,6 +57,19 @@ import Testing
         return String(match.output)
     }
 
+    @Test("A present given together in a household: each giver's share, kept from the member it is for")
+    func sharedPresent() throws {
+        let home = try Household()
+        let alice = try home.shell("Alice", [#"add Carol "Spa day" --price 120 --with Bob"#, "budget set 100 --for Carol", "budget"])
+        #expect(alice.status == 0, "\(alice)")
+        #expect(alice.outputLines.contains("Given with Bob: your share 60.00 of 120.00."), "\(alice)")
+        let id = try Self.id(of: "Spa day", in: alice.output)
+        let bob = try home.shell("Bob", ["show \(id)"])
+        #expect(bob.outputLines.contains { $0.hasPrefix("givers") && $0.hasSuffix("Alice, Bob") }, "\(bob)")
+        let carol = try home.shell("Carol", ["list", "show \(id)"])
+        #expect(!carol.output.contains("Spa day"), "\(carol)")
+    }
+
     @Test("A member's shell plans, reads and undoes; a present for Bob is in none of Bob's views")
     func presentForBobIsAbsentFromEveryOneOfBobsViews() throws {
         let home = try Household()

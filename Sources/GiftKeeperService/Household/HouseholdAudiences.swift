@@ -27,11 +27,15 @@ package enum HouseholdAudiences {
         var byName: [String: MemberID] = [:]
         for (id, name) in members { byName[state.foldedName(name)] = id }
         var about: Set<MemberID> = []
+        // Each event read on the state the ones before it made: a present added and given
+        // together in one change is about its recipient in both events.
+        var running = state
         for event in events {
-            guard let names = concerned(event.body, me: me, members: members, state: state) else { return .only(me) }
+            guard let names = concerned(event.body, me: me, members: members, state: running) else { return .only(me) }
             for name in names {
                 if let id = byName[state.foldedName(name)] { about.insert(id) } else { about.formUnion(unnamed) }
             }
+            running.apply(event)
         }
         guard let first = about.first else { return .everyone }
         return about.count == 1 && first != me ? .everyoneBut(first) : .only(me)
