@@ -90,7 +90,7 @@ struct ChangeListener: Service {
     static func revocation(_ identity: DeviceIdentity) -> String { "revoked \(identity.account) \(identity.device)" }
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
                     try await client.withConnection { connection in
