@@ -9,18 +9,16 @@ import GiftKeeperSealing
 import GiftKeeperService
 import GiftKeeperWire
 
-/// `giftkeeper household …`: a household's journal on a sync service, members, invitations
-/// and the list's commands in it (SPEC §13). Online: every command signs in at the service.
+/// `giftkeeper household …`: a household's journal on a sync service, its members and
+/// invitations (SPEC §13). Online: every command signs in at the service. The list's
+/// commands (`add`, `list`, `wish add`, `claim`, …) are the plain ones, on the record.
 struct Household: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "household",
-        abstract: "Plan together: a household's shared journal, its members, wishes and claims (through a sync service).",
+        abstract: "Plan together: a household's shared journal and its members (through a sync service).",
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
             HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self,
-            HouseholdAdd.self, HouseholdList.self, HouseholdShow.self, HouseholdHistory.self, HouseholdWish.self, HouseholdWishes.self,
-            HouseholdClaim.self,
-            HouseholdUnclaim.self,
         ])
 }
 

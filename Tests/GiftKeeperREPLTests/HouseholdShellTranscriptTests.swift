@@ -113,6 +113,23 @@ import Testing
         #expect(bob.errors.contains(telescope), "\(bob)")
     }
 
+    @Test("add --private keeps a present to its author, and its undo too; a person's journal has no audiences")
+    func privatePresentIsItsAuthorsAlone() throws {
+        let home = try Household()
+        let alice = try home.shell("Alice", ["add Grandma Brooch --private", "add Bob Book --private", "undo"])
+        #expect(alice.status == 0 && alice.errors.isEmpty, "\(alice)")
+        let book = try Self.id(of: "Book", in: alice.output)
+        let listed = try home.shell("Alice", ["list"])
+        #expect(listed.output.contains("Brooch") && !listed.output.contains("Book"), "\(listed)")
+        for name in ["Bob", "Carol"] {
+            let other = try home.shell(name, ["list", "history", "show \(book)"])
+            #expect(!other.output.contains("Brooch") && !other.output.contains("Book"), "\(other)")
+            #expect(!other.output.contains(book + " "), "the undo of a private present is private too: \(other)")
+        }
+        let person = try Transcript().signedIn(["add Grandma Brooch --private"])
+        #expect(person.status == 2 && person.errors.contains("'add --private' works in a household"), "\(person)")
+    }
+
     @Test("A member's shell refuses a wrong password, and what a household has not: setup, passwd, import")
     func wrongPasswordAndPersonOnlyCommands() throws {
         let home = try Household()
