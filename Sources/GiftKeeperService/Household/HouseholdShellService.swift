@@ -72,6 +72,9 @@ public final class HouseholdShellService: ShellService {
     }
     /// The member's household session while signed in (for `audit`'s authors and members).
     package var household: HouseholdSession? { session }
+    /// The service's side of the household's membership, for the `household` commands in
+    /// the shell (``changingMembers(_:)``); nil where there is none.
+    package var desk: (any HouseholdDesk)?
 
     public func open(access: JournalAccess) throws(ServiceError) {}
 
@@ -192,6 +195,17 @@ public final class HouseholdShellService: ShellService {
             }
         }
         return events
+    }
+
+    /// Runs a membership command (`household invite|admit|…`) on the member's session and
+    /// ``desk``, what the others wrote taken in first; the frames it writes are this
+    /// session's own, not told back as changes made elsewhere.
+    package func changingMembers<T>(_ body: (HouseholdSession, any HouseholdDesk) throws -> T) throws -> T {
+        guard let session else { throw ServiceError(.notSignedIn) }
+        guard let desk else { throw ServiceError(.noRemote) }
+        try refresh()
+        defer { toldThrough = session.member.store.head.sequence }
+        return try body(session, desk)
     }
 
     // MARK: Reading the past

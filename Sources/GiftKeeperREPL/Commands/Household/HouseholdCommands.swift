@@ -103,7 +103,8 @@ struct UnclaimCommand: ClaimChange {
     static func change(_ id: WishID, claimer: String) -> Change { .unclaimWish(id: id, claimer: claimer) }
 }
 
-/// `members`: the household's members as this member knows them, its owners, and you.
+/// `members` (`household members`): the household's members as this member knows them, its
+/// owners, and you; for an owner, the join requests waiting.
 struct MembersCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "members", abstract: "In a household: its members and owners.", usage: "members")
@@ -111,9 +112,7 @@ struct MembersCommand: ShellCommand {
 
     mutating func run(in shell: any Shell) throws {
         _ = try shell.householdMember(for: "members")
-        guard let household = (shell.service as? HouseholdShellService)?.household else { return }
-        for member in household.members {
-            shell.console.print(HouseholdWords.member(member.name, isOwner: member.isOwner, isYou: member.id == household.id))
-        }
+        guard let household = shell.service as? HouseholdShellService else { return }
+        shell.console.print(lines: try household.changingMembers { session, desk in try HouseholdMembership.members(session, desk: desk) })
     }
 }
