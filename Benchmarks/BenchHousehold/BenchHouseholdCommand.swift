@@ -9,7 +9,7 @@ import GiftKeeperService
 
 /// `giftkeeper-bench-household`: what `make bench-household` needs besides the giftkeeper
 /// binary (scripts/bench-household.sh, docs/performance.md): a member's share of a large
-/// household written in batches through the household's own code (one `household add` a
+/// household written in batches through the household's own code (one one-shot `add` a
 /// present would sign in once an event), and the key derivation a member's sign-in costs,
 /// alone, timed in the same run as the sign-ins it bounds.
 @main

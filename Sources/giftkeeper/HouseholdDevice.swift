@@ -93,12 +93,14 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         // Admitted since? A `household` command completes the join first (it shows the recovery code).
         throw ServiceError(.household(.notAMember))
     }
-    return HouseholdShellService(
+    let desk = ServiceDesk(nil, record: record, path: path)
+    let service = HouseholdShellService(
         journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote
     ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
         do {
             // This device's key for the service is sealed under the member's password.
             let remote = try record.service(password: password)
+            desk.remote = remote
             guard let store = try remote.open(journalID: record.id) else { throw ServiceError(.household(.notAMember)) }
             return store
         } catch let error as ServiceError {
@@ -109,6 +111,8 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
             throw ServiceError(.noRemote)
         }
     }
+    service.desk = desk
+    return service
 }
 
 extension Audit {

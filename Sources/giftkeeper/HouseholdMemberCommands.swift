@@ -45,17 +45,8 @@ struct HouseholdOwner: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { session, record, remote in
-            let owners = Set(session.members.filter(\.isOwner).map(\.id))
-            guard owners.contains(session.id) else { throw HouseholdSessionError.household(.notAnOwner) }
-            guard let id = session.memberID(named: name), id != session.id else { throw usageError(HouseholdWords.noSuchMember(name)) }
-            guard !owners.contains(id) else { throw usageError(HouseholdWords.ownerAlready(name)) }
-            let account = try remote.account(of: id, journalID: record.id)
-            let store = session.member.store as? ServiceFrameStore
-            try session.makeOwner(id) { batch in
-                guard let store, let account else { return try session.member.store.append(batch) }
-                return try store.changeMembers(.promote, account: account, frames: batch)
-            }
+        try withMembership(path) { session, desk in
+            try HouseholdMembership.makeOwner(name, session, desk: desk)
             Console().print(HouseholdWords.madeOwner(name))
         }
     }
@@ -73,5 +64,81 @@ extension ServiceRemote {
         try roster(journalID: journalID).members.first { member in
             member.memberKeys.flatMap { MemberKeys(signing: Array($0.prefix(32)), sealing: Array($0.suffix(32))) }?.id == id
         }?.account
+    }
+}
+
+/// The sync service's side of a household's membership (``HouseholdDesk``), as this
+/// device's account there, and the codes of the invitations this device made, kept in its
+/// record at `path` (written at each change, so a burned code is forgotten even when the
+/// command then fails). `remote` is set once the member signed in.
+final class ServiceDesk: HouseholdDesk {
+    var remote: ServiceRemote?
+    private(set) var record: HouseholdRecord
+    private let path: String
+
+    init(_ remote: ServiceRemote?, record: HouseholdRecord, path: String) {
+        self.remote = remote
+        self.record = record
+        self.path = path
+    }
+
+    var invitationCodes: [String] { record.invitations }
+
+    func file(code: String, invitationID: [UInt8], publicKey: [UInt8], ownerKeys: [UInt8]) throws {
+        try service().invite(
+            journalID: record.id, invitationID: invitationID, publicKey: publicKey, ownerKeys: ownerKeys,
+            expiresInSeconds: HouseholdMembership.invitationLifetime)
+        try keep { $0.invitations.append(code) }
+    }
+
+    func waitingRequests() throws -> [JoinRequest] {
+        try service().invitations(journalID: record.id).filter(\.isPending).compactMap { invitation in
+            invitation.request.map {
+                JoinRequest(invitationID: Array(invitation.id), sealedKeys: Array($0.sealedKeys), signature: Array($0.signature))
+            }
+        }
+    }
+
+    func spend(code: String, invitationID: [UInt8], burning: Bool) throws {
+        if burning { try service().burnInvitation(invitationID, journalID: record.id) }
+        try keep { $0.invitations.removeAll { $0 == code } }
+    }
+
+    func append(_ step: MembershipStep, batch: FrameBatch, to store: any FrameStore) throws -> AppendOutcome {
+        guard let shared = store as? ServiceFrameStore else { return try store.append(batch) }
+        switch step {
+        case .admit(let invitation, let keys):
+            return try shared.changeMembers(.admit, invitation: invitation, memberKeys: keys.signing + keys.sealing, frames: batch)
+        case .remove(let id), .promote(let id):
+            guard let account = try service().account(of: id, journalID: record.id) else { return try store.append(batch) }
+            let kind: MembershipChange.Kind = if case .remove = step { .remove } else { .promote }
+            return try shared.changeMembers(kind, account: account, frames: batch)
+        case .leave:
+            return try shared.changeMembers(.leave, frames: batch)
+        }
+    }
+
+    private func service() throws -> ServiceRemote {
+        guard let remote else { throw ServiceError(.noRemote) }
+        return remote
+    }
+
+    /// `change` made to the record as it is on disk now, and written.
+    private func keep(_ change: (inout HouseholdRecord) -> Void) throws {
+        var fresh = (try? HouseholdRecord.read(path)) ?? record
+        change(&fresh)
+        try fresh.write(to: path)
+        record = fresh
+    }
+}
+
+/// A membership one-shot's work (`giftkeeper household invite|admit|…`): signed in as
+/// ``withHousehold(_:password:recoveryCode:_:)`` does, `body` on the member's session and
+/// the service's desk; the invitations it kept or spent go into the record.
+func withMembership(_ path: HouseholdPath, _ body: (HouseholdSession, ServiceDesk) throws -> Void) throws {
+    try withHousehold(path.journal, password: path.password) { session, record, remote in
+        let desk = ServiceDesk(remote, record: record, path: path.journal)
+        defer { record.invitations = desk.record.invitations }
+        try body(session, desk)
     }
 }

@@ -9,18 +9,16 @@ import GiftKeeperSealing
 import GiftKeeperService
 import GiftKeeperWire
 
-/// `giftkeeper household …`: a household's journal on a sync service, members, invitations
-/// and the list's commands in it (SPEC §13). Online: every command signs in at the service.
+/// `giftkeeper household …`: a household's journal on a sync service, its members and
+/// invitations (SPEC §13). Online: every command signs in at the service. The list's
+/// commands (`add`, `list`, `wish add`, `claim`, …) are the plain ones, on the record.
 struct Household: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "household",
-        abstract: "Plan together: a household's shared journal, its members, wishes and claims (through a sync service).",
+        abstract: "Plan together: a household's shared journal and its members (through a sync service).",
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
             HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self,
-            HouseholdAdd.self, HouseholdList.self, HouseholdShow.self, HouseholdHistory.self, HouseholdWish.self, HouseholdWishes.self,
-            HouseholdClaim.self,
-            HouseholdUnclaim.self,
         ])
 }
 
@@ -69,13 +67,8 @@ struct HouseholdInvite: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { session, record, remote in
-            let (code, id, publicKey) = try session.invite()
-            try remote.invite(
-                journalID: record.id, invitationID: id, publicKey: publicKey, ownerKeys: session.keys.signing + session.keys.sealing,
-                expiresInSeconds: 24 * 3_600)
-            record.invitations.append(code.text)
-            printAlone(code.text, note: HouseholdWords.invited)
+        try withMembership(path) { session, desk in
+            printAlone(try HouseholdMembership.invite(session, desk: desk), note: HouseholdWords.invited)
         }
     }
 }
@@ -123,41 +116,9 @@ struct HouseholdAdmit: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { session, record, remote in
-            let codes = record.invitations.compactMap { try? InvitationCode(parsing: $0) }
-            let waiting = try remote.invitations(journalID: record.id).filter(\.isPending)
-            let requests = try codes.compactMap { code -> (InvitationCode, JoinRequest)? in
-                let (id, _) = try code.invitationKeys()
-                guard let body = waiting.first(where: { $0.id == Data(id) })?.request else { return nil }
-                return (code, JoinRequest(invitationID: id, sealedKeys: Array(body.sealedKeys), signature: Array(body.signature)))
-            }
-            guard !requests.isEmpty else {
-                Console().error(HouseholdWords.noInvitation)
-                throw ExitCode(1)
-            }
-            let typed = safetyNumber ?? askSafetyNumber()
-            let store = session.member.store as? ServiceFrameStore
-            for (code, request) in requests {
-                guard (try? session.joiner(of: request, code: code).safetyNumber.filter(\.isNumber)) == typed.filter(\.isNumber) else {
-                    continue
-                }
-                try session.admit(request, code: code, safetyNumber: typed) { batch, keys in
-                    guard let store else { return try session.member.store.append(batch) }
-                    return try store.changeMembers(
-                        .admit, invitation: request.invitationID, memberKeys: keys.signing + keys.sealing, frames: batch)
-                }
-                record.invitations.removeAll { $0 == code.text }
-                Console().print(HouseholdWords.admitted(name))
-                return
-            }
-            // No request's number matches: one waiting alone is burned (its code is spent).
-            if requests.count == 1, let (code, request) = requests.first {
-                try remote.burnInvitation(request.invitationID, journalID: record.id)
-                record.invitations.removeAll { $0 == code.text }
-            }
-            try record.write(to: path.journal)
-            Console().error(HouseholdWords.mismatch(burned: requests.count == 1))
-            throw ExitCode(1)
+        try withMembership(path) { session, desk in
+            try HouseholdMembership.admit(safetyNumber: { safetyNumber ?? askSafetyNumber() }, session, desk: desk)
+            Console().print(HouseholdWords.admitted(name))
         }
     }
 }
@@ -168,15 +129,7 @@ struct HouseholdMembers: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { session, record, remote in
-            for member in session.members {
-                Console().print(HouseholdWords.member(member.name, isOwner: member.isOwner, isYou: member.id == session.id))
-            }
-            if session.members.contains(where: { $0.id == session.id && $0.isOwner }) {
-                let waiting = try remote.invitations(journalID: record.id).filter(\.isPending).count
-                if waiting > 0 { Console().print(HouseholdWords.pending(waiting)) }
-            }
-        }
+        try withMembership(path) { session, desk in Console().print(lines: try HouseholdMembership.members(session, desk: desk)) }
     }
 }
 
@@ -217,14 +170,8 @@ struct HouseholdRemove: ParsableCommand {
     @Argument(help: "The member's name.") var name: String
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { session, record, remote in
-            guard let id = session.memberID(named: name), id != session.id else { throw usageError(HouseholdWords.noSuchMember(name)) }
-            let account = try remote.account(of: id, journalID: record.id)
-            let store = session.member.store as? ServiceFrameStore
-            try session.remove(id) { batch in
-                guard let store, let account else { return try session.member.store.append(batch) }
-                return try store.changeMembers(.remove, account: account, frames: batch)
-            }
+        try withMembership(path) { session, desk in
+            try HouseholdMembership.remove(name, session, desk: desk)
             Console().print(HouseholdWords.removed(name))
         }
     }
@@ -236,9 +183,8 @@ struct HouseholdLeave: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { session, _, _ in
-            let store = session.member.store as? ServiceFrameStore
-            try session.leave { batch in try store?.changeMembers(.leave, frames: batch) ?? session.member.store.append(batch) }
+        try withMembership(path) { session, desk in
+            try HouseholdMembership.leave(session, desk: desk)
             Console().print(HouseholdWords.left)
         }
     }

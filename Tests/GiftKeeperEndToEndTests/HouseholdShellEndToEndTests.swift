@@ -15,6 +15,15 @@ extension HouseholdEndToEndTests {
         try await member.sandbox.run(words + ["--journal", member.record], input: input ?? member.password + "\n", environment: trust)
     }
 
+    /// Alice (her password alice-pw) makes household `name`, its owner.
+    func aliceCreates(_ name: String) async throws -> Member {
+        let alice = try Member("alice-pw")
+        let created = try await run(
+            alice, ["create", name, "--name", "Alice", "--remote", url, "--kdf", "interactive"], input: "alice-pw\nalice-pw\n")
+        #expect(created.status == 0, "\(created)")
+        return alice
+    }
+
     /// Alice's household, Bob and Carol admitted on matching safety numbers, each member's
     /// join completed (their first command once admitted).
     func household() async throws -> (alice: Member, bob: Member, carol: Member) {
@@ -75,6 +84,31 @@ extension HouseholdEndToEndTests {
         #expect(shell.stdout.contains("Scarf") && !shell.stdout.contains("Telescope"), "\(shell)")
         let passwd = try await plain(bob, [], input: "login\nbob-secret\npasswd\nbob-secret\nnew-secret-1\nnew-secret-1\n")
         #expect(passwd.status == 2 && passwd.stderr.contains("not available in a household's shell"), "\(passwd)")
+    }
+
+    @Test("From her open shell Alice invites Bob, admits him on his safety number, makes him an owner and leaves")
+    func membersFromTheShell() async throws {
+        let (alice, bob) = (try await aliceCreates("The Smiths"), try Member("bob-secret"))
+        let invited = try await plain(alice, [], input: "login\nalice-pw\nhousehold invite\n")
+        #expect(invited.status == 0, "\(invited)")
+        let code = try #require(
+            invited.stdout.split(separator: "\n").map(String.init).first { $0.contains("-") && !$0.contains(" ") }, "\(invited)")
+        let joined = try await run(
+            bob, ["join", code, "--name", "Bob", "--remote", url, "--kdf", "interactive"], input: "bob-secret\nbob-secret\n")
+        #expect(joined.status == 0, "\(joined)")
+        let number = joined.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The number asked for on the line after the command, as a script answers a prompt.
+        let admitted = try await plain(alice, [], input: "login\nalice-pw\nhousehold admit Bob\n\(number)\n")
+        #expect(admitted.status == 0 && admitted.stdout.contains("Admitted Bob."), "\(admitted)")
+        let signedUp = try await run(bob, ["members"])
+        #expect(signedUp.status == 0 && signedUp.stdout.contains("Bob  (you)"), "\(signedUp)")
+        let promoted = try await plain(alice, [], input: "login\nalice-pw\nhousehold owner Bob\nmembers\nhousehold leave\n")
+        #expect(promoted.status == 0 && promoted.stdout.contains("Bob is an owner now"), "\(promoted)")
+        #expect(promoted.stdout.contains("Bob  owner") && promoted.stdout.contains("You left the household"), "\(promoted)")
+        let members = try await run(bob, ["members"])
+        #expect(members.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Bob  owner  (you)", "\(members)")
+        let gone = try await plain(alice, ["list"])
+        #expect(gone.status == 1 && gone.stderr.contains("or removed"), "\(gone)")
     }
 
     @Test(

@@ -16,7 +16,9 @@ import Testing
     final class Household {
         let transcript: Transcript
         let store: MemoryFrameStore
+        let desk = MemoryDesk()
         var members: [String: MemberID] = [:]
+        var keys: [String: MemberKeys] = [:]
 
         init() throws {
             transcript = try Transcript()
@@ -38,7 +40,10 @@ import Testing
             for _ in 0..<2 {
                 for session in sessions { try session.catchUp() }
             }
-            for session in sessions { members[session.name] = session.id }
+            for session in sessions {
+                members[session.name] = session.id
+                keys[session.name] = session.keys
+            }
         }
 
         /// `name`'s shell, signed in with their password, running `lines`.
@@ -46,7 +51,41 @@ import Testing
             let service = HouseholdShellService(
                 journalPath: "/households/family.gk", member: try #require(members[name]), name: name,
                 now: { [clock = transcript.clock] in clock.now() }, server: nil, openStore: { [store] _ in store.handle() })
+            service.desk = desk
             return try transcript.run(["login", name.lowercased() + "-pw"] + lines, over: service)
+        }
+
+        /// `name` asks to join with `code` (Alice's): their request waits at the desk; the
+        /// number they read out, and what their first sign-in once admitted needs.
+        func askToJoin(_ name: String, code: String) throws -> (safetyNumber: String, pending: HouseholdSession.PendingJoin) {
+            let journalID = store.header.journalID
+            let (pending, secrets) = try HouseholdSession.prepareJoin(
+                household: journalID, password: try Transcript.secret(name.lowercased() + "-pw"), parameters: .testMinimum)
+            let (request, number) = try HouseholdSession.answer(
+                try InvitationCode(parsing: code), owner: try #require(keys["Alice"]), joiner: secrets, household: journalID)
+            desk.waiting.append(request)
+            return (number, pending)
+        }
+    }
+
+    /// The service's side of membership for a household in memory: the invitations filed and
+    /// the join requests waiting; a change of members is its frames, appended.
+    final class MemoryDesk: HouseholdDesk {
+        var invitationCodes: [String] = []
+        var waiting: [JoinRequest] = []
+        var burned: [[UInt8]] = []
+
+        func file(code: String, invitationID: [UInt8], publicKey: [UInt8], ownerKeys: [UInt8]) throws { invitationCodes.append(code) }
+        func waitingRequests() throws -> [JoinRequest] { waiting }
+
+        func spend(code: String, invitationID: [UInt8], burning: Bool) throws {
+            invitationCodes.removeAll { $0 == code }
+            waiting.removeAll { $0.invitationID == invitationID }
+            if burning { burned.append(invitationID) }
+        }
+
+        func append(_ step: MembershipStep, batch: FrameBatch, to store: any FrameStore) throws -> AppendOutcome {
+            try store.append(batch)
         }
     }
 
@@ -113,6 +152,23 @@ import Testing
         #expect(bob.errors.contains(telescope), "\(bob)")
     }
 
+    @Test("add --private keeps a present to its author, and its undo too; a person's journal has no audiences")
+    func privatePresentIsItsAuthorsAlone() throws {
+        let home = try Household()
+        let alice = try home.shell("Alice", ["add Grandma Brooch --private", "add Bob Book --private", "undo"])
+        #expect(alice.status == 0 && alice.errors.isEmpty, "\(alice)")
+        let book = try Self.id(of: "Book", in: alice.output)
+        let listed = try home.shell("Alice", ["list"])
+        #expect(listed.output.contains("Brooch") && !listed.output.contains("Book"), "\(listed)")
+        for name in ["Bob", "Carol"] {
+            let other = try home.shell(name, ["list", "history", "show \(book)"])
+            #expect(!other.output.contains("Brooch") && !other.output.contains("Book"), "\(other)")
+            #expect(!other.output.contains(book + " "), "the undo of a private present is private too: \(other)")
+        }
+        let person = try Transcript().signedIn(["add Grandma Brooch --private"])
+        #expect(person.status == 2 && person.errors.contains("'add --private' works in a household"), "\(person)")
+    }
+
     @Test("A member's shell refuses a wrong password, and what a household has not: setup, passwd, import")
     func wrongPasswordAndPersonOnlyCommands() throws {
         let home = try Household()
@@ -145,6 +201,50 @@ import Testing
         // In a person's journal the household's commands say they need one.
         let person = try Transcript().signedIn(["wish add Kite"])
         #expect(person.status == 2 && person.errors.contains("'wish' works in a household"), "\(person)")
+    }
+
+    @Test("The household's members from the open shell: invite, admit on the safety number, owner, remove, leave")
+    func membersFromTheShell() throws {
+        let home = try Household()
+        let invited = try home.shell("Alice", ["household invite"])
+        #expect(invited.status == 0, "\(invited)")
+        let code = try #require(invited.outputLines.first { $0.contains("-") && !$0.contains(" ") }, "\(invited)")
+        // A wrong number admits nobody and burns the invitation; then there is nothing to admit.
+        let asked = try home.askToJoin("Dave", code: code)
+        let wrong = String(asked.safetyNumber.map { $0 == "9" ? "0" : $0.isNumber ? "9" : $0 })
+        let refused = try home.shell("Alice", ["household admit Dave --safety-number '\(wrong)'", "household admit Dave --safety-number 1"])
+        #expect(refused.status == 1 && refused.errors.contains("does not match: nobody was admitted, and the invitation is burned"))
+        #expect(refused.errors.contains("No join request is waiting"), "\(refused)")
+        #expect(home.desk.burned.count == 1 && home.desk.invitationCodes.isEmpty, "\(refused)")
+
+        // Asked for the number (a script's next line) when the line leaves it out.
+        let again = try home.shell("Alice", ["household invite"])
+        let second = try #require(again.outputLines.first { $0.contains("-") && !$0.contains(" ") }, "\(again)")
+        let dave = try home.askToJoin("Dave", code: second)
+        let admitted = try home.shell("Alice", ["household admit Dave", dave.safetyNumber, "household members"])
+        #expect(admitted.status == 0 && admitted.output.contains("Admitted Dave."), "\(admitted)")
+        let joined = try HouseholdSession.completeJoin(
+            dave.pending, in: home.store.handle(), name: "Dave", password: try Transcript.secret("dave-pw"),
+            recoveryCode: try Transcript.secret("dave-rc"), parameters: .testMinimum, now: { Timestamp(millisecondsSinceEpoch: 1_795_510_800_000) })
+        home.members["Dave"] = joined.id
+
+        let owners = try home.shell(
+            "Alice", ["household owner Bob", "household owner Bob", "household remove Zed", "household remove Carol", "members"])
+        #expect(owners.output.contains("Bob is an owner now") && owners.output.contains("Removed Carol"), "\(owners)")
+        #expect(owners.errors.contains("Bob is an owner already") && owners.errors.contains("No other member goes by Zed"), "\(owners)")
+        #expect(Set(owners.outputLines.suffix(3)) == ["Alice  owner  (you)", "Bob  owner", "Dave"], "\(owners)")
+        // Dave is no owner; a newcomer reads no history, so Bob's name is not one he knows.
+        let notOwner = try home.shell("Dave", ["household invite", "household remove Bob", "household frobnicate"])
+        #expect(notOwner.errors.contains("Only an owner of the household may do this."), "\(notOwner)")
+        #expect(notOwner.errors.contains("No other member goes by Bob"), "\(notOwner)")
+        #expect(notOwner.errors.contains("'household frobnicate' is not a command"), "\(notOwner)")
+        let left = try home.shell("Bob", ["household leave", "list"])
+        #expect(left.output.contains("You left the household") && left.errors.contains("You are signed out."), "\(left)")
+        let remaining = try home.shell("Dave", ["members"])
+        #expect(Set(remaining.outputLines) == ["Alice  owner", "Dave  (you)"], "\(remaining)")
+        // In a person's journal there are no members.
+        let person = try Transcript().signedIn(["household invite"])
+        #expect(person.status == 2 && person.errors.contains("'household' works in a household"), "\(person)")
     }
 
     @Test("Another member's change is told in an open shell as a change made elsewhere")

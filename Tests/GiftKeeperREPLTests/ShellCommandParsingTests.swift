@@ -64,7 +64,7 @@ import Testing
         #expect(
             OneShot.names == [
                 "add", "list", "show", "edit", "mark", "remove", "restore", "occasion", "budget", "upcoming", "summary",
-                "gifts", "person", "history",
+                "gifts", "person", "history", "wish", "wishes", "claim", "unclaim",
             ])
         #expect(OneShot.isCommand("list") && !OneShot.isCommand("login") && !OneShot.isCommand("export"))
     }

@@ -140,7 +140,8 @@ enum ShellCommands {
         RedoCommand.self, OccasionCommand.self, BudgetCommand.self, UpcomingCommand.self, SummaryCommand.self, GiftsCommand.self,
         PersonCommand.self,
         HistoryCommand.self, ExportCommand.self, ImportCommand.self, PasswdCommand.self, SyncCommand.self,
-        WishCommand.self, WishesCommand.self, ClaimCommand.self, UnclaimCommand.self, MembersCommand.self, HelpCommand.self,
+        WishCommand.self, WishesCommand.self, ClaimCommand.self, UnclaimCommand.self, MembersCommand.self, HouseholdCommand.self,
+        HelpCommand.self,
         QuitCommand.self,
     ]
 

@@ -27,6 +27,10 @@ public struct PresentedError: Sendable {
             (sentence, exitCode) = (error.description, error.code == .interrupted ? 130 : 2)
         case let error as REPLError:
             (sentence, exitCode) = (error.description, error.exitCode)
+        case HouseholdSessionError.domain(let error):
+            (sentence, exitCode) = (error.sentence, 2)
+        case let error as HouseholdSessionError:
+            (sentence, exitCode) = HouseholdWords.refusal(error)
         default:
             (sentence, exitCode) = ("\(error)", 5)
         }

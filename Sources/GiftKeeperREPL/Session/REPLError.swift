@@ -38,6 +38,15 @@ public struct REPLError: Error, CustomStringConvertible {
         case householdOnly(String)
         /// Words that are not a wish id (`w1`, `w2`, …).
         case notAWish(String)
+        /// `household admit` with no join request waiting on an invitation of this device's.
+        case noJoinRequest
+        /// `household admit` with a number that is not the joiner's safety number (the
+        /// invitation burned when it was the only one waiting).
+        case safetyNumberMismatch(burned: Bool)
+        /// `household remove|owner` of a name no other member goes by.
+        case noSuchMember(String)
+        /// `household owner` of an owner.
+        case ownerAlready(String)
     }
 
     let code: Code
@@ -46,7 +55,14 @@ public struct REPLError: Error, CustomStringConvertible {
         self.code = code
     }
 
-    public var exitCode: Int32 { 2 }
+    /// 2 (usage), but 1 for an admission refused: nothing to admit, or a safety number that
+    /// does not match (SPEC §13).
+    public var exitCode: Int32 {
+        switch code {
+        case .noJoinRequest, .safetyNumberMismatch: 1
+        default: 2
+        }
+    }
 
     public var description: String {
         switch code {
@@ -96,6 +112,14 @@ public struct REPLError: Error, CustomStringConvertible {
             return HouseholdWords.householdOnly(command)
         case .notAWish(let text):
             return HouseholdWords.notAWish(text)
+        case .noJoinRequest:
+            return HouseholdWords.noInvitation
+        case .safetyNumberMismatch(let burned):
+            return HouseholdWords.mismatch(burned: burned)
+        case .noSuchMember(let name):
+            return HouseholdWords.noSuchMember(name)
+        case .ownerAlready(let name):
+            return HouseholdWords.ownerAlready(name)
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         }

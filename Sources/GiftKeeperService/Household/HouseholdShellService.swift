@@ -30,8 +30,10 @@ public final class HouseholdShellService: ShellService {
     /// The last position whose changes were told (``onChangesElsewhere``) or were this
     /// session's own.
     private var toldThrough: UInt64 = 0
-    private var undoable: [UndoableChange] = []
-    private var redoable: [UndoableChange] = []
+    /// The member's changes to undo and redo, each with whether it was theirs alone (`add
+    /// --private`: its reversal is too).
+    private var undoable: [(change: UndoableChange, privately: Bool)] = []
+    private var redoable: [(change: UndoableChange, privately: Bool)] = []
 
     public var refusesRollback = false
     public var acceptsRollbackOnChange = false
@@ -64,10 +66,15 @@ public final class HouseholdShellService: ShellService {
     public var remoteURL: String? { nil }
     public var unsentFrames: UInt64 { 0 }
     public var trimmedTail: TornTail? { nil }
-    public var nextUndo: (events: [Event], stateBefore: GiftList)? { undoable.last.map { ($0.events, $0.stateBefore) } }
-    public var nextRedo: (events: [Event], stateBefore: GiftList)? { redoable.last.map { ($0.reverses, $0.reversedStateBefore) } }
+    public var nextUndo: (events: [Event], stateBefore: GiftList)? { undoable.last.map { ($0.change.events, $0.change.stateBefore) } }
+    public var nextRedo: (events: [Event], stateBefore: GiftList)? {
+        redoable.last.map { ($0.change.reverses, $0.change.reversedStateBefore) }
+    }
     /// The member's household session while signed in (for `audit`'s authors and members).
     package var household: HouseholdSession? { session }
+    /// The service's side of the household's membership, for the `household` commands in
+    /// the shell (``changingMembers(_:)``); nil where there is none.
+    package var desk: (any HouseholdDesk)?
 
     public func open(access: JournalAccess) throws(ServiceError) {}
 
@@ -129,6 +136,12 @@ public final class HouseholdShellService: ShellService {
 
     @discardableResult
     public func perform(_ change: Change) throws(ServiceError) -> ChangeResult {
+        try perform(change, privately: false)
+    }
+
+    /// `change`, sealed for this member alone when `privately` (`add --private`).
+    @discardableResult
+    public func perform(_ change: Change, privately: Bool) throws(ServiceError) -> ChangeResult {
         let change = normalized(change)
         let before = state
         let standings = change.canTakeOverABudget ? before.budgetStandings : nil
@@ -136,7 +149,7 @@ public final class HouseholdShellService: ShellService {
         if case .addPresent(let recipient, let title, _, _, _, _, _, _) = change {
             similar = before.similarPresentIDs(to: title, for: recipient)
         }
-        let events = try record(.change(change), keeping: .undo)
+        let events = try record(.change(change), privately: privately, keeping: .undo)
         guard !events.isEmpty else { return ChangeResult(events: [], budgetsCrossed: [], similar: similar) }
         redoable = []
         let crossed = standings.map { state.budgetsTakenOver(since: $0) } ?? []
@@ -144,37 +157,55 @@ public final class HouseholdShellService: ShellService {
     }
 
     public func undo() throws(ServiceError) -> (undone: [Event], stateBefore: GiftList, compensation: [Event]) {
-        guard let last = undoable.last else { throw ServiceError(session == nil ? .notSignedIn : .nothingToUndo) }
-        let events = try record(.undo(change: last.events, stateBefore: last.stateBefore), keeping: .redo, reversing: last)
+        guard let (last, privately) = undoable.last else {
+            throw ServiceError(session == nil ? .notSignedIn : .nothingToUndo)
+        }
+        let events = try record(
+            .undo(change: last.events, stateBefore: last.stateBefore), privately: privately, keeping: .redo, reversing: last)
         undoable.removeLast()
         return (last.events, last.stateBefore, events)
     }
 
     public func redo() throws(ServiceError) -> (redone: [Event], stateBefore: GiftList) {
-        guard let last = redoable.last else { throw ServiceError(session == nil ? .notSignedIn : .nothingToRedo) }
-        let events = try record(.undo(change: last.events, stateBefore: last.stateBefore), keeping: .undo, reversing: last)
+        guard let (last, privately) = redoable.last else {
+            throw ServiceError(session == nil ? .notSignedIn : .nothingToRedo)
+        }
+        let events = try record(
+            .undo(change: last.events, stateBefore: last.stateBefore), privately: privately, keeping: .undo, reversing: last)
         redoable.removeLast()
-        return (events, undoable.last?.stateBefore ?? GiftList())
+        return (events, undoable.last?.change.stateBefore ?? GiftList())
     }
 
     /// Decides `command` on the member's state (what others wrote told first) and records it
-    /// for its audience; kept on `stack` for `undo` or `redo` when given.
-    private func record(_ command: Command, keeping stack: ReversalStack? = nil, reversing: UndoableChange? = nil)
-        throws(ServiceError) -> [Event]
-    {
+    /// for its audience (this member alone when `privately`); kept on `stack` for `undo` or
+    /// `redo` when given.
+    private func record(
+        _ command: Command, privately: Bool = false, keeping stack: ReversalStack? = nil, reversing: UndoableChange? = nil
+    ) throws(ServiceError) -> [Event] {
         guard let session else { throw ServiceError(.notSignedIn) }
         try refresh()
         let before = session.state
-        let events = try Self.household { () throws(HouseholdSessionError) in try session.perform(command) }
+        let events = try Self.household { () throws(HouseholdSessionError) in try session.perform(command, privately: privately) }
         toldThrough = session.member.store.head.sequence
         if !events.isEmpty, let stack {
             let kept = UndoableChange(events: events, stateBefore: before.undoSnapshot(for: events), reverses: reversing)
             switch stack {
-            case .undo: undoable.append(kept)
-            case .redo: redoable.append(kept)
+            case .undo: undoable.append((kept, privately))
+            case .redo: redoable.append((kept, privately))
             }
         }
         return events
+    }
+
+    /// Runs a membership command (`household invite|admit|…`) on the member's session and
+    /// ``desk``, what the others wrote taken in first; the frames it writes are this
+    /// session's own, not told back as changes made elsewhere.
+    package func changingMembers<T>(_ body: (HouseholdSession, any HouseholdDesk) throws -> T) throws -> T {
+        guard let session else { throw ServiceError(.notSignedIn) }
+        guard let desk else { throw ServiceError(.noRemote) }
+        try refresh()
+        defer { toldThrough = session.member.store.head.sequence }
+        return try body(session, desk)
     }
 
     // MARK: Reading the past

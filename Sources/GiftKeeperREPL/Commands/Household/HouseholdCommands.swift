@@ -5,16 +5,22 @@ import GiftKeeperService
 import OrderedCollections
 
 /// A household's own commands in a member's shell (SPEC §13; `giftkeeper --journal RECORD`):
-/// wish lists, claims and the members, with the same words as `giftkeeper household wish|
-/// wishes|claim|unclaim|members`. The member is the shell's account (their name as they signed it); each change
-/// is sealed for its audience as every change in a household is. Shell only, not one-shots
-/// (those are the `household` commands); in a person's journal they say they need a household.
+/// wish lists, claims and the members. The member is the shell's account (their name as they
+/// signed it); each change is sealed for its audience as every change in a household is.
+/// `wish`, `wishes`, `claim` and `unclaim` run one-shot too (`giftkeeper wishes --journal
+/// RECORD`); in a person's journal they say they need a household.
 extension Shell {
     /// The member's name, signed in to a household; else why not (`command` needs one).
     func householdMember(for command: String) throws -> String {
         guard service is HouseholdShellService else { throw REPLError(.householdOnly(command)) }
         try requireSignedIn()
         return service.state.accountName ?? ""
+    }
+
+    /// `change` for this member alone (`add --private`); only a household has audiences.
+    func performPrivately(_ change: Change) throws -> ChangeResult {
+        guard let household = service as? HouseholdShellService else { throw REPLError(.householdOnly("add --private")) }
+        return try household.perform(change, privately: true)
     }
 }
 
@@ -23,7 +29,6 @@ struct WishCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "wish", abstract: "In a household: add a wish to your list (everyone sees it), or suggest one for a member with --for.",
         usage: "wish add <title> [--price <price>] [--url <url>] [--notes <notes>] [--for <member>]")
-    static var runsOneShot: Bool { false }
 
     @Argument(help: "add") var action: String
     @Argument(help: "What you (or they) would like.") var title: String
@@ -48,7 +53,6 @@ struct WishesCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "wishes", abstract: "In a household: the wish lists, with who claimed what (never on your own wishes).",
         usage: "wishes [<member>]")
-    static var runsOneShot: Bool { false }
 
     @Argument(help: "Only this member's wishes.") var member: String?
 
@@ -69,8 +73,6 @@ protocol ClaimChange: ShellCommand {
 }
 
 extension ClaimChange {
-    static var runsOneShot: Bool { false }
-
     mutating func run(in shell: any Shell) throws {
         let me = try shell.householdMember(for: Self._commandName)
         guard let id = WishID(parsing: wish) else { throw REPLError(.notAWish(wish)) }
@@ -101,7 +103,8 @@ struct UnclaimCommand: ClaimChange {
     static func change(_ id: WishID, claimer: String) -> Change { .unclaimWish(id: id, claimer: claimer) }
 }
 
-/// `members`: the household's members as this member knows them, its owners, and you.
+/// `members` (`household members`): the household's members as this member knows them, its
+/// owners, and you; for an owner, the join requests waiting.
 struct MembersCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "members", abstract: "In a household: its members and owners.", usage: "members")
@@ -109,9 +112,7 @@ struct MembersCommand: ShellCommand {
 
     mutating func run(in shell: any Shell) throws {
         _ = try shell.householdMember(for: "members")
-        guard let household = (shell.service as? HouseholdShellService)?.household else { return }
-        for member in household.members {
-            shell.console.print(HouseholdWords.member(member.name, isOwner: member.isOwner, isYou: member.id == household.id))
-        }
+        guard let household = shell.service as? HouseholdShellService else { return }
+        shell.console.print(lines: try household.changingMembers { session, desk in try HouseholdMembership.members(session, desk: desk) })
     }
 }

@@ -6,13 +6,14 @@ import OrderedCollections
 /// `add <recipient> <title> [--price …] [--notes …] [--occasion …] [--url …] [--store …]
 /// [--with NAMES]`: a new present, status idea. Says when the person already got or has
 /// planned something like it, and when it takes a budget over. With `--with`, it is given
-/// together, and budgets count this list's owner's share (SPEC §13).
+/// together, and budgets count this list's owner's share (SPEC §13). In a household,
+/// `--private` keeps it to its author.
 struct AddCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a present (status 'idea').",
         usage:
-            "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion NAME] [--url URL] [--store TEXT] [--with NAMES]")
+            "add <recipient> <title> [--price 25.00] [--notes TEXT] [--occasion NAME] [--url URL] [--store TEXT] [--with NAMES] [--private]")
 
     @Argument(help: "Who the present is for.") var recipient: String?
     @Argument(help: "What it is.") var title: String?
@@ -27,6 +28,7 @@ struct AddCommand: ShellCommand {
     @Option(parsing: .unconditional, help: "The shop.") var store: String?
     @Option(parsing: .unconditional, help: "Who gives it with you, names separated by commas; each pays an even share.")
     var with: String?
+    @Flag(name: .customLong("private"), help: "In a household: only you see it.") var isPrivate = false
 
     /// `add` alone is a wizard: who and what, then (on a terminal) the optional fields.
     static var prompts: [ArgumentPrompt<Self>] {
@@ -57,10 +59,10 @@ struct AddCommand: ShellCommand {
         let occasion = try shell.occasion(forPresent: self.occasion ?? "")
         let others = Self.names(with)
         let givers = others.isEmpty ? [] : [shell.service.state.accountName ?? ""] + others
-        let result = try shell.service.perform(
-            .addPresent(
-                recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion.name,
-                url: url ?? "", store: store ?? "", givers: givers))
+        let change = Change.addPresent(
+            recipient: recipient, title: title, notes: notes ?? "", price: price, occasion: occasion.name, url: url ?? "",
+            store: store ?? "", givers: givers)
+        let result = try isPrivate ? shell.performPrivately(change) : shell.service.perform(change)
         for event in result.events {
             guard case .presentAdded(let id, let recipient, let title, _, _, _, _, _) = event.body else { continue }
             let memory = GiftMemory(result.similar, of: result.similar.count, for: recipient, in: shell.service.state)

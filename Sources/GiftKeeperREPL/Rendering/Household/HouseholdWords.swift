@@ -60,7 +60,8 @@ package enum HouseholdWords {
 
     package static func noSuchMember(_ name: String) -> String { "No other member goes by \(name) ('household members' lists them)." }
     package static let noInvitation = "No join request is waiting on an invitation of this device's."
-    package static let safetyNumberPrompt = "Safety number the joiner reads out: "
+    package static let safetyNumberLabel = "Safety number the joiner reads out"
+    package static let safetyNumberPrompt = safetyNumberLabel + ": "
 
     package static func mismatch(burned: Bool) -> String {
         "The safety number does not match: nobody was admitted"

@@ -1,0 +1,146 @@
+import ArgumentParser
+import GiftKeeperSealing
+package import GiftKeeperService
+
+/// A household's membership commands (SPEC §13), one implementation for the shell's
+/// `household invite|admit|remove|leave|owner|members` and the `giftkeeper household …`
+/// one-shots: the member's session decides and writes the frames, `desk` is the service's
+/// side (``HouseholdDesk``). A refusal is thrown, said in one line by whichever runs it.
+package enum HouseholdMembership {
+    /// How long an invitation's code works.
+    package static let invitationLifetime = 24 * 3_600
+
+    /// A new invitation (an owner's), filed at the service: its code, to hand over.
+    package static func invite(_ session: HouseholdSession, desk: any HouseholdDesk) throws -> String {
+        let (code, id, publicKey) = try session.invite()
+        try desk.file(code: code.text, invitationID: id, publicKey: publicKey, ownerKeys: session.keys.signing + session.keys.sealing)
+        return code.text
+    }
+
+    /// Admits who asked to join on an invitation of this device's, once the number `asked`
+    /// gives (asked only when a request waits) is the safety number both sides see; on a
+    /// mismatch nobody is admitted and no key granted, and the invitation is burned when it
+    /// was the only one waiting.
+    package static func admit(safetyNumber asked: () throws -> String, _ session: HouseholdSession, desk: any HouseholdDesk) throws {
+        let waiting = try desk.waitingRequests()
+        let requests = desk.invitationCodes.compactMap { text -> (code: InvitationCode, request: JoinRequest)? in
+            guard let code = try? InvitationCode(parsing: text), let keys = try? code.invitationKeys() else { return nil }
+            return waiting.first { $0.invitationID == keys.id }.map { (code, $0) }
+        }
+        guard !requests.isEmpty else { throw REPLError(.noJoinRequest) }
+        let typed = try asked()
+        for (code, request) in requests {
+            guard (try? session.joiner(of: request, code: code).safetyNumber.filter(\.isNumber)) == typed.filter(\.isNumber) else {
+                continue
+            }
+            try session.admit(request, code: code, safetyNumber: typed) { batch, keys in
+                try desk.append(.admit(invitation: request.invitationID, keys: keys), batch: batch, to: session.member.store)
+            }
+            try desk.spend(code: code.text, invitationID: request.invitationID, burning: false)
+            return
+        }
+        if requests.count == 1, let (code, request) = requests.first {
+            try desk.spend(code: code.text, invitationID: request.invitationID, burning: true)
+        }
+        throw REPLError(.safetyNumberMismatch(burned: requests.count == 1))
+    }
+
+    /// Removes the member going by `name` (an owner): a new epoch without them.
+    package static func remove(_ name: String, _ session: HouseholdSession, desk: any HouseholdDesk) throws {
+        let id = try other(name, session)
+        try session.remove(id) { batch in try desk.append(.remove(id), batch: batch, to: session.member.store) }
+    }
+
+    /// This member leaves: nothing written afterwards opens for them.
+    package static func leave(_ session: HouseholdSession, desk: any HouseholdDesk) throws {
+        try session.leave { batch in try desk.append(.leave, batch: batch, to: session.member.store) }
+    }
+
+    /// Makes the member going by `name` an owner too (an owner).
+    package static func makeOwner(_ name: String, _ session: HouseholdSession, desk: any HouseholdDesk) throws {
+        let owners = Set(session.members.filter(\.isOwner).map(\.id))
+        guard owners.contains(session.id) else { throw HouseholdSessionError.household(.notAnOwner) }
+        let id = try other(name, session)
+        guard !owners.contains(id) else { throw REPLError(.ownerAlready(name)) }
+        try session.makeOwner(id) { batch in try desk.append(.promote(id), batch: batch, to: session.member.store) }
+    }
+
+    /// `members`' lines: each member, the owners and you, and for an owner the join requests
+    /// waiting.
+    package static func members(_ session: HouseholdSession, desk: any HouseholdDesk) throws -> [String] {
+        var lines = session.members.map { HouseholdWords.member($0.name, isOwner: $0.isOwner, isYou: $0.id == session.id) }
+        if session.members.contains(where: { $0.id == session.id && $0.isOwner }) {
+            let waiting = try desk.waitingRequests().count
+            if waiting > 0 { lines.append(HouseholdWords.pending(waiting)) }
+        }
+        return lines
+    }
+
+    /// The member going by `name`, not this one.
+    private static func other(_ name: String, _ session: HouseholdSession) throws -> MemberID {
+        guard let id = session.memberID(named: name), id != session.id else { throw REPLError(.noSuchMember(name)) }
+        return id
+    }
+}
+
+/// `household invite | admit NAME [--safety-number N] | remove NAME | leave | owner NAME |
+/// members` in a member's open shell, as the `giftkeeper household` one-shots do them
+/// (``HouseholdMembership``). `create`, `join` and `recover` are one-shots only.
+struct HouseholdCommand: ShellCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "household", abstract: "In a household: invite, admit, remove, leave, owner, members.",
+        usage: "household invite | admit <name> [--safety-number <digits>] | remove <name> | leave | owner <name> | members")
+    static var runsOneShot: Bool { false }
+
+    static let actions = ["invite", "admit", "remove", "leave", "owner", "members"]
+    /// The actions that name a member.
+    static let naming: Set<String> = ["admit", "remove", "owner"]
+
+    @Argument(help: "invite, admit, remove, leave, owner or members (members when omitted).") var action: String?
+    @Argument(help: "The member (admit, remove, owner).") var name: String?
+    @Option(name: .customLong("safety-number"), help: "admit: the number the joiner reads out (asked for when left out).")
+    var safetyNumber: String?
+
+    static var prompts: [ArgumentPrompt<Self>] {
+        [
+            ArgumentPrompt(\.name, "Member", after: [\.action], neededWhen: { naming.contains($0.action?.lowercased() ?? "") }),
+            ArgumentPrompt(
+                \.safetyNumber, HouseholdWords.safetyNumberLabel, option: "--safety-number", after: [\.action, \.name],
+                neededWhen: { $0.action?.lowercased() == "admit" }),
+        ]
+    }
+
+    static func completions(for request: CompletionRequest, in shell: any Shell) -> [String] {
+        request.wordIndex == 1 ? actions : []
+    }
+
+    mutating func run(in shell: any Shell) throws {
+        _ = try shell.householdMember(for: "household")
+        let action = self.action?.lowercased() ?? "members"
+        guard Self.actions.contains(action) else { throw REPLError(.unknownAction(command: "household", word: action, actions: Self.actions)) }
+        self = try shell.completing(self)
+        guard let household = shell.service as? HouseholdShellService else { return }
+        let (name, typed) = (self.name ?? "", safetyNumber ?? "")
+        let lines = try household.changingMembers { session, desk -> [String] in
+            switch action {
+            case "invite": return [try HouseholdMembership.invite(session, desk: desk), HouseholdWords.invited]
+            case "admit":
+                try HouseholdMembership.admit(safetyNumber: { typed }, session, desk: desk)
+                return [HouseholdWords.admitted(name)]
+            case "remove":
+                try HouseholdMembership.remove(name, session, desk: desk)
+                return [HouseholdWords.removed(name)]
+            case "leave":
+                try HouseholdMembership.leave(session, desk: desk)
+                return [HouseholdWords.left]
+            case "owner":
+                try HouseholdMembership.makeOwner(name, session, desk: desk)
+                return [HouseholdWords.madeOwner(name)]
+            default: return try HouseholdMembership.members(session, desk: desk)
+            }
+        }
+        shell.console.print(lines: lines)
+        // Nothing more opens for a member who left: their keys go with the session.
+        if action == "leave" { try household.signOut() }
+    }
+}
