@@ -113,12 +113,21 @@ struct HouseholdAdmit: ParsableCommand {
     @Argument(help: "Who you are admitting.") var name: String
     @Option(name: .customLong("safety-number"), help: "The number the joiner reads out (asked for when left out).")
     var safetyNumber: String?
+    @Option(help: "The name your list already plans for them under, if any (asked at a terminal when left out).")
+    var recipient: String?
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
         try withMembership(path) { session, desk in
-            try HouseholdMembership.admit(safetyNumber: { safetyNumber ?? askSafetyNumber() }, session, desk: desk)
+            var linked = recipient
+            try HouseholdMembership.admit(
+                name, recipient: recipient, safetyNumber: { safetyNumber ?? askSafetyNumber() }, session, desk: desk,
+                askingRecipient: {
+                    linked = askRecipient()
+                    return linked
+                })
             Console().print(HouseholdWords.admitted(name))
+            if let linked, !linked.isEmpty { Console().print(HouseholdWords.linked(linked, to: name)) }
         }
     }
 }
@@ -134,6 +143,13 @@ struct HouseholdMembers: ParsableCommand {
 }
 
 /// The safety number, asked for on standard error and read from standard input.
+/// SPEC §13's question at admission, asked only at a terminal (a script passes `--recipient`).
+private func askRecipient() -> String? {
+    guard isatty(STDIN_FILENO) == 1 else { return nil }
+    FileHandle.standardError.write(Data(HouseholdWords.recipientPrompt.utf8))
+    return readLine()
+}
+
 private func askSafetyNumber() -> String {
     FileHandle.standardError.write(Data(HouseholdWords.safetyNumberPrompt.utf8))
     return readLine() ?? ""

@@ -247,6 +247,33 @@ import Testing
         #expect(person.status == 2 && person.errors.contains("'household' works in a household"), "\(person)")
     }
 
+    @Test("Admission asks who the newcomer is on the list: what is about Grandma is kept from her once she joins as Nana")
+    func newcomerWhoIsARecipient() throws {
+        let home = try Household()
+        #expect(try home.shell("Alice", ["add Grandma \"Knitting kit\""]).status == 0)
+        let invited = try home.shell("Alice", ["household invite"])
+        let code = try #require(invited.outputLines.first { $0.contains("-") && !$0.contains(" ") }, "\(invited)")
+        let nana = try home.askToJoin("Nana", code: code)
+        // A member's own name needs no link: refused before anything is granted.
+        let member = try home.shell("Alice", ["household admit Nana --safety-number '\(nana.safetyNumber)' --recipient Bob"])
+        #expect(member.status == 2 && member.errors.contains("Bob is a member already"), "\(member)")
+        #expect(home.desk.waiting.count == 1, "\(member)")
+        let admitted = try home.shell("Alice", ["household admit Nana --safety-number '\(nana.safetyNumber)' --recipient Grandma"])
+        #expect(admitted.output.contains("What is about Grandma goes to everyone but Nana"), "\(admitted)")
+        let joined = try HouseholdSession.completeJoin(
+            nana.pending, in: home.store.handle(), name: "Nana", password: try Transcript.secret("nana-pw"),
+            recoveryCode: try Transcript.secret("nana-rc"), parameters: .testMinimum, now: { Timestamp(millisecondsSinceEpoch: 1_795_510_800_000) })
+        home.members["Nana"] = joined.id
+
+        // Bob plans for Grandma and for Grandpa (nobody's link) after the admission.
+        #expect(try home.shell("Bob", ["add Grandma Scarf", "add Grandpa Pipe"]).status == 0)
+        let carol = try home.shell("Carol", ["list"])
+        #expect(carol.output.contains("Scarf") && carol.output.contains("Pipe"), "\(carol)")
+        let seen = try home.shell("Nana", ["list", "history"])
+        #expect(seen.output.contains("Pipe"), "\(seen)")
+        #expect(!seen.output.contains("Scarf") && !seen.output.contains("Grandma"), "\(seen)")
+    }
+
     @Test("Another member's change is told in an open shell as a change made elsewhere")
     func otherMembersChangesAreToldAsMadeElsewhere() throws {
         let home = try Household()

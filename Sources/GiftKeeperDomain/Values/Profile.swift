@@ -31,8 +31,15 @@ public enum ProfileField: UInt8, CaseIterable, Hashable, Sendable, Comparable {
     case dislikes = 3
     case address = 4
     case notes = 5
+    /// In a household, the member this person is (their name there): what is about the
+    /// person is kept from that member (SPEC §13, `household admit NAME --recipient`). Set
+    /// only by a household's admission, so not among ``allCases`` (`person set`, exports).
+    case member = 6
 
-    /// The case's name: `sizes`, `likes`, `dislikes`, `address`, `notes`.
+    /// The fields `person set`, `person`, exports and imports name: all but ``member``.
+    public static let allCases: [ProfileField] = [.sizes, .likes, .dislikes, .address, .notes]
+
+    /// The case's name: `sizes`, `likes`, `dislikes`, `address`, `notes`, `member`.
     public var name: String { String(describing: self) }
 
     /// The field named `name` (case ignored), or nil.
@@ -49,6 +56,7 @@ public enum ProfileField: UInt8, CaseIterable, Hashable, Sendable, Comparable {
         case .dislikes: .dislikes
         case .address: .address
         case .notes: .notes
+        case .member: .name
         }
     }
 

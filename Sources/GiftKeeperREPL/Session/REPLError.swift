@@ -47,6 +47,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case noSuchMember(String)
         /// `household owner` of an owner.
         case ownerAlready(String)
+        /// `household admit --recipient` naming a member (they need no link).
+        case recipientIsAMember(String)
     }
 
     let code: Code
@@ -120,6 +122,8 @@ public struct REPLError: Error, CustomStringConvertible {
             return HouseholdWords.noSuchMember(name)
         case .ownerAlready(let name):
             return HouseholdWords.ownerAlready(name)
+        case .recipientIsAMember(let name):
+            return HouseholdWords.recipientIsAMember(name)
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         }

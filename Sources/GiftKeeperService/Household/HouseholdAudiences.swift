@@ -6,7 +6,8 @@ import OrderedCollections
 /// events themselves and the member's state before them: the rule the commands follow.
 ///
 /// - A present, a claim, an unclaim, givers, a budget or a profile *about* a member (their
-///   name, folded, is a recipient's, a wisher's or a scope's) goes to everyone but them.
+///   name, folded, is a recipient's, a wisher's or a scope's, or a person's linked to them
+///   at admission: ``ProfileField/member``) goes to everyone but them.
 /// - A wish of my own, an occasion, the currency, or anything about someone outside the
 ///   household goes to everyone; a wish suggested for another member to everyone but them.
 /// - `--private`, sign-ins and sign-outs, exports and password changes go to me alone.
@@ -33,7 +34,18 @@ package enum HouseholdAudiences {
         for event in events {
             guard let names = concerned(event.body, me: me, members: members, state: running) else { return .only(me) }
             for name in names {
-                if let id = byName[state.foldedName(name)] { about.insert(id) } else { about.formUnion(unnamed) }
+                let key = state.foldedName(name)
+                // A person linked to a member at admission (`--recipient`) is that member;
+                // linked to a name no member goes by now, only a newcomer may be them, and
+                // with none, what is about them stays with its author.
+                let linked = running.profiles[key]?[.member] ?? ""
+                if let id = byName[key] ?? byName[state.foldedName(linked)] {
+                    about.insert(id)
+                } else if linked.isEmpty || !unnamed.isEmpty {
+                    about.formUnion(unnamed)
+                } else {
+                    return .only(me)
+                }
             }
             running.apply(event)
         }
@@ -72,6 +84,8 @@ package enum HouseholdAudiences {
             return budget.scope.recipient.map { [$0] } ?? []
         case .budgetCleared(let scope):
             return scope.recipient.map { [$0] } ?? []
+        case .profileFieldSet(let recipient, .member, let member):
+            return [recipient, member]
         case .profileFieldSet(let recipient, _, _):
             return [recipient]
         case .occasionAdded, .occasionRemoved, .occasionClosed, .currencySet:

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import GiftKeeperDomain
 import GiftKeeperSealing
 package import GiftKeeperService
 
@@ -20,8 +22,13 @@ package enum HouseholdMembership {
     /// Admits who asked to join on an invitation of this device's, once the number `asked`
     /// gives (asked only when a request waits) is the safety number both sides see; on a
     /// mismatch nobody is admitted and no key granted, and the invitation is burned when it
-    /// was the only one waiting.
-    package static func admit(safetyNumber asked: () throws -> String, _ session: HouseholdSession, desk: any HouseholdDesk) throws {
+    /// was the only one waiting. With `recipient` (someone this list already plans for, whom
+    /// the newcomer is: SPEC §13's question at admission), the person is linked to `name`
+    /// (``ProfileField/member``), so what is about them goes to everyone but the newcomer.
+    package static func admit(
+        _ name: String, recipient given: String? = nil, safetyNumber asked: () throws -> String, _ session: HouseholdSession,
+        desk: any HouseholdDesk, askingRecipient: () -> String? = { nil }
+    ) throws {
         let waiting = try desk.waitingRequests()
         let requests = desk.invitationCodes.compactMap { text -> (code: InvitationCode, request: JoinRequest)? in
             guard let code = try? InvitationCode(parsing: text), let keys = try? code.invitationKeys() else { return nil }
@@ -33,16 +40,29 @@ package enum HouseholdMembership {
             guard (try? session.joiner(of: request, code: code).safetyNumber.filter(\.isNumber)) == typed.filter(\.isNumber) else {
                 continue
             }
+            let link = try self.link((given ?? askingRecipient()) ?? "", to: name, session)
             try session.admit(request, code: code, safetyNumber: typed) { batch, keys in
                 try desk.append(.admit(invitation: request.invitationID, keys: keys), batch: batch, to: session.member.store)
             }
             try desk.spend(code: code.text, invitationID: request.invitationID, burning: false)
+            if let link { try session.perform(link) }
             return
         }
         if requests.count == 1, let (code, request) = requests.first {
             try desk.spend(code: code.text, invitationID: request.invitationID, burning: true)
         }
         throw REPLError(.safetyNumberMismatch(burned: requests.count == 1))
+    }
+
+    /// The change linking `recipient` (none when empty) to the newcomer `name`, checked
+    /// before anything is granted: not a member's name, a name the list takes.
+    private static func link(_ recipient: String, to name: String, _ session: HouseholdSession) throws -> Command? {
+        let recipient = recipient.trimmingCharacters(in: .whitespaces)
+        guard !recipient.isEmpty else { return nil }
+        guard session.memberID(named: recipient) == nil else { throw REPLError(.recipientIsAMember(recipient)) }
+        let link = Command.change(.setProfile(recipient: recipient, changes: [.field(.member, name)]))
+        _ = try GiftList.decide(link, at: Timestamp(millisecondsSinceEpoch: 0), state: session.state)
+        return link
     }
 
     /// Removes the member going by `name` (an owner): a new epoch without them.
@@ -89,7 +109,7 @@ package enum HouseholdMembership {
 struct HouseholdCommand: ShellCommand {
     static let configuration = CommandConfiguration(
         commandName: "household", abstract: "In a household: invite, admit, remove, leave, owner, members.",
-        usage: "household invite | admit <name> [--safety-number <digits>] | remove <name> | leave | owner <name> | members")
+        usage: "household invite | admit <name> [--safety-number <digits>] [--recipient <name>] | remove <name> | leave | owner <name> | members")
     static var runsOneShot: Bool { false }
 
     static let actions = ["invite", "admit", "remove", "leave", "owner", "members"]
@@ -100,6 +120,7 @@ struct HouseholdCommand: ShellCommand {
     @Argument(help: "The member (admit, remove, owner).") var name: String?
     @Option(name: .customLong("safety-number"), help: "admit: the number the joiner reads out (asked for when left out).")
     var safetyNumber: String?
+    @Option(help: "admit: the name your list already plans for the newcomer under, if any.") var recipient: String?
 
     static var prompts: [ArgumentPrompt<Self>] {
         [
@@ -125,8 +146,8 @@ struct HouseholdCommand: ShellCommand {
             switch action {
             case "invite": return [try HouseholdMembership.invite(session, desk: desk), HouseholdWords.invited]
             case "admit":
-                try HouseholdMembership.admit(safetyNumber: { typed }, session, desk: desk)
-                return [HouseholdWords.admitted(name)]
+                try HouseholdMembership.admit(name, recipient: recipient, safetyNumber: { typed }, session, desk: desk)
+                return [HouseholdWords.admitted(name)] + (recipient.map { [HouseholdWords.linked($0, to: name)] } ?? [])
             case "remove":
                 try HouseholdMembership.remove(name, session, desk: desk)
                 return [HouseholdWords.removed(name)]

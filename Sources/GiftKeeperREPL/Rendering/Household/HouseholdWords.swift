@@ -23,6 +23,13 @@ package enum HouseholdWords {
         "\(name) is an owner now: they may invite, admit and remove members, and make others owners."
     }
 
+    package static func recipientIsAMember(_ name: String) -> String {
+        "\(name) is a member already: what is about them is kept from them without --recipient."
+    }
+    package static let recipientPrompt = "Is the newcomer someone your list already plans for? Their name there (Enter: no): "
+    package static func linked(_ recipient: String, to name: String) -> String {
+        "What is about \(recipient) goes to everyone but \(name) from now on."
+    }
     package static func ownerAlready(_ name: String) -> String { "\(name) is an owner already ('household members' lists the owners)." }
 
     package static let invited =
