@@ -62,11 +62,13 @@ struct HouseholdRecord: Codable {
     /// new one sealed) with the member's `password` (docs/threat-model.md).
     /// `sealingAlso`: secrets it is to open with from now on too (the recovery code when it
     /// is made; the new password after a recovery).
-    func service(password: SecureBytes, sealingAlso: [SecureBytes] = []) throws -> ServiceRemote {
+    /// `dropping`: a secret it is to open with no more (the old password after `passwd`).
+    func service(password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil) throws -> ServiceRemote {
         guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
             throw failure(ServiceError(.noRemote))
         }
-        try remote.useDeviceKey(DeviceKeyAccess(epochs: [], password: password, parameters: parameters, sealingAlso: sealingAlso))
+        try remote.useDeviceKey(
+            DeviceKeyAccess(epochs: [], password: password, parameters: parameters, sealingAlso: sealingAlso, dropping: dropping))
         return remote
     }
 
@@ -93,7 +95,7 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         // Admitted since? A `household` command completes the join first (it shows the recovery code).
         throw ServiceError(.household(.notAMember))
     }
-    return HouseholdShellService(
+    let service = HouseholdShellService(
         journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote
     ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
         do {
@@ -109,6 +111,8 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
             throw ServiceError(.noRemote)
         }
     }
+    service.onPasswordChange = { old, new, store, renew in try renewHouseholdKeys(at: path, old: old, new: new, store: store, renew: renew) }
+    return service
 }
 
 extension Audit {
@@ -155,16 +159,17 @@ extension Audit {
 }
 
 /// A household command's work: the record at `path`, signed in as its member with the
-/// password `passwords` gives (a joiner admitted since their last command completes their
+/// password `password` gives, or `current` (a joiner admitted since their last command completes their
 /// join first, and is shown their recovery code once), then `body`.
 func withHousehold(
-    _ path: String, password: PasswordOption, recoveryCode: SecureBytes? = nil,
+    _ path: String, password: PasswordOption, recoveryCode: SecureBytes? = nil, current: SecureBytes? = nil,
     _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
 ) throws {
     var record = try HouseholdRecord.read(path)
     let now = productionEnvironment().now
     try reportingFailures {
-        let secret = recoveryCode == nil ? try password.readPassword() : try SecureBytes(capacity: 0)
+        // `current`: the password, read already (`household passwd` needs it again after).
+        let secret = recoveryCode == nil ? try current ?? password.readPassword() : try SecureBytes(capacity: 0)
         // This device's key for the service opens with the member's password, or their
         // recovery code (sealed under both when they were made).
         let remote: ServiceRemote

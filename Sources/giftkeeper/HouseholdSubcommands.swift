@@ -17,7 +17,7 @@ struct Household: ParsableCommand {
         abstract: "Plan together: a household's shared journal, its members, wishes and claims (through a sync service).",
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
-            HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self,
+            HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self, HouseholdPasswd.self,
             HouseholdAdd.self, HouseholdList.self, HouseholdShow.self, HouseholdHistory.self, HouseholdWish.self, HouseholdWishes.self,
             HouseholdClaim.self,
             HouseholdUnclaim.self,

@@ -16,11 +16,12 @@ import OrderedCollections
 /// ``init(journalPath:member:name:now:server:openStore:)`` opens at sign-in), and a
 /// service that cannot be reached fails the command with its one line. Nothing of the
 /// household is kept on the device but its record (no offline work, no merge yet).
-/// `setup`, `passwd` and `import` are a person's journal's; they throw
-/// ``ServiceError/Code/notInAHousehold(command:)``.
+/// `setup` and `import` are a person's journal's; they throw
+/// ``ServiceError/Code/notInAHousehold(command:)``. `passwd` renews the member's keys
+/// (``HouseholdSession/renewKeys(_:recoveryCode:parameters:appending:)``) through ``onPasswordChange``.
 public final class HouseholdShellService: ShellService {
     public let journalPath: String
-    private let memberID: MemberID
+    private var memberID: MemberID
     private let name: String
     private let clock: @Sendable () -> Timestamp
     private let server: String?
@@ -39,6 +40,15 @@ public final class HouseholdShellService: ShellService {
     public var onWaiting: ((Int) -> Void)?
     public var onChangesElsewhere: (([HistoryEntry]) -> Void)?
     public var onProgress: ((Int, Int) -> Void)?
+    /// What `passwd` asks of the device, with the current and the new password and the
+    /// household's store: it hands `renew` a new recovery code, the record's cost and how the
+    /// store appends a renewal (which renews the keys and answers the new member id), then
+    /// keeps what the device keeps (its record, its key for the service) and shows the code.
+    /// Without it, `passwd` is refused.
+    package var onPasswordChange: ((_ old: SecureBytes, _ new: SecureBytes, _ store: any FrameStore, _ renew: Renewing) throws -> Void)?
+
+    /// Renews the member's keys with a recovery code and a cost, appended as given; answers the new member id.
+    package typealias Renewing = (SecureBytes, KDFParameters, ((FrameBatch, MemberKeys) throws -> AppendOutcome)?) throws -> MemberID
 
     /// The household whose record on this device is `journalPath`, as member `member`
     /// (known here as `name`), its journal opened by `openStore` at each sign-in, with the
@@ -104,8 +114,21 @@ public final class HouseholdShellService: ShellService {
         throw ServiceError(.notInAHousehold(command: "setup"))
     }
 
+    /// `passwd` in a household: the current password checked against the member's wrap, then
+    /// new key pairs under the new one, in a new epoch (docs/threat-model.md).
     public func changePassword(old: SecureBytes, newPassword: () throws -> SecureBytes) throws {
-        throw ServiceError(.notInAHousehold(command: "passwd"))
+        guard let session else { throw ServiceError(.notSignedIn) }
+        guard let onPasswordChange else { throw ServiceError(.notInAHousehold(command: "passwd")) }
+        guard session.member.opens(password: old) else { throw ServiceError(.wrongPassword(recorded: false)) }
+        let new = try newPassword()
+        try onPasswordChange(old, new, session.member.store) { code, parameters, appending in
+            try Self.household { () throws(HouseholdSessionError) in
+                try session.renewKeys(new, recoveryCode: code, parameters: parameters, appending: appending)
+            }
+            memberID = session.id
+            toldThrough = session.member.store.head.sequence
+            return session.id
+        }
     }
 
     public func importDocument(_ document: CheckedImportDocument) throws(ServiceError) -> ImportSummary {

@@ -19,6 +19,11 @@ package enum HouseholdWords {
         "That recovery code does not open your keys; nothing was changed. Use the code shown when you joined, or the newest one since."
     package static let recovered = "Your new password is set: sign in with it from now on."
 
+    /// `passwd` in a household: new keys, a new epoch (docs/households.md).
+    package static let keysRenewed =
+        "Your password is changed and your keys are new: only the new password opens the household on this device, "
+        + "and nothing written from now on opens with your old password, recovery code or keys."
+
     package static func madeOwner(_ name: String) -> String {
         "\(name) is an owner now: they may invite, admit and remove members, and make others owners."
     }
