@@ -175,6 +175,9 @@ func withHousehold(
         let remote: ServiceRemote
         do {
             remote = try record.service(password: recoveryCode ?? secret)
+        } catch let error as JournalError where recoveryCode == nil && error.code == .unreachable(.deviceKey(.otherPassword)) {
+            HouseholdLoginReports.recordFailure(record: path, at: now())  // told at the member's next sign-in here
+            throw error
         } catch let error as JournalError where recoveryCode != nil {
             guard case .unreachable(.deviceKey(.otherPassword)) = error.code else { throw error }
             Console().error(HouseholdWords.wrongRecoveryCode)
@@ -193,6 +196,9 @@ func withHousehold(
             } catch HouseholdSessionError.household(.wrongPassword) where recoveryCode != nil {
                 Console().error(HouseholdWords.wrongRecoveryCode)
                 throw ExitCode(3)
+            } catch HouseholdSessionError.household(.wrongPassword) {
+                HouseholdLoginReports.recordFailure(record: path, at: now())
+                throw HouseholdSessionError.household(.wrongPassword)
             }
         } else {
             guard recoveryCode == nil else { throw HouseholdSessionError.household(.notAMember) }
@@ -207,6 +213,7 @@ func withHousehold(
             _ = try record.service(password: secret, sealingAlso: [recovery.secret])  // the recovery code opens this device's key too
             Console().note(HouseholdWords.recoveryCode(recovery.text))
         }
+        tellFailedLogins(at: path, name: record.name, session: session)
         try body(session, &record, remote)
         // What this member verified, remembered (after a `leave` there is nothing more to read).
         if let mark = try? session.member.verifiedMark() {

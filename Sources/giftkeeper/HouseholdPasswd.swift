@@ -28,11 +28,20 @@ struct HouseholdPasswd: ParsableCommand {
                 try renewHouseholdKeys(&record, at: path.journal, old: old, new: new, store: session.member.store) {
                     code, parameters, appending in
                     try session.renewKeys(new, recoveryCode: code, parameters: parameters, appending: appending)
+                    _ = HouseholdLoginReports.signedIn(record: path.journal, as: session.member.secrets.identity)  // the new key
                     return session.id
                 }
             }
         }
     }
+}
+
+/// The failed sign-ins to the household recorded on this device since the member's last
+/// sign-in here (``HouseholdLoginReports``), told on standard error as a person's one-shot tells them.
+func tellFailedLogins(at path: String, name: String, session: HouseholdSession) {
+    let failed = HouseholdLoginReports.signedIn(record: path, as: session.member.secrets.identity)
+    guard failed > 0 else { return }
+    Console().note(LoginNotification.signedIn(name: name, failedAttempts: failed, previousVisit: nil).sentence)
 }
 
 /// `passwd` in a household on this device, in the shell and as a one-shot: this device's

@@ -8,7 +8,7 @@ import Testing
 /// and in the shell.
 extension HouseholdEndToEndTests {
     @Test(
-        "Bob changes his password: Alice and Carol keep reading his new wishes, a present for him stays hidden, the old password opens nothing on his device"
+        "Bob's wrong passwords are told to him alone; he changes his password: Alice and Carol keep reading his new wishes, a present for him stays hidden, the old password opens nothing on his device"
     )
     func passwdRenewsAMembersKeys() async throws {
         let (alice, bob, carol) = (try Member("alice-pw"), try Member("bob-secret"), try Member("carol-pw"))
@@ -24,6 +24,18 @@ extension HouseholdEndToEndTests {
         #expect(kite.status == 0, "\(kite)")
         let telescope = try await run(alice, ["add", "Bob", "Telescope"])
         #expect(telescope.status == 0, "\(telescope)")
+
+        // Two wrong passwords on Bob's device are told at his next sign-in there, to nobody else.
+        for _ in 0..<2 {
+            let failed = try await run(bob, ["wishes"], input: "not-bobs\n")
+            #expect(failed.status == 3 && !failed.stderr.contains("Bob") && !failed.stdout.contains("Kite"), "\(failed)")
+        }
+        let told = try await run(bob, ["wishes"])
+        #expect(told.status == 0 && told.stderr.contains("2 failed attempts reported since your last visit"), "\(told)")
+        let toldOnce = try await run(bob, ["wishes"])
+        #expect(!toldOnce.stderr.contains("failed attempt"), "\(toldOnce)")
+        let notAlice = try await run(alice, ["wishes"])
+        #expect(!notAlice.stderr.contains("failed attempt"), "\(notAlice)")
 
         // A wrong current password changes nothing (exit 3); the right one renews Bob's keys.
         let wrong = try await run(bob, ["passwd"], input: "not-bobs\nbob-new-secret\nbob-new-secret\n")

@@ -89,13 +89,23 @@ public final class HouseholdShellService: ShellService {
 
     public func login(password: SecureBytes) throws(ServiceError) {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
-        let store = try openStore(password)
-        let opened = try Self.household { () throws(HouseholdSessionError) in
-            try HouseholdSession.open(store, as: memberID, name: name, password: password, now: clock)
+        let opened: HouseholdSession
+        do throws(ServiceError) {
+            let store = try openStore(password)
+            opened = try Self.household { () throws(HouseholdSessionError) in
+                try HouseholdSession.open(store, as: memberID, name: name, password: password, now: clock)
+            }
+        } catch {
+            // Told to the member at their next sign-in on this device (HouseholdLoginReports).
+            if HouseholdLoginReports.isWrongPassword(error), HouseholdLoginReports.recordFailure(record: journalPath, at: clock()) {
+                onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: 0))
+            }
+            throw error
         }
         session = opened
         toldThrough = opened.member.store.head.sequence
-        onNotification?(.signedIn(name: name, failedAttempts: 0, previousVisit: nil))
+        let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
+        onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
     }
 
     /// Releases the member's keys and what they read; nothing is written (a household's
@@ -127,6 +137,7 @@ public final class HouseholdShellService: ShellService {
             }
             memberID = session.id
             toldThrough = session.member.store.head.sequence
+            _ = HouseholdLoginReports.signedIn(record: journalPath, as: session.member.secrets.identity)  // the new key
             return session.id
         }
     }
