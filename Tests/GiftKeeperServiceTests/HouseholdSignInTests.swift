@@ -8,8 +8,9 @@ import GiftKeeperTestSupport
 import Testing
 
 /// A household member's sign-ins on their device, as a person's journal does them (SPEC §13:
-/// "failed-login reports … per member"): a wrong password is recorded without any key and
-/// told to that member alone at their next sign-in.
+/// "failed-login reports and rollback detection per member"): a wrong password is recorded
+/// without any key and told to that member alone at their next sign-in; a device that
+/// verified the journal at head N refuses an older copy of it.
 @Suite struct HouseholdSignInTests {
     /// `name`'s shell service over the household in `home`, their record at `record`.
     static func shell(_ home: HouseholdSessionTests.Household, _ session: HouseholdSession, record: String) -> HouseholdShellService {
@@ -58,5 +59,39 @@ import Testing
         told = []
         #expect(signIn(Self.shell(home, home.bob, record: bobsRecord), "Bob-pw"))
         #expect(told.first == .signedIn(name: "Bob", failedAttempts: 0, previousVisit: nil))
+    }
+
+    @Test("A device that verified the household's journal at head N refuses a copy that ends before it, naming the events missing")
+    func rollbackIsRefused() throws {
+        let (world, alice, bob, _) = try HouseholdJournalTests.household()
+        for number in 0..<3 { try alice.record([try world.present(for: "Mum", "Gift \(number)")], for: .everyone) }
+        let mark = try bob.verifiedMark()
+        // The journal as it stood two frames earlier: what a server restored from an old backup serves.
+        let older = MemoryFrameStore(header: world.store.header, path: "older")
+        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: world.store.header.genesisHash), path: "older")
+        for frame in try world.frames().dropLast(2) { try batch.add(kind: frame.kind, payload: frame.payload) }
+        #expect(try older.handle().append(batch) == .appended(batch.head))
+        func signIn(_ store: MemoryFrameStore, _ mark: [UInt8]?) throws -> HouseholdMember {
+            try HouseholdMember.open(
+                store.handle(), as: bob.id, password: try HouseholdWorld.secret("bob-pw"), verifiedMark: mark,
+                initial: HouseholdWorld.initial)
+        }
+        do {
+            _ = try signIn(older, mark)
+            Issue.record("an older copy was followed")
+        } catch {
+            guard case .rolledBack(let missing)? = error as? HouseholdError else {
+                Issue.record("not a rollback: \(error)")
+                return
+            }
+            #expect(missing == 2)
+        }
+        // Worded as a person's journal words it, exit code 1, in the shell and one-shots.
+        #expect(ServiceError(.household(.rolledBack(missing: 2))).exitCode == 1)
+        // A device that never saw the newer head has nothing to compare: the older copy opens.
+        #expect(try signIn(older, nil).store.head == batch.head)
+        // The newer journal, with the same mark, still opens without checking a signature again.
+        let again = try signIn(world.store, mark)
+        #expect(again.keyring.signaturesVerified == 0 && again.state == bob.state)
     }
 }

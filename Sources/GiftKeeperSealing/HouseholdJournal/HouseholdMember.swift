@@ -200,11 +200,15 @@ package final class HouseholdMember {
                 sequence = frame.sequence
             }
             if let trusted {
+                // Shorter than this device verified it: rolled back (a person's journal says so too).
+                guard store.head.sequence >= trusted.sequence else { throw RolledBack(missing: trusted.sequence - store.head.sequence) }
                 guard store.head == trusted else { throw ChainMoved() }
                 self.trusted = nil
             }
         } catch let refusal as HouseholdRefusal {
             throw .refused(refusal)
+        } catch let rollback as RolledBack {
+            throw .rolledBack(missing: rollback.missing)
         } catch is ChainMoved {
             // Not the chain this device verified (shorter, or another): verify it all.
             (trusted, sequence, state, keyring) = (nil, 0, initial, MemberKeyring(me: secrets, header: store.header))
@@ -216,6 +220,11 @@ package final class HouseholdMember {
 
     /// The chain is not the one a ``VerifiedMark`` was made for.
     private struct ChainMoved: Error {}
+
+    /// The chain ends before the head a ``VerifiedMark`` names.
+    private struct RolledBack: Error {
+        let missing: UInt64
+    }
 
     // MARK: Writing
 
