@@ -75,7 +75,8 @@ enum HouseholdFramesCheck {
     static func checkMemberWrap(_ payload: [UInt8]) throws(InvariantFailure) {
         let binding = FrameBinding.pendingMemberWrap(journalID: journalID)
         guard let wrap = try? MemberWrapPayload(parsing: payload, binding: binding) else { return }
-        try require(payload.count == MemberWrapPayload.length, "a member wrap of another length is accepted")
+        try require(
+            payload.count == MemberWrapPayload.length(earlier: wrap.earlierCount), "a member wrap of another length is accepted")
         try require(wrap.clearPart == Array(payload.prefix(wrap.clearPart.count)), "a member wrap's clear part is not its first bytes")
         try require(
             (try? KDFParameters(validatingOpsLimit: wrap.parameters.opsLimit, memLimit: wrap.parameters.memLimit)) != nil,

@@ -43,12 +43,19 @@ public final class DeviceKeyAccess: @unchecked Sendable {
     /// Other secrets the key is to open with from now on, without a journal: a household
     /// member's recovery code when it is made, their new password after a recovery.
     public let sealingAlso: [SecureBytes]
+    /// A secret whose seals of the key's own are dropped: a household member's old password
+    /// after their `passwd` (it is to open nothing on this device any more).
+    public let dropping: SecureBytes?
 
-    public init(epochs: [JournalEpoch], password: SecureBytes?, parameters: KDFParameters, sealingAlso: [SecureBytes] = []) {
+    public init(
+        epochs: [JournalEpoch], password: SecureBytes?, parameters: KDFParameters, sealingAlso: [SecureBytes] = [],
+        dropping: SecureBytes? = nil
+    ) {
         self.epochs = epochs
         self.password = password
         self.parameters = parameters
         self.sealingAlso = sealingAlso
+        self.dropping = dropping
     }
 
     /// The newest epoch of the signed-in journal: the one a new seal is made for.

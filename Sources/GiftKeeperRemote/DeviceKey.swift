@@ -176,8 +176,9 @@ enum DeviceKey {
     /// journal's newest epoch (older epochs of that journal dropped: a changed password no
     /// longer opens the key; a seal of its own dropped too, as the journal's opens with
     /// the password as well); without a journal, one of its own under the password when
-    /// there is no seal yet, and one more for each of ``DeviceKeyAccess/sealingAlso``. Nil
-    /// when `seals` are already those, or nothing can seal.
+    /// there is no seal yet, and one more for each of ``DeviceKeyAccess/sealingAlso``, less
+    /// the seals of its own ``DeviceKeyAccess/dropping`` opens. Nil when `seals` are already
+    /// those, or nothing can seal.
     static func resealed(_ seals: [Seal], key: SigningKeyPair, address: ServiceAddress, access: DeviceKeyAccess?)
         throws -> [Seal]?
     {
@@ -195,8 +196,18 @@ enum DeviceKey {
         guard let access else { return nil }
         var secrets = access.sealingAlso
         if seals.isEmpty, let password = access.password { secrets.insert(password, at: 0) }
-        guard !secrets.isEmpty else { return nil }
-        return seals + (try secrets.map { secret in try ownSeal(key, for: secret, address: address, parameters: access.parameters) })
+        let kept = access.dropping.map { dropped in seals.filter { $0.journalID != nil || !opens($0, with: dropped) } } ?? seals
+        guard !secrets.isEmpty || kept.count != seals.count else { return nil }
+        return kept + (try secrets.map { secret in try ownSeal(key, for: secret, address: address, parameters: access.parameters) })
+    }
+
+    /// Whether `secret` opens the wrapped key of `seal`, a seal of the key's own.
+    private static func opens(_ seal: Seal, with secret: SecureBytes) -> Bool {
+        guard let key = try? PasswordKDF.deriveKey(password: secret, salt: seal.salt, parameters: seal.parameters) else { return false }
+        defer { key.wipe() }
+        guard let opened = try? AEAD.openSecret(seal.wrappedKey, key: key, additionalData: seal.additionalData) else { return false }
+        opened.wipe()
+        return true
     }
 
     /// A seal of the key's own for `secret`: a random key wrapped under Argon2id of it.

@@ -78,7 +78,8 @@ extension ServiceFrameStore {
     /// member's `leave`) and makes the change of members it records, in one request: the
     /// change is made only if the frames land (``AppendOutcome/conflict(current:)``: neither
     /// happened; read, then decide again). For `admit`, `invitation` and the admitted
-    /// member's `memberKeys`; for `remove` and `promote`, the member's `account`.
+    /// member's `memberKeys`; for `remove` and `promote`, the member's `account`; for `renew`,
+    /// the member's new `memberKeys`.
     public func changeMembers(
         _ kind: MembershipChange.Kind, account: String? = nil, invitation: [UInt8]? = nil, memberKeys: [UInt8]? = nil,
         frames batch: FrameBatch

@@ -139,6 +139,8 @@ public struct MembershipChange: Codable, Sendable {
         case leave
         /// ``account`` becomes an owner.
         case promote
+        /// The account asking renewed its member keys (`passwd`): ``memberKeys`` are its new ones.
+        case renew
     }
 
     public var kind: Kind
@@ -146,7 +148,7 @@ public struct MembershipChange: Codable, Sendable {
     public var account: String?
     /// The invitation whose request is admitted, for `admit`.
     public var invitation: Data?
-    /// The admitted member's public keys (64 bytes), for `admit`.
+    /// The admitted member's public keys (64 bytes), for `admit`; the asking member's new ones, for `renew`.
     public var memberKeys: Data?
     public var append: AppendRequest
 

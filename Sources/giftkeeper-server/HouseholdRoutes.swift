@@ -109,6 +109,8 @@ extension SyncRoutes {
             }
         case .remove, .promote:
             guard target != nil else { throw HTTPError(.badRequest, message: "the change names a member's account") }
+        case .renew:
+            guard change.memberKeys?.count == 64 else { throw HTTPError(.badRequest, message: "a renewal names the member's new keys") }
         case .leave:
             break
         }
@@ -117,7 +119,7 @@ extension SyncRoutes {
             try await Self.refusals {
                 try await database.transaction(account: identity.account) { connection in
                     let (household, role) = try await membership(id, connection)
-                    guard change.kind == .leave || role == HouseholdRoster.Role.owner.rawValue else {
+                    guard change.kind == .leave || change.kind == .renew || role == HouseholdRoster.Role.owner.rawValue else {
                         throw HTTPError(.forbidden, message: "not an owner of this household")
                     }
                     let rows = try await connection.query(appendStatement(change.append, to: id, as: identity), logger: database.logger)

@@ -130,8 +130,8 @@ enum HouseholdSchema {
     /// A change of the household `p_household`'s members, run after its epoch frame went in
     /// (whose append locked the journal's row, so two changes of one household never
     /// interleave): `admit` the account that made `p_invitation`'s request, with its member
-    /// keys; `remove` or `promote` `p_target` (an owner's); `leave` (the transaction's
-    /// account's own). A household keeps one owner. Returns the account concerned; raises
+    /// keys; `remove` or `promote` `p_target` (an owner's); `leave` or `renew` (its member
+    /// keys `p_keys`, after a `passwd`: the transaction's account's own). A household keeps one owner. Returns the account concerned; raises
     /// GKNOM (not a member), GKNOO (not an owner), GKLST (the last owner) or GKNOT (no such
     /// member or request). A removed account's live sockets are closed (`<account> close`).
     static let changeMembership = """
@@ -149,10 +149,14 @@ enum HouseholdSchema {
             IF caller_role IS NULL THEN
                 RAISE EXCEPTION 'not a member of this household' USING ERRCODE = 'GKNOM';
             END IF;
-            IF p_change = 'leave' THEN
+            IF p_change IN ('leave', 'renew') THEN
                 target := caller;
             ELSIF caller_role <> 'owner' THEN
                 RAISE EXCEPTION 'not an owner of this household' USING ERRCODE = 'GKNOO';
+            END IF;
+            IF p_change = 'renew' THEN
+                UPDATE gk_members SET member_keys = p_keys WHERE household_account = p_household AND member_account = caller;
+                RETURN caller;
             END IF;
             IF p_change = 'admit' THEN
                 UPDATE gk_invitations SET admitted_at = now()

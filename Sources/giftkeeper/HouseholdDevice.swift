@@ -62,11 +62,13 @@ struct HouseholdRecord: Codable {
     /// new one sealed) with the member's `password` (docs/threat-model.md).
     /// `sealingAlso`: secrets it is to open with from now on too (the recovery code when it
     /// is made; the new password after a recovery).
-    func service(password: SecureBytes, sealingAlso: [SecureBytes] = []) throws -> ServiceRemote {
+    /// `dropping`: a secret it is to open with no more (the old password after `passwd`).
+    func service(password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil) throws -> ServiceRemote {
         guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
             throw failure(ServiceError(.noRemote))
         }
-        try remote.useDeviceKey(DeviceKeyAccess(epochs: [], password: password, parameters: parameters, sealingAlso: sealingAlso))
+        try remote.useDeviceKey(
+            DeviceKeyAccess(epochs: [], password: password, parameters: parameters, sealingAlso: sealingAlso, dropping: dropping))
         return remote
     }
 
@@ -112,6 +114,7 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         }
     }
     service.desk = desk
+    service.onPasswordChange = { old, new, store, renew in try renewHouseholdKeys(at: path, old: old, new: new, store: store, renew: renew) }
     return service
 }
 
@@ -159,21 +162,25 @@ extension Audit {
 }
 
 /// A household command's work: the record at `path`, signed in as its member with the
-/// password `passwords` gives (a joiner admitted since their last command completes their
+/// password `password` gives, or `current` (a joiner admitted since their last command completes their
 /// join first, and is shown their recovery code once), then `body`.
 func withHousehold(
-    _ path: String, password: PasswordOption, recoveryCode: SecureBytes? = nil,
+    _ path: String, password: PasswordOption, recoveryCode: SecureBytes? = nil, current: SecureBytes? = nil,
     _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
 ) throws {
     var record = try HouseholdRecord.read(path)
     let now = productionEnvironment().now
     try reportingFailures {
-        let secret = recoveryCode == nil ? try password.readPassword() : try SecureBytes(capacity: 0)
+        // `current`: the password, read already (`household passwd` needs it again after).
+        let secret = recoveryCode == nil ? try current ?? password.readPassword() : try SecureBytes(capacity: 0)
         // This device's key for the service opens with the member's password, or their
         // recovery code (sealed under both when they were made).
         let remote: ServiceRemote
         do {
             remote = try record.service(password: recoveryCode ?? secret)
+        } catch let error as JournalError where recoveryCode == nil && error.code == .unreachable(.deviceKey(.otherPassword)) {
+            HouseholdLoginReports.recordFailure(record: path, at: now())  // told at the member's next sign-in here
+            throw error
         } catch let error as JournalError where recoveryCode != nil {
             guard case .unreachable(.deviceKey(.otherPassword)) = error.code else { throw error }
             Console().error(HouseholdWords.wrongRecoveryCode)
@@ -192,6 +199,9 @@ func withHousehold(
             } catch HouseholdSessionError.household(.wrongPassword) where recoveryCode != nil {
                 Console().error(HouseholdWords.wrongRecoveryCode)
                 throw ExitCode(3)
+            } catch HouseholdSessionError.household(.wrongPassword) {
+                HouseholdLoginReports.recordFailure(record: path, at: now())
+                throw HouseholdSessionError.household(.wrongPassword)
             }
         } else {
             guard recoveryCode == nil else { throw HouseholdSessionError.household(.notAMember) }
@@ -206,6 +216,7 @@ func withHousehold(
             _ = try record.service(password: secret, sealingAlso: [recovery.secret])  // the recovery code opens this device's key too
             Console().note(HouseholdWords.recoveryCode(recovery.text))
         }
+        tellFailedLogins(at: path, name: record.name, session: session)
         try body(session, &record, remote)
         // What this member verified, remembered (after a `leave` there is nothing more to read).
         if let mark = try? session.member.verifiedMark() {

@@ -18,7 +18,7 @@ struct Household: ParsableCommand {
         abstract: "Plan together: a household's shared journal and its members (through a sync service).",
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
-            HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self,
+            HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self, HouseholdPasswd.self,
         ])
 }
 

@@ -15,11 +15,14 @@ public struct EpochBody: Hashable, Sendable {
     /// *everyone but the author*, which another member completes.
     public let commitments: [Audience: [UInt8]]
     public let signature: [UInt8]
+    /// In a renewal (a member's `passwd`), the member's old id and their old signing key's
+    /// signature over the same bytes as ``signature``: the author is their new identity.
+    public let renewal: EpochRenewal?
 
     /// A body as a frame holds it (``EpochGrants/begin(at:roster:author:)`` makes one).
     public init(
         position: EpochPosition, author: MemberID, roster: [MemberKeys], owners: [MemberID] = [], commitments: [Audience: [UInt8]],
-        signature: [UInt8]
+        signature: [UInt8], renewal: EpochRenewal? = nil
     ) {
         self.position = position
         self.author = author
@@ -27,9 +30,11 @@ public struct EpochBody: Hashable, Sendable {
         self.owners = owners
         self.commitments = commitments
         self.signature = signature
+        self.renewal = renewal
     }
 
-    /// What the author signs: the position, the author, the roster, the owners and the commitments.
+    /// What the author signs (and, in a renewal, the old key too): the position, the author,
+    /// the roster, the owners, the commitments and, in a renewal, `GKRENEW1` and the old id.
     var signedBytes: [UInt8] {
         var bytes = position.encoded + author.bytes
         bytes.appendLittleEndian(UInt32(roster.count))
@@ -38,10 +43,23 @@ public struct EpochBody: Hashable, Sendable {
         for owner in owners { bytes += owner.bytes }
         bytes.appendLittleEndian(UInt32(commitments.count))
         for (audience, commitment) in commitments.sorted(by: { $0.key < $1.key }) { bytes += audience.encoded + commitment }
+        if let renewal { bytes += Array("GKRENEW1".utf8) + renewal.from.bytes }
         return bytes
     }
 
     public var members: Roster { Roster(roster) }
+}
+
+/// A member's change of identity (`passwd` in a household; docs/threat-model.md): the id
+/// they had, and its signing key's signature over the epoch body that names their new keys.
+public struct EpochRenewal: Hashable, Sendable {
+    public let from: MemberID
+    public let signature: [UInt8]
+
+    public init(from: MemberID, signature: [UInt8]) {
+        self.from = from
+        self.signature = signature
+    }
 }
 
 /// An epoch frame's content: its body, and for each member of the roster (the author
@@ -122,8 +140,12 @@ public enum EpochGrants {
     /// nil), written by `author` (a member of it): a fresh key for every audience but
     /// *everyone but the author*, committed to in the signed body and sealed to each member
     /// for their audiences.
+    ///
+    /// With `renewing` (a member's `passwd`), `author` is their new identity, in `roster` in
+    /// place of `renewing`, whose signature vouches for it.
     public static func begin(
-        at position: EpochPosition, roster: Roster, owners: Set<MemberID>? = nil, author: MemberIdentity
+        at position: EpochPosition, roster: Roster, owners: Set<MemberID>? = nil, author: MemberIdentity,
+        renewing: MemberIdentity? = nil
     ) throws -> (frame: EpochFrame, keys: [AudienceKey]) {
         precondition(roster.contains(author.id), "the author of an epoch is one of its members")
         let owners = (owners ?? [author.id]).sorted()
@@ -133,10 +155,11 @@ public enum EpochGrants {
         for key in keys { commitments[key.audience] = try key.commitment(at: position) }
         let unsigned = EpochBody(
             position: position, author: author.id, roster: roster.ids.compactMap { roster.members[$0] }, owners: owners,
-            commitments: commitments, signature: [])
+            commitments: commitments, signature: [], renewal: renewing.map { EpochRenewal(from: $0.id, signature: []) })
+        let renewal = try renewing.map { EpochRenewal(from: $0.id, signature: try $0.signing.sign(unsigned.signedBytes)) }
         let body = EpochBody(
             position: position, author: author.id, roster: unsigned.roster, owners: owners, commitments: commitments,
-            signature: try author.signing.sign(unsigned.signedBytes))
+            signature: try author.signing.sign(unsigned.signedBytes), renewal: renewal)
         var grants: [MemberID: [UInt8]] = [:]
         for (id, member) in roster.members {
             let mine = roster.audiences(of: id)
@@ -179,10 +202,17 @@ public enum EpochGrants {
         func violation(_ reason: GrantViolation.Reason) -> GrantViolation {
             GrantViolation(author: body.author, sequence: body.position.sequence, reason: reason)
         }
-        let signers = previous ?? body.members
+        // A renewal is signed by its author's new key, in its roster, and by the old one, in the roster before.
+        let signers = body.renewal == nil ? previous ?? body.members : body.members
         guard let author = signers.members[body.author] else { throw violation(.authorNotMember) }
         guard SigningKeyPair.verify(signature: body.signature, of: body.signedBytes, publicKey: author.signing) else {
             throw violation(.badSignature)
+        }
+        if let renewal = body.renewal {
+            guard let old = previous?.members[renewal.from] else { throw violation(.authorNotMember) }
+            guard SigningKeyPair.verify(signature: renewal.signature, of: body.signedBytes, publicKey: old.signing) else {
+                throw violation(.badSignature)
+            }
         }
         let roster = body.members
         guard roster.ids.count == body.roster.count, roster.contains(member.id) else { throw violation(.notInRoster) }

@@ -13,7 +13,8 @@ package enum HouseholdFrames {
     /// key (nonce ‖ ciphertext ‖ tag; additional data: the frame's position and every byte
     /// before it). The body: author id, u16 count and each member's signing and sealing
     /// keys, u16 count and each owner id, u16 count and each audience with its 32-byte
-    /// commitment, the author's 64-byte signature.
+    /// commitment, the author's 64-byte signature; in a renewal, then the old id and the old
+    /// key's 64-byte signature.
     package static func encode(_ frame: EpochFrame, everyone: AudienceKey, at position: FramePosition) throws -> [UInt8] {
         let body = frame.body
         var clear = HouseholdEvents.epochBytes(body.position.epoch)
@@ -26,6 +27,7 @@ package enum HouseholdFrames {
         plain.appendLittleEndian(UInt16(body.commitments.count))
         for (audience, commitment) in body.commitments.sorted(by: { $0.key < $1.key }) { plain += audience.encoded + commitment }
         plain += body.signature
+        if let renewal = body.renewal { plain += renewal.from.bytes + renewal.signature }
         let key = try HouseholdEvents.subkey(everyone, .epochBody)
         return clear + (try AEAD.seal(plain, key: key, additionalData: position.encoded + clear))
     }
@@ -97,9 +99,16 @@ package enum HouseholdFrames {
             guard let audience = readAudience(&reader), commitments[audience] == nil, let commitment = reader.read(32) else { return nil }
             commitments[audience] = commitment
         }
-        guard let signature = reader.read(SigningKeyPair.signatureLength), reader.remaining == 0 else { return nil }
+        guard let signature = reader.read(SigningKeyPair.signatureLength) else { return nil }
+        var renewal: EpochRenewal?
+        if reader.remaining > 0 {
+            guard let from = readID(&reader), let signature = reader.read(SigningKeyPair.signatureLength) else { return nil }
+            renewal = EpochRenewal(from: from, signature: signature)
+        }
+        guard reader.remaining == 0 else { return nil }
         let body = EpochBody(
-            position: position, author: author, roster: roster, owners: owners, commitments: commitments, signature: signature)
+            position: position, author: author, roster: roster, owners: owners, commitments: commitments, signature: signature,
+            renewal: renewal)
         return EpochFrame(body: body, grants: sealed.grants)
     }
 

@@ -9,7 +9,8 @@ package import GiftKeeperJournal
 /// frame at the store's head; a conflict (another writer first) catches up and tries again.
 package final class HouseholdMember {
     package let store: any FrameStore
-    package let secrets: MemberSecrets
+    /// This member's keys (new ones after ``renewKeys(password:recoveryCode:parameters:appending:)``).
+    package private(set) var secrets: MemberSecrets
     package private(set) var keyring: MemberKeyring
     /// The fold of every event this member opened, onto the state they started from.
     package private(set) var state: GiftList
@@ -82,6 +83,44 @@ package final class HouseholdMember {
         }
     }
 
+    /// Renews this member's identity (`passwd` in a household; docs/threat-model.md): new
+    /// key pairs and *only me* key, wrapped with the earlier ones under `password` and
+    /// `recoveryCode`, and a renewal epoch in the same batch, granted to the new keys and
+    /// signed by the new signing key and the old one. Those who left are closed out first.
+    /// Appended by `appending` when given, with the new public keys (a service records them with it).
+    package func renewKeys(
+        password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters,
+        appending: ((FrameBatch, MemberKeys) throws -> AppendOutcome)? = nil
+    ) throws(HouseholdError) {
+        try catchUp()
+        guard keyring.isMember else { throw .notAMember }
+        if !keyring.departed.isEmpty { try closeOutDepartures() }
+        let renewed = try Self.sealing { try secrets.renewed() }
+        // Taken in once the new keys are the keyring's: the renewal grants nothing to the old ones.
+        try write(appending: appending.map { append in { batch in try append(batch, renewed.identity.keys) } }, takingIn: false) { batch in
+            guard keyring.isMember, keyring.departed.isEmpty else { throw HouseholdError.busy }
+            let wrap = try MemberWrapPayload.make(
+                renewed, password: password, recoveryCode: recoveryCode, parameters: parameters,
+                binding: binding(.memberWrap, in: batch))
+            try batch.add(kind: .memberWrap, payload: wrap)
+            var roster = keyring.members
+            roster.remove(id)
+            roster.admit(renewed.identity.keys)
+            var owners = keyring.owners
+            if owners.remove(id) != nil { owners.insert(renewed.id) }
+            let frame = position(.epoch, in: batch)
+            let position = EpochPosition(
+                journalID: frame.journalID, sequence: frame.sequence, previousHash: frame.previousHash, epoch: keyring.epoch + 1)
+            let (epoch, keys) = try EpochGrants.begin(
+                at: position, roster: roster, owners: owners, author: renewed.identity, renewing: secrets.identity)
+            guard let everyone = keys.first(where: { $0.audience == .everyone }) else { throw HouseholdError.notAMember }
+            try batch.add(kind: .epoch, payload: HouseholdFrames.encode(epoch, everyone: everyone, at: frame))
+        }
+        secrets = renewed
+        keyring.renew(to: renewed)
+        try catchUp()
+    }
+
     /// Signs in to `store` as `member` with their password (or their recovery code), then
     /// catches up with every frame; with the ``verifiedMark()`` this device kept, checking no
     /// signature it verified before (a mark that is not this member's for this journal, or
@@ -92,17 +131,7 @@ package final class HouseholdMember {
     ) throws(HouseholdError) -> HouseholdMember {
         let header = store.header
         guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
-        // The member's newest wrap that they signed; one someone else made is passed over unopened.
-        let wrap = store.frameIndex.memberWraps.reversed().lazy.compactMap { frame -> (MemberWrapPayload, FrameBinding)? in
-            let binding = FrameBinding(
-                formatVersion: header.formatVersion, journalID: header.journalID, sequence: frame.sequence, kind: .memberWrap,
-                previousHash: frame.previousHash)
-            guard let payload = try? MemberWrapPayload(parsing: frame.payload, binding: binding), payload.keys.id == member else {
-                return nil
-            }
-            return (payload, binding)
-        }.first
-        guard let wrap else { throw .noKeyWrap }
+        guard let wrap = newestWrap(in: store, of: member) else { throw .noKeyWrap }
         let (payload, binding) = wrap
         let secrets: MemberSecrets
         do {
@@ -122,6 +151,26 @@ package final class HouseholdMember {
         opened.trusted = verifiedMark.flatMap { VerifiedMark.decode($0, journalID: header.journalID, member: secrets) }
         try opened.catchUp()
         return opened
+    }
+
+    /// The newest wrap of `member` in `store` that they signed; one someone else made is passed over unopened.
+    private static func newestWrap(in store: any FrameStore, of member: MemberID) -> (MemberWrapPayload, FrameBinding)? {
+        let header = store.header
+        return store.frameIndex.memberWraps.reversed().lazy.compactMap { frame -> (MemberWrapPayload, FrameBinding)? in
+            let binding = FrameBinding(
+                formatVersion: header.formatVersion, journalID: header.journalID, sequence: frame.sequence, kind: .memberWrap,
+                previousHash: frame.previousHash)
+            guard let payload = try? MemberWrapPayload(parsing: frame.payload, binding: binding), payload.keys.id == member else {
+                return nil
+            }
+            return (payload, binding)
+        }.first
+    }
+
+    /// Whether `password` opens this member's newest key wrap (`passwd` checks the current one first).
+    package func opens(password: SecureBytes) -> Bool {
+        guard let (payload, binding) = Self.newestWrap(in: store, of: id) else { return false }
+        return (try? payload.open(password: password, binding: binding)) != nil
     }
 
     /// How far this device has verified the journal, to keep outside it (``VerifiedMark``).
@@ -151,11 +200,15 @@ package final class HouseholdMember {
                 sequence = frame.sequence
             }
             if let trusted {
+                // Shorter than this device verified it: rolled back (a person's journal says so too).
+                guard store.head.sequence >= trusted.sequence else { throw RolledBack(missing: trusted.sequence - store.head.sequence) }
                 guard store.head == trusted else { throw ChainMoved() }
                 self.trusted = nil
             }
         } catch let refusal as HouseholdRefusal {
             throw .refused(refusal)
+        } catch let rollback as RolledBack {
+            throw .rolledBack(missing: rollback.missing)
         } catch is ChainMoved {
             // Not the chain this device verified (shorter, or another): verify it all.
             (trusted, sequence, state, keyring) = (nil, 0, initial, MemberKeyring(me: secrets, header: store.header))
@@ -167,6 +220,11 @@ package final class HouseholdMember {
 
     /// The chain is not the one a ``VerifiedMark`` was made for.
     private struct ChainMoved: Error {}
+
+    /// The chain ends before the head a ``VerifiedMark`` names.
+    private struct RolledBack: Error {
+        let missing: UInt64
+    }
 
     // MARK: Writing
 

@@ -66,6 +66,9 @@ public enum HouseholdError: Error {
     case lastOwner
     /// Other writers kept appending first.
     case busy
+    /// The journal ends `missing` frames before the head this device verified at its last
+    /// sign-in (its ``VerifiedMark``): an older copy of it, which the device refuses to follow.
+    case rolledBack(missing: UInt64)
     /// The store or libsodium failed.
     case sealing(SealingError)
 }

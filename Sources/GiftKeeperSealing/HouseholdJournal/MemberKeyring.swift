@@ -34,7 +34,13 @@ package struct MemberKeyring {
         var completed: Bool
     }
 
-    package let me: MemberSecrets
+    /// This member's keys: their newest identity, with the earlier ones (``MemberSecrets/earlier``).
+    package private(set) var me: MemberSecrets
+    /// The identity this member had at this point of the journal: the oldest of theirs at
+    /// first, the next one from the renewal that names it on (their `passwd`).
+    private var active: MemberSecrets
+    /// Every renewal taken in: a member's old id and the new one it announced.
+    package private(set) var successors: [MemberID: MemberID] = [:]
     let journalID: [UInt8]
     let formatVersion: UInt16
     /// The household's epoch at this point of the journal (the clear epoch numbers run 1, 2, 3…).
@@ -48,12 +54,22 @@ package struct MemberKeyring {
 
     package init(me: MemberSecrets, header: JournalHeader) {
         self.me = me
+        active = me.chain.last ?? me
         journalID = header.journalID
         formatVersion = header.formatVersion
     }
 
     /// Whether this member holds the current epoch's keys.
-    package var isMember: Bool { current.map { $0.writers.contains(me.id) } ?? false }
+    package var isMember: Bool { current.map { $0.writers.contains(active.id) } ?? false }
+    /// The identity this member writes as now (their newest once the journal holds its renewal).
+    package var identity: MemberSecrets { active }
+
+    /// This member's keys after their `passwd` (``MemberSecrets/renewed()``): the renewal that
+    /// names the new identity switches to it when it is taken in.
+    package mutating func renew(to secrets: MemberSecrets) {
+        precondition(secrets.earlier.first?.id == me.id, "a renewal follows the identity it renews")
+        me = secrets
+    }
     /// The members who may write now, and the owners.
     package var members: Roster { current?.writers ?? Roster() }
     package var owners: Set<MemberID> { current?.owners ?? [] }
@@ -140,21 +156,28 @@ package struct MemberKeyring {
         guard let sealed = HouseholdFrames.epoch(payload) else { throw refused(.malformed(.epoch)) }
         guard sealed.epoch == epoch + 1 else { throw refused(.wrongEpoch(found: sealed.epoch, current: epoch)) }
         let previous = current
-        guard sealed.grants[me.id] != nil else {
+        // This member's identity now, or a newer one of theirs (the renewal that names it).
+        let chain = me.chain
+        let mine = chain.prefix(through: chain.firstIndex { $0.id == active.id } ?? chain.count - 1).reversed()
+        guard let identity = mine.first(where: { sealed.grants[$0.id] != nil }) else {
             // Not granted: not admitted yet, or removed. Nothing of this epoch opens here.
             (epoch, current) = (sealed.epoch, nil)
             return
         }
         let epoch = sealed.epoch
-        let frame = try HouseholdFrames.open(sealed, as: me.identity, at: position)
+        let frame = try HouseholdFrames.open(sealed, as: identity.identity, at: position)
         let keys: [AudienceKey]
         do throws(GrantViolation) {
-            keys = try EpochGrants.open(frame, as: me.identity, previous: previous?.writers)
+            keys = try EpochGrants.open(frame, as: identity.identity, previous: previous?.writers)
         } catch {
             throw refused(.grant(error.reason))
         }
         guard Self.mayChange(to: frame.body, from: previous, epoch: epoch) else { throw refused(.changeNotAllowed) }
-        let keyring = EpochKeyring(epoch: epoch, keys: keys + [me.onlyMe])
+        if let renewal = frame.body.renewal { successors[renewal.from] = frame.body.author }
+        // A newer identity of this member's is granted only by the renewal that announces it.
+        guard identity.id == active.id || frame.body.renewal?.from == active.id else { throw refused(.changeNotAllowed) }
+        active = identity
+        let keyring = EpochKeyring(epoch: epoch, keys: keys + [identity.onlyMe])
         guard let subkeys = try? EpochSubkeys(keyring) else { throw refused(.malformed(.epoch)) }
         current = Current(
             frame: frame, writers: frame.body.members, owners: Set(frame.body.owners), keyring: keyring, subkeys: subkeys,
@@ -166,11 +189,22 @@ package struct MemberKeyring {
     /// Whether `body`'s author may make its change (docs/threat-model.md): an owner any (the
     /// first epoch is its author's alone); any member closes out exactly those who left;
     /// owners are members, and there is one. A newcomer, who cannot read the roster before,
-    /// takes the word of the owner who admitted them (their signature covers the chain).
+    /// takes the word of the owner who admitted them (their signature covers the chain). A
+    /// renewal swaps one member's keys for new ones and changes nothing else.
     static func mayChange(to body: EpochBody, from previous: Current?, epoch: UInt64) -> Bool {
         let owners = Set(body.owners)
         let roster = body.members
         guard !owners.isEmpty, owners.count == body.owners.count, owners.allSatisfy(roster.contains) else { return false }
+        if let renewal = body.renewal {
+            guard let previous, previous.departed.isEmpty, previous.writers.contains(renewal.from),
+                !previous.writers.contains(body.author), let keys = roster.members[body.author]
+            else { return false }
+            var expected = previous.writers
+            expected.remove(renewal.from)
+            expected.admit(keys)
+            let renamed = previous.owners.contains(renewal.from)
+            return roster == expected && owners == (renamed ? previous.owners.subtracting([renewal.from]).union([body.author]) : previous.owners)
+        }
         guard let previous else {
             return owners.contains(body.author) && (epoch > 1 || roster.ids == [body.author])
         }
@@ -192,7 +226,7 @@ package struct MemberKeyring {
         guard current.writers.contains(completion.completer) else { throw refused(.grant(.authorNotMember)) }
         let key: AudienceKey?
         do throws(GrantViolation) {
-            key = try EpochGrants.open(completion, of: current.frame, as: me.identity)
+            key = try EpochGrants.open(completion, of: current.frame, as: active.identity)
         } catch {
             throw refused(.grant(error.reason))
         }

@@ -2,11 +2,32 @@ package import GiftKeeperCrypto
 import GiftKeeperJournal
 
 /// A member's own keys, as their key wrap gives them back: their identity and their
-/// *only me* key. They exist only on that member's devices.
+/// *only me* key, and the identities `passwd` renewed before (docs/threat-model.md,
+/// "`passwd` in a household"). They exist only on that member's devices.
 package struct MemberSecrets: Sendable {
     package let identity: MemberIdentity
     /// The key of what this member writes for themselves alone (renewed by `passwd`).
     package let onlyMe: AudienceKey
+    /// This member's earlier identities, newest first: what was granted to them before
+    /// their last `passwd` opens with these.
+    package let earlier: [MemberSecrets]
+
+    package init(identity: MemberIdentity, onlyMe: AudienceKey, earlier: [MemberSecrets] = []) {
+        self.identity = identity
+        self.onlyMe = onlyMe
+        self.earlier = earlier
+    }
+
+    /// A new identity and *only me* key for this member (`passwd`), this one and the
+    /// earlier ones kept as its earlier identities.
+    package func renewed() throws -> MemberSecrets {
+        let fresh = try Self.generate()
+        let current = MemberSecrets(identity: identity, onlyMe: onlyMe)
+        return MemberSecrets(identity: fresh.identity, onlyMe: fresh.onlyMe, earlier: [current] + earlier)
+    }
+
+    /// This identity, then the earlier ones, newest first.
+    package var chain: [MemberSecrets] { [MemberSecrets(identity: identity, onlyMe: onlyMe)] + earlier }
 
     /// A new member's keys: a new identity and a new *only me* key.
     package static func generate() throws -> MemberSecrets {
@@ -36,7 +57,10 @@ public enum MemberWrapFault: Error, Hashable, Sendable {
 /// identity's secret halves and their *only me* key, sealed under a random member key that
 /// their password wraps (Argon2id, as a person's wrap, SPEC §4) and their recovery code wraps
 /// a second time. The member signs it, so a wrap someone else made is told before any
-/// Argon2id work.
+/// Argon2id work. Payload version 1 (below) holds one identity; version 2, made by `passwd`,
+/// adds after byte 114 the number of earlier identities n (1 to 16, so the clear part is
+/// 115 bytes) and after the current secrets, under the same member key, each earlier one
+/// (signing seed ‖ X25519 secret key ‖ X25519 public key ‖ only-me key, 128 bytes), newest first.
 ///
 /// ```
 /// offset size
@@ -56,11 +80,24 @@ public enum MemberWrapFault: Error, Hashable, Sendable {
 /// ```
 package struct MemberWrapPayload: Sendable {
     package static let version: UInt8 = 1
+    /// The version of a wrap that holds earlier identities.
+    package static let renewedVersion: UInt8 = 2
     static let clearLength = 114
     static let sealedKeyLength = AEAD.nonceLength + 32 + AEAD.tagLength
     static let secretsLength = 96
-    static let sealedSecretsLength = AEAD.nonceLength + secretsLength + AEAD.tagLength
-    package static let length = clearLength + 2 * sealedKeyLength + sealedSecretsLength + SigningKeyPair.signatureLength
+    static let earlierLength = 128
+    static let maximumEarlier = 16
+    /// The length of a version 1 wrap.
+    package static let length = length(earlier: 0)
+
+    /// The length of a wrap holding `earlier` earlier identities (version 2 when more than none).
+    package static func length(earlier: Int) -> Int {
+        clearLength + (earlier > 0 ? 1 : 0) + 2 * sealedKeyLength + AEAD.nonceLength + secretsLength + earlier * earlierLength
+            + AEAD.tagLength + SigningKeyPair.signatureLength
+    }
+
+    /// How many earlier identities it holds.
+    package let earlierCount: Int
 
     package let parameters: KDFParameters
     package let keys: MemberKeys
@@ -75,7 +112,10 @@ package struct MemberWrapPayload: Sendable {
     /// Parses a stored payload and checks its signature (no key needed).
     package init(parsing payload: [UInt8], binding: FrameBinding) throws(MemberWrapFault) {
         var reader = ByteReader(payload)
-        guard payload.count == Self.length, reader.readByte() == Self.version, reader.readByte() == KDFParameters.argon2id13,
+        // The number of earlier identities is at byte 114 of a version 2 wrap (none in version 1).
+        let earlier = payload.first == Self.renewedVersion && payload.count > Self.clearLength ? Int(payload[Self.clearLength]) : 0
+        guard earlier <= Self.maximumEarlier, payload.count == Self.length(earlier: earlier),
+            reader.readByte() == (earlier > 0 ? Self.renewedVersion : Self.version), reader.readByte() == KDFParameters.argon2id13,
             let ops = reader.readLittleEndian(UInt64.self), let mem = reader.readLittleEndian(UInt64.self)
         else { throw .malformed }
         guard let parameters = try? KDFParameters(validatingOpsLimit: ops, memLimit: mem) else {
@@ -85,15 +125,18 @@ package struct MemberWrapPayload: Sendable {
             let signing = reader.read(SigningKeyPair.publicKeyLength), let sealing = reader.read(BoxKeyPair.publicKeyLength),
             let keys = MemberKeys(signing: signing, sealing: sealing)
         else { throw .malformed }
+        if earlier > 0 { _ = reader.readByte() }
         let clearPart = reader.consumed(from: 0)
+        let sealedSecretsLength = AEAD.nonceLength + Self.secretsLength + earlier * Self.earlierLength + AEAD.tagLength
         guard let byPassword = reader.read(Self.sealedKeyLength), let byRecovery = reader.read(Self.sealedKeyLength),
-            let secrets = reader.read(Self.sealedSecretsLength)
+            let secrets = reader.read(sealedSecretsLength)
         else { throw .malformed }
         let signed = reader.consumed(from: 0)
         guard let signature = reader.read(SigningKeyPair.signatureLength),
             SigningKeyPair.verify(signature: signature, of: binding.bytes(for: .memberWrapSignature) + signed, publicKey: signing)
         else { throw .notSignedByItsMember }
         self.parameters = parameters
+        self.earlierCount = earlier
         self.keys = keys
         self.salt = salt
         self.recoverySalt = recoverySalt
@@ -111,10 +154,13 @@ package struct MemberWrapPayload: Sendable {
     ) throws -> [UInt8] {
         let salt = try PasswordKDF.generateSalt()
         let recoverySalt = try PasswordKDF.generateSalt()
-        var payload: [UInt8] = [version, KDFParameters.argon2id13]
+        let earlier = secrets.earlier
+        precondition(earlier.count <= maximumEarlier, "a member renews their keys at most 16 times")
+        var payload: [UInt8] = [earlier.isEmpty ? version : renewedVersion, KDFParameters.argon2id13]
         payload.appendLittleEndian(parameters.opsLimit)
         payload.appendLittleEndian(parameters.memLimit)
         payload += salt + recoverySalt + secrets.identity.keys.signing + secrets.identity.keys.sealing
+        if !earlier.isEmpty { payload.append(UInt8(earlier.count)) }
         let clear = payload
         let memberKey = try AEAD.generateKey()
         defer { memberKey.wipe() }
@@ -126,10 +172,16 @@ package struct MemberWrapPayload: Sendable {
             defer { key.wipe() }
             payload += try AEAD.seal(memberKey, key: key, additionalData: binding.bytes(for: purpose) + clear)
         }
-        let plaintext = try SecureBytes(capacity: secretsLength)
+        let plaintext = try SecureBytes(capacity: secretsLength + earlier.count * earlierLength)
         defer { plaintext.wipe() }
+        var parts = [secrets.identity.signing.seed, secrets.identity.sealing.secretKey, secrets.onlyMe.key]
+        for identity in earlier {
+            let sealing = try SecureBytes(capacity: 32)
+            sealing.withUnsafeMutableBytes { out in identity.identity.sealing.publicKey.withUnsafeBytes { out.copyMemory(from: $0) } }
+            parts += [identity.identity.signing.seed, identity.identity.sealing.secretKey, sealing, identity.onlyMe.key]
+        }
         plaintext.withUnsafeMutableBytes { out in
-            for (index, part) in [secrets.identity.signing.seed, secrets.identity.sealing.secretKey, secrets.onlyMe.key].enumerated() {
+            for (index, part) in parts.enumerated() {
                 part.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[(32 * index)..<(32 * index + 32)]).copyMemory(from: $0) }
             }
         }
@@ -160,10 +212,10 @@ package struct MemberWrapPayload: Sendable {
         defer { memberKey.wipe() }
         guard
             let plaintext = try? AEAD.openSecret(secrets, key: memberKey, additionalData: binding.bytes(for: .memberSecrets) + clearPart),
-            plaintext.count == Self.secretsLength
+            plaintext.count == Self.secretsLength + earlierCount * Self.earlierLength
         else { throw MemberWrapFault.damaged }
         defer { plaintext.wipe() }
-        let parts = try (0..<3).map { index in
+        let parts = try (0..<(3 + 4 * earlierCount)).map { index in
             let part = try SecureBytes(capacity: 32)
             part.withUnsafeMutableBytes { out in
                 plaintext.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[(32 * index)..<(32 * index + 32)])) }
@@ -173,7 +225,13 @@ package struct MemberWrapPayload: Sendable {
         let signing = try SigningKeyPair(seed: parts[0])
         guard signing.publicKey == keys.signing else { throw MemberWrapFault.damaged }
         let identity = MemberIdentity(signing: signing, sealing: try BoxKeyPair(publicKey: keys.sealing, secretKey: parts[1]))
-        return MemberSecrets(identity: identity, onlyMe: AudienceKey(audience: .only(identity.id), key: parts[2]))
+        let earlier = try stride(from: 3, to: parts.count, by: 4).map { index in
+            let sealing = parts[index + 2].withUnsafeBytes { Array($0) }
+            let previous = MemberIdentity(
+                signing: try SigningKeyPair(seed: parts[index]), sealing: try BoxKeyPair(publicKey: sealing, secretKey: parts[index + 1]))
+            return MemberSecrets(identity: previous, onlyMe: AudienceKey(audience: .only(previous.id), key: parts[index + 3]))
+        }
+        return MemberSecrets(identity: identity, onlyMe: AudienceKey(audience: .only(identity.id), key: parts[2]), earlier: earlier)
     }
 }
 

@@ -125,10 +125,11 @@ package final class HouseholdSession {
         directory.history.map { (directory.names[$0.author], $0.entry) }
     }
 
-    /// The member who goes by `name` (compared folded), if any.
+    /// The member who goes by `name` (compared folded), if any: as they are now (not an
+    /// identity a `passwd` of theirs renewed).
     package func memberID(named name: String) -> MemberID? {
         let key = state.foldedName(name)
-        return directory.names.first { state.foldedName($0.value) == key }?.key
+        return directory.current.first { state.foldedName($0.value) == key }?.key
     }
 
     /// Takes in what the other members wrote; once admitted, signs this member's name for
@@ -136,6 +137,7 @@ package final class HouseholdSession {
     /// epoch (``republished``).
     package func catchUp() throws(HouseholdSessionError) {
         try Self.household { () throws(HouseholdError) in try member.catchUp() }
+        directory.renew(member.keyring.successors)
         guard member.keyring.isMember, directory.signed[id] != member.keyring.epoch else { return }
         if let other = memberID(named: name), other != id { throw .nameTaken(name) }
         let events = [Event(at: now(), .accountCreated(name: name))] + republished
@@ -193,7 +195,7 @@ package final class HouseholdSession {
             guard !events.isEmpty else { return [] }
             let unnamed = Set(member.keyring.members.ids.filter { directory.names[$0] == nil })
             let audience = HouseholdAudiences.audience(
-                of: events, privately: privately, me: id, members: directory.names, unnamed: unnamed, state: state)
+                of: events, privately: privately, me: id, members: directory.current, unnamed: unnamed, state: state)
             if try Self.household({ () throws(HouseholdError) in try member.record(events, for: audience, decidedAt: head) }) {
                 return events
             }
@@ -221,6 +223,20 @@ package final class HouseholdSession {
         try Self.household { () throws(HouseholdError) in
             try member.wrapKeys(password: password, recoveryCode: recoveryCode, parameters: parameters)
         }
+    }
+
+    /// `passwd` in a household: renews this member's key pairs under a new `password` and
+    /// `recoveryCode` in a new epoch the old signing key vouches for
+    /// (``HouseholdMember/renewKeys(password:recoveryCode:parameters:appending:)``); from
+    /// there this member is known by their new id, and signs their name again for everyone.
+    package func renewKeys(
+        _ password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters,
+        appending: ((FrameBatch, MemberKeys) throws -> AppendOutcome)? = nil
+    ) throws(HouseholdSessionError) {
+        try Self.household { () throws(HouseholdError) in
+            try member.renewKeys(password: password, recoveryCode: recoveryCode, parameters: parameters, appending: appending)
+        }
+        try catchUp()
     }
 
     /// Makes member `id` an owner too (an owner): a new epoch naming them, appended by
@@ -261,6 +277,20 @@ final class MemberDirectory {
     private(set) var signed: [MemberID: UInt64] = [:]
     private(set) var history: [(author: MemberID, entry: HistoryEntry)] = []
     private var taken: Set<String> = []
+    /// Ids a member's `passwd` renewed, with the id that follows each.
+    private var successors: [MemberID: MemberID] = [:]
+
+    /// The names of members as they are now: without the ids a `passwd` renewed.
+    var current: [MemberID: String] { names.filter { successors[$0.key] == nil } }
+
+    /// Carries each renewed member's name over to their new id (their old one keeps it, for
+    /// the history they signed with it).
+    func renew(_ renewals: [MemberID: MemberID]) {
+        for (old, new) in renewals where successors[old] == nil {
+            successors[old] = new
+            if names[new] == nil, let name = names[old] { names[new] = name }
+        }
+    }
 
     func takeIn(_ entry: HouseholdEntry, before: GiftList) {
         // A member that folds the journal again from its start (a chain that is not the one

@@ -16,11 +16,12 @@ import OrderedCollections
 /// ``init(journalPath:member:name:now:server:openStore:)`` opens at sign-in), and a
 /// service that cannot be reached fails the command with its one line. Nothing of the
 /// household is kept on the device but its record (no offline work, no merge yet).
-/// `setup`, `passwd` and `import` are a person's journal's; they throw
-/// ``ServiceError/Code/notInAHousehold(command:)``.
+/// `setup` and `import` are a person's journal's; they throw
+/// ``ServiceError/Code/notInAHousehold(command:)``. `passwd` renews the member's keys
+/// (``HouseholdSession/renewKeys(_:recoveryCode:parameters:appending:)``) through ``onPasswordChange``.
 public final class HouseholdShellService: ShellService {
     public let journalPath: String
-    private let memberID: MemberID
+    private var memberID: MemberID
     private let name: String
     private let clock: @Sendable () -> Timestamp
     private let server: String?
@@ -41,6 +42,15 @@ public final class HouseholdShellService: ShellService {
     public var onWaiting: ((Int) -> Void)?
     public var onChangesElsewhere: (([HistoryEntry]) -> Void)?
     public var onProgress: ((Int, Int) -> Void)?
+    /// What `passwd` asks of the device, with the current and the new password and the
+    /// household's store: it hands `renew` a new recovery code, the record's cost and how the
+    /// store appends a renewal (which renews the keys and answers the new member id), then
+    /// keeps what the device keeps (its record, its key for the service) and shows the code.
+    /// Without it, `passwd` is refused.
+    package var onPasswordChange: ((_ old: SecureBytes, _ new: SecureBytes, _ store: any FrameStore, _ renew: Renewing) throws -> Void)?
+
+    /// Renews the member's keys with a recovery code and a cost, appended as given; answers the new member id.
+    package typealias Renewing = (SecureBytes, KDFParameters, ((FrameBatch, MemberKeys) throws -> AppendOutcome)?) throws -> MemberID
 
     /// The household whose record on this device is `journalPath`, as member `member`
     /// (known here as `name`), its journal opened by `openStore` at each sign-in, with the
@@ -86,13 +96,23 @@ public final class HouseholdShellService: ShellService {
 
     public func login(password: SecureBytes) throws(ServiceError) {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
-        let store = try openStore(password)
-        let opened = try Self.household { () throws(HouseholdSessionError) in
-            try HouseholdSession.open(store, as: memberID, name: name, password: password, now: clock)
+        let opened: HouseholdSession
+        do throws(ServiceError) {
+            let store = try openStore(password)
+            opened = try Self.household { () throws(HouseholdSessionError) in
+                try HouseholdSession.open(store, as: memberID, name: name, password: password, now: clock)
+            }
+        } catch {
+            // Told to the member at their next sign-in on this device (HouseholdLoginReports).
+            if HouseholdLoginReports.isWrongPassword(error), HouseholdLoginReports.recordFailure(record: journalPath, at: clock()) {
+                onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: 0))
+            }
+            throw error
         }
         session = opened
         toldThrough = opened.member.store.head.sequence
-        onNotification?(.signedIn(name: name, failedAttempts: 0, previousVisit: nil))
+        let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
+        onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
     }
 
     /// Releases the member's keys and what they read; nothing is written (a household's
@@ -111,8 +131,22 @@ public final class HouseholdShellService: ShellService {
         throw ServiceError(.notInAHousehold(command: "setup"))
     }
 
+    /// `passwd` in a household: the current password checked against the member's wrap, then
+    /// new key pairs under the new one, in a new epoch (docs/threat-model.md).
     public func changePassword(old: SecureBytes, newPassword: () throws -> SecureBytes) throws {
-        throw ServiceError(.notInAHousehold(command: "passwd"))
+        guard let session else { throw ServiceError(.notSignedIn) }
+        guard let onPasswordChange else { throw ServiceError(.notInAHousehold(command: "passwd")) }
+        guard session.member.opens(password: old) else { throw ServiceError(.wrongPassword(recorded: false)) }
+        let new = try newPassword()
+        try onPasswordChange(old, new, session.member.store) { code, parameters, appending in
+            try Self.household { () throws(HouseholdSessionError) in
+                try session.renewKeys(new, recoveryCode: code, parameters: parameters, appending: appending)
+            }
+            memberID = session.id
+            toldThrough = session.member.store.head.sequence
+            _ = HouseholdLoginReports.signedIn(record: journalPath, as: session.member.secrets.identity)  // the new key
+            return session.id
+        }
     }
 
     public func importDocument(_ document: CheckedImportDocument) throws(ServiceError) -> ImportSummary {

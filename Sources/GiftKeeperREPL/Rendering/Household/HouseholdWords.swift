@@ -19,6 +19,18 @@ package enum HouseholdWords {
         "That recovery code does not open your keys; nothing was changed. Use the code shown when you joined, or the newest one since."
     package static let recovered = "Your new password is set: sign in with it from now on."
 
+    /// A household's journal shorter than this device verified it (SPEC §5's rollback, per member).
+    package static func rolledBack(missing: UInt64) -> String {
+        "Rollback detected: \(missing) event\(missing == 1 ? " is" : "s are") missing since your last session on this machine: "
+            + "the household's journal on the service was rolled back or replaced. Nothing was read or written; "
+            + "ask the service's operator to restore the newer copy."
+    }
+
+    /// `passwd` in a household: new keys, a new epoch (docs/households.md).
+    package static let keysRenewed =
+        "Your password is changed and your keys are new: only the new password opens the household on this device, "
+        + "and nothing written from now on opens with your old password, recovery code or keys."
+
     package static func madeOwner(_ name: String) -> String {
         "\(name) is an owner now: they may invite, admit and remove members, and make others owners."
     }
@@ -122,6 +134,7 @@ package enum HouseholdWords {
         case .household(.notAMember): (notAdmitted, 1)
         case .household(.notAnOwner): ("Only an owner of the household may do this.", 2)
         case .household(.noKeyWrap): ("This household's journal holds no key wrap of yours.", 4)
+        case .household(.rolledBack(let missing)): (rolledBack(missing: missing), 1)
         case .household(.refused(let refusal)):
             ("A frame of the household's journal failed verification at sequence \(refusal.sequence): refused.", 1)
         case .household(.notAHousehold): ("Not a household's journal.", 4)

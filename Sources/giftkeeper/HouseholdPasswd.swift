@@ -1,0 +1,82 @@
+import ArgumentParser
+import GiftKeeperCrypto
+import GiftKeeperJournal
+import GiftKeeperREPL
+import GiftKeeperRemote
+import GiftKeeperSealing
+import GiftKeeperService
+import GiftKeeperWire
+
+/// `giftkeeper household passwd --journal RECORD`: `passwd` in a household as a one-shot
+/// (SPEC §13; docs/threat-model.md, "`passwd` in a household"). The current password (the
+/// terminal, `--password-file`, or standard input's first line), then the new one twice
+/// (the terminal, or the next lines): never from argv.
+struct HouseholdPasswd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd",
+        abstract: "Change your password: new keys for you in the household, and a new recovery code (shown once).")
+
+    @OptionGroup var path: HouseholdPath
+
+    func run() throws {
+        try reportingFailures {
+            let old = try path.password.readPassword()
+            defer { old.wipe() }
+            try withHousehold(path.journal, password: path.password, current: old) { session, record, _ in
+                let new = try readNewPassword(from: try TerminalSession.makePasswordSource(passwordFile: nil))
+                defer { new.wipe() }
+                try renewHouseholdKeys(&record, at: path.journal, old: old, new: new, store: session.member.store) {
+                    code, parameters, appending in
+                    try session.renewKeys(new, recoveryCode: code, parameters: parameters, appending: appending)
+                    _ = HouseholdLoginReports.signedIn(record: path.journal, as: session.member.secrets.identity)  // the new key
+                    return session.id
+                }
+            }
+        }
+    }
+}
+
+/// The failed sign-ins to the household recorded on this device since the member's last
+/// sign-in here (``HouseholdLoginReports``), told on standard error as a person's one-shot tells them.
+func tellFailedLogins(at path: String, name: String, session: HouseholdSession) {
+    let failed = HouseholdLoginReports.signedIn(record: path, as: session.member.secrets.identity)
+    guard failed > 0 else { return }
+    Console().note(LoginNotification.signedIn(name: name, failedAttempts: failed, previousVisit: nil).sentence)
+}
+
+/// `passwd` in a household on this device, in the shell and as a one-shot: this device's
+/// key for the service sealed under the new password and a new recovery code; the keys
+/// renewed with that code (`renew`: new key pairs, a new epoch); the record naming the new
+/// member id (its verified mark made again under the new keys); the old password's seal of
+/// the device key dropped, so the old password opens nothing here; the code shown once.
+func renewHouseholdKeys(
+    at path: String, old: SecureBytes, new: SecureBytes, store: any FrameStore, renew: HouseholdShellService.Renewing
+) throws {
+    var record = try HouseholdRecord.read(path)
+    try renewHouseholdKeys(&record, at: path, old: old, new: new, store: store, renew: renew)
+}
+
+/// ``renewHouseholdKeys(at:old:new:store:renew:)`` with the record read already. Through a
+/// service, the renewal is appended with the new public keys in one request (its roster).
+func renewHouseholdKeys(
+    _ record: inout HouseholdRecord, at path: String, old: SecureBytes, new: SecureBytes, store: any FrameStore,
+    renew: HouseholdShellService.Renewing
+) throws {
+    let recovery = try RecoveryCode.make()
+    defer { recovery.secret.wipe() }
+    // Sealed for the new password and code before the keys change, so this device reaches
+    // the service whatever happens next; the old password's seal goes once they changed.
+    _ = try record.service(password: old, sealingAlso: [new, recovery.secret])
+    let service = store as? ServiceFrameStore
+    let member = try renew(
+        recovery.secret, record.parameters,
+        service.map { service in
+            { batch, keys in try service.changeMembers(.renew, memberKeys: keys.signing + keys.sealing, frames: batch) }
+        })
+    record.member = hexString(member.bytes)
+    record.verified = nil
+    try record.write(to: path)
+    _ = try record.service(password: new, dropping: old)
+    Console().print(HouseholdWords.keysRenewed)
+    Console().print(HouseholdWords.recoveryCode(recovery.text))
+}
