@@ -165,8 +165,12 @@ import Testing
         #expect(
             EventCodec.encode(Event(at: at(0), .profileFieldSet(recipient: "X", field: .sizes, value: "M")))
                 == [0x02, 0x15, 0x00, 0x01, 0x58, 0x01, 0x01, 0x4D])
+        // 0x06: a household's link of a person to a member (issue 28, `admit --recipient`).
+        #expect(
+            EventCodec.encode(Event(at: at(0), .profileFieldSet(recipient: "X", field: .member, value: "M")))
+                == [0x02, 0x15, 0x00, 0x01, 0x58, 0x06, 0x01, 0x4D])
         #expect(throws: EventDecodingError.invalidValue(.profileField, offset: 5)) {
-            try EventCodec.decode([0x02, 0x15, 0x00, 0x01, 0x58, 0x06, 0x01, 0x4D])
+            try EventCodec.decode([0x02, 0x15, 0x00, 0x01, 0x58, 0x07, 0x01, 0x4D])
         }
         #expect(
             EventCodec.encode(Event(at: at(0), .presentEdited(id: pid(1), changes: [.url("u"), .store("s")])))

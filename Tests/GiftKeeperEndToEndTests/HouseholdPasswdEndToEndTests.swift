@@ -19,6 +19,8 @@ extension HouseholdEndToEndTests {
             let joined = try await join(member, as: name, invitedBy: alice)
             let admitted = try await run(alice, ["admit", name, "--safety-number", joined.safetyNumber])
             #expect(admitted.status == 0, "\(admitted)")
+            let completed = try await run(member, ["members"])  // the join completed: the recovery code shown
+            #expect(completed.status == 0, "\(completed)")
         }
         let kite = try await plain(bob, ["wish", "add", "Kite"])
         #expect(kite.status == 0, "\(kite)")
