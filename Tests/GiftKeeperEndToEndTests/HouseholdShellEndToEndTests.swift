@@ -154,4 +154,22 @@ extension HouseholdEndToEndTests {
             try await tmux.enter(name, "quit")
         }
     }
+
+    @Test("household admit --recipient: Grandpa, on Alice's list before Bob joined, is Bob; what is about Grandpa is kept from him")
+    func admittingARecipient() async throws {
+        let alice = try await aliceCreates("The Smiths")
+        let bob = try Member("bob-secret")
+        let joined = try await join(bob, as: "Bob", invitedBy: alice)
+        let admitted = try await run(alice, ["admit", "Bob", "--safety-number", joined.safetyNumber, "--recipient", "Grandpa"])
+        #expect(admitted.status == 0 && admitted.stdout.contains("What is about Grandpa goes to everyone but Bob"), "\(admitted)")
+        #expect(try await run(bob, ["members"]).status == 0)
+        for (recipient, title) in [("Grandpa", "Pipe"), ("Grandma", "Scarf")] {
+            let added = try await plain(alice, ["add", recipient, title])
+            #expect(added.status == 0, "\(added)")
+        }
+        let bobs = try await plain(bob, ["list"])
+        #expect(bobs.status == 0 && bobs.stdout.contains("Scarf") && !bobs.stdout.contains("Pipe"), "\(bobs)")
+        let alices = try await plain(alice, ["list"])
+        #expect(alices.stdout.contains("Scarf") && alices.stdout.contains("Pipe"), "\(alices)")
+    }
 }
