@@ -37,6 +37,15 @@ struct MemberOptions: ParsableArguments {
         try JSONDecoder().decode(DeviceRecord.self, from: Data(contentsOf: URL(fileURLWithPath: journal)))
     }
 
+    /// The key derivation's cost the member chose (`--kdf`).
+    func parameters() throws -> KDFParameters {
+        switch try record().kdf {
+        case "interactive": .interactive
+        case "sensitive": .sensitive
+        default: .moderate
+        }
+    }
+
     func password() throws -> SecureBytes {
         let line = try String(contentsOfFile: passwordFile, encoding: .utf8).prefix { $0 != "\n" }
         let secret = try SecureBytes(capacity: line.utf8.count, count: 0)
@@ -61,6 +70,8 @@ struct SeedCommand: ParsableCommand {
         let record = try member.record()
         let home = ProcessInfo.processInfo.environment["XDG_STATE_HOME"] ?? NSHomeDirectory() + "/.local/state"
         let remote = try ServiceRemote(url: record.remote, stateDirectory: home + "/giftkeeper", deviceName: "bench")
+        // This device's key for the service is sealed under the member's password.
+        try remote.useDeviceKey(DeviceKeyAccess(epochs: [], password: try member.password(), parameters: try member.parameters()))
         guard let id = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }),
             let store = try remote.open(journalID: unhex(record.journalID) ?? [])
         else { throw ValidationError("\(member.journal): not a member's record of a household on its service") }
@@ -98,12 +109,7 @@ struct KeyDerivationCommand: ParsableCommand {
 
     func run() throws {
         try Sodium.ensureInitialized()
-        let parameters: KDFParameters =
-            switch try member.record().kdf {
-            case "interactive": .interactive
-            case "sensitive": .sensitive
-            default: .moderate
-            }
+        let parameters = try member.parameters()
         let password = try member.password()
         var least = Duration.seconds(3_600)
         for _ in 0..<runs {

@@ -50,6 +50,26 @@ public struct FrameBatch: Sendable {
         self.path = path
     }
 
+    /// The frames after `base` that were verified before, from their `bytes` back to back
+    /// and where each begins in them, up to `head`: none is hashed again (a frame's hash is
+    /// the next one's previous hash, the last one's `head`'s).
+    init(
+        verified bytes: [UInt8], after base: JournalHead, frames: [(kind: FrameKind, start: Int, previousHash: [UInt8])], head: JournalHead,
+        path: String
+    ) {
+        self.init(after: base, path: path)
+        self.bytes = bytes
+        self.frames = frames.indices.map { index in
+            let (kind, start, previousHash) = frames[index]
+            let next = index + 1 < frames.count ? frames[index + 1] : nil
+            return Entry(
+                sequence: base.sequence + UInt64(index) + 1, kind: kind, start: start, length: (next?.start ?? bytes.count) - start,
+                previousHash: previousHash, hash: next?.previousHash ?? head.hash)
+        }
+        nextSequence = head.sequence + 1
+        previousHash = head.hash
+    }
+
     /// How many frames the batch holds.
     public var count: Int { frames.count }
     public var isEmpty: Bool { frames.isEmpty }

@@ -69,33 +69,35 @@ public struct VerifiedFrames: Sendable {
         head = batch.head
     }
 
-    /// Calls `body` with every frame after `sequence` up to `last`, verifying the chain
-    /// again from the genesis hash as a file is verified on opening.
+    /// Calls `body` with every frame after `sequence` up to `last`. Each was verified against
+    /// the chain as it was taken in (``takeIn(_:)``) or built (``accept(_:)``), and nothing
+    /// else writes them, so none is hashed again: a read after a recent position costs the
+    /// frames after it, not the journal (a household's catch-up at each look of its shell).
     public func read(
         after sequence: UInt64, through last: UInt64 = .max, progress: ((Int, Int) -> Void)?,
         _ body: (FrameView) throws -> Void
     ) throws {
-        let scanner = FrameScanner(genesisHash: header.genesisHash)
-        var offset = JournalFormat.headerSize
-        for (position, frame) in frames.prefix(Int(min(last, UInt64(frames.count)))).enumerated() {
+        let end = Int(min(last, UInt64(frames.count)))
+        var position = Int(min(sequence, UInt64(end)))
+        var offset = JournalFormat.headerSize + frames.prefix(position).reduce(0) { $0 + $1.count }
+        var previousHash = position == 0 ? header.genesisHash : Array(frames[position - 1].suffix(JournalFormat.hashSize))
+        while position < end {
+            let frame = frames[position]
             try frame.withUnsafeBytes { bytes in
-                guard case .frame(let verified) = scanner.next(in: bytes, remaining: bytes.count),
-                    verified.size == bytes.count
-                else {
+                guard let kind = FrameKind(rawValue: bytes[JournalFormat.frameCheckedSize - 1]) else {
                     throw JournalError(
-                        .corrupt(
-                            JournalProblem(
-                                sequence: UInt64(position + 1), offset: nil, damage: .frameDoesNotVerify)),
-                        path: path)
+                        .corrupt(JournalProblem(sequence: UInt64(position + 1), offset: nil, damage: .frameDoesNotVerify)), path: path)
                 }
-                if verified.sequence > sequence {
+                try previousHash.withUnsafeBytes { previous in
                     try body(
                         FrameView(
-                            sequence: verified.sequence, kind: verified.kind, payload: verified.payload,
-                            previousHash: UnsafeRawBufferPointer(scanner.previousHash)))
+                            sequence: UInt64(position + 1), kind: kind,
+                            payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<bytes.count - JournalFormat.hashSize]),
+                            previousHash: previous))
                 }
-                scanner.accept()
             }
+            previousHash = Array(frame.suffix(JournalFormat.hashSize))
+            position += 1
             offset += frame.count
             progress?(offset, size)
         }

@@ -73,6 +73,39 @@ struct HouseholdRecord: Codable {
     }
 
     var id: [UInt8] { unhex(journalID) ?? [] }
+
+    /// The household's journal on `remote` as this device reads it, for the shell and the
+    /// `household` commands alike: after the frames of its copy beside the record at `path`
+    /// (only the service's frames after them are read); nil when the service does not serve
+    /// this member.
+    func store(on remote: ServiceRemote, at path: String) throws -> (any SharedFrameStore)? {
+        try HouseholdCopy.open(remote, journalID: id, copy: Self.copyPath(path))
+    }
+
+    /// How far this device verified the journal (``HouseholdMember/verifiedMark()``), as kept.
+    var verifiedMark: [UInt8]? { verified.flatMap { unhex($0) } }
+
+    /// Notes what `member` verified: the mark, and their frames in the copy beside the record
+    /// at `path` (a head start only: without it the next sign-in reads more). Nothing after a
+    /// `leave` (there is nothing more to read).
+    mutating func noteVerified(by member: HouseholdMember, at path: String) {
+        guard let mark = try? member.verifiedMark() else { return }
+        verified = hexString(mark)
+        try? HouseholdCopy.keep(member.store, at: Self.copyPath(path))
+    }
+}
+
+/// The device's copy for the shell (``HouseholdShellService/DeviceCopy``) of the household
+/// whose record is at `path`: the mark read from the record at each sign-in, and what the
+/// member verified noted in it (the record read again: a command may have changed it since).
+func householdDeviceCopy(at path: String) -> HouseholdShellService.DeviceCopy {
+    HouseholdShellService.DeviceCopy(
+        mark: { (try? HouseholdRecord.read(path))?.verifiedMark },
+        keep: { member in
+            guard var record = try? HouseholdRecord.read(path) else { return }
+            record.noteVerified(by: member, at: path)
+            try? record.write(to: path)
+        })
 }
 
 /// The shell's session for `journalPath`: a household member's when it is a household's
@@ -85,8 +118,9 @@ func shellService(journalPath: String, environment: ServiceEnvironment) throws(S
 
 /// The shell's session when `path` is a household's record on this device (it starts with
 /// `{`; a journal never does): the member signs in through the service, online
-/// (``HouseholdShellService``), the journal read from the service at each sign-in. Nil for
-/// anything else (a person's journal, or nothing yet).
+/// (``HouseholdShellService``), reading from it only the frames after the device's copy,
+/// and verifying only those after its mark. Nil for anything else (a person's journal, or
+/// nothing yet).
 func householdShellService(at path: String) throws(ServiceError) -> HouseholdShellService? {
     guard let bytes = PrivateFiles.readSmallFile(path), bytes.first == UInt8(ascii: "{"),
         let record = try? HouseholdRecord.read(path)
@@ -97,13 +131,14 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
     }
     let desk = ServiceDesk(nil, record: record, path: path)
     let service = HouseholdShellService(
-        journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote
+        journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote,
+        copy: householdDeviceCopy(at: path)
     ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
         do {
             // This device's key for the service is sealed under the member's password.
             let remote = try record.service(password: password)
             desk.remote = remote
-            guard let store = try remote.open(journalID: record.id) else { throw ServiceError(.household(.notAMember)) }
+            guard let store = try record.store(on: remote, at: path) else { throw ServiceError(.household(.notAMember)) }
             return store
         } catch let error as ServiceError {
             throw error
@@ -186,16 +221,13 @@ func withHousehold(
             Console().error(HouseholdWords.wrongRecoveryCode)
             throw ExitCode(3)
         }
-        let copy = HouseholdRecord.copyPath(path)
-        guard let store = try HouseholdCopy.open(remote, journalID: record.id, copy: copy) else {
-            throw HouseholdSessionError.household(.notAMember)
-        }
+        guard let store = try record.store(on: remote, at: path) else { throw HouseholdSessionError.household(.notAMember) }
         let session: HouseholdSession
         if let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) {
             do {
                 session = try HouseholdSession.open(
                     store, as: member, name: record.name, password: secret, recoveryCode: recoveryCode,
-                    verifiedMark: record.verified.flatMap { unhex($0) }, now: now)
+                    verifiedMark: record.verifiedMark, now: now)
             } catch HouseholdSessionError.household(.wrongPassword) where recoveryCode != nil {
                 Console().error(HouseholdWords.wrongRecoveryCode)
                 throw ExitCode(3)
@@ -218,11 +250,7 @@ func withHousehold(
         }
         tellFailedLogins(at: path, name: record.name, session: session)
         try body(session, &record, remote)
-        // What this member verified, remembered (after a `leave` there is nothing more to read).
-        if let mark = try? session.member.verifiedMark() {
-            record.verified = hexString(mark)
-            try? HouseholdCopy.keep(session.member.store, at: copy)  // a head start only: the next sign-in reads more without it
-        }
+        record.noteVerified(by: session.member, at: path)
         try record.write(to: path)
     }
 }

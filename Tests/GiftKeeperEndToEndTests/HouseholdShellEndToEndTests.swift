@@ -78,9 +78,15 @@ extension HouseholdEndToEndTests {
             #expect(!view.stdout.contains("Telescope") && !view.stderr.contains("Telescope"), "\(view)")
         }
 
-        // The shell, in a script: Bob's list and history, then a change of his own.
+        // The shell, in a script: Bob's list and history, then a change of his own. It signs in
+        // through the device's copy and leaves it, and the mark, at the head it reached.
+        let copied = try Data(contentsOf: URL(fileURLWithPath: bob.record + ".frames"))
+        let marked = try String(contentsOfFile: bob.record, encoding: .utf8)
         let shell = try await plain(bob, [], input: "login\nbob-secret\nlist\nhistory\nadd Grandma Gloves\nundo\nlist\n")
         #expect(shell.status == 0, "\(shell)")
+        let kept = try Data(contentsOf: URL(fileURLWithPath: bob.record + ".frames"))
+        #expect(kept.count > copied.count && kept.prefix(copied.count) == copied)
+        #expect(try String(contentsOfFile: bob.record, encoding: .utf8) != marked)
         #expect(shell.stdout.contains("Scarf") && !shell.stdout.contains("Telescope"), "\(shell)")
         // `passwd` renews his keys there (HouseholdPasswdEndToEndTests); the new password signs in.
         let passwd = try await plain(bob, [], input: "login\nbob-secret\npasswd\nbob-secret\nnew-secret-1\nnew-secret-1\n")

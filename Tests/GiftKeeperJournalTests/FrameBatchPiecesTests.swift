@@ -27,4 +27,30 @@ import Testing
             #expect(pieces.flatMap(\.bytes) == batch.bytes && pieces.flatMap(\.encodedFrames) == batch.encodedFrames, "\(random)")
         }
     }
+
+    @Test("A journal's frames read as one batch, hashing nothing, are the batches that appended them: bytes, heads, each frame's hash")
+    func journalFramesAreTheAppendedBatch() throws {
+        var random = TestRandom()
+        let directory = try TemporaryDirectory()
+        let path = directory.file("copy.journal")
+        var written = FrameBatch(after: JournalHead(sequence: 0, hash: []), path: path)
+        do {
+            let journal = try Journal.create(at: path, household: true)
+            written = FrameBatch(after: journal.head, path: path)
+            for _ in 0..<3 {
+                var batch = journal.makeBatch()
+                for _ in 0..<Int.random(in: 1...20, using: &random) {
+                    let payload = (0..<Int.random(in: 0...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                    try batch.add(kind: .householdEvent, payload: payload)
+                    try written.add(kind: .householdEvent, payload: payload)
+                }
+                #expect(try journal.append(batch) == .appended(batch.head))
+            }
+        }
+        let read = try Journal.open(at: path, access: .readOnly).frames()
+        #expect(read.base == written.base && read.head == written.head && read.count == written.count)
+        #expect(read.bytes == written.bytes && read.encodedFrames == written.encodedFrames)
+        let heads = { (batch: FrameBatch) in batch.pieces(maximumFrames: 1, maximumBytes: .max).map(\.head) }
+        #expect(heads(read) == heads(written))
+    }
 }

@@ -92,4 +92,68 @@ import Testing
         #expect(quick.keyring.signaturesVerified == 1 && full.keyring.signaturesVerified == 6)
         #expect(quick.state == full.state && !quick.state.presents.values.contains { $0.title == "Telescope" })
     }
+
+    @Test("The shell signs in through the device's copy: the service serves only the frames after it, and only their signatures are verified")
+    func shellSignsInThroughTheCopy() throws {
+        let remote = CountingRemote()
+        let (store, alice, bob) = try Self.household(on: remote.server)
+        let id = store.header.journalID
+        let directory = try TemporaryDirectory()
+        let path = directory.file("household.gk.frames")
+        var mark: [UInt8]?
+        let copy = HouseholdShellService.DeviceCopy(
+            mark: { mark },
+            keep: { member in
+                mark = try? member.verifiedMark()
+                try? HouseholdCopy.keep(member.store, at: path)
+            })
+        let shell = HouseholdShellService(
+            journalPath: "household.gk", member: bob.id, name: "Bob", now: { Timestamp(millisecondsSinceEpoch: 90_000) }, server: nil,
+            copy: copy,
+            openStore: { _ throws(ServiceError) -> any FrameStore in
+                guard let store = try? HouseholdCopy.open(remote, journalID: id, copy: path) else { throw ServiceError(.noRemote) }
+                return store
+            })
+        let whole = remote.server.frames(of: id).count
+        try shell.login(password: try HouseholdWorld.secret("bob-pw"))
+        try shell.signOut()
+        #expect(remote.served == whole && mark != nil)
+        for number in UInt64(2)...4 { try alice.record([try Self.present(number, for: "Mum", "Gift \(number)")], for: .everyone) }
+        let before = remote.served
+        try shell.login(password: try HouseholdWorld.secret("bob-pw"))
+        let session = try #require(shell.household)
+        // Alice's three presents alone: not the journal again, not a signature checked twice.
+        #expect(remote.served - before == 3 && session.member.store.head.sequence > 3)
+        #expect(session.member.keyring.signaturesVerified == 3)
+        let full = try HouseholdMember.open(
+            try #require(try remote.server.open(journalID: id)), as: bob.id, password: try HouseholdWorld.secret("bob-pw"),
+            initial: HouseholdWorld.initial)
+        #expect(shell.state.presents.map(\.value.title).sorted() == ["Gift 2", "Gift 3", "Gift 4"])
+        #expect(Set(shell.state.presents.keys) == Set(full.state.presents.keys))
+        try shell.close()
+    }
+}
+
+/// A server in memory that counts the frames it serves: every one of a journal when a
+/// device opens it without a copy, those after the device's copy (the cursor) otherwise.
+final class CountingRemote: RemoteLocation {
+    let server = MemoryRemote()
+    private(set) var served = 0
+    var description: String { server.description }
+
+    func journalIDs() throws(JournalError) -> [[UInt8]] { try server.journalIDs() }
+
+    func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {
+        let store = try server.open(journalID: journalID)
+        served += Int(store?.head.sequence ?? 0)
+        return store
+    }
+
+    func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)? {
+        let store = try server.open(journalID: journalID)
+        served += Int((store?.head.sequence ?? 0) - known.head.sequence)
+        return store
+    }
+
+    func create(header: JournalHeader) throws(JournalError) -> any SharedFrameStore { try server.create(header: header) }
 }

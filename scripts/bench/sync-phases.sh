@@ -211,18 +211,20 @@ start_live_shells() {  # device B's shell under tmux, its screen in a file; devi
     sleep 2  # both signed in, B's socket open
 }
 
-live_shell_trials() {  # live_shell_trials N — N adds on A, each timed until B's screen shows it (µs, a line each)
-    # B's screen is read through fd 8, which stays where the last read ended; the waits are
+live_trial_line() { printf 'add Kid "%s"\n' "$1"; }  # live_trial_line TITLE TRIAL — the line a trial writes to A
+
+live_shell_trials() {  # live_shell_trials N [SCREEN [TITLES]] — N lines on A (live_trial_line), each timed until SCREEN (B's) shows the title quoted (µs, a line each); TITLES a printf format of the trial's number
+    # The screen is read through fd 8, which stays where the last read ended; the waits are
     # read timeouts on fd 9 (a pipe nobody writes), so the loop forks nothing.
-    mkfifo "$work/never"
-    exec 8<"$work/live-b/screen" 9<>"$work/never"
+    [ -p "$work/never" ] || mkfifo "$work/never"
+    exec 8<"${2:-$work/live-b/screen}" 9<>"$work/never"
     local trial title seen chunk t0
     for ((trial = 0; trial < $1; trial++)); do
-        printf -v title 'Trial %03d' "$trial"
+        printf -v title "${3:-Trial %03d}" "$trial"
         read -r -d '' _ <&8 || true
         seen=""
         t0=${EPOCHREALTIME/./}
-        printf 'add Kid "%s"\n' "$title" >&7
+        live_trial_line "$title" "$trial" >&7
         until [[ $seen == *"\"$title\""* ]]; do
             chunk=""
             read -r -d '' chunk <&8 || true

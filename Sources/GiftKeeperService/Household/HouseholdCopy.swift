@@ -35,11 +35,11 @@ package enum HouseholdCopy {
         _ = try Journal.createCopy(at: path, header: store.header, frames: whole)
     }
 
-    /// The copy's frames, when it is one of `journalID`.
+    /// The copy's frames, when it is one of `journalID`: verified once, as the file opens.
     static func frames(at path: String, journalID: [UInt8]) throws -> FrameBatch? {
         let copy = try Journal.open(at: path, access: .readOnly)
         guard copy.header.journalID == journalID else { return nil }
-        return try frames(of: copy, after: JournalHead(sequence: 0, hash: copy.header.genesisHash))
+        return try copy.frames()
     }
 
     /// `store`'s frames after `head`, nil when its chain does not pass through `head`.

@@ -13,9 +13,10 @@ import OrderedCollections
 /// reaches Bob's keys, and so never his views.
 ///
 /// Online only, for now: the household's journal lives on the sync service (the store
-/// ``init(journalPath:member:name:now:server:openStore:)`` opens at sign-in), and a
-/// service that cannot be reached fails the command with its one line. Nothing of the
-/// household is kept on the device but its record (no offline work, no merge yet).
+/// ``init(journalPath:member:name:now:server:copy:openStore:)`` opens at sign-in), and a
+/// service that cannot be reached fails the command with its one line. The device keeps
+/// its record, and with a ``DeviceCopy`` the frames it read and how far it verified them,
+/// so a sign-in reads and verifies only what is new (no offline work, no merge yet).
 /// `setup` and `import` are a person's journal's; they throw
 /// ``ServiceError/Code/notInAHousehold(command:)``. `passwd` renews the member's keys
 /// (``HouseholdSession/renewKeys(_:recoveryCode:parameters:appending:)``) through ``onPasswordChange``.
@@ -26,6 +27,9 @@ public final class HouseholdShellService: ShellService {
     private let clock: @Sendable () -> Timestamp
     private let server: String?
     private let openStore: (SecureBytes) throws(ServiceError) -> any FrameStore
+    private let copy: DeviceCopy?
+    /// The head ``copy`` was last told of (the sign-in's, then each sign-out's).
+    private var keptAt: JournalHead?
     /// The member's session while signed in; nil signed out (its keys released with it).
     private var session: HouseholdSession?
     /// The last position whose changes were told (``onChangesElsewhere``) or were this
@@ -52,19 +56,35 @@ public final class HouseholdShellService: ShellService {
     /// Renews the member's keys with a recovery code and a cost, appended as given; answers the new member id.
     package typealias Renewing = (SecureBytes, KDFParameters, ((FrameBatch, MemberKeys) throws -> AppendOutcome)?) throws -> MemberID
 
+    /// What a device keeps of what its member verified (``HouseholdCopy``): the
+    /// ``HouseholdMember/verifiedMark()`` it kept, read at each sign-in, and `keep`, told of
+    /// the member after the sign-in and at sign-out when the journal moved (it keeps the
+    /// frames and the mark for the next sign-in).
+    package struct DeviceCopy {
+        let mark: () -> [UInt8]?
+        let keep: (HouseholdMember) -> Void
+
+        package init(mark: @escaping () -> [UInt8]?, keep: @escaping (HouseholdMember) -> Void) {
+            self.mark = mark
+            self.keep = keep
+        }
+    }
+
     /// The household whose record on this device is `journalPath`, as member `member`
     /// (known here as `name`), its journal opened by `openStore` at each sign-in, with the
     /// member's password (this device's key for the service is sealed under it) (the
-    /// service's copy; `server` names it in `sync`'s report).
+    /// service's copy, read after the device's `copy` when it keeps one; `server` names it
+    /// in `sync`'s report).
     package init(
         journalPath: String, member: MemberID, name: String, now: @escaping @Sendable () -> Timestamp, server: String?,
-        openStore: @escaping (SecureBytes) throws(ServiceError) -> any FrameStore
+        copy: DeviceCopy? = nil, openStore: @escaping (SecureBytes) throws(ServiceError) -> any FrameStore
     ) {
         self.journalPath = journalPath
         memberID = member
         self.name = name
         clock = now
         self.server = server
+        self.copy = copy
         self.openStore = openStore
     }
 
@@ -99,8 +119,9 @@ public final class HouseholdShellService: ShellService {
         let opened: HouseholdSession
         do throws(ServiceError) {
             let store = try openStore(password)
+            let mark = copy?.mark()
             opened = try Self.household { () throws(HouseholdSessionError) in
-                try HouseholdSession.open(store, as: memberID, name: name, password: password, now: clock)
+                try HouseholdSession.open(store, as: memberID, name: name, password: password, verifiedMark: mark, now: clock)
             }
         } catch {
             // Told to the member at their next sign-in on this device (HouseholdLoginReports).
@@ -111,14 +132,17 @@ public final class HouseholdShellService: ShellService {
         }
         session = opened
         toldThrough = opened.member.store.head.sequence
+        keptAt = nil
+        keepCopy()
         let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
     }
 
-    /// Releases the member's keys and what they read; nothing is written (a household's
-    /// sign-ins are the device's own, ``HouseholdSession``).
+    /// Releases the member's keys and what they read, the device's copy kept first; nothing
+    /// is written to the journal (a household's sign-ins are the device's own, ``HouseholdSession``).
     public func signOut() throws(ServiceError) {
         guard session != nil else { return }
+        keepCopy()
         session = nil
         undoable = []
         redoable = []
@@ -293,6 +317,13 @@ public final class HouseholdShellService: ShellService {
     public func syncIfNeeded() throws(ServiceError) -> SyncReport? { nil }
 
     // MARK: Helpers
+
+    /// Tells the device's copy what the member verified, when the journal moved since it was last told.
+    private func keepCopy() {
+        guard let copy, let member = session?.member, member.store.head != keptAt else { return }
+        copy.keep(member)
+        keptAt = member.store.head
+    }
 
     /// `entry` with its author's name; nil for a member signing their name for the
     /// household (bookkeeping, not a change to tell).
