@@ -69,6 +69,15 @@ public struct VerifiedFrames: Sendable {
         head = batch.head
     }
 
+    /// The frames up to `last` as one batch after the genesis head, in the bytes they were
+    /// taken in as: what a copy of the journal is written from, each frame verified once
+    /// already (``takeIn(_:)``) and not hashed again.
+    public func storedFrames(through last: UInt64 = .max) -> FrameBatch {
+        FrameBatch(
+            stored: Array(frames.prefix(Int(min(last, UInt64(frames.count))))),
+            after: JournalHead(sequence: 0, hash: header.genesisHash), path: path)
+    }
+
     /// Calls `body` with every frame after `sequence` up to `last`, verifying the chain
     /// again from the genesis hash as a file is verified on opening.
     public func read(
