@@ -20,10 +20,13 @@
 # 2. cursor: a device's `giftkeeper sync` after another device's one `add`, on a journal of
 #    SMALL_FRAMES and of LARGE_FRAMES frames: the bytes on the wire (a counting relay,
 #    scripts/bench/count-relay.py) and the rows the service's statements returned, blocks
-#    they touched and statements they ran (pg_stat_statements, the serve role's). Bound: the
-#    large journal's within 10 % of the small one's.
+#    they touched and statements they ran (pg_stat_statements, the serve role's), and the
+#    frames each sync moved (it takes in the other's add with the sign-in and sign-out around
+#    it, and sends its own sign-in and sign-out: every sync signs in). Bound: the large
+#    journal's bytes and rows within 10 % of the small one's.
 # 3. clone: `giftkeeper clone` of the large journal less that of the small one, frames a
-#    second. Bound: ≥ 100,000.
+#    second, best of 3. Bound: ≥ 100,000. CLONE_COMPARE=BINARY times another giftkeeper's
+#    clones in the same runs, interleaved (an earlier commit's, say): a note, not a bound.
 # 4. one journal: ten devices (cloned through either process) adding 10 presents each at
 #    once in shells; then each syncs and exports. Bound: every export byte-identical, each
 #    present there exactly once.

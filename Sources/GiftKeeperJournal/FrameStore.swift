@@ -1,4 +1,5 @@
 public import GiftKeeperCrypto
+import Glibc
 
 /// A journal's storage: an append-only chain of frames, whatever holds it.
 ///
@@ -169,11 +170,29 @@ public protocol SharedFrameStore: FrameStore {
     /// restored from a backup (so that devices take the older state as a restore, not a
     /// lie); nil from a server without one.
     var epoch: [UInt8]? { get }
+
+    /// Every frame this handle holds, as one batch after the genesis head: what a device's
+    /// copy is written from (`clone`). A handle that verified each frame as it took it in
+    /// hands them over in the bytes they came as (``VerifiedFrames/storedFrames(through:)``).
+    func storedFrames() throws(JournalError) -> FrameBatch
 }
 
 extension SharedFrameStore {
     /// A server without epochs.
     public var epoch: [UInt8]? { nil }
+
+    /// The frames as ``FrameStore/read(after:progress:_:)`` gives them, encoded again.
+    public func storedFrames() throws(JournalError) -> FrameBatch {
+        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: header.genesisHash), path: name)
+        do {
+            try read(after: 0, progress: nil) { frame in try batch.add(kind: frame.kind, payload: Array(frame.payload)) }
+        } catch let error as JournalError {
+            throw error
+        } catch {
+            throw JournalError(.io(operation: "read", errno: EIO), path: name)
+        }
+        return batch
+    }
 
     /// Reads the heads, appends, then posts this device's head when the append landed.
     public func append(_ batch: FrameBatch, posting head: (device: [UInt8], record: [UInt8])?) throws(JournalError)

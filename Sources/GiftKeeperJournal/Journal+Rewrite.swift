@@ -7,26 +7,37 @@ import Glibc
 extension Journal: LocalFrameStore {
     /// Creates a journal at `path` holding `header` and `frames` (a server's copy, for
     /// `clone`): written to a temporary file, fsynced and linked into place (an existing
-    /// file is never replaced), then opened for writing, which verifies the whole chain.
+    /// file is never replaced), and kept open for writing. The batch's frames chain from
+    /// its base (it hashed them, or took them in verified), so the file is not read back.
     /// - Throws: ``JournalError/Code/alreadyExists`` when `path` exists; `.corrupt` when the
-    ///   frames do not chain to the header; `.io`.
+    ///   frames do not start at the header's genesis hash; `.io`.
     public static func createCopy(at path: String, header: JournalHeader, frames: FrameBatch) throws(JournalError)
         -> Journal
     {
+        guard frames.base == JournalHead(sequence: 0, hash: header.genesisHash) else {
+            throw JournalError(.corrupt(JournalProblem(sequence: 1, offset: nil, damage: .frameDoesNotVerify)), path: path)
+        }
         let directory = splitPath(path).directory
         try mapIO(directory) { () throws(SystemCallError) in try PrivateFiles.makeDirectories(directory) }
+        let file: FileDescriptor
         do throws(SystemCallError) {
             let atomic = try AtomicFile(path: path)
             _ = try atomic.descriptor.tryLock(exclusive: true)  // a name only we know: cannot be taken
             try atomic.write(header.encoded)
             try atomic.write(frames.bytes)
-            let file = try atomic.commit(replacing: false)
-            file.close()
+            file = try atomic.commit(replacing: false)
+            file.unlock()  // whole now: other processes may open it and append
         } catch {
             throw error.errno == EEXIST && error.operation == "link"
                 ? JournalError(.alreadyExists, path: path) : JournalError(error, path: path)
         }
-        return try open(at: path, access: .readWrite)
+        var index = FrameIndex()
+        frames.note(into: &index)
+        let summary = ScanSummary(
+            frameCount: frames.count, lastSequence: frames.head.sequence, headHash: frames.head.hash,
+            validEnd: JournalFormat.headerSize + frames.bytes.count)
+        return Journal(
+            path: path, file: file, access: .readWrite, header: header, summary: summary, trimmedTail: nil, frameIndex: index)
     }
 
     /// Replaces the frames after `batch`'s base with `batch`, if this journal's head is

@@ -47,7 +47,7 @@ public final class Journal {
     /// Whether an append can be tried: open for writing, and no earlier write failed.
     public var canAppend: Bool { access == .readWrite && !isUnusable }
 
-    private init(
+    init(
         path: String, file: FileDescriptor, access: JournalAccess, header: JournalHeader,
         summary: ScanSummary, trimmedTail: TornTail?, frameIndex: FrameIndex, damage: JournalProblem? = nil
     ) {

@@ -122,6 +122,11 @@ public final class MemoryFrameStore: LocalFrameStore, SharedFrameStore, @uncheck
         try frames.read(after: sequence, through: head.sequence, progress: progress, body)
     }
 
+    /// The frames up to this handle's head, verified once as the chain took them in.
+    public func storedFrames() -> FrameBatch {
+        chain.state.withLock { $0.frames }.storedFrames(through: head.sequence)
+    }
+
     /// One process: a memory journal is never replaced under a handle.
     public func whileCurrent<T>(_ body: () throws -> T) throws -> T? {
         try body()

@@ -69,6 +69,15 @@ public struct VerifiedFrames: Sendable {
         head = batch.head
     }
 
+    /// The frames up to `last` as one batch after the genesis head, in the bytes they were
+    /// taken in as: what a copy of the journal is written from, each frame verified once
+    /// already (``takeIn(_:)``) and not hashed again.
+    public func storedFrames(through last: UInt64 = .max) -> FrameBatch {
+        FrameBatch(
+            stored: Array(frames.prefix(Int(min(last, UInt64(frames.count))))),
+            after: JournalHead(sequence: 0, hash: header.genesisHash), path: path)
+    }
+
     /// Calls `body` with every frame after `sequence` up to `last`. Each was verified against
     /// the chain as it was taken in (``takeIn(_:)``) or built (``accept(_:)``), and nothing
     /// else writes them, so none is hashed again: a read after a recent position costs the

@@ -124,6 +124,11 @@ public final class ServiceFrameStore: SharedFrameStore {
         try frames.read(after: sequence, progress: progress, body)
     }
 
+    /// The frames as they came from the service, verified once as they were taken in.
+    public func storedFrames() -> FrameBatch {
+        frames.storedFrames()
+    }
+
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
         guard !isUnusable else { throw JournalError(.unusable, path: name) }
         if !liveStarted { liveStarted = connection.startLive(live, journalID: journalID) }

@@ -62,6 +62,35 @@ extension JournalTestSuite {
             #expect(second.head == first.head)
             #expect(try readFrames(second).map(\.payload) == [[1], [2], [3]])
         }
+
+        @Test(
+            "A copy written from the frames a device took in is the server's chain byte for byte, and opens as written",
+            arguments: [StoreKind.memory])
+        func copyOfStoredFrames(kind: StoreKind) throws {
+            let remote = try server(kind)
+            let header = try newHeader()
+            let sent = payloads(sizes: [40, 1, 300, 17])
+            let kinds: [FrameKind] = [.keyWrap, .dataSealed, .dataSealed, .publicSealed]
+            try appendBatch(try remote.create(header: header), sent, kinds: kinds)
+            let device = try #require(try remote.open(journalID: header.journalID))
+            let stored = try device.storedFrames()
+            var encoded = FrameBatch(after: JournalHead(sequence: 0, hash: header.genesisHash), path: "encoded")
+            for (payload, kind) in zip(sent, kinds) { try encoded.add(kind: kind, payload: payload) }
+            #expect(stored.bytes == encoded.bytes)
+            #expect(stored.head == device.head)
+
+            let directory = try TemporaryDirectory()
+            let copy = try Journal.createCopy(at: directory.path + "/copy.journal", header: header, frames: stored)
+            let opened = try Journal.open(at: directory.path + "/copy.journal", access: .readOnly)
+            #expect(copy.head == device.head && opened.head == device.head)
+            #expect(copy.frameIndex == opened.frameIndex && opened.frameIndex.keyWraps.count == 1)
+            #expect(copy.size == opened.size && copy.frameCount == 4)
+            #expect(try readFrames(opened).map(\.payload) == sent)
+            // A batch that does not start at the header's genesis hash is no copy of it.
+            #expect(throws: JournalError.self) {
+                try Journal.createCopy(at: directory.path + "/other.journal", header: try newHeader(), frames: stored)
+            }
+        }
     }
 }
 
@@ -72,5 +101,6 @@ extension JournalTestSuite.SharedStoreTests {
 
         @Test func boardKeepsOneHeadPerDevice() throws { try checks.boardKeepsOneHeadPerDevice(kind: .service) }
         @Test func fetchReadsEverythingNow() throws { try checks.fetchReadsEverythingNow(kind: .service) }
+        @Test func copyOfStoredFrames() throws { try checks.copyOfStoredFrames(kind: .service) }
     }
 }

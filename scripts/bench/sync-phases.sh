@@ -48,13 +48,18 @@ measure_cursor() {  # 2. bytes and rows per sync, at SMALL_FRAMES and at LARGE_F
     pids+=($!)
     for _ in $(seq 100); do [ -s "$work/relay-port" ] && break; sleep 0.05; done
     relay_port=$(cat "$work/relay-port")
-    declare -A bytes rows blocks calls
+    declare -A bytes rows blocks calls took sent
+    local a_frames b_frames
     for size in small large; do
         clone_to "$size-b" "$(code_for "$size" "$relay_port")"
         gk "$size-b" sync --journal "$work/$size-b/j.journal" --password-file "$work/password" >/dev/null 2>&1
-        bytes[$size]=0 rows[$size]=0 blocks[$size]=0 calls[$size]=0
+        bytes[$size]=0 rows[$size]=0 blocks[$size]=0 calls[$size]=0 took[$size]=0 sent[$size]=0
         for k in 1 2 3 4 5; do
             gk "$size" add Kid "Sync $k" --journal "$work/$size/j.journal" --password-file "$work/password" >/dev/null 2>&1
+            # What the sync has to move: the frames A holds that B does not (A's add, with
+            # the sign-in and sign-out around it), and B's own (every sync signs in and out).
+            a_frames=$(frames_of "$work/$size/j.journal")
+            b_frames=$(frames_of "$work/$size-b/j.journal")
             read -r bytes_before <<<"$(awk '{ print $1 + $2 }' "$work/relay-count")"
             read -r -a before <<<"$(stat_statements)"
             gk "$size-b" sync --journal "$work/$size-b/j.journal" --password-file "$work/password" >"$work/$size-b/sync-$k" 2>&1
@@ -65,6 +70,8 @@ measure_cursor() {  # 2. bytes and rows per sync, at SMALL_FRAMES and at LARGE_F
             calls[$size]=$((calls[$size] + after[0] - before[0]))
             rows[$size]=$((rows[$size] + after[1] - before[1]))
             blocks[$size]=$((blocks[$size] + after[2] - before[2]))
+            took[$size]=$((took[$size] + a_frames - b_frames))
+            sent[$size]=$((sent[$size] + $(frames_of "$work/$size-b/j.journal") - a_frames))
         done
         # (every sync signs in: the second device holds the first's frames and its own sign-ins)
         [ "$(frames_of "$work/$size-b/j.journal")" -ge "$(frames_of "$work/$size/j.journal")" ] ||
@@ -73,28 +80,37 @@ measure_cursor() {  # 2. bytes and rows per sync, at SMALL_FRAMES and at LARGE_F
     local ok=1
     within "${bytes[large]}" "${bytes[small]}" 1.1 && within "${bytes[small]}" "${bytes[large]}" 1.1 || ok=0
     within "${rows[large]}" "${rows[small]}" 1.1 && within "${rows[small]}" "${rows[large]}" 1.1 || ok=0
-    verdict "$ok" "cursor    a sync after one change, $small_frames frames: $((bytes[small] / 5)) bytes on the wire, $((rows[small] / 5)) rows returned, $((blocks[small] / 5)) blocks, $((calls[small] / 5)) statements; $large_frames frames: $((bytes[large] / 5)) bytes, $((rows[large] / 5)) rows, $((blocks[large] / 5)) blocks, $((calls[large] / 5)) statements (bound: bytes and rows within 10 %)"
+    verdict "$ok" "cursor    a sync after one change, $small_frames frames: $((bytes[small] / 5)) bytes on the wire, $((rows[small] / 5)) rows returned, $((blocks[small] / 5)) blocks, $((calls[small] / 5)) statements; $large_frames frames: $((bytes[large] / 5)) bytes, $((rows[large] / 5)) rows, $((blocks[large] / 5)) blocks, $((calls[large] / 5)) statements; each sync took in $(ratio "${took[small]}" 5) and $(ratio "${took[large]}" 5) frames and sent its own $(ratio "${sent[small]}" 5) and $(ratio "${sent[large]}" 5) (its sign-in and sign-out) (bound: bytes and rows within 10 %)"
 }
 
-measure_clone() {  # 3. clone speed
+measure_clone() {  # 3. clone speed; with CLONE_COMPARE=BINARY, that binary's clones too, interleaved (a note)
     make_journals
-    local run code start best_large="" best_small="" cpu TIMEFORMAT="%U %S"
+    local run code start took size which cpu TIMEFORMAT="%U %S" main=$binary
+    declare -A best=() cpus=()
     for run in 1 2 3; do
-        for size in large small; do
-            code=$(code_for "$size")
-            start=$(now)
-            { time clone_to "clone-$size-$run" "$code"; } 2>"$work/clone-cpu"
-            if [ "$size" = large ]; then
-                [ -n "$best_large" ] && [ $(($(now) - start)) -ge "$best_large" ] || cpu=$(cat "$work/clone-cpu")
-                best_large=$(min "$best_large" $(($(now) - start)))
-            else
-                best_small=$(min "$best_small" $(($(now) - start)))
-            fi
+        for which in main ${CLONE_COMPARE:+compare}; do
+            for size in large small; do
+                code=$(code_for "$size")
+                [ "$which" = main ] || binary=$(realpath "$CLONE_COMPARE")
+                start=$(now)
+                { time clone_to "clone-$which-$size-$run" "$code"; } 2>"$work/clone-cpu"
+                took=$(($(now) - start))
+                binary=$main
+                if [ -z "${best[$which-$size]:-}" ] || [ "$took" -lt "${best[$which-$size]}" ]; then
+                    best[$which-$size]=$took
+                    cpus[$which-$size]=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/clone-cpu")
+                fi
+            done
         done
     done
-    local speed=$(((large_frames - small_frames) * 1000000000 / (best_large - best_small)))
-    verdict "$([ "$speed" -ge 100000 ] && echo 1)" \
-        "clone     $large_frames frames in $((best_large / 1000000)) ms ($small_frames in $((best_small / 1000000)) ms): $speed frames/s; the large clone's CPU $(awk '{ printf "%d", ($1 + $2) * 1000 }' <<<"$cpu") ms (bound ≥ 100,000)"
+    clone_line() {  # clone_line WHICH — its figures
+        local speed=$(((large_frames - small_frames) * 1000000000 / (best[$1-large] - best[$1-small])))
+        echo "$speed $large_frames frames in $((best[$1-large] / 1000000)) ms ($small_frames in $((best[$1-small] / 1000000)) ms): $speed frames/s; the large clone's CPU ${cpus[$1-large]} ms"
+    }
+    local line
+    line=$(clone_line main)
+    verdict "$([ "${line%% *}" -ge 100000 ] && echo 1)" "clone     ${line#* } (bound ≥ 100,000)"
+    [ -z "${CLONE_COMPARE:-}" ] || { line=$(clone_line compare); echo "          compared, in the same runs, $CLONE_COMPARE: ${line#* }"; }
 }
 
 measure_one_journal() {  # 4. ten devices adding to one journal at once

@@ -54,10 +54,11 @@ public enum JournalClone {
             throw ServiceError(.journal(error))
         }
         guard let server else { throw ServiceError(.cloneNeedsJournal(server: location.description, found: [])) }
-        var batch = FrameBatch(after: JournalHead(sequence: 0, hash: server.header.genesisHash), path: path)
-        try copyFrames(of: server, after: 0, into: &batch)
+        // The frames as they came, each verified once on the way in, written as they are.
+        let batch: FrameBatch
         let copy: Journal
         do {
+            batch = try server.storedFrames()
             copy = try Journal.createCopy(at: path, header: server.header, frames: batch)
         } catch {
             if error.code == .alreadyExists { throw ServiceError(.journalExists(path: path)) }
