@@ -11,17 +11,7 @@ extension HouseholdEndToEndTests {
         "Bob's wrong passwords are told to him alone; he changes his password: Alice and Carol keep reading his new wishes, a present for him stays hidden, the old password opens nothing on his device"
     )
     func passwdRenewsAMembersKeys() async throws {
-        let (alice, bob, carol) = (try Member("alice-pw"), try Member("bob-secret"), try Member("carol-pw"))
-        let created = try await run(
-            alice, ["create", "The Browns", "--name", "Alice", "--remote", url, "--kdf", "interactive"], input: "alice-pw\nalice-pw\n")
-        #expect(created.status == 0, "\(created)")
-        for (member, name) in [(bob, "Bob"), (carol, "Carol")] {
-            let joined = try await join(member, as: name, invitedBy: alice)
-            let admitted = try await run(alice, ["admit", name, "--safety-number", joined.safetyNumber])
-            #expect(admitted.status == 0, "\(admitted)")
-            let completed = try await run(member, ["members"])  // the join completed: the recovery code shown
-            #expect(completed.status == 0, "\(completed)")
-        }
+        let (alice, bob, carol) = try await household()
         let kite = try await plain(bob, ["wish", "add", "Kite"])
         #expect(kite.status == 0, "\(kite)")
         let telescope = try await plain(alice, ["add", "Bob", "Telescope"])
