@@ -70,28 +70,6 @@ public struct FrameBatch: Sendable {
         previousHash = head.hash
     }
 
-    /// A batch of `stored`, whole frames in the bytes they are stored as, which were verified
-    /// to follow `base` in order (``VerifiedFrames/takeIn(_:)``): taken as they are, each
-    /// frame's kind, position and hash read from its bytes, nothing hashed again.
-    init(stored: [[UInt8]], after base: JournalHead, path: String) {
-        self.init(after: base, path: path)
-        bytes.reserveCapacity(stored.reduce(0) { $0 + $1.count })
-        frames.reserveCapacity(stored.count)
-        for frame in stored {
-            let hash = Array(frame.suffix(JournalFormat.hashSize))
-            guard let kind = FrameKind(rawValue: frame[JournalFormat.frameCheckedSize - 1]) else {
-                preconditionFailure("a verified frame's kind is one this build knows")
-            }
-            frames.append(
-                Entry(
-                    sequence: nextSequence, kind: kind, start: bytes.count, length: frame.count,
-                    previousHash: previousHash, hash: hash))
-            bytes += frame
-            nextSequence += 1
-            previousHash = hash
-        }
-    }
-
     /// How many frames the batch holds.
     public var count: Int { frames.count }
     public var isEmpty: Bool { frames.isEmpty }

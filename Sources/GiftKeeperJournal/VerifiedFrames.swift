@@ -73,9 +73,23 @@ public struct VerifiedFrames: Sendable {
     /// taken in as: what a copy of the journal is written from, each frame verified once
     /// already (``takeIn(_:)``) and not hashed again.
     public func storedFrames(through last: UInt64 = .max) -> FrameBatch {
-        FrameBatch(
-            stored: Array(frames.prefix(Int(min(last, UInt64(frames.count))))),
-            after: JournalHead(sequence: 0, hash: header.genesisHash), path: path)
+        let stored = frames.prefix(Int(min(last, UInt64(frames.count))))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(stored.reduce(0) { $0 + $1.count })
+        var entries: [(kind: FrameKind, start: Int, previousHash: [UInt8])] = []
+        entries.reserveCapacity(stored.count)
+        var previousHash = header.genesisHash
+        for frame in stored {
+            guard let kind = FrameKind(rawValue: frame[JournalFormat.frameCheckedSize - 1]) else {
+                preconditionFailure("a verified frame's kind is one this build knows")
+            }
+            entries.append((kind, bytes.count, previousHash))
+            bytes += frame
+            previousHash = Array(frame.suffix(JournalFormat.hashSize))
+        }
+        return FrameBatch(
+            verified: bytes, after: JournalHead(sequence: 0, hash: header.genesisHash), frames: entries,
+            head: JournalHead(sequence: UInt64(stored.count), hash: previousHash), path: path)
     }
 
     /// Calls `body` with every frame after `sequence` up to `last`. Each was verified against
