@@ -119,15 +119,11 @@ struct HouseholdAdmit: ParsableCommand {
 
     func run() throws {
         try withMembership(path) { session, desk in
-            var linked = recipient
-            try HouseholdMembership.admit(
+            let linked = try HouseholdMembership.admit(
                 name, recipient: recipient, safetyNumber: { safetyNumber ?? askSafetyNumber() }, session, desk: desk,
-                askingRecipient: {
-                    linked = askRecipient()
-                    return linked
-                })
+                askingRecipient: askRecipient)
             Console().print(HouseholdWords.admitted(name))
-            if let linked, !linked.isEmpty { Console().print(HouseholdWords.linked(linked, to: name)) }
+            if let linked { Console().print(HouseholdWords.linked(linked, to: name)) }
         }
     }
 }

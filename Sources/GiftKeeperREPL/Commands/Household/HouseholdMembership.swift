@@ -25,10 +25,12 @@ package enum HouseholdMembership {
     /// was the only one waiting. With `recipient` (someone this list already plans for, whom
     /// the newcomer is: SPEC §13's question at admission), the person is linked to `name`
     /// (``ProfileField/member``), so what is about them goes to everyone but the newcomer.
+    /// Returns the person linked, if any.
+    @discardableResult
     package static func admit(
         _ name: String, recipient given: String? = nil, safetyNumber asked: () throws -> String, _ session: HouseholdSession,
         desk: any HouseholdDesk, askingRecipient: () -> String? = { nil }
-    ) throws {
+    ) throws -> String? {
         let waiting = try desk.waitingRequests()
         let requests = desk.invitationCodes.compactMap { text -> (code: InvitationCode, request: JoinRequest)? in
             guard let code = try? InvitationCode(parsing: text), let keys = try? code.invitationKeys() else { return nil }
@@ -45,8 +47,9 @@ package enum HouseholdMembership {
                 try desk.append(.admit(invitation: request.invitationID, keys: keys), batch: batch, to: session.member.store)
             }
             try desk.spend(code: code.text, invitationID: request.invitationID, burning: false)
-            if let link { try session.perform(link) }
-            return
+            guard let (person, link) = link else { return nil }
+            try session.perform(link)
+            return person
         }
         if requests.count == 1, let (code, request) = requests.first {
             try desk.spend(code: code.text, invitationID: request.invitationID, burning: true)
@@ -56,13 +59,13 @@ package enum HouseholdMembership {
 
     /// The change linking `recipient` (none when empty) to the newcomer `name`, checked
     /// before anything is granted: not a member's name, a name the list takes.
-    private static func link(_ recipient: String, to name: String, _ session: HouseholdSession) throws -> Command? {
+    private static func link(_ recipient: String, to name: String, _ session: HouseholdSession) throws -> (String, Command)? {
         let recipient = recipient.trimmingCharacters(in: .whitespaces)
         guard !recipient.isEmpty else { return nil }
         guard session.memberID(named: recipient) == nil else { throw REPLError(.recipientIsAMember(recipient)) }
         let link = Command.change(.setProfile(recipient: recipient, changes: [.field(.member, name)]))
         _ = try GiftList.decide(link, at: Timestamp(millisecondsSinceEpoch: 0), state: session.state)
-        return link
+        return (recipient, link)
     }
 
     /// Removes the member going by `name` (an owner): a new epoch without them.
@@ -146,8 +149,8 @@ struct HouseholdCommand: ShellCommand {
             switch action {
             case "invite": return [try HouseholdMembership.invite(session, desk: desk), HouseholdWords.invited]
             case "admit":
-                try HouseholdMembership.admit(name, recipient: recipient, safetyNumber: { typed }, session, desk: desk)
-                return [HouseholdWords.admitted(name)] + (recipient.map { [HouseholdWords.linked($0, to: name)] } ?? [])
+                let linked = try HouseholdMembership.admit(name, recipient: recipient, safetyNumber: { typed }, session, desk: desk)
+                return [HouseholdWords.admitted(name)] + (linked.map { [HouseholdWords.linked($0, to: name)] } ?? [])
             case "remove":
                 try HouseholdMembership.remove(name, session, desk: desk)
                 return [HouseholdWords.removed(name)]
