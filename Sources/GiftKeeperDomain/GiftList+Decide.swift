@@ -96,9 +96,10 @@ extension GiftList {
                 .presentAdded(
                     id: id, recipient: recipient, title: title, notes: notes, price: price, occasion: occasion,
                     url: url, store: store))
-            var after = state
-            after.apply(added)
-            return [added] + (try decidedHousehold(.setGivers(id: id, givers: givers), at: at, state: after)).map(event)
+            // The givers of a present not yet in `state` (no copy of the state to add it to
+            // first: that copied every present, each `add`).
+            let kept = try state.checkedGivers(givers)
+            return [added] + (kept.isEmpty ? [] : [event(.giversSet(id: id, givers: kept))])
         case .importPresent(let present):
             let imported = try checkedImport(present)
             guard state.present(present.id) == nil else { throw .presentAlreadyExists(present.id) }
