@@ -108,7 +108,7 @@ import Testing
                 try? HouseholdCopy.keep(member.store, at: path)
             })
         let shell = HouseholdShellService(
-            journalPath: "household.gk", member: bob.id, name: "Bob", now: { Timestamp(millisecondsSinceEpoch: 90_000) }, server: nil,
+            journalPath: directory.file("household.gk"), member: bob.id, name: "Bob", now: { Timestamp(millisecondsSinceEpoch: 90_000) }, server: nil,
             copy: copy,
             openStore: { _ throws(ServiceError) -> any FrameStore in
                 guard let store = try? HouseholdCopy.open(remote, journalID: id, copy: path) else { throw ServiceError(.noRemote) }
