@@ -82,7 +82,7 @@ final class FrameScanner {
             return nextTrusted(in: bytes, remaining: remaining, length: length, sequence: sequence, kindByte: kindByte)
         }
 
-        let key = UnsafeRawBufferPointer(previousHash)
+        let checkMatches = Self.headerVerifies(bytes, key: UnsafeRawBufferPointer(previousHash), computed: computed)
         let kind = FrameKind(rawValue: kindByte)
 
         // The precise reasons come first; the header check catches what they cannot name.
@@ -95,23 +95,25 @@ final class FrameScanner {
         if length > JournalFormat.maximumPayload {
             return .invalidHeader(.frameTooLong(UInt64(length)))
         }
-        let size = JournalFormat.frameOverhead + length
-        let whole = size <= remaining && size <= bytes.count
-        // A whole frame whose hash verifies has the header its writer checked (the hash covers
-        // it), so the header check runs only to name what failed: one hash a frame, not two.
-        // A frame not all there is checked first, so a damaged length is never a torn tail.
-        if whole, Self.hashVerifies(UnsafeRawBufferPointer(rebasing: bytes[0..<size]), key: key, computed: computed) {
-            return .frame(
-                Frame(
-                    sequence: sequence, kind: kind,
-                    payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<size - JournalFormat.hashSize]),
-                    size: size))
-        }
-        if !Self.headerVerifies(bytes, key: key, computed: computed) {
+        if !checkMatches {
             return .invalidHeader(.frameHeaderMismatch)
         }
+
+        let size = JournalFormat.frameOverhead + length
         if let short = Self.shortfall(size: size, remaining: remaining, buffered: bytes.count) { return short }
-        return .corrupt(.frameHashMismatch)
+        let hashed = JournalFormat.frameHeaderSize + length
+        guard
+            Self.hashVerifies(
+                UnsafeRawBufferPointer(rebasing: bytes[0..<size]), key: UnsafeRawBufferPointer(previousHash),
+                computed: computed)
+        else {
+            return .corrupt(.frameHashMismatch)
+        }
+        return .frame(
+            Frame(
+                sequence: sequence, kind: kind,
+                payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<hashed]),
+                size: size))
     }
 
     /// When a frame of `size` bytes is not all there: past the end of the file it is a torn
