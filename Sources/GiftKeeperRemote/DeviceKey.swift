@@ -11,8 +11,9 @@ import Glibc
 /// the file holds it sealed (XChaCha20-Poly1305 under a subkey, ``DeviceSeedSeal``), once
 /// per key epoch of a journal that uses the service on this device — under that epoch's
 /// data key, beside a copy of the journal's key wrap that opens the data key with the
-/// password — or, on a device with no journal (a household member's), under a key of its
-/// own wrapped with the password.
+/// password — or, on a device with no journal, under a key of its own wrapped with the
+/// password (and the recovery code of a household member, whose wraps' member keys seal it
+/// too, beside their password slots: `UnlockedWrap`).
 ///
 /// ```
 /// GKDEVICEKEY2
