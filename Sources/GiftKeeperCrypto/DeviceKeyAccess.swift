@@ -46,16 +46,20 @@ public final class DeviceKeyAccess: @unchecked Sendable {
     /// A secret whose seals of the key's own are dropped: a household member's old password
     /// after their `passwd` (it is to open nothing on this device any more).
     public let dropping: SecureBytes?
+    /// Whether the key's seals of its own stay beside a journal's: a household member's
+    /// epoch is their key wrap's password slot, which their recovery code's seal cannot ride on.
+    public let keepsOwnSeals: Bool
 
     public init(
         epochs: [JournalEpoch], password: SecureBytes?, parameters: KDFParameters, sealingAlso: [SecureBytes] = [],
-        dropping: SecureBytes? = nil
+        dropping: SecureBytes? = nil, keepsOwnSeals: Bool = false
     ) {
         self.epochs = epochs
         self.password = password
         self.parameters = parameters
         self.sealingAlso = sealingAlso
         self.dropping = dropping
+        self.keepsOwnSeals = keepsOwnSeals
     }
 
     /// The newest epoch of the signed-in journal: the one a new seal is made for.

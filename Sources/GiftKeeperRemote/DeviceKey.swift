@@ -11,8 +11,9 @@ import Glibc
 /// the file holds it sealed (XChaCha20-Poly1305 under a subkey, ``DeviceSeedSeal``), once
 /// per key epoch of a journal that uses the service on this device — under that epoch's
 /// data key, beside a copy of the journal's key wrap that opens the data key with the
-/// password — or, on a device with no journal (a household member's), under a key of its
-/// own wrapped with the password.
+/// password — or, on a device with no journal, under a key of its own wrapped with the
+/// password (and the recovery code of a household member, whose wraps' member keys seal it
+/// too, beside their password slots: `UnlockedWrap`).
 ///
 /// ```
 /// GKDEVICEKEY2
@@ -175,9 +176,9 @@ enum DeviceKey {
     /// The seals the file should hold for `key` given `access`: one for the signed-in
     /// journal's newest epoch (older epochs of that journal dropped: a changed password no
     /// longer opens the key; a seal of its own dropped too, as the journal's opens with
-    /// the password as well); without a journal, one of its own under the password when
+    /// the password as well, unless ``DeviceKeyAccess/keepsOwnSeals``); without a journal, one of its own under the password when
     /// there is no seal yet, and one more for each of ``DeviceKeyAccess/sealingAlso``, less
-    /// the seals of its own ``DeviceKeyAccess/dropping`` opens. Nil when `seals` are already
+    /// the seals ``DeviceKeyAccess/dropping`` opens. Nil when `seals` are already
     /// those, or nothing can seal.
     static func resealed(_ seals: [Seal], key: SigningKeyPair, address: ServiceAddress, access: DeviceKeyAccess?)
         throws -> [Seal]?
@@ -191,12 +192,13 @@ enum DeviceKey {
                 salt: newest.salt, wrappedKey: newest.wrappedKey, additionalData: newest.additionalData, sealedSeed: [])
             seal.sealedSeed = try DeviceSeedSeal.seal(
                 key.seed, under: newest.dataKey, additionalData: seedAdditionalData(address: address, seal: seal))
-            return seals.filter { $0.journalID != nil && $0.journalID != newest.journalID } + [seal]
+            return seals.filter { ($0.journalID != nil || access?.keepsOwnSeals == true) && $0.journalID != newest.journalID } + [seal]
         }
         guard let access else { return nil }
         var secrets = access.sealingAlso
         if seals.isEmpty, let password = access.password { secrets.insert(password, at: 0) }
-        let kept = access.dropping.map { dropped in seals.filter { $0.journalID != nil || !opens($0, with: dropped) } } ?? seals
+        // A household member's seals on their wraps' password slots open with the password too.
+        let kept = access.dropping.map { dropped in seals.filter { !opens($0, with: dropped) } } ?? seals
         guard !secrets.isEmpty || kept.count != seals.count else { return nil }
         return kept + (try secrets.map { secret in try ownSeal(key, for: secret, address: address, parameters: access.parameters) })
     }

@@ -63,23 +63,32 @@ struct HouseholdRecord: Codable {
     /// `sealingAlso`: secrets it is to open with from now on too (the recovery code when it
     /// is made; the new password after a recovery).
     /// `dropping`: a secret it is to open with no more (the old password after `passwd`).
-    func service(password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil) throws -> ServiceRemote {
+    /// `unlocked`: the member's wrap, opened from the device's copy already: the key is sealed
+    /// under its member key too, and opens with it (no second key derivation).
+    func service(password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil, unlocked: UnlockedWrap? = nil)
+        throws -> ServiceRemote
+    {
         guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
             throw failure(ServiceError(.noRemote))
         }
         try remote.useDeviceKey(
-            DeviceKeyAccess(epochs: [], password: password, parameters: parameters, sealingAlso: sealingAlso, dropping: dropping))
+            DeviceKeyAccess(
+                epochs: unlocked.map { [$0.deviceKeyEpoch] } ?? [], password: password, parameters: parameters, sealingAlso: sealingAlso,
+                dropping: dropping, keepsOwnSeals: true))
         return remote
     }
 
     var id: [UInt8] { unhex(journalID) ?? [] }
+    var memberID: MemberID? { member.flatMap { unhex($0) }.flatMap { MemberID(bytes: $0) } }
 
-    /// The household's journal on `remote` as this device reads it, for the shell and the
-    /// `household` commands alike: after the frames of its copy beside the record at `path`
-    /// (only the service's frames after them are read); nil when the service does not serve
-    /// this member.
-    func store(on remote: ServiceRemote, at path: String) throws -> (any SharedFrameStore)? {
-        try HouseholdCopy.open(remote, journalID: id, copy: Self.copyPath(path))
+    /// The device's copy beside the record at `path`, opened for a sign-in (``HouseholdCopy``).
+    func copy(at path: String) -> Journal? { HouseholdCopy.opened(at: Self.copyPath(path), journalID: id) }
+
+    /// This member's wrap in the device's `copy`, opened with their password (or
+    /// `recoveryCode`): the sign-in's one key derivation (``UnlockedWrap``); nil without a copy.
+    func unlock(_ copy: Journal?, password: SecureBytes, recoveryCode: SecureBytes? = nil) throws(HouseholdError) -> UnlockedWrap? {
+        guard let copy, let memberID else { return nil }
+        return try HouseholdMember.unlock(copy, as: memberID, password: password, recoveryCode: recoveryCode)
     }
 
     /// How far this device verified the journal (``HouseholdMember/verifiedMark()``), as kept.
@@ -87,24 +96,40 @@ struct HouseholdRecord: Codable {
 
     /// Notes what `member` verified: the mark, and their frames in the copy beside the record
     /// at `path` (a head start only: without it the next sign-in reads more). Nothing after a
-    /// `leave` (there is nothing more to read).
-    mutating func noteVerified(by member: HouseholdMember, at path: String) {
+    /// `leave` (there is nothing more to read). `copy`: the copy as the sign-in opened it.
+    mutating func noteVerified(by member: HouseholdMember, at path: String, copy: Journal? = nil) {
         guard let mark = try? member.verifiedMark() else { return }
         verified = hexString(mark)
-        try? HouseholdCopy.keep(member.store, at: Self.copyPath(path))
+        try? HouseholdCopy.keep(member.store, at: Self.copyPath(path), opened: copy)
     }
 }
 
+/// What the shell's sign-in holds of the device's copy: the copy opened once, and the
+/// member's wrap in it opened with the password (``HouseholdRecord/unlock(_:password:recoveryCode:)``),
+/// for this device's key for the service and the member's session alike.
+final class CopyAtHand {
+    var copy: Journal?
+    var unlocked: UnlockedWrap?
+}
+
 /// The device's copy for the shell (``HouseholdShellService/DeviceCopy``) of the household
-/// whose record is at `path`: the mark read from the record at each sign-in, and what the
-/// member verified noted in it (the record read again: a command may have changed it since).
-func householdDeviceCopy(at path: String) -> HouseholdShellService.DeviceCopy {
+/// whose record is at `path`: opened, and the member's wrap in it, at each sign-in (into
+/// `hand`, for the store); the mark read from the record; and what the member verified noted
+/// in it (the record read again: a command may have changed it since).
+func householdDeviceCopy(at path: String, hand: CopyAtHand) -> HouseholdShellService.DeviceCopy {
     HouseholdShellService.DeviceCopy(
         mark: { (try? HouseholdRecord.read(path))?.verifiedMark },
         keep: { member in
             guard var record = try? HouseholdRecord.read(path) else { return }
-            record.noteVerified(by: member, at: path)
+            record.noteVerified(by: member, at: path, copy: hand.copy)
             try? record.write(to: path)
+        },
+        unlock: { (password: SecureBytes) throws(HouseholdError) -> UnlockedWrap? in
+            hand.unlocked = nil
+            let record = try? HouseholdRecord.read(path)
+            hand.copy = record?.copy(at: path)
+            hand.unlocked = try record?.unlock(hand.copy, password: password)
+            return hand.unlocked
         })
 }
 
@@ -130,15 +155,19 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         throw ServiceError(.household(.notAMember))
     }
     let desk = ServiceDesk(nil, record: record, path: path)
+    let hand = CopyAtHand()
     let service = HouseholdShellService(
         journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote,
-        copy: householdDeviceCopy(at: path)
+        copy: householdDeviceCopy(at: path, hand: hand)
     ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
         do {
-            // This device's key for the service is sealed under the member's password.
-            let remote = try record.service(password: password)
+            // This device's key for the service is sealed under the member's password, and
+            // under their member key (the wrap the copy opened, `hand`).
+            let remote = try record.service(password: password, unlocked: hand.unlocked)
             desk.remote = remote
-            guard let store = try record.store(on: remote, at: path) else { throw ServiceError(.household(.notAMember)) }
+            guard let store = try HouseholdCopy.open(remote, journalID: record.id, copy: hand.copy) else {
+                throw ServiceError(.household(.notAMember))
+            }
             return store
         } catch let error as ServiceError {
             throw error
@@ -208,11 +237,26 @@ func withHousehold(
     try reportingFailures {
         // `current`: the password, read already (`household passwd` needs it again after).
         let secret = recoveryCode == nil ? try current ?? password.readPassword() : try SecureBytes(capacity: 0)
-        // This device's key for the service opens with the member's password, or their
-        // recovery code (sealed under both when they were made).
+        // The member's wrap in the device's copy opens with the password (or code): the one
+        // key derivation, as this device's key for the service is sealed under its member key
+        // too. Without a copy, that key opens with the password or recovery code itself
+        // (sealed under both when they were made), and the wrap with it after.
+        let copy = record.member == nil ? nil : record.copy(at: path)
+        let unlocked: UnlockedWrap?
+        do throws(HouseholdError) {
+            unlocked = try record.unlock(copy, password: secret, recoveryCode: recoveryCode)
+        } catch .wrongPassword where recoveryCode != nil {
+            Console().error(HouseholdWords.wrongRecoveryCode)
+            throw ExitCode(3)
+        } catch .wrongPassword {
+            HouseholdLoginReports.recordFailure(record: path, at: now())
+            throw HouseholdSessionError.household(.wrongPassword)
+        } catch {
+            throw HouseholdSessionError.household(error)
+        }
         let remote: ServiceRemote
         do {
-            remote = try record.service(password: recoveryCode ?? secret)
+            remote = try record.service(password: recoveryCode ?? secret, unlocked: unlocked)
         } catch let error as JournalError where recoveryCode == nil && error.code == .unreachable(.deviceKey(.otherPassword)) {
             HouseholdLoginReports.recordFailure(record: path, at: now())  // told at the member's next sign-in here
             throw error
@@ -221,13 +265,15 @@ func withHousehold(
             Console().error(HouseholdWords.wrongRecoveryCode)
             throw ExitCode(3)
         }
-        guard let store = try record.store(on: remote, at: path) else { throw HouseholdSessionError.household(.notAMember) }
+        guard let store = try HouseholdCopy.open(remote, journalID: record.id, copy: copy) else {
+            throw HouseholdSessionError.household(.notAMember)
+        }
         let session: HouseholdSession
-        if let member = record.member.flatMap({ unhex($0) }).flatMap({ MemberID(bytes: $0) }) {
+        if let member = record.memberID {
             do {
                 session = try HouseholdSession.open(
                     store, as: member, name: record.name, password: secret, recoveryCode: recoveryCode,
-                    verifiedMark: record.verifiedMark, now: now)
+                    verifiedMark: record.verifiedMark, unlocked: unlocked, now: now)
             } catch HouseholdSessionError.household(.wrongPassword) where recoveryCode != nil {
                 Console().error(HouseholdWords.wrongRecoveryCode)
                 throw ExitCode(3)
@@ -250,7 +296,7 @@ func withHousehold(
         }
         tellFailedLogins(at: path, name: record.name, session: session)
         try body(session, &record, remote)
-        record.noteVerified(by: session.member, at: path)
+        record.noteVerified(by: session.member, at: path, copy: copy)
         try record.write(to: path)
     }
 }

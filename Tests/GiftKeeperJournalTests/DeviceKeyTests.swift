@@ -141,6 +141,39 @@ struct DeviceKeyTests {
         #expect(replaced.count == 1 && replaced[0].journalID == epoch.journalID)
     }
 
+    @Test(
+        "a household member's: a wrap's seal joins the seals of its own (the recovery code still opens the key); dropping the old password drops both"
+    )
+    func householdKeepsItsOwnSeals() throws {
+        let key = try SigningKeyPair.generate()
+        let household = { (epochs: [DeviceKeyAccess.JournalEpoch], password: String?, dropping: String?) throws -> DeviceKeyAccess in
+            DeviceKeyAccess(
+                epochs: epochs, password: try password.map(Self.secret), parameters: .testMinimum, dropping: try dropping.map(Self.secret),
+                keepsOwnSeals: true)
+        }
+        var seals = try #require(try DeviceKey.resealed([], key: key, address: address, access: access([], password: "secret-pw")))
+        seals = try #require(
+            try DeviceKey.resealed(
+                seals, key: key, address: address,
+                access: DeviceKeyAccess(epochs: [], password: nil, parameters: .testMinimum, sealingAlso: [try Self.secret("recovery-code")])))
+        let wrap = try Self.epoch(try randomBytes(count: 16), sequence: 3, password: "secret-pw")
+        seals = try #require(try DeviceKey.resealed(seals, key: key, address: address, access: household([wrap], "secret-pw", nil)))
+        #expect(seals.count == 3)
+        #expect(try DeviceKey.resealed(seals, key: key, address: address, access: household([wrap], "secret-pw", nil)) == nil)
+        // The wrap's member key opens it with no password; the recovery code through its own seal.
+        #expect(try DeviceKey.open(seals, address: address, access: household([wrap], nil, nil), path: "k").publicKey == key.publicKey)
+        let byCode = try DeviceKey.open(seals, address: address, access: access([], password: "recovery-code"), path: "k")
+        #expect(byCode.publicKey == key.publicKey)
+
+        // `passwd`: the old password is to open nothing more, through its own seal or the wrap's.
+        let dropped = try #require(try DeviceKey.resealed(seals, key: key, address: address, access: household([], "new-pw", "secret-pw")))
+        #expect(dropped.count == 1)
+        let old = try #require(throws: JournalError.self) {
+            try DeviceKey.open(dropped, address: address, access: access([], password: "secret-pw"), path: "k")
+        }
+        #expect(old.code == .unreachable(.deviceKey(.otherPassword)))
+    }
+
     @Test("a clear key file of the old format (GKDEVICEKEY1) is sealed at the first use that has the password, atomically")
     func clearFileIsSealed() throws {
         let directory = try TemporaryDirectory(prefix: "giftkeeper-device-key")

@@ -132,6 +132,55 @@ import Testing
         #expect(Set(shell.state.presents.keys) == Set(full.state.presents.keys))
         try shell.close()
     }
+
+    @Test(
+        "The member's wrap opens from the copy (one key derivation): taken for the store's same wrap, not for a newer one, and a wrong password is one"
+    )
+    func unlockFromCopy() throws {
+        let remote = MemoryRemote()
+        let (store, _, bob) = try Self.household(on: remote)
+        let directory = try TemporaryDirectory()
+        let path = directory.file("household.gk.frames")
+        let id = store.header.journalID
+        try HouseholdCopy.keep(bob.store, at: path)
+        let copy = try #require(HouseholdCopy.opened(at: path, journalID: id))
+        #expect(HouseholdCopy.opened(at: path, journalID: try randomBytes(count: 16)) == nil)
+        #expect(
+            Self.isWrongPassword {
+                _ = try HouseholdMember.unlock(copy, as: bob.id, password: try HouseholdWorld.secret("not-bobs"), recoveryCode: nil)
+            })
+        let unlocked = try #require(
+            try HouseholdMember.unlock(copy, as: bob.id, password: try HouseholdWorld.secret("bob-pw"), recoveryCode: nil))
+        let byCode = try #require(
+            try HouseholdMember.unlock(copy, as: bob.id, password: nil, recoveryCode: try HouseholdWorld.secret("recovery:bob-pw")))
+        #expect(unlocked.secrets.id == bob.id && byCode.secrets.id == bob.id)
+        // Its member key opens the wrap's password slot: the device key sealed under it opens.
+        #expect(unlocked.deviceKeyEpoch.journalID == id && unlocked.deviceKeyEpoch.wrapSequence > 0)
+        // Its secrets are taken for the store's wrap at that place: no password is needed there.
+        let signedIn = try HouseholdMember.open(
+            try #require(try HouseholdCopy.open(remote, journalID: id, copy: copy)), as: bob.id, unlocked: unlocked,
+            initial: HouseholdWorld.initial)
+        let full = try HouseholdMember.open(
+            try #require(try remote.open(journalID: id)), as: bob.id, password: try HouseholdWorld.secret("bob-pw"),
+            initial: HouseholdWorld.initial)
+        #expect(signedIn.state == full.state)
+        // A newer wrap of Bob's on the service (a new password): the copy's is not taken for it.
+        try bob.wrapKeys(
+            password: try HouseholdWorld.secret("bob-new-pw"), recoveryCode: try HouseholdWorld.secret("recovery:bob-new-pw"),
+            parameters: .testMinimum)
+        let newer = try #require(try HouseholdCopy.open(remote, journalID: id, copy: copy))
+        #expect(Self.isWrongPassword { _ = try HouseholdMember.open(newer, as: bob.id, unlocked: unlocked, initial: HouseholdWorld.initial) })
+    }
+
+    /// Whether `body` throws ``HouseholdError/wrongPassword``.
+    static func isWrongPassword(_ body: () throws -> Void) -> Bool {
+        do {
+            try body()
+        } catch HouseholdError.wrongPassword {
+            return true
+        } catch {}
+        return false
+    }
 }
 
 /// A server in memory that counts the frames it serves: every one of a journal when a

@@ -147,8 +147,9 @@ public enum HouseholdEvents {
 
     /// ``open(_:at:keyring:roster:)`` with the epoch's subkeys derived once (a member's
     /// device takes in every frame of an epoch with the same ones). Without
-    /// `verifyingSignature`, the signature is not checked: only for a frame this device
-    /// verified before, at a position whose chain hash it remembered (``VerifiedMark``).
+    /// `verifyingSignature`, neither the signature nor the membership tag is checked: only
+    /// for a frame this device verified before, at a position whose chain hash it
+    /// remembered (``VerifiedMark``); which audience it is for is still found by its tag.
     public static func open(
         _ frame: [UInt8], at position: FramePosition, subkeys: EpochSubkeys, roster: Roster, verifyingSignature: Bool = true
     ) throws(HouseholdFrameError) -> OpenedHouseholdEvent? {
@@ -159,19 +160,23 @@ public enum HouseholdEvents {
         guard frame.count > headerLength + tagLength, Array(frame.prefix(8)) == epochBytes(subkeys.epoch),
             let membership = subkeys.membership
         else { throw refused(.malformed) }
+        let at = position.encoded
         let body = Array(frame.dropLast(tagLength))
-        guard let expected = try? Blake2b.mac(position.encoded + body, key: membership),
-            constantTimeEqual(Array(expected.prefix(tagLength)), Array(frame.suffix(tagLength)))
+        // A frame this device verified before (the mark's chain hash covers it) had its membership tag checked then.
+        guard
+            !verifyingSignature
+                || (try? Blake2b.mac(at + body, key: membership)).map({
+                    constantTimeEqual(Array($0.prefix(tagLength)), Array(frame.suffix(tagLength)))
+                }) == true
         else { throw refused(.notFromAMember) }
         let tag = Array(frame[8..<headerLength])
         guard
             let key = subkeys.audiences.first(where: { key in
-                (try? Blake2b.mac(position.encoded, key: key.tag)).map { constantTimeEqual(Array($0.prefix(tagLength)), tag) } ?? false
+                (try? Blake2b.mac(at, key: key.tag)).map { constantTimeEqual(Array($0.prefix(tagLength)), tag) } ?? false
             })
         else { return nil }
         guard
-            let inner = try? AEAD.open(
-                Array(body[headerLength...]), key: key.aead, additionalData: position.encoded + Array(body.prefix(headerLength))),
+            let inner = try? AEAD.open(Array(body[headerLength...]), key: key.aead, additionalData: at + Array(body.prefix(headerLength))),
             inner.count > MemberID.length + SigningKeyPair.signatureLength
         else { throw refused(.doesNotOpen) }
         let signatureEnd = MemberID.length + SigningKeyPair.signatureLength
@@ -181,7 +186,7 @@ public enum HouseholdEvents {
         let padded = Array(inner[signatureEnd...])
         guard let length = Padding.unpaddedLength(padded, blockSize: 64) else { throw refused(.doesNotOpen) }
         let payload = Array(padded.prefix(length))
-        let signed = position.encoded + epochBytes(subkeys.epoch) + key.audience.encoded + payload
+        let signed = at + epochBytes(subkeys.epoch) + key.audience.encoded + payload
         guard
             !verifyingSignature
                 || SigningKeyPair.verify(signature: Array(inner[MemberID.length..<signatureEnd]), of: signed, publicKey: author.signing)

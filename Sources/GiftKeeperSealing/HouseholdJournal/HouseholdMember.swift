@@ -124,28 +124,27 @@ package final class HouseholdMember {
     /// Signs in to `store` as `member` with their password (or their recovery code), then
     /// catches up with every frame; with the ``verifiedMark()`` this device kept, checking no
     /// signature it verified before (a mark that is not this member's for this journal, or
-    /// whose chain hash the journal no longer has, is passed over: every frame is verified).
+    /// whose chain hash the journal no longer has, is passed over: every frame is verified);
+    /// with `unlocked`, the wrap the device's copy opened (``UnlockedWrap``), taken when it
+    /// stands where the store's newest wrap of the member does, after the same chain.
     package static func open(
         _ store: any FrameStore, as member: MemberID, password: SecureBytes? = nil, recoveryCode: SecureBytes? = nil,
-        verifiedMark: [UInt8]? = nil, initial: GiftList, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
+        verifiedMark: [UInt8]? = nil, unlocked: UnlockedWrap? = nil, initial: GiftList,
+        observer: ((HouseholdEntry, GiftList) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let header = store.header
         guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
         guard let wrap = newestWrap(in: store, of: member) else { throw .noKeyWrap }
         let (payload, binding) = wrap
+        // The wrap the device's copy opened already, when it is this one (no second key derivation).
         let secrets: MemberSecrets
-        do {
-            if let recoveryCode {
-                secrets = try payload.open(recoveryCode: recoveryCode, binding: binding)
-            } else {
-                secrets = try payload.open(password: password ?? SecureBytes(capacity: 0), binding: binding)
+        if let unlocked, unlocked.binding == binding, unlocked.secrets.id == member {
+            secrets = unlocked.secrets
+        } else {
+            secrets = try opening(binding) {
+                if let recoveryCode { return try payload.open(recoveryCode: recoveryCode, binding: binding) }
+                return try payload.open(password: password ?? SecureBytes(capacity: 0), binding: binding)
             }
-        } catch MemberWrapFault.wrongPassword {
-            throw .wrongPassword
-        } catch let error as MemberWrapFault {
-            throw .refused(HouseholdRefusal(sequence: binding.sequence, reason: .memberWrap(error)))
-        } catch {
-            throw .sealing(SealingError(error))
         }
         let opened = try HouseholdMember(store: store, secrets: secrets, initial: initial, observer: observer)
         opened.trusted = verifiedMark.flatMap { VerifiedMark.decode($0, journalID: header.journalID, member: secrets) }
@@ -154,7 +153,7 @@ package final class HouseholdMember {
     }
 
     /// The newest wrap of `member` in `store` that they signed; one someone else made is passed over unopened.
-    private static func newestWrap(in store: any FrameStore, of member: MemberID) -> (MemberWrapPayload, FrameBinding)? {
+    static func newestWrap(in store: any FrameStore, of member: MemberID) -> (MemberWrapPayload, FrameBinding)? {
         let header = store.header
         return store.frameIndex.memberWraps.reversed().lazy.compactMap { frame -> (MemberWrapPayload, FrameBinding)? in
             let binding = FrameBinding(

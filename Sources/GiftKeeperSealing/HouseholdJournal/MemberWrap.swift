@@ -201,15 +201,52 @@ package struct MemberWrapPayload: Sendable {
         try open(with: recoveryCode, salt: recoverySalt, sealed: byRecovery, purpose: .memberKeyByRecovery, binding: binding)
     }
 
-    private func open(with secret: SecureBytes, salt: [UInt8], sealed: [UInt8], purpose: FrameBinding.Purpose, binding: FrameBinding)
-        throws -> MemberSecrets
+    /// The member's keys and their member key, opened with their password or recovery code
+    /// (one key derivation): what a device's key for the service is sealed under too
+    /// (``DeviceKeyAccess/JournalEpoch``, with this wrap's password slot), so a sign-in
+    /// derives one key for both. The caller wipes the member key.
+    package func unlock(password: SecureBytes?, recoveryCode: SecureBytes?, binding: FrameBinding) throws -> (
+        secrets: MemberSecrets, memberKey: SecureBytes
+    ) {
+        let memberKey: SecureBytes
+        if let recoveryCode {
+            memberKey = try self.memberKey(
+                with: recoveryCode, salt: recoverySalt, sealed: byRecovery, purpose: .memberKeyByRecovery, binding: binding)
+        } else {
+            let password = try password ?? SecureBytes(capacity: 0)
+            memberKey = try self.memberKey(with: password, salt: salt, sealed: byPassword, purpose: .memberKeyByPassword, binding: binding)
+        }
+        return (try open(memberKey: memberKey, binding: binding), memberKey)
+    }
+
+    /// This wrap's password slot, for a device key sealed under `memberKey` (its member key):
+    /// the password alone opens that seal too, through the slot.
+    package func deviceKeyEpoch(memberKey: SecureBytes, binding: FrameBinding) -> DeviceKeyAccess.JournalEpoch {
+        DeviceKeyAccess.JournalEpoch(
+            journalID: binding.journalID, wrapSequence: binding.sequence, parameters: parameters, salt: salt, wrappedKey: byPassword,
+            additionalData: binding.bytes(for: .memberKeyByPassword) + clearPart, dataKey: memberKey)
+    }
+
+    private func memberKey(with secret: SecureBytes, salt: [UInt8], sealed: [UInt8], purpose: FrameBinding.Purpose, binding: FrameBinding)
+        throws -> SecureBytes
     {
         let key = try PasswordKDF.deriveKey(password: secret, salt: salt, parameters: parameters)
         defer { key.wipe() }
         guard let memberKey = try? AEAD.openSecret(sealed, key: key, additionalData: binding.bytes(for: purpose) + clearPart) else {
             throw MemberWrapFault.wrongPassword
         }
+        return memberKey
+    }
+
+    private func open(with secret: SecureBytes, salt: [UInt8], sealed: [UInt8], purpose: FrameBinding.Purpose, binding: FrameBinding)
+        throws -> MemberSecrets
+    {
+        let memberKey = try memberKey(with: secret, salt: salt, sealed: sealed, purpose: purpose, binding: binding)
         defer { memberKey.wipe() }
+        return try open(memberKey: memberKey, binding: binding)
+    }
+
+    private func open(memberKey: SecureBytes, binding: FrameBinding) throws -> MemberSecrets {
         guard
             let plaintext = try? AEAD.openSecret(secrets, key: memberKey, additionalData: binding.bytes(for: .memberSecrets) + clearPart),
             plaintext.count == Self.secretsLength + earlierCount * Self.earlierLength

@@ -10,21 +10,38 @@ package import GiftKeeperJournal
 /// those alone. A copy of another journal, or of a chain the service no longer holds, is
 /// passed over and replaced: it is only ever a head start.
 package enum HouseholdCopy {
+    /// The copy at `path` when it holds frames of household `journalID`, opened for a sign-in:
+    /// verified once, here; its frames are the cursor (``open(_:journalID:copy:)``), its wrap
+    /// of the member opens with their password (``HouseholdMember/unlock(_:as:password:recoveryCode:)``),
+    /// and it takes what the sign-in read (``keep(_:at:opened:)``) without being read again.
+    package static func opened(at path: String, journalID: [UInt8]) -> Journal? {
+        guard let copy = try? Journal.open(at: path, access: .readWrite), copy.header.journalID == journalID, copy.head.sequence > 0
+        else { return nil }
+        return copy
+    }
+
+    /// The service's copy of household `journalID`, read after the frames of the device's
+    /// `copy` (``opened(at:journalID:)``) when there is one (every frame otherwise).
+    package static func open(_ remote: any RemoteLocation, journalID: [UInt8], copy: Journal?) throws(JournalError)
+        -> (any SharedFrameStore)?
+    {
+        guard let copy, let known = try? copy.frames() else { return try remote.open(journalID: journalID) }
+        return try remote.open(journalID: journalID, known: known)
+    }
+
     /// The service's copy of household `journalID`, read after the frames of the copy at
     /// `path` when it holds some of that journal (every frame otherwise).
     package static func open(_ remote: any RemoteLocation, journalID: [UInt8], copy path: String) throws(JournalError)
         -> (any SharedFrameStore)?
     {
-        guard let known = try? frames(at: path, journalID: journalID), !known.isEmpty else {
-            return try remote.open(journalID: journalID)
-        }
-        return try remote.open(journalID: journalID, known: known)
+        try open(remote, journalID: journalID, copy: opened(at: path, journalID: journalID))
     }
 
-    /// Keeps what `store` holds in the copy at `path`: the frames after the copy's appended
-    /// to it, or, when the copy is of another journal or chain, a new copy in its place.
-    package static func keep(_ store: any FrameStore, at path: String) throws {
-        if let copy = try? Journal.open(at: path, access: .readWrite), copy.header.journalID == store.header.journalID,
+    /// Keeps what `store` holds in the copy at `path` (`opened` there already, when given):
+    /// the frames after the copy's appended to it, or, when the copy is of another journal or
+    /// chain, a new copy in its place.
+    package static func keep(_ store: any FrameStore, at path: String, opened: Journal? = nil) throws {
+        if let copy = opened ?? (try? Journal.open(at: path, access: .readWrite)), copy.header.journalID == store.header.journalID,
             let batch = try frames(of: store, after: copy.head)
         {
             guard !batch.isEmpty else { return }

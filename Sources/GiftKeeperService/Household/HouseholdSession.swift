@@ -82,15 +82,16 @@ package final class HouseholdSession {
 
     /// Signs in to `store` as member `id`, known on this device as `name`, with their
     /// password (or their `recoveryCode`), and catches up, verifying no signature up to the
-    /// `verifiedMark` this device kept (``HouseholdMember/verifiedMark()``).
+    /// `verifiedMark` this device kept (``HouseholdMember/verifiedMark()``); `unlocked`: the
+    /// member's wrap as the device's copy opened it (``UnlockedWrap``).
     package static func open(
         _ store: any FrameStore, as id: MemberID, name: String, password: SecureBytes, recoveryCode: SecureBytes? = nil,
-        verifiedMark: [UInt8]? = nil, now: @escaping @Sendable () -> Timestamp
+        verifiedMark: [UInt8]? = nil, unlocked: UnlockedWrap? = nil, now: @escaping @Sendable () -> Timestamp
     ) throws(HouseholdSessionError) -> HouseholdSession {
         try start(name: name, now: now, catchingUp: true) { initial, observer throws(HouseholdError) -> HouseholdMember in
             try HouseholdMember.open(
-                store, as: id, password: password, recoveryCode: recoveryCode, verifiedMark: verifiedMark, initial: initial,
-                observer: observer)
+                store, as: id, password: password, recoveryCode: recoveryCode, verifiedMark: verifiedMark, unlocked: unlocked,
+                initial: initial, observer: observer)
         }
     }
 

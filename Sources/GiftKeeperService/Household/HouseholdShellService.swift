@@ -63,10 +63,17 @@ public final class HouseholdShellService: ShellService {
     package struct DeviceCopy {
         let mark: () -> [UInt8]?
         let keep: (HouseholdMember) -> Void
+        /// The member's wrap in the copy, opened with the password at each sign-in before
+        /// `openStore` (``UnlockedWrap``: the sign-in's one key derivation); nil without one.
+        let unlock: (SecureBytes) throws(HouseholdError) -> UnlockedWrap?
 
-        package init(mark: @escaping () -> [UInt8]?, keep: @escaping (HouseholdMember) -> Void) {
+        package init(
+            mark: @escaping () -> [UInt8]?, keep: @escaping (HouseholdMember) -> Void,
+            unlock: @escaping (SecureBytes) throws(HouseholdError) -> UnlockedWrap? = { _ in nil }
+        ) {
             self.mark = mark
             self.keep = keep
+            self.unlock = unlock
         }
     }
 
@@ -118,10 +125,14 @@ public final class HouseholdShellService: ShellService {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
         let opened: HouseholdSession
         do throws(ServiceError) {
+            let unlocked = try Self.household { () throws(HouseholdSessionError) in
+                try HouseholdSession.household { () throws(HouseholdError) in try copy?.unlock(password) }
+            }
             let store = try openStore(password)
             let mark = copy?.mark()
             opened = try Self.household { () throws(HouseholdSessionError) in
-                try HouseholdSession.open(store, as: memberID, name: name, password: password, verifiedMark: mark, now: clock)
+                try HouseholdSession.open(
+                    store, as: memberID, name: name, password: password, verifiedMark: mark, unlocked: unlocked, now: clock)
             }
         } catch {
             // Told to the member at their next sign-in on this device (HouseholdLoginReports).
