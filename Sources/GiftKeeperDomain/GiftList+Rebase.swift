@@ -32,9 +32,30 @@ extension GiftList {
     /// Every such resolution is returned, in order, to be told. Pure: the same inputs give
     /// the same events on every device.
     public static func rebase(_ pending: [Event], onto state: GiftList) -> (events: [Event], resolutions: [Resolution]) {
+        var renumbering = Renumbering()
+        return rebase(pending, onto: state, hiddenThrough: 0, renumbering: &renumbering)
+    }
+
+    /// The new ids a rebase gave pending adds, carried from one change to the next when a
+    /// household member's offline changes are decided again one at a time.
+    public struct Renumbering: Sendable {
+        var presents: [PresentID: PresentID] = [:]
+        var wishes: [WishID: WishID] = [:]
+
+        public init() {}
+    }
+
+    /// ``rebase(_:onto:)`` where every number up to `hiddenThrough` counts as taken though
+    /// `state` may not hold it (in a household a member folds only what they may read, so a
+    /// number they do not see may be another's), with the ids `renumbering` carries in from
+    /// the changes rebased before and takes on.
+    public static func rebase(
+        _ pending: [Event], onto state: GiftList, hiddenThrough: UInt64, renumbering: inout Renumbering
+    ) -> (events: [Event], resolutions: [Resolution]) {
         var state = state
-        var renumbered: [PresentID: PresentID] = [:]
-        var renumberedWishes: [WishID: WishID] = [:]
+        var renumbered = renumbering.presents
+        var renumberedWishes = renumbering.wishes
+        defer { (renumbering.presents, renumbering.wishes) = (renumbered, renumberedWishes) }
         var events: [Event] = []
         var resolutions: [Resolution] = []
         func keep(_ event: Event) {
@@ -46,7 +67,8 @@ extension GiftList {
             event.body = original.body.renumbering(renumbered).renumbering(wishes: renumberedWishes)
             switch event.body {
             case .presentAdded(let id, let recipient, let title, let notes, let price, let occasion, let url, let store):
-                guard state.present(id) != nil, let fresh = PresentID(number: state.nextPresentNumber) else {
+                guard state.present(id) != nil || id.number <= hiddenThrough, let fresh = PresentID(number: state.nextPresentNumber)
+                else {
                     keep(event)
                     continue
                 }
@@ -57,7 +79,7 @@ extension GiftList {
                     store: store)
                 keep(event)
             case .presentImported(var present):
-                if state.present(present.id) != nil, let fresh = PresentID(number: state.nextPresentNumber) {
+                if state.present(present.id) != nil || present.id.number <= hiddenThrough, let fresh = PresentID(number: state.nextPresentNumber) {
                     renumbered[present.id] = fresh
                     resolutions.append(.renumbered(from: present.id, to: fresh, title: present.title))
                     present.id = fresh
@@ -83,7 +105,7 @@ extension GiftList {
                     keep(event)
                 }
             case .wishAdded(var wish):
-                if state.wishes[wish.id] != nil || state.removedWishes[wish.id] != nil,
+                if state.wishes[wish.id] != nil || state.removedWishes[wish.id] != nil || wish.id.number <= hiddenThrough,
                     let fresh = WishID(number: state.nextWishNumber)
                 {
                     renumberedWishes[wish.id] = fresh

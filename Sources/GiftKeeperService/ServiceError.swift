@@ -101,6 +101,9 @@ public struct ServiceError: Error, Sendable {
         case household(HouseholdError)
         /// Another member of the household already goes by this name.
         case householdNameTaken(String)
+        /// A member removed from the household while offline: their `changes` made offline
+        /// stay on this device, readable, and are not sent.
+        case householdKeptOffline(changes: Int)
         /// A command a household's shell does not have (``HouseholdShellService``).
         case notInAHousehold(command: String)
     }
@@ -163,6 +166,8 @@ public struct ServiceError: Error, Sendable {
             return 130
         case .householdNameTaken, .notInAHousehold:
             return 2
+        case .householdKeptOffline:
+            return 1
         case .household(let refusal):
             switch refusal {
             case .refused, .notAMember, .rolledBack: return 1

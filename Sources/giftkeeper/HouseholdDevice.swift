@@ -16,7 +16,8 @@ import GiftKeeperService
 /// verified the journal (``HouseholdMember/verifiedMark()``). No key: the household's
 /// journal lives on the service and every key is in it, under each member's password.
 /// Beside it, at `PATH.frames`, the frames read so far (``HouseholdCopy``), so a sign-in
-/// reads and verifies only the new ones; the commands still work online.
+/// reads and verifies only the new ones; at `PATH.pending`, the member's offline work until
+/// it is sent (the shell and the one-shots work from the copy while the service is away).
 struct HouseholdRecord: Codable {
     static let kind = "giftkeeper household device record 1"
     var format = kind
@@ -32,6 +33,8 @@ struct HouseholdRecord: Codable {
 
     /// Where this device keeps its copy of the journal's frames, beside the record at `path`.
     static func copyPath(_ path: String) -> String { path + ".frames" }
+    /// Where this device keeps its member's offline work until it is sent (``HouseholdOffline``).
+    static func pendingPath(_ path: String) -> String { path + ".pending" }
 
     static func read(_ path: String) throws -> HouseholdRecord {
         guard let bytes = PrivateFiles.readSmallFile(path),
@@ -160,7 +163,7 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote,
         copy: householdDeviceCopy(at: path, hand: hand)
     ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
-        do {
+        try HouseholdShellService.reaching { () throws -> any FrameStore in
             // This device's key for the service is sealed under the member's password, and
             // under their member key (the wrap the copy opened, `hand`).
             let remote = try record.service(password: password, unlocked: hand.unlocked)
@@ -169,15 +172,10 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
                 throw ServiceError(.household(.notAMember))
             }
             return store
-        } catch let error as ServiceError {
-            throw error
-        } catch let error as JournalError {
-            throw ServiceError(.journal(error))
-        } catch {
-            throw ServiceError(.noRemote)
         }
     }
     service.desk = desk
+    service.offline = .init(copy: HouseholdRecord.copyPath(path), pending: HouseholdRecord.pendingPath(path))
     service.onPasswordChange = { old, new, store, renew in try renewHouseholdKeys(at: path, old: old, new: new, store: store, renew: renew) }
     return service
 }

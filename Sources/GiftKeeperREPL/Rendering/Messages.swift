@@ -284,6 +284,8 @@ extension ServiceError {
             return HouseholdWords.refusal(.household(refusal)).sentence
         case .householdNameTaken(let name):
             return HouseholdWords.refusal(.nameTaken(name)).sentence
+        case .householdKeptOffline(let changes):
+            return HouseholdWords.keptOffline(changes: changes)
         case .notInAHousehold(let command):
             return HouseholdWords.notInAHousehold(command)
         case .crypto(let failure):
@@ -340,6 +342,8 @@ extension LoginNotification {
                 + "directory you can write): until it can, a rolled-back journal would go unnoticed."
         case .rollbackAccepted:
             return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated."
+        case .keptOffline(let changes):
+            return "⚠️  " + HouseholdWords.keptOffline(changes: changes)
         }
     }
 }

@@ -40,7 +40,7 @@ package final class HouseholdSession {
     package let member: HouseholdMember
     /// This member's name, as they chose it when they joined.
     package let name: String
-    private let directory: MemberDirectory
+    let directory: MemberDirectory
     private let now: @Sendable () -> Timestamp
 
     private init(member: HouseholdMember, name: String, directory: MemberDirectory, now: @escaping @Sendable () -> Timestamp) {
@@ -277,6 +277,8 @@ final class MemberDirectory {
     private(set) var names: [MemberID: String] = [:]
     private(set) var signed: [MemberID: UInt64] = [:]
     private(set) var history: [(author: MemberID, entry: HistoryEntry)] = []
+    /// The audience of each event opened, by position (offline work is replayed for it).
+    private(set) var audiences: [UInt64: Audience] = [:]
     private var taken: Set<String> = []
     /// Ids a member's `passwd` renewed, with the id that follows each.
     private var successors: [MemberID: MemberID] = [:]
@@ -298,6 +300,7 @@ final class MemberDirectory {
         // it verified) hands the same entries over again: they replace those kept.
         while let last = history.last, last.entry.sequence >= entry.sequence { history.removeLast() }
         history.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: before)))
+        audiences[entry.sequence] = entry.audience
         guard case .accountCreated(let name) = entry.event.body, entry.audience == .everyone else { return }
         signed[entry.author] = max(signed[entry.author] ?? 0, entry.epoch)
         guard names[entry.author] == nil, taken.insert(TextFolding.key(name)).inserted else { return }

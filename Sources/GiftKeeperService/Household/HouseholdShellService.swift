@@ -12,33 +12,43 @@ import OrderedCollections
 /// sealed for the audience ``HouseholdAudiences`` gives it, so a present for Bob never
 /// reaches Bob's keys, and so never his views.
 ///
-/// Online only, for now: the household's journal lives on the sync service (the store
-/// ``init(journalPath:member:name:now:server:copy:openStore:)`` opens at sign-in), and a
-/// service that cannot be reached fails the command with its one line. The device keeps
+/// The household's journal lives on the sync service (the store
+/// ``init(journalPath:member:name:now:server:copy:openStore:)`` opens at sign-in). The device keeps
 /// its record, and with a ``DeviceCopy`` the frames it read and how far it verified them,
-/// so a sign-in reads and verifies only what is new (no offline work, no merge yet).
+/// so a sign-in reads and verifies only what is new. With ``offline`` a member works from
+/// that copy while the service cannot be reached, and their changes are sent when it can
+/// (``HouseholdShellService+Offline``).
 /// `setup` and `import` are a person's journal's; they throw
 /// ``ServiceError/Code/notInAHousehold(command:)``. `passwd` renews the member's keys
 /// (``HouseholdSession/renewKeys(_:recoveryCode:parameters:appending:)``) through ``onPasswordChange``.
 public final class HouseholdShellService: ShellService {
     public let journalPath: String
-    private var memberID: MemberID
-    private let name: String
-    private let clock: @Sendable () -> Timestamp
-    private let server: String?
-    private let openStore: (SecureBytes) throws(ServiceError) -> any FrameStore
-    private let copy: DeviceCopy?
+    var memberID: MemberID
+    let name: String
+    let clock: @Sendable () -> Timestamp
+    let server: String?
+    let openStore: (SecureBytes) throws(ServiceError) -> any FrameStore
+    let copy: DeviceCopy?
     /// The head ``copy`` was last told of (the sign-in's, then each sign-out's).
-    private var keptAt: JournalHead?
+    var keptAt: JournalHead?
     /// The member's session while signed in; nil signed out (its keys released with it).
-    private var session: HouseholdSession?
+    var session: HouseholdSession?
     /// The last position whose changes were told (``onChangesElsewhere``) or were this
     /// session's own.
-    private var toldThrough: UInt64 = 0
+    var toldThrough: UInt64 = 0
     /// The member's changes to undo and redo, each with whether it was theirs alone (`add
     /// --private`: its reversal is too).
-    private var undoable: [(change: UndoableChange, privately: Bool)] = []
-    private var redoable: [(change: UndoableChange, privately: Bool)] = []
+    var undoable: [(change: UndoableChange, privately: Bool)] = []
+    var redoable: [(change: UndoableChange, privately: Bool)] = []
+    /// Where offline work waits beside the device's copy; nil: online only.
+    package var offline: OfflineWork?
+    /// Signed in from the device's copy: the shared head the pending work follows, and the
+    /// password that reaches the service again (nil once the member was removed).
+    var offlineSince: (base: UInt64, password: SecureBytes?)?
+    /// What sending offline work changed, told by the next sync.
+    var replayed: [Resolution] = []
+    /// Signed in from the device's copy because the member was removed while offline.
+    var removedWhileOffline = false
 
     public var refusesRollback = false
     public var acceptsRollbackOnChange = false
@@ -100,8 +110,9 @@ public final class HouseholdShellService: ShellService {
     public var now: Timestamp { clock() }
     public var headSequence: UInt64 { session?.member.store.head.sequence ?? 0 }
     /// None: the journal is the service's own copy, every change is on it once made.
-    public var remoteURL: String? { nil }
-    public var unsentFrames: UInt64 { 0 }
+    /// The service, when this device works offline too (its syncs send the offline work).
+    public var remoteURL: String? { offline == nil ? nil : server ?? journalPath }
+    public var unsentFrames: UInt64 { offlineSince.map { headSequence - min(headSequence, $0.base) } ?? 0 }
     public var trimmedTail: TornTail? { nil }
     public var nextUndo: (events: [Event], stateBefore: GiftList)? { undoable.last.map { ($0.change.events, $0.change.stateBefore) } }
     public var nextRedo: (events: [Event], stateBefore: GiftList)? {
@@ -125,15 +136,7 @@ public final class HouseholdShellService: ShellService {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
         let opened: HouseholdSession
         do throws(ServiceError) {
-            let unlocked = try Self.household { () throws(HouseholdSessionError) in
-                try HouseholdSession.household { () throws(HouseholdError) in try copy?.unlock(password) }
-            }
-            let store = try openStore(password)
-            let mark = copy?.mark()
-            opened = try Self.household { () throws(HouseholdSessionError) in
-                try HouseholdSession.open(
-                    store, as: memberID, name: name, password: password, verifiedMark: mark, unlocked: unlocked, now: clock)
-            }
+            opened = try signIn(password)
         } catch {
             // Told to the member at their next sign-in on this device (HouseholdLoginReports).
             if HouseholdLoginReports.isWrongPassword(error), HouseholdLoginReports.recordFailure(record: journalPath, at: clock()) {
@@ -147,6 +150,7 @@ public final class HouseholdShellService: ShellService {
         keepCopy()
         let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
+        if removedWhileOffline { onNotification?(.keptOffline(changes: unsentChanges)) }
     }
 
     /// Releases the member's keys and what they read, the device's copy kept first; nothing
@@ -154,6 +158,9 @@ public final class HouseholdShellService: ShellService {
     public func signOut() throws(ServiceError) {
         guard session != nil else { return }
         keepCopy()
+        offlineSince?.password?.wipe()
+        offlineSince = nil
+        removedWhileOffline = false
         session = nil
         undoable = []
         redoable = []
@@ -314,24 +321,31 @@ public final class HouseholdShellService: ShellService {
 
     // MARK: Syncing
 
-    /// Catches up with the service: there is nothing to send (every change went there as
-    /// it was made).
+    /// Catches up with the service, after sending the offline work when there is some
+    /// (``reconnect()``); what sending it changed is told.
     @discardableResult
     public func sync(restoringServer: Bool) throws(ServiceError) -> SyncReport {
+        var report = SyncReport(server: server ?? journalPath)
+        report.sent = try reconnect()
         let before = headSequence
         try refresh()
-        var report = SyncReport(server: server ?? journalPath)
         report.received = Int(headSequence - before)
+        report.resolutions = replayed
+        replayed = []
         return report
     }
 
-    public func syncIfNeeded() throws(ServiceError) -> SyncReport? { nil }
+    /// Offline: tries the service again (the shell's idle look).
+    public func syncIfNeeded() throws(ServiceError) -> SyncReport? {
+        offlineSince == nil && replayed.isEmpty ? nil : try sync(restoringServer: false)
+    }
 
     // MARK: Helpers
 
     /// Tells the device's copy what the member verified, when the journal moved since it was last told.
-    private func keepCopy() {
-        guard let copy, let member = session?.member, member.store.head != keptAt else { return }
+    func keepCopy() {
+        // Offline the store is the pending file: the copy stays as the service sent it.
+        guard offlineSince == nil, let copy, let member = session?.member, member.store.head != keptAt else { return }
         copy.keep(member)
         keptAt = member.store.head
     }

@@ -24,5 +24,8 @@ public enum LoginNotification: Equatable, Sendable {
     /// After a rollback warning, a change was made in an interactive session: the journal
     /// as it is now is remembered from here on, and the warning stops.
     case rollbackAccepted
+    /// A household member removed while this device was offline: their `changes` made
+    /// offline stay on this device, readable, and are never sent.
+    case keptOffline(changes: Int)
 
 }

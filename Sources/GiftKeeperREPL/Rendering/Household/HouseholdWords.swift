@@ -71,6 +71,13 @@ package enum HouseholdWords {
     package static let passwordsDiffer = "The two passwords differ; nothing was made."
     package static let notAdmitted =
         "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), or removed."
+    /// Said to a member removed while offline (SPEC §13): what they did offline stays theirs.
+    package static func keptOffline(changes: Int) -> String {
+        let what = changes == 1 ? "your change made offline stays" : "your \(changes) changes made offline stay"
+        return "You are no longer a member of this household (removed while this device was offline): \(what) on this "
+            + "device only ('list' and 'export' show them) and are never sent."
+    }
+
     package static let left = "You left the household: nothing written from now on opens for you."
 
     package static func removed(_ name: String) -> String {

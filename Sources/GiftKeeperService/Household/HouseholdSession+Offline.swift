@@ -1,0 +1,74 @@
+package import GiftKeeperDomain
+import GiftKeeperJournal
+package import GiftKeeperSealing
+
+/// A change a member made offline (docs/threat-model.md, "Offline work and merge in a
+/// household"): its events as they were decided on the device's copy, and whether it was
+/// sealed for its author alone (kept so: a narrower audience never spoils a surprise).
+package struct PendingChange: Sendable {
+    package let events: [Event]
+    package let privately: Bool
+
+    package init(events: [Event], privately: Bool) {
+        self.events = events
+        self.privately = privately
+    }
+}
+
+extension HouseholdSession {
+    /// This member's changes after position `base` (the shared head their offline work was
+    /// decided at), oldest first: one change per run of their events with one audience and
+    /// one time. Their name signed again offline is left out (the shared chain gets it when
+    /// they catch up there, if it needs it).
+    package func pendingChanges(after base: UInt64) -> [PendingChange] {
+        var changes: [(events: [Event], audience: Audience)] = []
+        for (author, entry) in directory.history where entry.sequence > base && author == id {
+            guard let event = entry.event, let audience = directory.audiences[entry.sequence] else { continue }
+            if let last = changes.last, last.audience == audience, last.events.last?.at == event.at {
+                changes[changes.count - 1].events.append(event)
+            } else {
+                changes.append(([event], audience))
+            }
+        }
+        return changes.filter {
+            if case .accountCreated = $0.events.first?.body { return false }
+            return true
+        }.map { PendingChange(events: $0.events, privately: $0.audience == .only(id)) }
+    }
+
+    /// Sends `pending` (``pendingChanges(after:)`` of this member's offline session), each
+    /// change decided again on this member's state at the shared head as a person's offline
+    /// work is (``GiftList/rebase(_:onto:hiddenThrough:renumbering:)``: numbers up to the head
+    /// count as taken, since this member does not see every one), sealed for the audience the
+    /// rule gives it there and signed at its new position; what the rebase changed, in order,
+    /// to be told. A member removed meanwhile sends nothing (``HouseholdError/notAMember``).
+    package func replay(_ pending: [PendingChange]) throws(HouseholdSessionError) -> [Resolution] {
+        var renumbering = GiftList.Renumbering()
+        var told: [Resolution] = []
+        try catchUp()
+        guard isMember || pending.isEmpty else { throw .household(.notAMember) }
+        for change in pending {
+            var sent = false
+            for _ in 0..<HouseholdMember.attempts where !sent {
+                try catchUp()
+                let head = member.store.head
+                var carried = renumbering
+                let (events, resolutions) = GiftList.rebase(
+                    change.events, onto: member.state.numbering(from: head.sequence + 1), hiddenThrough: head.sequence,
+                    renumbering: &carried)
+                if !events.isEmpty {
+                    let unnamed = Set(member.keyring.members.ids.filter { directory.names[$0] == nil })
+                    let audience = HouseholdAudiences.audience(
+                        of: events, privately: change.privately, me: id, members: directory.current, unnamed: unnamed,
+                        state: member.state)
+                    guard try Self.household({ () throws(HouseholdError) in try member.record(events, for: audience, decidedAt: head) })
+                    else { continue }
+                }
+                (sent, renumbering) = (true, carried)
+                told += resolutions
+            }
+            guard sent else { throw .household(.busy) }
+        }
+        return told
+    }
+}

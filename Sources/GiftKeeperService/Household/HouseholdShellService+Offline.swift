@@ -1,0 +1,150 @@
+package import GiftKeeperCrypto
+import GiftKeeperDomain
+package import GiftKeeperJournal
+import GiftKeeperSealing
+
+/// Offline work and merge in a household's shell and one-shots (docs/threat-model.md,
+/// "Offline work and merge in a household"): signed in from the device's copy while the
+/// service cannot be reached, the member's changes wait in the pending file beside it
+/// (``HouseholdOffline``); the next sync that reaches the service sends them, each decided
+/// again at the shared head (``HouseholdSession/replay(_:)``).
+extension HouseholdShellService {
+    /// Where a device keeps its copy of the household's frames and its offline work.
+    package struct OfflineWork: Sendable {
+        let copy: String
+        let pending: String
+
+        package init(copy: String, pending: String) {
+            self.copy = copy
+            self.pending = pending
+        }
+    }
+
+    /// The member's session: through the service, with the offline work waiting here sent
+    /// first; from the device's copy when the service cannot be reached (or, with offline
+    /// work waiting, no longer serves a member removed meanwhile: it stays theirs, here).
+    func signIn(_ password: SecureBytes) throws(ServiceError) -> HouseholdSession {
+        // The member's wrap in the device's copy, opened by the one key derivation of the
+        // sign-in: it also opens the device's key for the service (`openStore`).
+        let unlocked = try Self.household { () throws(HouseholdSessionError) in
+            try HouseholdSession.household { () throws(HouseholdError) in try copy?.unlock(password) }
+        }
+        let waiting = offline.map { HouseholdOffline.isWaiting($0.pending) } ?? false
+        do {
+            let online = try open(try openStore(password), password: password, unlocked: unlocked)
+            if let offline, waiting {
+                let (pending, base) = try openPending(offline, password: password)
+                try send(from: pending, after: base, to: online, offline)
+            }
+            return online
+        } catch {
+            guard let offline, Self.worksOffline(error, waiting: waiting) else { throw error }
+            return try signInFromCopy(offline, password: password, reconnecting: !Self.isRemoval(error))
+        }
+    }
+
+    /// Offline: reaches the service again and sends the offline work, taking the member's
+    /// session there; answers how many changes were sent. A service still away throws (the
+    /// shell says it is offline, once); a member removed meanwhile keeps it.
+    func reconnect() throws(ServiceError) -> Int {
+        guard let offline, let pending = session, let since = offlineSince else { return 0 }
+        // Removed meanwhile: nothing to send to, ever (told at the sign-in).
+        guard let password = since.password else { return 0 }
+        let online = try open(try openStore(password), password: password)
+        let sent = pending.pendingChanges(after: since.base).count
+        try send(from: pending, after: since.base, to: online, offline)
+        password.wipe()
+        (session, offlineSince, undoable, redoable) = (online, nil, [], [])
+        toldThrough = online.member.store.head.sequence
+        keptAt = nil
+        keepCopy()
+        return sent
+    }
+
+    /// The changes waiting here (offline).
+    var unsentChanges: Int {
+        guard let session, let since = offlineSince else { return 0 }
+        return session.pendingChanges(after: since.base).count
+    }
+
+    private func open(_ store: any FrameStore, password: SecureBytes, unlocked: UnlockedWrap? = nil) throws(ServiceError)
+        -> HouseholdSession
+    {
+        let mark = copy?.mark()
+        return try Self.household { () throws(HouseholdSessionError) in
+            try HouseholdSession.open(
+                store, as: memberID, name: name, password: password, verifiedMark: mark, unlocked: unlocked, now: clock)
+        }
+    }
+
+    /// The member signed in to the pending file (made from the copy when there is none),
+    /// and the shared head its pending work follows.
+    private func openPending(_ offline: OfflineWork, password: SecureBytes) throws(ServiceError) -> (HouseholdSession, UInt64) {
+        let (store, base) = try Self.reaching { () throws -> (any FrameStore, UInt64) in
+            guard let opened = try HouseholdOffline.open(copy: offline.copy, pending: offline.pending),
+                let shared = try HouseholdOffline.base(pending: opened, copy: offline.copy)
+            else { throw ServiceError(.noRemote) }
+            return (opened, shared)
+        }
+        return (try open(store, password: password), base)
+    }
+
+    /// `body`'s answer, what it throws as the shell's error: a service's or journal's as
+    /// itself, anything else as no service to reach.
+    package static func reaching<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+        do {
+            return try body()
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as JournalError {
+            throw ServiceError(.journal(error))
+        } catch {
+            throw ServiceError(.noRemote)
+        }
+    }
+
+    private func signInFromCopy(_ offline: OfflineWork, password: SecureBytes, reconnecting: Bool) throws(ServiceError)
+        -> HouseholdSession
+    {
+        let (session, base) = try openPending(offline, password: password)
+        var kept: SecureBytes?
+        if reconnecting {
+            kept = try? SecureBytes(capacity: max(password.count, 1), count: 0)
+            password.withUnsafeBytes { bytes in for byte in bytes { _ = kept?.append(byte) } }
+        }
+        offlineSince = (base, kept)
+        if !reconnecting { removedWhileOffline = true }
+        return session
+    }
+
+    /// Sends `pending`'s changes after `base` to `online`; the pending file is forgotten once
+    /// they are all there. A member removed meanwhile keeps them (nothing sent).
+    private func send(from pending: HouseholdSession, after base: UInt64, to online: HouseholdSession, _ offline: OfflineWork)
+        throws(ServiceError)
+    {
+        let changes = pending.pendingChanges(after: base)
+        do {
+            replayed += try online.replay(changes)
+        } catch .household(.notAMember) {
+            throw ServiceError(.householdKeptOffline(changes: changes.count))
+        } catch {
+            throw ServiceError(household: error)
+        }
+        HouseholdOffline.discard(offline.pending)
+    }
+
+    /// Whether `error` leaves the member to work from the device's copy: the service away,
+    /// or no longer serving a member whose offline work waits here.
+    static func worksOffline(_ error: ServiceError, waiting: Bool) -> Bool {
+        if case .journal(let failure) = error.code, case .unreachable(let reason) = failure.code, reason.isOffline { return true }
+        return waiting && isRemoval(error)
+    }
+
+    static func isRemoval(_ error: ServiceError) -> Bool {
+        switch error.code {
+        case .household(.notAMember), .householdKeptOffline: true
+        case .journal(let failure): failure.code == .unreachable(.household(.notMember))
+        default: false
+        }
+    }
+}
