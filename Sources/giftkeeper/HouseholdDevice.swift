@@ -130,9 +130,10 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         throw ServiceError(.household(.notAMember))
     }
     let desk = ServiceDesk(nil, record: record, path: path)
+    let system = productionEnvironment()
     let service = HouseholdShellService(
-        journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote,
-        copy: householdDeviceCopy(at: path)
+        journalPath: path, member: member, name: record.name, now: system.now, server: record.remote,
+        copy: householdDeviceCopy(at: path), sleep: system.sleep, isCancelled: system.isCancelled
     ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
         do {
             // This device's key for the service is sealed under the member's password.

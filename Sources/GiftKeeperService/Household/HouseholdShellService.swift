@@ -25,6 +25,9 @@ public final class HouseholdShellService: ShellService {
     private var memberID: MemberID
     private let name: String
     private let clock: @Sendable () -> Timestamp
+    /// Sleeps a second at a time through the wait before a password check; cut short by `isCancelled`.
+    private let sleep: @Sendable (Int) -> Void
+    private let isCancelled: @Sendable () -> Bool
     private let server: String?
     private let openStore: (SecureBytes) throws(ServiceError) -> any FrameStore
     private let copy: DeviceCopy?
@@ -74,15 +77,20 @@ public final class HouseholdShellService: ShellService {
     /// (known here as `name`), its journal opened by `openStore` at each sign-in, with the
     /// member's password (this device's key for the service is sealed under it) (the
     /// service's copy, read after the device's `copy` when it keeps one; `server` names it
-    /// in `sync`'s report).
+    /// in `sync`'s report). `sleep` and `isCancelled` make the wait after failed sign-ins
+    /// (the system's by default; a test's clock in-process).
     package init(
         journalPath: String, member: MemberID, name: String, now: @escaping @Sendable () -> Timestamp, server: String?,
-        copy: DeviceCopy? = nil, openStore: @escaping (SecureBytes) throws(ServiceError) -> any FrameStore
+        copy: DeviceCopy? = nil, sleep: @escaping @Sendable (Int) -> Void = ServiceEnvironment.system(stateDirectory: nil).sleep,
+        isCancelled: @escaping @Sendable () -> Bool = { false },
+        openStore: @escaping (SecureBytes) throws(ServiceError) -> any FrameStore
     ) {
         self.journalPath = journalPath
         memberID = member
         self.name = name
         clock = now
+        self.sleep = sleep
+        self.isCancelled = isCancelled
         self.server = server
         self.copy = copy
         self.openStore = openStore
@@ -116,6 +124,10 @@ public final class HouseholdShellService: ShellService {
 
     public func login(password: SecureBytes) throws(ServiceError) {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
+        // As a person's journal: the failures recorded on this device since the member's last
+        // sign-in here make the wait before the password is checked (SPEC §1).
+        waitBeforeChecking(loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath)))
+        guard !isCancelled() else { throw ServiceError(.cancelled) }
         let opened: HouseholdSession
         do throws(ServiceError) {
             let store = try openStore(password)
@@ -126,7 +138,8 @@ public final class HouseholdShellService: ShellService {
         } catch {
             // Told to the member at their next sign-in on this device (HouseholdLoginReports).
             if HouseholdLoginReports.isWrongPassword(error), HouseholdLoginReports.recordFailure(record: journalPath, at: clock()) {
-                onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: 0))
+                let next = loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath))
+                onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: next))
             }
             throw error
         }
@@ -136,6 +149,18 @@ public final class HouseholdShellService: ShellService {
         keepCopy()
         let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
+    }
+
+    /// Waits `seconds`, a second at a time, telling ``onWaiting`` how many are left (0 at the
+    /// end); a cancellation (Ctrl-C) ends it at once.
+    private func waitBeforeChecking(_ seconds: Int) {
+        guard seconds > 0 else { return }
+        for left in stride(from: seconds, to: 0, by: -1) {
+            if isCancelled() { break }
+            onWaiting?(left)
+            sleep(1)
+        }
+        onWaiting?(0)
     }
 
     /// Releases the member's keys and what they read, the device's copy kept first; nothing
