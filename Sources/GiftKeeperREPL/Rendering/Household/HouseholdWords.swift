@@ -26,6 +26,13 @@ package enum HouseholdWords {
             + "ask the service's operator to restore the newer copy."
     }
 
+    /// A household's journal as long as this device verified it, ending in other frames.
+    package static func forked(sequence: UInt64) -> String {
+        "Rollback detected: the household's journal differs from your last session on this machine at sequence number \(sequence): "
+            + "the copy on the service was replaced or forked. Nothing was read or written; "
+            + "ask the service's operator to restore the newer copy."
+    }
+
     /// `passwd` in a household: new keys, a new epoch (docs/households.md).
     package static let keysRenewed =
         "Your password is changed and your keys are new: only the new password opens the household on this device, "
@@ -135,6 +142,7 @@ package enum HouseholdWords {
         case .household(.notAnOwner): ("Only an owner of the household may do this.", 2)
         case .household(.noKeyWrap): ("This household's journal holds no key wrap of yours.", 4)
         case .household(.rolledBack(let missing)): (rolledBack(missing: missing), 1)
+        case .household(.forked(let sequence)): (forked(sequence: sequence), 1)
         case .household(.refused(let refusal)):
             ("A frame of the household's journal failed verification at sequence \(refusal.sequence): refused.", 1)
         case .household(.notAHousehold): ("Not a household's journal.", 4)
