@@ -49,6 +49,12 @@ package enum HouseholdWords {
     package static func linked(_ recipient: String, to name: String) -> String {
         "What is about \(recipient) goes to everyone but \(name) from now on."
     }
+    package static func unlinked(_ recipient: String, from name: String) -> String {
+        "\(recipient) is linked to no member now: what is about them goes to everyone, \(name) too, from now on."
+    }
+    package static func notLinked(_ recipient: String) -> String {
+        "\(recipient) is linked to no member ('household link \(recipient) MEMBER' links them)."
+    }
     package static func ownerAlready(_ name: String) -> String { "\(name) is an owner already ('household members' lists the owners)." }
 
     package static let invited =
