@@ -117,6 +117,9 @@ package enum HouseholdWords {
             + (claimedWish ? "  (a claimed wish)" : "")
     }
 
+    /// A claimed wish's present in `list`'s TITLE column.
+    package static func claimedTitle(_ title: String) -> String { "\(title) (claimed wish)" }
+
     /// `show`'s lines for a present: the line `list` shows, then its status, givers and notes.
     package static func details(_ present: Present, givers: [String], claimedWish: Bool) -> [String] {
         [self.present(present, claimedWish: claimedWish), "status: \(present.status)"]
