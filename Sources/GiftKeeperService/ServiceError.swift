@@ -170,7 +170,7 @@ public struct ServiceError: Error, Sendable {
             return 1
         case .household(let refusal):
             switch refusal {
-            case .refused, .notAMember, .rolledBack: return 1
+            case .refused, .notAMember, .rolledBack, .forked: return 1
             case .notAnOwner, .lastOwner: return 2
             case .wrongPassword: return 3
             case .noKeyWrap, .notAHousehold: return 4

@@ -159,9 +159,10 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
     }
     let desk = ServiceDesk(nil, record: record, path: path)
     let hand = CopyAtHand()
+    let system = productionEnvironment()
     let service = HouseholdShellService(
-        journalPath: path, member: member, name: record.name, now: productionEnvironment().now, server: record.remote,
-        copy: householdDeviceCopy(at: path, hand: hand)
+        journalPath: path, member: member, name: record.name, now: system.now, server: record.remote,
+        copy: householdDeviceCopy(at: path, hand: hand), sleep: system.sleep, isCancelled: system.isCancelled
     ) { (password: SecureBytes) throws(ServiceError) -> any FrameStore in
         try HouseholdShellService.reaching { () throws -> any FrameStore in
             // This device's key for the service is sealed under the member's password, and

@@ -37,18 +37,64 @@ struct HouseholdRecover: ParsableCommand {
     }
 }
 
-struct HouseholdOwner: ParsableCommand {
+/// A membership one-shot on one name (`owner MEMBER`, `unlink PERSON`): signed in as
+/// ``withMembership(_:_:)`` does, the change made, its line said.
+protocol OneNameMembershipCommand: ParsableCommand {
+    var name: String { get }
+    var path: HouseholdPath { get }
+    /// Makes the change about `name`; the line that says it.
+    static func change(_ name: String, _ session: HouseholdSession, _ desk: ServiceDesk) throws -> String
+}
+
+extension OneNameMembershipCommand {
+    func run() throws {
+        try withMembership(path) { session, desk in Console().print(try Self.change(name, session, desk)) }
+    }
+}
+
+struct HouseholdOwner: OneNameMembershipCommand {
     static let configuration = CommandConfiguration(
         commandName: "owner", abstract: "Make another member an owner too (an owner): they may invite, admit, remove and name owners.")
 
     @Argument(help: "The member's name.") var name: String
     @OptionGroup var path: HouseholdPath
 
+    static func change(_ name: String, _ session: HouseholdSession, _ desk: ServiceDesk) throws -> String {
+        try HouseholdMembership.makeOwner(name, session, desk: desk)
+        return HouseholdWords.madeOwner(name)
+    }
+}
+
+/// `household link PERSON MEMBER` (an owner): what is written about PERSON from now on goes
+/// to everyone but MEMBER; what was written before keeps its audience (docs/households.md).
+struct HouseholdLink: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link",
+        abstract:
+            "Link someone your list plans for to the member they are (an owner): what is written about them from now on is kept from them.")
+
+    @Argument(help: "The person, as your list names them.") var person: String
+    @Argument(help: "The member's name.") var member: String
+    @OptionGroup var path: HouseholdPath
+
     func run() throws {
-        try withMembership(path) { session, desk in
-            try HouseholdMembership.makeOwner(name, session, desk: desk)
-            Console().print(HouseholdWords.madeOwner(name))
+        try withMembership(path) { session, _ in
+            try HouseholdMembership.link(person, to: member, session)
+            Console().print(HouseholdWords.linked(person, to: member))
         }
+    }
+}
+
+/// `household unlink PERSON` (an owner): what is written about PERSON from now on goes to everyone.
+struct HouseholdUnlink: OneNameMembershipCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlink", abstract: "Undo a link (an owner): what is written about the person from now on goes to everyone.")
+
+    @Argument(help: ArgumentHelp("The person, as your list names them.", valueName: "person")) var name: String
+    @OptionGroup var path: HouseholdPath
+
+    static func change(_ name: String, _ session: HouseholdSession, _ desk: ServiceDesk) throws -> String {
+        HouseholdWords.unlinked(name, from: try HouseholdMembership.unlink(name, session))
     }
 }
 

@@ -18,7 +18,8 @@ struct Household: ParsableCommand {
         abstract: "Plan together: a household's shared journal and its members (through a sync service).",
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
-            HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdRecover.self, HouseholdPasswd.self,
+            HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdLink.self, HouseholdUnlink.self, HouseholdRecover.self,
+            HouseholdPasswd.self,
         ])
 }
 

@@ -46,13 +46,18 @@ import Testing
             }
         }
 
-        /// `name`'s shell, signed in with their password, running `lines`.
-        func shell(_ name: String, _ lines: [String]) throws -> Transcript.Outcome {
+        /// `name`'s shell service over the household, signed out, with the desk.
+        func service(_ name: String) throws -> HouseholdShellService {
             let service = HouseholdShellService(
                 journalPath: "/households/family.gk", member: try #require(members[name]), name: name,
                 now: { [clock = transcript.clock] in clock.now() }, server: nil, openStore: { [store] _ in store.handle() })
             service.desk = desk
-            return try transcript.run(["login", name.lowercased() + "-pw"] + lines, over: service)
+            return service
+        }
+
+        /// `name`'s shell, signed in with their password, running `lines`.
+        func shell(_ name: String, _ lines: [String]) throws -> Transcript.Outcome {
+            try transcript.run(["login", name.lowercased() + "-pw"] + lines, over: try service(name))
         }
 
         /// `name` asks to join with `code` (Alice's): their request waits at the desk; the
@@ -277,9 +282,7 @@ import Testing
     @Test("Another member's change is told in an open shell as a change made elsewhere")
     func otherMembersChangesAreToldAsMadeElsewhere() throws {
         let home = try Household()
-        let carol = HouseholdShellService(
-            journalPath: "/households/family.gk", member: try #require(home.members["Carol"]), name: "Carol",
-            now: { [clock = home.transcript.clock] in clock.now() }, server: nil, openStore: { [store = home.store] _ in store.handle() })
+        let carol = try home.service("Carol")
         var told: [HistoryEntry] = []
         carol.onChangesElsewhere = { told += $0 }
         try carol.login(password: try Transcript.secret("carol-pw"))

@@ -89,11 +89,15 @@ final class Transcript {
     /// Runs one session over `steps`, with what a terminal adds to a script's lines: Ctrl-C,
     /// the waits at the prompt, Tab. Still script mode: no prompt is shown, nothing optional asked.
     /// With `interactive`, the shell takes the steps as typed at a terminal: prompts, a
-    /// preview and its question, greeting and sign-in at start.
-    func run(steps: [Step], lockAfterMinutes: Int64? = nil, interactive: Bool = false) throws -> Outcome {
+    /// preview and its question, greeting and sign-in at start. Over `service` when given (a
+    /// household member's) instead of this transcript's journal.
+    func run(
+        steps: [Step], lockAfterMinutes: Int64? = nil, interactive: Bool = false, over service: (any ShellService)? = nil
+    ) throws -> Outcome {
         let editor = SteppedEditor(steps, clock: clock)
         var outcome = try run(
-            editor: editor, passwords: editor, lockAfter: lockAfterMinutes.map { $0 * 60_000 }, interactive: interactive)
+            editor: editor, passwords: editor, lockAfter: lockAfterMinutes.map { $0 * 60_000 }, interactive: interactive,
+            over: service)
         outcome.shown = editor.shown
         outcome.completions = editor.completions
         return outcome

@@ -244,7 +244,7 @@ import Testing
     }
 
     @Test(
-        "Signing in with the device's verified mark checks only the signatures after it; another's mark, an altered one or another chain's is passed over"
+        "Signing in with the device's verified mark checks only the signatures after it; another's mark or an altered one is passed over, another chain's refused"
     )
     func verifiedMark() throws {
         let (world, alice, bob, carol) = try Self.household()
@@ -283,7 +283,9 @@ import Testing
                 everyone: everyone, author: carol.secrets.identity))
         let rewritten = try handle.rewrite(expecting: handle.head, with: batch) {}
         #expect(rewritten == .appended(batch.head))
-        let forked = try signIn(markAfterLater)
-        #expect(forked.keyring.signaturesVerified == 7 && Self.titles(forked).contains("Replaced"))
+        // As long as the mark's chain but ending elsewhere: refused with its position, read no further (HouseholdForkTests).
+        #expect(throws: HouseholdError.self) { try signIn(markAfterLater) }
+        #expect(HouseholdForkTests.forkedAt { try signIn(markAfterLater) } == last.position.sequence)
+        #expect(try signIn(nil).keyring.signaturesVerified == 7 && Self.titles(try signIn(nil)).contains("Replaced"))
     }
 }

@@ -57,6 +57,36 @@ enum StructuredOutput {
         ]
     }
 
+    /// A wish in `wishes --json` (SPEC §13), as a present is in `list --json`: each field
+    /// always there, `null` when it has no value (no notes, price, url; not suggested; not
+    /// claimed, or claimed but the viewer's own, `mine`: nobody sees claims on their own wishes).
+    static func wish(_ wish: Wish, claim: WishClaim?, mine: Bool) -> JSONValue {
+        let claim = mine ? nil : claim
+        return .object([
+            ("id", .string(wish.id.description)),
+            ("wisher", .string(wish.wisher)),
+            ("title", .string(wish.title)),
+            ("notes", .text(wish.notes.isEmpty ? nil : wish.notes)),
+            ("price", .text(wish.price?.description)),
+            ("url", .text(wish.url.isEmpty ? nil : wish.url)),
+            ("suggestedBy", .text(wish.suggestedBy.isEmpty ? nil : wish.suggestedBy)),
+            ("claimedBy", .text(claim?.claimer)),
+            ("present", .text(claim?.present.description)),
+        ])
+    }
+
+    /// The columns of `wishes --csv`, in order (``wish(_:claim:mine:)``'s fields).
+    static let wishColumns = ["id", "wisher", "title", "notes", "price", "url", "suggestedBy", "claimedBy", "present"]
+
+    /// A wish's row, empty where ``wish(_:claim:mine:)`` has `null`.
+    static func wishRow(_ wish: Wish, claim: WishClaim?, mine: Bool) -> [String] {
+        let claim = mine ? nil : claim
+        return [
+            wish.id.description, wish.wisher, wish.title, wish.notes, wish.price?.description ?? "", wish.url, wish.suggestedBy,
+            claim?.claimer ?? "", claim?.present.description ?? "",
+        ]
+    }
+
     /// RFC 4180: CRLF after every record; a field holding a comma, a quote, CR, LF or a tab
     /// is quoted, its quotes doubled. Control characters (C0 but LF and tab, DEL, C1,
     /// bidirectional overrides and isolates) become `�`, as on the terminal. A text field

@@ -49,6 +49,8 @@ public struct REPLError: Error, CustomStringConvertible {
         case ownerAlready(String)
         /// `household admit --recipient` naming a member (they need no link).
         case recipientIsAMember(String)
+        /// `household unlink` of a person linked to no member.
+        case notLinked(String)
     }
 
     let code: Code
@@ -124,6 +126,8 @@ public struct REPLError: Error, CustomStringConvertible {
             return HouseholdWords.ownerAlready(name)
         case .recipientIsAMember(let name):
             return HouseholdWords.recipientIsAMember(name)
+        case .notLinked(let name):
+            return HouseholdWords.notLinked(name)
         case .conflictingOptions(let first, let second):
             return "\(first) and \(second) cannot be used together: choose one output format."
         }

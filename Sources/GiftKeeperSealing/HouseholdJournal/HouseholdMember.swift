@@ -186,6 +186,8 @@ package final class HouseholdMember {
     package func catchUp(_ body: ((HouseholdEntry) -> Void)? = nil) throws(HouseholdError) {
         do {
             _ = try store.waitForFrames(after: store.head.sequence, milliseconds: 0)
+            // As long as the journal this device verified, another head: replaced or forked, refused unread.
+            if let trusted, store.head.sequence == trusted.sequence, store.head != trusted { throw Forked() }
             try store.read(after: sequence, progress: nil) { frame in
                 if let trusted, frame.sequence == trusted.sequence + 1 {
                     guard Array(frame.previousHash) == trusted.hash else { throw ChainMoved() }
@@ -201,13 +203,15 @@ package final class HouseholdMember {
             if let trusted {
                 // Shorter than this device verified it: rolled back (a person's journal says so too).
                 guard store.head.sequence >= trusted.sequence else { throw RolledBack(missing: trusted.sequence - store.head.sequence) }
-                guard store.head == trusted else { throw ChainMoved() }
+                guard store.head == trusted else { throw store.head.sequence == trusted.sequence ? Forked() : ChainMoved() }
                 self.trusted = nil
             }
         } catch let refusal as HouseholdRefusal {
             throw .refused(refusal)
         } catch let rollback as RolledBack {
             throw .rolledBack(missing: rollback.missing)
+        } catch is Forked {
+            throw .forked(sequence: trusted?.sequence ?? sequence)
         } catch is ChainMoved {
             // Not the chain this device verified (shorter, or another): verify it all.
             (trusted, sequence, state, keyring) = (nil, 0, initial, MemberKeyring(me: secrets, header: store.header))
@@ -219,6 +223,9 @@ package final class HouseholdMember {
 
     /// The chain is not the one a ``VerifiedMark`` was made for.
     private struct ChainMoved: Error {}
+
+    /// The chain is as long as the head a ``VerifiedMark`` names, but ends elsewhere.
+    private struct Forked: Error {}
 
     /// The chain ends before the head a ``VerifiedMark`` names.
     private struct RolledBack: Error {

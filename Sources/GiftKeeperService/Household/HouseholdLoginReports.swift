@@ -31,6 +31,13 @@ package enum HouseholdLoginReports {
         return write(lines, record: record)
     }
 
+    /// How many failed sign-ins were recorded on this device since the member's last sign-in
+    /// here: the wait before the next password check grows with them (SPEC §1,
+    /// ``loginDelay(afterFailures:)``). Counted without opening them (no key is held yet).
+    package static func pending(record: String) -> Int {
+        max((read(record)?.count ?? 0) - 1, 0)
+    }
+
     /// Whether `error`, met signing in, is a wrong password: the member's wrap did not open,
     /// or this device's key for the service did not (it is sealed under the password).
     package static func isWrongPassword(_ error: ServiceError) -> Bool {

@@ -26,6 +26,9 @@ public final class HouseholdShellService: ShellService {
     var memberID: MemberID
     let name: String
     let clock: @Sendable () -> Timestamp
+    /// Sleeps a second at a time through the wait before a password check; cut short by `isCancelled`.
+    private let sleep: @Sendable (Int) -> Void
+    private let isCancelled: @Sendable () -> Bool
     let server: String?
     let openStore: (SecureBytes) throws(ServiceError) -> any FrameStore
     let copy: DeviceCopy?
@@ -91,15 +94,20 @@ public final class HouseholdShellService: ShellService {
     /// (known here as `name`), its journal opened by `openStore` at each sign-in, with the
     /// member's password (this device's key for the service is sealed under it) (the
     /// service's copy, read after the device's `copy` when it keeps one; `server` names it
-    /// in `sync`'s report).
+    /// in `sync`'s report). `sleep` and `isCancelled` make the wait after failed sign-ins
+    /// (the system's by default; a test's clock in-process).
     package init(
         journalPath: String, member: MemberID, name: String, now: @escaping @Sendable () -> Timestamp, server: String?,
-        copy: DeviceCopy? = nil, openStore: @escaping (SecureBytes) throws(ServiceError) -> any FrameStore
+        copy: DeviceCopy? = nil, sleep: @escaping @Sendable (Int) -> Void = ServiceEnvironment.system(stateDirectory: nil).sleep,
+        isCancelled: @escaping @Sendable () -> Bool = { false },
+        openStore: @escaping (SecureBytes) throws(ServiceError) -> any FrameStore
     ) {
         self.journalPath = journalPath
         memberID = member
         self.name = name
         clock = now
+        self.sleep = sleep
+        self.isCancelled = isCancelled
         self.server = server
         self.copy = copy
         self.openStore = openStore
@@ -134,13 +142,18 @@ public final class HouseholdShellService: ShellService {
 
     public func login(password: SecureBytes) throws(ServiceError) {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
+        // As a person's journal: the failures recorded on this device since the member's last
+        // sign-in here make the wait before the password is checked (SPEC §1).
+        waitBeforeChecking(loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath)))
+        guard !isCancelled() else { throw ServiceError(.cancelled) }
         let opened: HouseholdSession
         do throws(ServiceError) {
             opened = try signIn(password)
         } catch {
             // Told to the member at their next sign-in on this device (HouseholdLoginReports).
             if HouseholdLoginReports.isWrongPassword(error), HouseholdLoginReports.recordFailure(record: journalPath, at: clock()) {
-                onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: 0))
+                let next = loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath))
+                onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: next))
             }
             throw error
         }
@@ -151,6 +164,18 @@ public final class HouseholdShellService: ShellService {
         let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
         if removedWhileOffline { onNotification?(.keptOffline(changes: unsentChanges)) }
+    }
+
+    /// Waits `seconds`, a second at a time, telling ``onWaiting`` how many are left (0 at the
+    /// end); a cancellation (Ctrl-C) ends it at once.
+    private func waitBeforeChecking(_ seconds: Int) {
+        guard seconds > 0 else { return }
+        for left in stride(from: seconds, to: 0, by: -1) {
+            if isCancelled() { break }
+            onWaiting?(left)
+            sleep(1)
+        }
+        onWaiting?(0)
     }
 
     /// Releases the member's keys and what they read, the device's copy kept first; nothing

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GiftKeeperDocuments
 import GiftKeeperDomain
 import GiftKeeperSealing
 import GiftKeeperService
@@ -48,20 +49,31 @@ struct WishCommand: ShellCommand {
     }
 }
 
-/// `wishes [MEMBER]`: the wish lists, with who claimed what, never on your own wishes.
-struct WishesCommand: ShellCommand {
+/// `wishes [MEMBER] [--json | --csv]`: the wish lists, with who claimed what, never on your own wishes.
+struct WishesCommand: ShellCommand, StructuredOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "wishes", abstract: "In a household: the wish lists, with who claimed what (never on your own wishes).",
-        usage: "wishes [<member>]")
+        usage: "wishes [<member>] [--json | --csv]")
 
     @Argument(help: "Only this member's wishes.") var member: String?
+    @Flag(help: "One JSON document (an array of wishes) instead of the lines.") var json = false
+    @Flag(help: "CSV (RFC 4180) instead of the lines, for spreadsheets.") var csv = false
 
     mutating func run(in shell: any Shell) throws {
         let me = try shell.householdMember(for: "wishes")
+        let format = try StructuredOutput.format(self)
         let state = shell.service.state
-        for wish in member.map({ state.wishes(of: $0) }) ?? Array(state.wishes.values) {
-            let mine = state.foldedName(wish.wisher) == state.foldedName(me)
-            shell.console.print(HouseholdWords.wish(wish, claim: state.claims[wish.id], mine: mine))
+        let wishes = (member.map({ state.wishes(of: $0) }) ?? Array(state.wishes.values)).map { wish in
+            (wish, claim: state.claims[wish.id], mine: state.foldedName(wish.wisher) == state.foldedName(me))
+        }
+        switch format {
+        case .json:
+            shell.console.write(JSONWriter.document(.array(wishes.map { StructuredOutput.wish($0, claim: $1, mine: $2) })))
+        case .csv:
+            shell.console.write(
+                StructuredOutput.csv(header: StructuredOutput.wishColumns, rows: wishes.map { StructuredOutput.wishRow($0, claim: $1, mine: $2) }))
+        case .text:
+            for (wish, claim, mine) in wishes { shell.console.print(HouseholdWords.wish(wish, claim: claim, mine: mine)) }
         }
     }
 }

@@ -87,6 +87,8 @@ struct ListCommand: ShellCommand, StructuredOutputOptions {
             else { return name }
             return OccasionWords.past(name)
         }
+        // In a household, a present that stands for a claimed wish says so after its title.
+        let claimed = Set(state.claims.values.map(\.present))
         let table = TableRenderer(
             columns: [
                 .init("ID"), .init("RECIPIENT", shrinks: true), .init("TITLE", shrinks: true),
@@ -97,7 +99,8 @@ struct ListCommand: ShellCommand, StructuredOutputOptions {
                 listed.map { item in
                     let present = item.present
                     return [
-                        present.id.description, present.recipient, present.title,
+                        present.id.description, present.recipient,
+                        claimed.contains(present.id) ? HouseholdWords.claimedTitle(present.title) : present.title,
                         occasionCell(present.occasion), present.price?.description ?? "-",
                         item.isRemoved ? "removed" : present.status.rawValue,
                     ]

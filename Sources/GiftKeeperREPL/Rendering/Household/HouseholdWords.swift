@@ -26,6 +26,13 @@ package enum HouseholdWords {
             + "ask the service's operator to restore the newer copy."
     }
 
+    /// A household's journal as long as this device verified it, ending in other frames.
+    package static func forked(sequence: UInt64) -> String {
+        "Rollback detected: the household's journal differs from your last session on this machine at sequence number \(sequence): "
+            + "the copy on the service was replaced or forked. Nothing was read or written; "
+            + "ask the service's operator to restore the newer copy."
+    }
+
     /// `passwd` in a household: new keys, a new epoch (docs/households.md).
     package static let keysRenewed =
         "Your password is changed and your keys are new: only the new password opens the household on this device, "
@@ -41,6 +48,12 @@ package enum HouseholdWords {
     package static let recipientPrompt = "Is the newcomer someone your list already plans for? Their name there (Enter: no): "
     package static func linked(_ recipient: String, to name: String) -> String {
         "What is about \(recipient) goes to everyone but \(name) from now on."
+    }
+    package static func unlinked(_ recipient: String, from name: String) -> String {
+        "\(recipient) is linked to no member now: what is about them goes to everyone, \(name) too, from now on."
+    }
+    package static func notLinked(_ recipient: String) -> String {
+        "\(recipient) is linked to no member ('household link \(recipient) MEMBER' links them)."
     }
     package static func ownerAlready(_ name: String) -> String { "\(name) is an owner already ('household members' lists the owners)." }
 
@@ -111,6 +124,9 @@ package enum HouseholdWords {
             + (claimedWish ? "  (a claimed wish)" : "")
     }
 
+    /// A claimed wish's present in `list`'s TITLE column.
+    package static func claimedTitle(_ title: String) -> String { "\(title) (claimed wish)" }
+
     /// `show`'s lines for a present: the line `list` shows, then its status, givers and notes.
     package static func details(_ present: Present, givers: [String], claimedWish: Bool) -> [String] {
         [self.present(present, claimedWish: claimedWish), "status: \(present.status)"]
@@ -142,6 +158,7 @@ package enum HouseholdWords {
         case .household(.notAnOwner): ("Only an owner of the household may do this.", 2)
         case .household(.noKeyWrap): ("This household's journal holds no key wrap of yours.", 4)
         case .household(.rolledBack(let missing)): (rolledBack(missing: missing), 1)
+        case .household(.forked(let sequence)): (forked(sequence: sequence), 1)
         case .household(.refused(let refusal)):
             ("A frame of the household's journal failed verification at sequence \(refusal.sequence): refused.", 1)
         case .household(.notAHousehold): ("Not a household's journal.", 4)

@@ -1,0 +1,43 @@
+import GiftKeeperCrypto
+import GiftKeeperDomain
+import GiftKeeperJournal
+import GiftKeeperService
+import GiftKeeperTestSupport
+import Testing
+
+/// The wait after failed sign-ins to a household on a device, as a person's journal makes it
+/// (SPEC §1): the first three failures in a row cost nothing, then each check waits 1 s,
+/// 2 s, 4 s … (capped at 30 s), counted down; a sign-in ends the run.
+@Suite struct HouseholdSignInWaitTests {
+    @Test("From Bob's fourth wrong password in a row on his device each check waits longer, counted down; signing in ends the run")
+    func waitGrows() throws {
+        let home = try HouseholdSessionTests.Household()
+        let directory = try TemporaryDirectory()
+        let record = directory.file("bob.gk")
+        let (sleeps, waits) = (SleepRecorder(), WaitLog())
+        var told: [LoginNotification] = []
+        func signIn(_ password: String) -> Bool {
+            let service = HouseholdShellService(
+                journalPath: record, member: home.bob.id, name: home.bob.name, now: HouseholdSessionTests.Household.now, server: nil,
+                sleep: { sleeps.record($0) }, openStore: { [store = home.store] _ in store.handle() })
+            service.onNotification = { told.append($0) }
+            service.onWaiting = { waits.tick($0) }
+            defer { try? service.signOut() }
+            return (try? service.login(password: try HouseholdSessionTests.secret(password))) != nil
+        }
+        #expect(signIn("Bob-pw"))  // the first sign-in here keeps his public key: failures are counted from then on
+        told = []
+        for _ in 0..<6 { #expect(!signIn("not-bobs")) }
+        #expect(told.map { if case .failedAttempt(_, let next) = $0 { next } else { -1 } } == [0, 0, 1, 2, 4, 8])
+        #expect(waits.totals == [1, 2, 4])
+        #expect(waits.ticks.suffix(5) == [4, 3, 2, 1, 0])
+        #expect(sleeps.delays == Array(repeating: 1, count: 7))
+        // The right password waits too (eight seconds now), then the run is over: told once, no wait after.
+        told = []
+        #expect(signIn("Bob-pw"))
+        #expect(waits.totals.last == 8 && sleeps.delays.count == 15)
+        #expect(told.first == .signedIn(name: "Bob", failedAttempts: 6, previousVisit: nil))
+        #expect(!signIn("not-bobs") && signIn("Bob-pw"))
+        #expect(sleeps.delays.count == 15)
+    }
+}
