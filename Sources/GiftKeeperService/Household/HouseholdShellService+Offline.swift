@@ -9,6 +9,27 @@ import GiftKeeperSealing
 /// (``HouseholdOffline``); the next sync that reaches the service sends them, each decided
 /// again at the shared head (``HouseholdSession/replay(_:)``).
 extension HouseholdShellService {
+    // MARK: Syncing (the shell's `sync` and idle look)
+
+    /// Catches up with the service, after sending the offline work when there is some
+    /// (``reconnect()``); what sending it changed is told.
+    @discardableResult
+    public func sync(restoringServer: Bool) throws(ServiceError) -> SyncReport {
+        var report = SyncReport(server: server ?? journalPath)
+        report.sent = try reconnect()
+        let before = headSequence
+        try refresh()
+        report.received = Int(headSequence - before)
+        report.resolutions = replayed
+        replayed = []
+        return report
+    }
+
+    /// Offline: tries the service again (the shell's idle look).
+    public func syncIfNeeded() throws(ServiceError) -> SyncReport? {
+        offlineSince == nil && replayed.isEmpty ? nil : try sync(restoringServer: false)
+    }
+
     /// Where a device keeps its copy of the household's frames and its offline work.
     package struct OfflineWork: Sendable {
         let copy: String

@@ -344,27 +344,6 @@ public final class HouseholdShellService: ShellService {
         _ = try record(.recordExport(presentCount: exported.presents.count))
     }
 
-    // MARK: Syncing
-
-    /// Catches up with the service, after sending the offline work when there is some
-    /// (``reconnect()``); what sending it changed is told.
-    @discardableResult
-    public func sync(restoringServer: Bool) throws(ServiceError) -> SyncReport {
-        var report = SyncReport(server: server ?? journalPath)
-        report.sent = try reconnect()
-        let before = headSequence
-        try refresh()
-        report.received = Int(headSequence - before)
-        report.resolutions = replayed
-        replayed = []
-        return report
-    }
-
-    /// Offline: tries the service again (the shell's idle look).
-    public func syncIfNeeded() throws(ServiceError) -> SyncReport? {
-        offlineSince == nil && replayed.isEmpty ? nil : try sync(restoringServer: false)
-    }
-
     // MARK: Helpers
 
     /// Tells the device's copy what the member verified, when the journal moved since it was last told.
