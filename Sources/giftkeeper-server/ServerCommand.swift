@@ -7,7 +7,6 @@ import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
-import NIOPosix
 import NIOSSL
 import PostgresNIO
 
@@ -19,15 +18,6 @@ struct ServerCommand: AsyncParsableCommand {
         commandName: "giftkeeper-server",
         abstract: "The GiftKeeper sync service: devices share their encrypted journals through it.",
         subcommands: [Migrate.self, Serve.self, Restored.self])
-
-    /// Runs the command with NIO's event loops as Swift concurrency's global executor, so a
-    /// request's handler, its database query and its answer run on the loops that read and
-    /// write the sockets, not on another pool of threads they hop to and back at each
-    /// `await` (a quarter of the service's CPU was those switches).
-    static func main() async {
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        await main(nil)
-    }
 }
 
 /// Runs `body` in one transaction on a connection of its own to `address` (as the URL's
