@@ -1,6 +1,6 @@
 package import GiftKeeperDomain
 import GiftKeeperJournal
-package import GiftKeeperSealing
+import GiftKeeperSealing
 
 /// A change a member made offline (docs/threat-model.md, "Offline work and merge in a
 /// household"): its events as they were decided on the device's copy, and whether it was

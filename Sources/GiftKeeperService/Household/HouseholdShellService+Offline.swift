@@ -1,6 +1,6 @@
-package import GiftKeeperCrypto
+import GiftKeeperCrypto
 import GiftKeeperDomain
-package import GiftKeeperJournal
+import GiftKeeperJournal
 import GiftKeeperSealing
 
 /// Offline work and merge in a household's shell and one-shots (docs/threat-model.md,
