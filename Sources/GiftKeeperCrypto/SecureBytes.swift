@@ -99,6 +99,14 @@ public final class SecureBytes: @unchecked Sendable {
         }
     }
 
+    /// A copy of the bytes in use in guarded memory of its own (wiped independently).
+    /// - Throws: ``CryptoError/Code/outOfSecureMemory(bytes:)`` when `sodium_malloc` fails.
+    public func copy() throws -> SecureBytes {
+        let copied = try SecureBytes(capacity: count)
+        withUnsafeBytes { bytes in copied.withUnsafeMutableBytes { $0.copyMemory(from: bytes) } }
+        return copied
+    }
+
     /// Appends one byte. Returns false (and changes nothing) when the buffer is full.
     @discardableResult
     public func append(_ byte: UInt8) -> Bool {

@@ -23,6 +23,16 @@ struct SecureBytesTests {
         #expect(bytes.testBytes.count == expected)
     }
 
+    @Test("a copy holds the same bytes in memory of its own")
+    func copy() throws {
+        let original = try SecureBytes.random(count: 20)
+        let bytes = original.testBytes
+        let copied = try original.copy()
+        #expect(copied.testBytes == bytes && copied.count == 20)
+        original.wipe()
+        #expect(copied.testBytes == bytes, "wiping the original leaves the copy")
+    }
+
     @Test("random is not all zero and differs each time")
     func random() throws {
         let a = try SecureBytes.random(count: 64)

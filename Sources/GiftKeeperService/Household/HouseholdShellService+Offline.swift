@@ -128,12 +128,7 @@ extension HouseholdShellService {
         -> HouseholdSession
     {
         let (session, base) = try openPending(offline, password: password)
-        var kept: SecureBytes?
-        if reconnecting {
-            kept = try? SecureBytes(capacity: max(password.count, 1), count: 0)
-            password.withUnsafeBytes { bytes in for byte in bytes { _ = kept?.append(byte) } }
-        }
-        offlineSince = (base, kept)
+        offlineSince = (base, reconnecting ? try? password.copy() : nil)
         if !reconnecting { removedWhileOffline = true }
         return session
     }
