@@ -13,12 +13,7 @@ extension DevicesTests {
     @Test("Frames received while idle: the server's record is written by the next look, and on closing")
     func receivedRecordWrittenNextLook() throws {
         let home = try Household()
-        let laptop = try home.firstDevice()
-        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
-        try laptop.sync()
-        let desktop = try home.clonedDevice("desktop")
-        try desktop.sync()
-        try laptop.sync()
+        let (laptop, desktop) = try home.laptopAndDesktop(after: .addPresent(recipient: "Dad", title: "Lego set"))
         let directory = try #require(desktop.environment.stateDirectory)
         let journalID = try #require(desktop.sealed?.header.journalID)
         let onDisk = { RemoteRecord.read(from: directory, journalID: journalID, journalPath: desktop.journalPath)?.shared }

@@ -53,6 +53,20 @@ import Testing
             return service
         }
 
+        /// The laptop and a desktop cloned from it, each having heard the other's sign-in;
+        /// `first` made and sent on the laptop before the desktop is cloned.
+        func laptopAndDesktop(after first: Change? = nil) throws -> (laptop: GiftKeeperService, desktop: GiftKeeperService) {
+            let laptop = try firstDevice()
+            if let first {
+                try laptop.perform(first)
+                try laptop.sync()
+            }
+            let desktop = try clonedDevice("desktop")
+            try desktop.sync()
+            try laptop.sync()
+            return (laptop, desktop)
+        }
+
         /// The first device with two presents, sent; then the server goes back to an older
         /// backup without them. Returns the device and how many frames it saw there.
         func laptopRolledBackOnServer() throws -> (GiftKeeperService, held: Int) {
@@ -112,12 +126,7 @@ import Testing
     @Test("Offline on both: edits and adds on each, then sync; both converge to one state and one chain, the taken id renumbered")
     func offlineChangesConverge() throws {
         let home = try Household()
-        let laptop = try home.firstDevice()
-        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set", price: Money(parsing: "40")))
-        try laptop.sync()
-        let desktop = try home.clonedDevice("desktop")
-        try desktop.sync()
-        try laptop.sync()
+        let (laptop, desktop) = try home.laptopAndDesktop(after: .addPresent(recipient: "Dad", title: "Lego set", price: Money(parsing: "40")))
         let p1 = try #require(PresentID(number: 1))
 
         home.server.isReachable = false
@@ -154,12 +163,7 @@ import Testing
     @Test("A present removed on one device and edited on the other offline comes back, edited, and that is told")
     func editRestoresRemovedPresent() throws {
         let home = try Household()
-        let laptop = try home.firstDevice()
-        try laptop.perform(.addPresent(recipient: "Dad", title: "Lego set"))
-        try laptop.sync()
-        let desktop = try home.clonedDevice("desktop")
-        try desktop.sync()
-        try laptop.sync()
+        let (laptop, desktop) = try home.laptopAndDesktop(after: .addPresent(recipient: "Dad", title: "Lego set"))
         let p1 = try #require(PresentID(number: 1))
 
         try laptop.perform(.removePresent(id: p1))
@@ -247,10 +251,7 @@ import Testing
     @Test("A server showing two devices two forks, each consistent in itself, is caught when one reads the other's head")
     func forkShownToTwoDevicesIsCaught() throws {
         let home = try Household()
-        let laptop = try home.firstDevice()
-        let desktop = try home.clonedDevice("desktop")
-        try desktop.sync()
-        try laptop.sync()
+        let (laptop, desktop) = try home.laptopAndDesktop()
         let id = try #require(laptop.sealed?.header.journalID)
         let shared = try home.serverFrames(laptop).count
 
