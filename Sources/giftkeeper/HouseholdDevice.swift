@@ -232,10 +232,17 @@ func withHousehold(
     _ body: (HouseholdSession, inout HouseholdRecord, ServiceRemote) throws -> Void
 ) throws {
     var record = try HouseholdRecord.read(path)
-    let now = productionEnvironment().now
+    let system = productionEnvironment()
+    let now = system.now
     try reportingFailures {
         // `current`: the password, read already (`household passwd` needs it again after).
         let secret = recoveryCode == nil ? try current ?? password.readPassword() : try SecureBytes(capacity: 0)
+        // The failures recorded here make the wait before the check, counted down, as in the shell (SPEC §1).
+        let countdown = WaitCountdown(console: Console(), progress: GiftKeeperREPL.Progress(label: "Waiting"))
+        guard
+            HouseholdLoginReports.waitBeforeChecking(
+                record: path, sleep: system.sleep, isCancelled: system.isCancelled, onWaiting: countdown.update)
+        else { throw ServiceError(.cancelled) }
         // The member's wrap in the device's copy opens with the password (or code): the one
         // key derivation, as this device's key for the service is sealed under its member key
         // too. Without a copy, that key opens with the password or recovery code itself

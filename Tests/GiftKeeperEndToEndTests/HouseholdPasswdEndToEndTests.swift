@@ -28,6 +28,14 @@ extension HouseholdEndToEndTests {
         #expect(!toldOnce.stderr.contains("failed attempt"), "\(toldOnce)")
         let notAlice = try await plain(alice, ["wishes"])
         #expect(!notAlice.stderr.contains("failed attempt"), "\(notAlice)")
+        // A one-shot `household` command waits as the shell does: from the fourth wrong password in a row, 1 s, then 2 s.
+        for attempt in 0..<4 {
+            let failed = try await run(bob, ["members"], input: "not-bobs\n")
+            #expect(failed.status == 3 && failed.stderr.contains("Waiting 1 s before checking") == (attempt == 3), "\(failed)")
+        }
+        let waited = try await run(bob, ["members"])
+        #expect(waited.status == 0 && waited.stderr.contains("Waiting 2 s before checking the password"), "\(waited)")
+        #expect(waited.stderr.contains("4 failed attempts reported since your last visit"), "\(waited)")
 
         // A wrong current password changes nothing (exit 3); the right one renews Bob's keys.
         let wrong = try await run(bob, ["passwd"], input: "not-bobs\nbob-new-secret\nbob-new-secret\n")

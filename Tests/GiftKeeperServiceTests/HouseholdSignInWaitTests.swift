@@ -40,4 +40,37 @@ import Testing
         #expect(!signIn("not-bobs") && signIn("Bob-pw"))
         #expect(sleeps.delays.count == 15)
     }
+
+    @Test("A one-shot household command waits as the shell does: the same count on the device, 1 s, 2 s, 4 s, counted down; Ctrl-C ends it")
+    func oneShotWaits() throws {
+        let home = try HouseholdSessionTests.Household()
+        let directory = try TemporaryDirectory()
+        let record = directory.file("bob.gk")
+        // Bob's first sign-in here keeps his public key, from which failures are counted.
+        let service = HouseholdShellService(
+            journalPath: record, member: home.bob.id, name: home.bob.name, now: HouseholdSessionTests.Household.now, server: nil,
+            sleep: { _ in }, openStore: { [store = home.store] _ in store.handle() })
+        try service.login(password: try HouseholdSessionTests.secret("Bob-pw"))
+        try service.signOut()
+        let (sleeps, waits) = (SleepRecorder(), WaitLog())
+        func oneShot(cancelAfter: Int? = nil) -> Bool {
+            HouseholdLoginReports.waitBeforeChecking(
+                record: record, sleep: { sleeps.record($0) }, isCancelled: { cancelAfter.map { sleeps.delays.count >= $0 } ?? false },
+                onWaiting: { waits.tick($0) })
+        }
+        // Before each check, the failures recorded so far: none, 1, 2, 3 (1 s), 4 (2 s), 5 (4 s).
+        for _ in 0..<6 {
+            #expect(oneShot())  // the check goes on after the wait
+            #expect(HouseholdLoginReports.recordFailure(record: record, at: HouseholdSessionTests.Household.now()))
+        }
+        #expect(waits.totals == [1, 2, 4] && waits.ticks.suffix(5) == [4, 3, 2, 1, 0])
+        #expect(sleeps.delays == Array(repeating: 1, count: 7))
+        // Ctrl-C two seconds into the next wait (8 s, six failures) ends it: the password is not checked.
+        #expect(!oneShot(cancelAfter: 9))
+        #expect(sleeps.delays.count == 9 && waits.ticks.last == 0)
+        // A sign-in ends the run: no wait after.
+        try service.login(password: try HouseholdSessionTests.secret("Bob-pw"))
+        try service.signOut()
+        #expect(oneShot() && sleeps.delays.count == 9)
+    }
 }

@@ -19,7 +19,6 @@ package final class HouseholdMember {
     /// Where the chain stood when this device last verified it (a ``VerifiedMark`` handed
     /// to ``open(_:as:password:recoveryCode:verifiedMark:initial:)``), until catching up passes it.
     private var trusted: JournalHead?
-    private let initial: GiftList
     /// Told of every entry folded in, with the state before it, whichever call took it in
     /// (the commands learn members' names from the events they sign, and keep the history).
     private let observer: ((HouseholdEntry, GiftList) -> Void)?
@@ -34,7 +33,6 @@ package final class HouseholdMember {
         self.secrets = secrets
         keyring = MemberKeyring(me: secrets, header: store.header)
         state = initial
-        self.initial = initial
         self.observer = observer
     }
 
@@ -123,8 +121,9 @@ package final class HouseholdMember {
 
     /// Signs in to `store` as `member` with their password (or their recovery code), then
     /// catches up with every frame; with the ``verifiedMark()`` this device kept, checking no
-    /// signature it verified before (a mark that is not this member's for this journal, or
-    /// whose chain hash the journal no longer has, is passed over: every frame is verified);
+    /// signature it verified before (a mark that is not this member's for this journal is
+    /// passed over: every frame is verified; a journal whose chain hash at the mark's position
+    /// is another's is refused as forked there, ``HouseholdError/forked(sequence:)``);
     /// with `unlocked`, the wrap the device's copy opened (``UnlockedWrap``), taken when it
     /// stands where the store's newest wrap of the member does, after the same chain.
     package static func open(
@@ -190,7 +189,9 @@ package final class HouseholdMember {
             if let trusted, store.head.sequence == trusted.sequence, store.head != trusted { throw Forked() }
             try store.read(after: sequence, progress: nil) { frame in
                 if let trusted, frame.sequence == trusted.sequence + 1 {
-                    guard Array(frame.previousHash) == trusted.hash else { throw ChainMoved() }
+                    // Past the mark along another chain: the chain hash at the mark's position is
+                    // not its head's, a fork there, refused before any frame past it is read.
+                    guard Array(frame.previousHash) == trusted.hash else { throw Forked() }
                     self.trusted = nil
                 }
                 if let entry = try keyring.takeIn(frame, verifyingSignature: frame.sequence > trusted?.sequence ?? 0) {
@@ -203,7 +204,7 @@ package final class HouseholdMember {
             if let trusted {
                 // Shorter than this device verified it: rolled back (a person's journal says so too).
                 guard store.head.sequence >= trusted.sequence else { throw RolledBack(missing: trusted.sequence - store.head.sequence) }
-                guard store.head == trusted else { throw store.head.sequence == trusted.sequence ? Forked() : ChainMoved() }
+                guard store.head == trusted else { throw Forked() }  // as long as the mark, ending elsewhere
                 self.trusted = nil
             }
         } catch let refusal as HouseholdRefusal {
@@ -212,19 +213,12 @@ package final class HouseholdMember {
             throw .rolledBack(missing: rollback.missing)
         } catch is Forked {
             throw .forked(sequence: trusted?.sequence ?? sequence)
-        } catch is ChainMoved {
-            // Not the chain this device verified (shorter, or another): verify it all.
-            (trusted, sequence, state, keyring) = (nil, 0, initial, MemberKeyring(me: secrets, header: store.header))
-            try catchUp(body)
         } catch {
             throw .sealing(SealingError(error))
         }
     }
 
-    /// The chain is not the one a ``VerifiedMark`` was made for.
-    private struct ChainMoved: Error {}
-
-    /// The chain is as long as the head a ``VerifiedMark`` names, but ends elsewhere.
+    /// The chain is as long as the head a ``VerifiedMark`` names, or longer, but has another hash there.
     private struct Forked: Error {}
 
     /// The chain ends before the head a ``VerifiedMark`` names.

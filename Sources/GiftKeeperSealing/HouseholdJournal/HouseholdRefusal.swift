@@ -69,9 +69,10 @@ public enum HouseholdError: Error {
     /// The journal ends `missing` frames before the head this device verified at its last
     /// sign-in (its ``VerifiedMark``): an older copy of it, which the device refuses to follow.
     case rolledBack(missing: UInt64)
-    /// The journal is as long as the head this device verified, but ends in other frames:
-    /// the chain hash at `sequence` is not the one its ``VerifiedMark`` names (a replaced or
-    /// forked copy), found by comparing the two heads, before any frame is read.
+    /// The journal is as long as the head this device verified, or longer, but along another
+    /// chain: the chain hash at `sequence` is not the one its ``VerifiedMark`` names (a
+    /// replaced or forked copy), found by comparing the two heads before any frame is read, or,
+    /// in a longer journal, the frame after the mark's position, before any past it is verified.
     case forked(sequence: UInt64)
     /// The store or libsodium failed.
     case sealing(SealingError)

@@ -38,6 +38,25 @@ package enum HouseholdLoginReports {
         max((read(record)?.count ?? 0) - 1, 0)
     }
 
+    /// Waits before a password check on this device as SPEC §1 says, in the shell and in the
+    /// one-shot `household` commands alike (as a person's journal waits in both): the failures
+    /// recorded here since the member's last sign-in make the wait (``loginDelay(afterFailures:)``),
+    /// a second at a time by `sleep`, `onWaiting` told the seconds left (0 at the end).
+    /// Whether the check may go on: false when `isCancelled` (Ctrl-C) ended the wait.
+    package static func waitBeforeChecking(
+        record: String, sleep: (Int) -> Void, isCancelled: () -> Bool, onWaiting: ((Int) -> Void)?
+    ) -> Bool {
+        let seconds = loginDelay(afterFailures: pending(record: record))
+        guard seconds > 0 else { return true }
+        for left in stride(from: seconds, to: 0, by: -1) {
+            if isCancelled() { break }
+            onWaiting?(left)
+            sleep(1)
+        }
+        onWaiting?(0)
+        return !isCancelled()
+    }
+
     /// Whether `error`, met signing in, is a wrong password: the member's wrap did not open,
     /// or this device's key for the service did not (it is sealed under the password).
     package static func isWrongPassword(_ error: ServiceError) -> Bool {

@@ -144,8 +144,8 @@ public final class HouseholdShellService: ShellService {
         guard session == nil else { throw ServiceError(.alreadySignedIn) }
         // As a person's journal: the failures recorded on this device since the member's last
         // sign-in here make the wait before the password is checked (SPEC §1).
-        waitBeforeChecking(loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath)))
-        guard !isCancelled() else { throw ServiceError(.cancelled) }
+        guard HouseholdLoginReports.waitBeforeChecking(record: journalPath, sleep: sleep, isCancelled: isCancelled, onWaiting: onWaiting)
+        else { throw ServiceError(.cancelled) }
         let opened: HouseholdSession
         do throws(ServiceError) {
             opened = try signIn(password)
@@ -164,18 +164,6 @@ public final class HouseholdShellService: ShellService {
         let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
         if removedWhileOffline { onNotification?(.keptOffline(changes: unsentChanges)) }
-    }
-
-    /// Waits `seconds`, a second at a time, telling ``onWaiting`` how many are left (0 at the
-    /// end); a cancellation (Ctrl-C) ends it at once.
-    private func waitBeforeChecking(_ seconds: Int) {
-        guard seconds > 0 else { return }
-        for left in stride(from: seconds, to: 0, by: -1) {
-            if isCancelled() { break }
-            onWaiting?(left)
-            sleep(1)
-        }
-        onWaiting?(0)
     }
 
     /// Releases the member's keys and what they read, the device's copy kept first; nothing
