@@ -212,6 +212,12 @@ final class ServiceConnection {
         }
     }
 
+    /// Removes this device's key for the service from the device (a clone that kept nothing).
+    func forgetDeviceKey() {
+        if let keyPath { unlink(keyPath) }
+        token.value = nil
+    }
+
     /// Writes the seals `key` should have now, when they differ from `seals`.
     private func keep(_ key: SigningKeyPair, seals: [DeviceKey.Seal]) throws(JournalError) {
         guard let keyPath else { return }

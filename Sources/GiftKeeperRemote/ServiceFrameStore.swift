@@ -345,6 +345,9 @@ public final class ServiceRemote: RemoteLocation {
         try connection.useDeviceKey(access)
     }
 
+    /// Removes this device's key for the service from this device: it signs in no more.
+    public func forgetDeviceKey() { connection.forgetDeviceKey() }
+
     /// The account's devices.
     public func devices() throws(JournalError) -> [DeviceList.Device] {
         try connection.call(.GET, Route.devices, answer: DeviceList.self)?.devices ?? []

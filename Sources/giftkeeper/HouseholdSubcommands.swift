@@ -19,7 +19,7 @@ struct Household: ParsableCommand {
         subcommands: [
             HouseholdCreate.self, HouseholdInvite.self, HouseholdJoin.self, HouseholdAdmit.self, HouseholdMembers.self,
             HouseholdRemove.self, HouseholdLeave.self, HouseholdOwner.self, HouseholdLink.self, HouseholdUnlink.self, HouseholdRecover.self,
-            HouseholdPasswd.self,
+            HouseholdPasswd.self, HouseholdDeviceCommand.self, HouseholdClone.self,
         ])
 }
 

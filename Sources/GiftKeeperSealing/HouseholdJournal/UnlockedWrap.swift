@@ -43,3 +43,18 @@ extension HouseholdMember {
         }
     }
 }
+
+extension HouseholdMember {
+    /// The members with a wrap of their own in `store`, newest wrap first, each once: whose
+    /// wrap a password may open (a member's other device, ``unlock(_:as:password:recoveryCode:)``).
+    package static func wrappedMembers(in store: any FrameStore) -> [MemberID] {
+        var seen: Set<MemberID> = []
+        return store.frameIndex.memberWraps.reversed().compactMap { frame -> MemberID? in
+            let binding = FrameBinding(
+                formatVersion: store.header.formatVersion, journalID: store.header.journalID, sequence: frame.sequence,
+                kind: .memberWrap, previousHash: frame.previousHash)
+            guard let payload = try? MemberWrapPayload(parsing: frame.payload, binding: binding) else { return nil }
+            return seen.insert(payload.keys.id).inserted ? payload.keys.id : nil
+        }
+    }
+}

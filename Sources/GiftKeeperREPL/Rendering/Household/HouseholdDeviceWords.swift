@@ -1,0 +1,16 @@
+/// What `household device add` and `household clone` say (a member's other device, SPEC §13).
+extension HouseholdWords {
+    package static func deviceAdded(minutes: Int) -> String {
+        "On your other device, within \(minutes) minutes: giftkeeper household clone 'ADDRESS' --journal PATH, "
+            + "then your password (the address works once)."
+    }
+
+    package static func cloned(_ name: String, frames: Int, path: String) -> String {
+        "This device is \(name)'s now: \(frames) frames of the household verified, into \(path). "
+            + "Sign in with your password: giftkeeper --journal \(path)"
+    }
+
+    /// An address that names no household of this account, or several.
+    package static let cloneNeedsHousehold =
+        "The address names no household this account is a member of ('household device add' on your other device shows one)."
+}

@@ -1,0 +1,69 @@
+import Foundation
+import GiftKeeperTestSupport
+import TestProcesses
+import Testing
+
+/// A member's other device through giftkeeper-server (SPEC §13; docs/households.md "Adding a
+/// device"): `household device add` on one, `household clone` on the other.
+extension HouseholdEndToEndTests {
+    /// `household clone ADDRESS` on `device`, its password on standard input.
+    func clone(_ device: Member, _ address: String, password: String) async throws -> Outcome {
+        try await device.sandbox.run(
+            ["household", "clone", address, "--journal", device.record, "--kdf", "interactive"], input: password + "\n",
+            environment: trust)
+    }
+
+    @Test(
+        "Bob adds his phone: a wrong password keeps nothing, the code works once; the phone sees Grandma's present and never Bob's, writes for all, and stops when Alice removes Bob"
+    )
+    func bobsPhone() async throws {
+        let (alice, bob, carol) = try await household()
+        let telescope = try await plain(alice, ["add", "Bob", "Telescope"])
+        #expect(telescope.status == 0, "\(telescope)")
+        let scarf = try await plain(alice, ["add", "Grandma", "Scarf"])
+        #expect(scarf.status == 0, "\(scarf)")
+
+        // A wrong password on the phone keeps nothing there, and spends the address.
+        let first = try await run(bob, ["device", "add"])
+        #expect(first.status == 0 && first.stderr.contains("household clone"), "\(first)")
+        let spent = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(spent.contains("?enrol=") && spent.contains("#"), "\(first)")
+        let phone = try Member("bob-secret")
+        let wrong = try await clone(phone, spent, password: "not-bobs")
+        #expect(wrong.status == 3, "\(wrong)")
+        #expect(!FileManager.default.fileExists(atPath: phone.record), "\(wrong)")
+        #expect(!FileManager.default.fileExists(atPath: phone.record + ".frames"), "\(wrong)")
+        let again = try await clone(phone, spent, password: "bob-secret")
+        #expect(again.status != 0 && !FileManager.default.fileExists(atPath: phone.record), "\(again)")
+
+        // A new address, the right password: the phone is Bob's.
+        let added = try await run(bob, ["device", "add"])
+        #expect(added.status == 0, "\(added)")
+        let address = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cloned = try await clone(phone, address, password: "bob-secret")
+        #expect(cloned.status == 0 && cloned.stdout.contains("This device is Bob's now"), "\(cloned)")
+        #expect(permissions(of: phone.record) == 0o600 && permissions(of: phone.record + ".frames") == 0o600)
+        let reused = try await clone(try Member("bob-secret"), address, password: "bob-secret")
+        #expect(reused.status != 0, "\(reused)")
+
+        let phoneList = try await plain(phone, ["list"])
+        #expect(Self.row(of: phoneList.stdout, holding: ["Grandma", "Scarf"]), "\(phoneList)")
+        #expect(!phoneList.stdout.contains("Telescope"), "\(phoneList)")
+        let members = try await run(phone, ["members"])
+        #expect(members.stdout.contains("Bob  (you)"), "\(members)")
+
+        // What the phone writes, Alice and Bob's laptop read.
+        let kite = try await plain(phone, ["add", "Grandma", "Kite"])
+        #expect(kite.status == 0, "\(kite)")
+        for device in [alice, bob, carol] {
+            let list = try await plain(device, ["list"])
+            #expect(Self.row(of: list.stdout, holding: ["Grandma", "Kite"]), "\(list)")
+        }
+
+        // Alice removes Bob: his phone is served nothing more either.
+        let removed = try await run(alice, ["remove", "Bob"])
+        #expect(removed.status == 0, "\(removed)")
+        let after = try await plain(phone, ["list"])
+        #expect(after.status == 1 && after.stderr.contains("or removed"), "\(after)")
+    }
+}
