@@ -76,10 +76,7 @@ struct DeviceListCommand: ParsableCommand {
         let console = Console()
         do {
             let (remote, _) = try service(for: journal, password: password)
-            for device in try remote.devices() {
-                let since = Date(timeIntervalSince1970: TimeInterval(device.enrolledAt)).formatted(.iso8601.year().month().day())
-                console.print("\(device.id)  \(device.name)  since \(since)\(device.isCurrent ? "  (this device)" : "")")
-            }
+            console.print(lines: try remote.devices().map(deviceLine))
         } catch {
             throw failure(error, console: console)
         }
@@ -100,10 +97,21 @@ struct DeviceRemoveCommand: ParsableCommand {
         let console = Console()
         do {
             let (remote, _) = try service(for: journal, password: password)
-            try remote.removeDevice(id)
-            console.print("Removed device \(id); it can no longer sign in to \(remote.description).")
+            console.print(try removeDevice(id, from: remote))
         } catch {
             throw failure(error, console: console)
         }
     }
+}
+
+/// A line of `device list`: the device's number, name, since when, and whether it is this one.
+func deviceLine(_ device: DeviceList.Device) -> String {
+    let since = Date(timeIntervalSince1970: TimeInterval(device.enrolledAt)).formatted(.iso8601.year().month().day())
+    return "\(device.id)  \(device.name)  since \(since)\(device.isCurrent ? "  (this device)" : "")"
+}
+
+/// Removes device `id` from the account `remote` signs in to; what `device remove` says.
+func removeDevice(_ id: Int64, from remote: ServiceRemote) throws -> String {
+    try remote.removeDevice(id)
+    return "Removed device \(id); it can no longer sign in to \(remote.description)."
 }

@@ -14,7 +14,8 @@ import GiftKeeperWire
 /// member's password as this one does.
 struct HouseholdDeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Add another device of yours to the household.", subcommands: [HouseholdDeviceAdd.self])
+        commandName: "device", abstract: "Add, list or remove your devices in the household.",
+        subcommands: [HouseholdDeviceAdd.self, HouseholdDeviceList.self, HouseholdDeviceRemove.self])
 }
 
 struct HouseholdDeviceAdd: ParsableCommand {
@@ -35,6 +36,33 @@ struct HouseholdDeviceAdd: ParsableCommand {
             let address = code.address + "#" + hexString(record.id.prefix(4)) + "." + hexString(session.id.bytes.prefix(4))
             printAlone(address, note: HouseholdWords.deviceAdded(minutes: code.seconds / 60))
         }
+    }
+}
+
+/// `giftkeeper household device list`: the devices of this member's account on the service.
+struct HouseholdDeviceList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the devices of your account on the household's sync service.")
+
+    @OptionGroup var path: HouseholdPath
+
+    func run() throws {
+        try withHousehold(path.journal, password: path.password) { _, _, remote in
+            Console().print(lines: try remote.devices().map(deviceLine))
+        }
+    }
+}
+
+/// `giftkeeper household device remove ID`: a lost phone signs in no more.
+struct HouseholdDeviceRemove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove a device of yours from your account: its key no longer signs in.")
+
+    @Argument(help: ArgumentHelp("The device's number, as 'household device list' shows it.", valueName: "id")) var id: Int64
+    @OptionGroup var path: HouseholdPath
+
+    func run() throws {
+        try withHousehold(path.journal, password: path.password) { _, _, remote in Console().print(try removeDevice(id, from: remote)) }
     }
 }
 

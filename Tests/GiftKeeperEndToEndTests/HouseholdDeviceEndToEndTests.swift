@@ -60,6 +60,23 @@ extension HouseholdEndToEndTests {
             #expect(Self.row(of: list.stdout, holding: ["Grandma", "Kite"]), "\(list)")
         }
 
+        // Bob's account holds his laptop and phone (not the device of the wrong password); a
+        // tablet added then removed signs in no more.
+        let listed = try await run(phone, ["device", "list"])
+        #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count == 2, "\(listed)")
+        #expect(Self.row(of: listed.stdout, holding: ["(this device)"]), "\(listed)")
+        let tabletAddress = try await run(bob, ["device", "add"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tablet = try Member("bob-secret")
+        let tabletCloned = try await clone(tablet, tabletAddress, password: "bob-secret")
+        #expect(tabletCloned.status == 0, "\(tabletCloned)")
+        let three = try await run(bob, ["device", "list"])
+        let newest = three.stdout.split(separator: "\n").compactMap { Int64($0.prefix { $0.isNumber }) }.max()
+        #expect(three.stdout.split(separator: "\n").count == 3 && newest != nil, "\(three)")
+        let dropped = try await run(bob, ["device", "remove", "\(newest ?? 0)"])
+        #expect(dropped.status == 0 && dropped.stdout.contains("can no longer sign in"), "\(dropped)")
+        let tabletList = try await plain(tablet, ["list"])
+        #expect(tabletList.status != 0 && !tabletList.stdout.contains("Scarf"), "\(tabletList)")
+
         // Alice removes Bob: his phone is served nothing more either.
         let removed = try await run(alice, ["remove", "Bob"])
         #expect(removed.status == 0, "\(removed)")
