@@ -83,4 +83,33 @@ extension HouseholdEndToEndTests {
         let after = try await plain(phone, ["list"])
         #expect(after.status == 1 && after.stderr.contains("or removed"), "\(after)")
     }
+
+    @Test(
+        "After Bob's passwd his phone is added again: its record and key removed, a new address, the new password; it reads and writes"
+    )
+    func phoneAddedAgainAfterPasswd() async throws {
+        let (alice, bob, _) = try await household()
+        let scarf = try await plain(alice, ["add", "Grandma", "Scarf"])
+        #expect(scarf.status == 0, "\(scarf)")
+        let phone = try Member("bob-new-secret")
+        let first = try await run(bob, ["device", "add"])
+        let cloned = try await clone(phone, first.stdout.trimmingCharacters(in: .whitespacesAndNewlines), password: "bob-secret")
+        #expect(cloned.status == 0, "\(cloned)")
+        let renewed = try await run(bob, ["passwd"], input: "bob-secret\nbob-new-secret\nbob-new-secret\n")
+        #expect(renewed.status == 0, "\(renewed)")
+
+        for path in [phone.record, phone.record + ".frames", phone.sandbox.state + "/giftkeeper/devices"] {
+            try FileManager.default.removeItem(atPath: path)
+        }
+        let added = try await run(bob, ["device", "add"], input: "bob-new-secret\n")
+        #expect(added.status == 0, "\(added)")
+        let again = try await clone(phone, added.stdout.trimmingCharacters(in: .whitespacesAndNewlines), password: "bob-new-secret")
+        #expect(again.status == 0 && again.stdout.contains("This device is Bob's now"), "\(again)")
+        let list = try await plain(phone, ["list"])
+        #expect(list.status == 0 && Self.row(of: list.stdout, holding: ["Grandma", "Scarf"]), "\(list)")
+        let fresh = try await plain(phone, ["add", "Grandma", "Fresh"])
+        #expect(fresh.status == 0, "\(fresh)")
+        let alices = try await plain(alice, ["list"])
+        #expect(Self.row(of: alices.stdout, holding: ["Grandma", "Fresh"]), "\(alices)")
+    }
 }

@@ -34,6 +34,9 @@ extension HouseholdSession {
         let verified = try household { () throws(HouseholdError) -> HouseholdMember in
             try HouseholdMember.open(store, as: id, unlocked: unlocked, initial: initial, observer: directory.takeIn)
         }
+        // A member whose `passwd` renewed their identity signs their name again at their
+        // next sign-in: until then, the name of the identity it renewed.
+        directory.renew(verified.keyring.successors)
         guard verified.keyring.isMember, let name = directory.current[id] ?? directory.names[id] else {
             throw .household(.notAMember)
         }
