@@ -212,6 +212,15 @@ final class ServiceConnection {
         }
     }
 
+    /// Whether this device holds a key for the service (one it cannot read counts as held).
+    var hasDeviceKey: Bool {
+        guard let keyPath else { return false }
+        switch try? DeviceKey.read(keyPath) {
+        case .some(.none): return false
+        default: return true
+        }
+    }
+
     /// Removes this device's key for the service from the device (a clone that kept nothing).
     func forgetDeviceKey() {
         if let keyPath { unlink(keyPath) }

@@ -348,6 +348,9 @@ public final class ServiceRemote: RemoteLocation {
     /// Removes this device's key for the service from this device: it signs in no more.
     public func forgetDeviceKey() { connection.forgetDeviceKey() }
 
+    /// Whether this device holds a key for the service already (else its first call makes one).
+    public var hasDeviceKey: Bool { connection.hasDeviceKey }
+
     /// The account's devices.
     public func devices() throws(JournalError) -> [DeviceList.Device] {
         try connection.call(.GET, Route.devices, answer: DeviceList.self)?.devices ?? []

@@ -94,6 +94,7 @@ struct HouseholdClone: ParsableCommand {
             defer { secret.wipe() }
             // A new key for this device, enrolled in the member's account with the code.
             let remote = try record.service(password: secret)
+            let enrolling = !remote.hasDeviceKey
             let ids = try remote.journalIDs().filter { hexString($0).hasPrefix(household.lowercased()) }
             guard ids.count == 1, let journalID = ids.first, let store = try HouseholdCopy.open(remote, journalID: journalID, copy: nil) else {
                 Console().error(HouseholdWords.cloneNeedsHousehold)
@@ -102,8 +103,8 @@ struct HouseholdClone: ParsableCommand {
             let opened: (session: HouseholdSession, unlocked: UnlockedWrap)
             do {
                 opened = try HouseholdSession.openOnNewDevice(store, memberPrefix: member, password: secret, now: productionEnvironment().now)
-            } catch HouseholdSessionError.household(.wrongPassword) {
-                // Nothing kept: not the device's key (sealed under that password), not its place in the account.
+            } catch HouseholdSessionError.household(.wrongPassword) where enrolling {
+                // Nothing kept: not the key this clone enrolled (sealed under that password), not its place in the account.
                 if let this = try? remote.devices().first(where: \.isCurrent) { try? remote.removeDevice(this.id) }
                 remote.forgetDeviceKey()
                 throw HouseholdSessionError.household(.wrongPassword)
