@@ -49,7 +49,7 @@ SQL
     # above is the round trip's): the service process's and the database's, against the
     # database's CPU for a bare insert, best of the same 3 runs.
     server_side=$((best_service_cpu + best_database_cpu))
-    echo "change    server CPU an append: service $best_service_cpu µs + database $best_database_cpu µs = $server_side µs vs a bare insert's database CPU $best_insert_cpu µs = $(ratio "$server_side" "$best_insert_cpu") × (database alone $(ratio "$best_database_cpu" "$best_insert_cpu") ×); a cursor read finding nothing: service $best_read_service_cpu µs, database $best_read_database_cpu µs"
+    echo "change    server CPU an append: service $best_service_cpu µs + database $best_database_cpu µs = $server_side µs vs a bare insert's database CPU $best_insert_cpu µs = $(ratio "$server_side" "$best_insert_cpu") × (within 2 ×: $(within "$server_side" "$best_insert_cpu" 2 && echo yes || echo no); database alone $(ratio "$best_database_cpu" "$best_insert_cpu") ×); a cursor read finding nothing: service $best_read_service_cpu µs, database $best_read_database_cpu µs"
 }
 
 bare_inserts() {  # bare_inserts COUNT [PGBENCH OPTIONS…] — COUNT prepared INSERT+COMMITs by pgbench, one connection
