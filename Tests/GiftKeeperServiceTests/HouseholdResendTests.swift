@@ -231,4 +231,23 @@ import Testing
         #expect(marked.mark == mark && marked.event == event)
         #expect(ReplayMark.split(Array(mark.marking(event).prefix(20))) == nil)
     }
+
+    @Test("The copy and the pending file part where their chains do: the copy as it was, grown since, or replaced")
+    func theCopyAndThePendingFilePartWhereTheirChainsDo() throws {
+        let header = try VerifiedFrames.newHeader(journalID: try randomBytes(count: 16), path: "copy", household: true).header
+        func store(_ payloads: [[UInt8]]) throws -> MemoryFrameStore {
+            let store = MemoryFrameStore(header: header, path: "copy")
+            var batch = FrameBatch(after: JournalHead(sequence: 0, hash: header.genesisHash), path: "copy")
+            for payload in payloads { try batch.add(kind: .householdEvent, payload: payload) }
+            _ = try store.handle().append(batch)
+            return store.handle()
+        }
+        let shared: [[UInt8]] = (1...3).map { [UInt8](repeating: $0, count: 40) }
+        let pending = try store(shared + [[9, 9], [9, 8]])
+        #expect(try HouseholdOffline.base(pending: pending, copy: try store(shared)) == 3)
+        #expect(try HouseholdOffline.base(pending: pending, copy: try store(shared + [[7], [7, 7]])) == 3, "grown since")
+        #expect(try HouseholdOffline.base(pending: pending, copy: try store(Array(shared.prefix(1)) + [[5]])) == 1, "replaced")
+        #expect(try HouseholdOffline.base(pending: try store(shared), copy: try store(shared)) == 3, "nothing pending")
+        #expect(try HouseholdOffline.base(pending: pending, copy: try store([[6]])) == 0, "no frame in common")
+    }
 }

@@ -29,7 +29,7 @@ package enum HouseholdOffline {
     /// was when the pending work began, and the pending frames follow its head: one walk of
     /// the pending file to the frame after it. Else (the copy took frames in since, or was
     /// replaced) every position of both is compared.
-    static func base(pending: any FrameStore, copy: any FrameStore) throws -> UInt64 {
+    package static func base(pending: any FrameStore, copy: any FrameStore) throws -> UInt64 {
         if try hash(in: pending, at: copy.head.sequence) == copy.head.hash { return copy.head.sequence }
         // hashes[k]: the copy's chain hash at position k.
         var hashes: [[UInt8]] = []
