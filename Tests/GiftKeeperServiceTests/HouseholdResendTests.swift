@@ -250,4 +250,30 @@ import Testing
         #expect(try HouseholdOffline.base(pending: try store(shared), copy: try store(shared)) == 3, "nothing pending")
         #expect(try HouseholdOffline.base(pending: pending, copy: try store([[6]])) == 0, "no frame in common")
     }
+
+    @Test func aDeviceSignedOutWhenTheChangeCameIsToldAtItsNextSignInOnce() throws {
+        let home = try Household()
+        try home.alice.perform(.addPresent(recipient: "Grandma", title: "Tea"))
+        try home.sync()
+        let tea = try #require(home.bob.state.presents.values.first?.id)
+        var mark: [UInt8]?
+        let copy = HouseholdShellService.DeviceCopy(mark: { mark }, keep: { mark = try? $0.verifiedMark() })
+        let directory = try TemporaryDirectory()
+        let alice = HouseholdShellService(
+            journalPath: directory.file("alice.gk"), member: home.alice.id, name: "Alice", now: Household.now, server: nil, copy: copy,
+            openStore: { [store = home.store] _ in store.handle() })
+        try alice.login(password: try Self.password("Alice"))
+        let (offline, base) = try Self.offline(home, clock: Ticking())
+        try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
+        try alice.perform(.editPresent(id: tea, changes: [.notes("Alice's")]))
+        try alice.signOut()
+
+        _ = try home.bob.replay(try offline.pendingChanges(after: base))
+        try alice.login(password: try Self.password("Alice"))
+        let report = try #require(try alice.syncIfNeeded())
+        #expect(report.overridden.map(\.kind) == [.replaced(yours: .field(.notes("Alice's")), winning: .field(.notes("Bob's")))])
+        try alice.signOut()
+        try alice.login(password: try Self.password("Alice"))
+        #expect(try alice.syncIfNeeded() == nil, "told once")
+    }
 }

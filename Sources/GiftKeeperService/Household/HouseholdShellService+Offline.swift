@@ -82,6 +82,14 @@ extension HouseholdShellService {
         return sent
     }
 
+    /// Where this device last verified the journal for `session`'s member (the mark kept
+    /// beside its copy, before the sign-in keeps it again): what another member's offline
+    /// change overrode after it is told at the sign-in's sync.
+    func markedThrough(_ session: HouseholdSession) -> UInt64? {
+        let journalID = session.member.store.header.journalID
+        return copy?.mark().flatMap { VerifiedMark.decode($0, journalID: journalID, member: session.member.secrets) }?.sequence
+    }
+
     /// The changes waiting here (offline).
     var unsentChanges: Int {
         guard let session, let since = offlineSince else { return 0 }

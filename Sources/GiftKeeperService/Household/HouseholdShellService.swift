@@ -161,6 +161,7 @@ public final class HouseholdShellService: ShellService {
         }
         session = opened
         toldThrough = opened.member.store.head.sequence
+        overridden += opened.overridden(after: markedThrough(opened) ?? toldThrough)
         keptAt = nil
         keepCopy()
         let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
