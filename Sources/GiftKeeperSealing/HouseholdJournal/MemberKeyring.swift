@@ -9,6 +9,8 @@ package struct HouseholdEntry: Sendable {
     package let author: MemberID
     package let audience: Audience
     package let event: Event
+    /// Sent from its author's offline work: what it came from, and where (``ReplayMark``).
+    package var replayed: ReplayMark? = nil
 }
 
 /// What one member holds of a household's journal, and the checks every frame passes
@@ -139,9 +141,12 @@ package struct MemberKeyring {
             }
             guard let opened else { return nil }
             if verifyingSignature { signaturesVerified += 1 }
+            guard let marked = ReplayMark.split(opened.payload) else { throw refused(.malformed(.householdEvent)) }
             do throws(EventDecodingError) {
-                let event = try EventCodec.decode(opened.payload)
-                return HouseholdEntry(sequence: frame.sequence, epoch: epoch, author: opened.author, audience: opened.audience, event: event)
+                let event = try EventCodec.decode(marked.event)
+                return HouseholdEntry(
+                    sequence: frame.sequence, epoch: epoch, author: opened.author, audience: opened.audience, event: event,
+                    replayed: marked.mark)
             } catch {
                 throw refused(.undecodable(error))
             }
