@@ -101,8 +101,8 @@ package final class HouseholdSession {
         name: String, now: @escaping @Sendable () -> Timestamp, catchingUp: Bool,
         _ makeMember: (GiftList, @escaping (HouseholdEntry, GiftList) -> Void) throws(HouseholdError) -> HouseholdMember
     ) throws(HouseholdSessionError) -> HouseholdSession {
-        let directory = MemberDirectory()
         let initial = try initialState(name: name, at: now())
+        let directory = MemberDirectory(initial: initial)
         let member = try household { () throws(HouseholdError) -> HouseholdMember in try makeMember(initial, directory.takeIn) }
         let session = HouseholdSession(member: member, name: name, directory: directory, now: now)
         if catchingUp { try session.catchUp() }
@@ -272,16 +272,37 @@ package final class HouseholdSession {
 
 /// Members' names as they signed them: the first `accountCreated` each member wrote for
 /// everyone, unless another member signed that name (folded) first; the last epoch each
-/// member signed one in; and the history of what this member could open, by author.
+/// member signed one in; and what this member could open, by author, with its history.
 final class MemberDirectory {
     private(set) var names: [MemberID: String] = [:]
     private(set) var signed: [MemberID: UInt64] = [:]
-    private(set) var history: [(author: MemberID, entry: HistoryEntry)] = []
-    /// The audience of each event opened, by position (offline work is replayed for it).
-    private(set) var audiences: [UInt64: Audience] = [:]
+    /// Every entry this member opened, in order (with its audience: offline work is replayed for it).
+    private(set) var entries: [HouseholdEntry] = []
+    /// The history of the first `built.count` entries, and the state after them, folded from
+    /// the member's initial state: made when `history`, `--as-of`, `audit` or the shell's
+    /// news first ask for it, not at sign-in (each entry's history keeps what it changed).
+    private var built: [(author: MemberID, entry: HistoryEntry)] = []
+    private var builtState: GiftList
+    private let initial: GiftList
     private var taken: Set<String> = []
     /// Ids a member's `passwd` renewed, with the id that follows each.
     private var successors: [MemberID: MemberID] = [:]
+
+    /// A directory of a member who starts from `initial` (the state their fold starts from).
+    init(initial: GiftList) {
+        self.initial = initial
+        builtState = initial
+    }
+
+    /// The history of what this member opened, oldest first, by author: each entry with what
+    /// it changed, as the fold had it before the entry (the same fold, from the same start).
+    var history: [(author: MemberID, entry: HistoryEntry)] {
+        for entry in entries[built.count...] {
+            built.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: builtState)))
+            builtState.apply(entry.event)
+        }
+        return built
+    }
 
     /// The names of members as they are now: without the ids a `passwd` renewed.
     var current: [MemberID: String] { names.filter { successors[$0.key] == nil } }
@@ -295,12 +316,14 @@ final class MemberDirectory {
         }
     }
 
-    func takeIn(_ entry: HouseholdEntry, before: GiftList) {
+    /// Notes `entry`, opened (the member's observer: the state before it is not kept; the
+    /// history folds its own, when asked).
+    func takeIn(_ entry: HouseholdEntry, before _: GiftList) {
         // A member that folds the journal again from its start (a chain that is not the one
         // it verified) hands the same entries over again: they replace those kept.
-        while let last = history.last, last.entry.sequence >= entry.sequence { history.removeLast() }
-        history.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: before)))
-        audiences[entry.sequence] = entry.audience
+        while let last = entries.last, last.sequence >= entry.sequence { entries.removeLast() }
+        if built.count > entries.count { (built, builtState) = ([], initial) }
+        entries.append(entry)
         guard case .accountCreated(let name) = entry.event.body, entry.audience == .everyone else { return }
         signed[entry.author] = max(signed[entry.author] ?? 0, entry.epoch)
         guard names[entry.author] == nil, taken.insert(TextFolding.key(name)).inserted else { return }
