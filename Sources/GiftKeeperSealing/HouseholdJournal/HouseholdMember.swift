@@ -20,12 +20,12 @@ package final class HouseholdMember {
     /// to ``open(_:as:password:recoveryCode:verifiedMark:initial:)``), until catching up passes it.
     private var trusted: JournalHead?
     private let initial: GiftList
-    /// Told of every entry folded in, with the state before it, whichever call took it in
-    /// (the commands learn members' names from the events they sign, and keep the history).
-    private let observer: ((HouseholdEntry, GiftList) -> Void)?
+    /// Told of every entry folded in, whichever call took it in (the commands learn members'
+    /// names from the events they sign, and keep the history).
+    private let observer: ((HouseholdEntry) -> Void)?
 
     private init(
-        store: any FrameStore, secrets: MemberSecrets, initial: GiftList, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
+        store: any FrameStore, secrets: MemberSecrets, initial: GiftList, observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) {
         guard store.header.formatVersion == JournalFormat.householdVersion else {
             throw .notAHousehold(formatVersion: store.header.formatVersion)
@@ -47,7 +47,7 @@ package final class HouseholdMember {
     /// creator's key wrap, then the first epoch, of them alone, an owner.
     package static func create(
         in store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
-        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let member = try join(
             store, password: password, recoveryCode: recoveryCode, parameters: parameters, initial: initial, secrets: secrets,
@@ -61,7 +61,7 @@ package final class HouseholdMember {
     /// the household until an owner admits them (``admit(_:appending:)``).
     package static func join(
         _ store: any FrameStore, password: SecureBytes, recoveryCode: SecureBytes, parameters: KDFParameters, initial: GiftList,
-        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry, GiftList) -> Void)? = nil
+        secrets: MemberSecrets? = nil, observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         var secrets = secrets
         if secrets == nil { secrets = try sealing { try MemberSecrets.generate() } }
@@ -130,7 +130,7 @@ package final class HouseholdMember {
     package static func open(
         _ store: any FrameStore, as member: MemberID, password: SecureBytes? = nil, recoveryCode: SecureBytes? = nil,
         verifiedMark: [UInt8]? = nil, unlocked: UnlockedWrap? = nil, initial: GiftList,
-        observer: ((HouseholdEntry, GiftList) -> Void)? = nil
+        observer: ((HouseholdEntry) -> Void)? = nil
     ) throws(HouseholdError) -> HouseholdMember {
         let header = store.header
         guard header.formatVersion == JournalFormat.householdVersion else { throw .notAHousehold(formatVersion: header.formatVersion) }
@@ -194,7 +194,7 @@ package final class HouseholdMember {
                     self.trusted = nil
                 }
                 if let entry = try keyring.takeIn(frame, verifyingSignature: frame.sequence > trusted?.sequence ?? 0) {
-                    observer?(entry, state)
+                    observer?(entry)
                     state.apply(entry.event)
                     body?(entry)
                 }

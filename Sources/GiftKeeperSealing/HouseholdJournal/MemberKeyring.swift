@@ -130,11 +130,12 @@ package struct MemberKeyring {
             guard frame.payload.count >= 8 else { throw refused(.malformed(.householdEvent)) }
             let found = UInt64(littleEndian: frame.payload.loadUnaligned(as: UInt64.self))
             guard found == epoch, epoch > 0 else { throw refused(.wrongEpoch(found: found, current: epoch)) }
-            guard let current else { return nil }
+            // The two fields it needs, not a copy of the whole epoch at every frame.
+            guard let subkeys = current?.subkeys, let writers = current?.writers else { return nil }
             let opened: OpenedHouseholdEvent?
             do throws(HouseholdFrameError) {
                 opened = try HouseholdEvents.open(
-                    frame.payload, at: position, subkeys: current.subkeys, roster: current.writers, verifyingSignature: verifyingSignature)
+                    frame.payload, at: position, subkeys: subkeys, roster: writers, verifyingSignature: verifyingSignature)
             } catch {
                 throw refused(.event(error.reason))
             }

@@ -99,7 +99,7 @@ package final class HouseholdSession {
     /// `name` (signed in), with a directory told of every entry they fold in.
     private static func start(
         name: String, now: @escaping @Sendable () -> Timestamp, catchingUp: Bool,
-        _ makeMember: (GiftList, @escaping (HouseholdEntry, GiftList) -> Void) throws(HouseholdError) -> HouseholdMember
+        _ makeMember: (GiftList, @escaping (HouseholdEntry) -> Void) throws(HouseholdError) -> HouseholdMember
     ) throws(HouseholdSessionError) -> HouseholdSession {
         let initial = try initialState(name: name, at: now())
         let directory = MemberDirectory(initial: initial)
@@ -316,9 +316,8 @@ final class MemberDirectory {
         }
     }
 
-    /// Notes `entry`, opened (the member's observer: the state before it is not kept; the
-    /// history folds its own, when asked).
-    func takeIn(_ entry: HouseholdEntry, before _: GiftList) {
+    /// Notes `entry`, opened (the member's observer; the history folds its own states, when asked).
+    func takeIn(_ entry: HouseholdEntry) {
         // A member that folds the journal again from its start (a chain that is not the one
         // it verified) hands the same entries over again: they replace those kept.
         while let last = entries.last, last.sequence >= entry.sequence { entries.removeLast() }
