@@ -26,8 +26,8 @@ extension HouseholdSession {
     /// if it needs it).
     package func pendingChanges(after base: UInt64) throws(HouseholdSessionError) -> [PendingChange] {
         var changes: [(events: [Event], audience: Audience, last: UInt64)] = []
-        for (author, entry) in directory.history where entry.sequence > base && author == id {
-            guard let event = entry.event, let audience = directory.audiences[entry.sequence] else { continue }
+        for entry in directory.entries where entry.sequence > base && entry.author == id {
+            let (event, audience) = (entry.event, entry.audience)
             if let last = changes.last, last.audience == audience, last.events.last?.at == event.at {
                 changes[changes.count - 1].events.append(event)
                 changes[changes.count - 1].last = entry.sequence

@@ -112,9 +112,9 @@ package final class HouseholdSession {
         name: String, now: @escaping @Sendable () -> Timestamp, catchingUp: Bool, me: MemberID? = nil,
         _ makeMember: (GiftList, @escaping (HouseholdEntry, GiftList) -> Void) throws(HouseholdError) -> HouseholdMember
     ) throws(HouseholdSessionError) -> HouseholdSession {
-        let directory = MemberDirectory()
-        directory.me = me
         let initial = try initialState(name: name, at: now())
+        let directory = MemberDirectory(initial: initial)
+        directory.me = me
         let member = try household { () throws(HouseholdError) -> HouseholdMember in try makeMember(initial, directory.takeIn) }
         directory.me = member.id
         let session = HouseholdSession(member: member, name: name, directory: directory, now: now)
@@ -286,15 +286,19 @@ package final class HouseholdSession {
 
 /// Members' names as they signed them: the first `accountCreated` each member wrote for
 /// everyone, unless another member signed that name (folded) first; the last epoch each
-/// member signed one in; and the history of what this member could open, by author.
+/// member signed one in; and what this member could open, by author, with its history.
 final class MemberDirectory {
     private(set) var names: [MemberID: String] = [:]
     private(set) var signed: [MemberID: UInt64] = [:]
-    private(set) var history: [(author: MemberID, entry: HistoryEntry)] = []
-    /// The audience of each event opened, by position (offline work is replayed for it).
-    private(set) var audiences: [UInt64: Audience] = [:]
-    /// The offline change each replayed event came from, by position (``ReplayMark``).
-    private var marks: [UInt64: ReplayMark] = [:]
+    /// Every entry this member opened, in order (with its audience: offline work is replayed
+    /// for it, and its ``ReplayMark`` when it is a replayed change).
+    private(set) var entries: [HouseholdEntry] = []
+    /// The history of the first `built.count` entries, and the state after them, folded from
+    /// the member's initial state: made when `history`, `--as-of`, `audit` or the shell's
+    /// news first ask for it, not at sign-in (each entry's history keeps what it changed).
+    private var built: [(author: MemberID, entry: HistoryEntry)] = []
+    private var builtState: GiftList
+    private let initial: GiftList
     /// This member (nil while signing up): whose changes a replayed one may override.
     var me: MemberID?
     /// This member's changes that another's offline change overrode, by the position of the
@@ -303,6 +307,22 @@ final class MemberDirectory {
     private var taken: Set<String> = []
     /// Ids a member's `passwd` renewed, with the id that follows each.
     private var successors: [MemberID: MemberID] = [:]
+
+    /// A directory of a member who starts from `initial` (the state their fold starts from).
+    init(initial: GiftList) {
+        self.initial = initial
+        builtState = initial
+    }
+
+    /// The history of what this member opened, oldest first, by author: each entry with what
+    /// it changed, as the fold had it before the entry (the same fold, from the same start).
+    var history: [(author: MemberID, entry: HistoryEntry)] {
+        for entry in entries[built.count...] {
+            built.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: builtState)))
+            builtState.apply(entry.event)
+        }
+        return built
+    }
 
     /// The names of members as they are now: without the ids a `passwd` renewed.
     var current: [MemberID: String] { names.filter { successors[$0.key] == nil } }
@@ -316,15 +336,16 @@ final class MemberDirectory {
         }
     }
 
+    /// Notes `entry`, opened, folded on `before` (the member's observer; the history folds its
+    /// own states, when asked; `before` tells what a replayed change overrode).
     func takeIn(_ entry: HouseholdEntry, before: GiftList) {
         // A member that folds the journal again from its start (a chain that is not the one
         // it verified) hands the same entries over again: they replace those kept.
-        while let last = history.last, last.entry.sequence >= entry.sequence { history.removeLast() }
+        while let last = entries.last, last.sequence >= entry.sequence { entries.removeLast() }
+        if built.count > entries.count { (built, builtState) = ([], initial) }
         overridden.removeAll { $0.sequence >= entry.sequence }
         if let mark = entry.replayed, let me { overridden += overrides(of: me, by: entry, mark: mark, before: before) }
-        history.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: before)))
-        audiences[entry.sequence] = entry.audience
-        marks[entry.sequence] = entry.replayed
+        entries.append(entry)
         guard case .accountCreated(let name) = entry.event.body, entry.audience == .everyone else { return }
         signed[entry.author] = max(signed[entry.author] ?? 0, entry.epoch)
         guard names[entry.author] == nil, taken.insert(TextFolding.key(name)).inserted else { return }
@@ -336,13 +357,13 @@ extension MemberDirectory {
     /// The events `author` sent from the offline change `mark` names, in order; nil when
     /// none reached the journal.
     func sent(_ mark: ReplayMark, by author: MemberID) -> [Event]? {
-        let events = since(mark.base).filter { $0.author == author && marks[$0.entry.sequence]?.origin == mark.origin }
-        return events.isEmpty ? nil : events.compactMap(\.entry.event)
+        let events = since(mark.base).filter { $0.author == author && $0.replayed?.origin == mark.origin }
+        return events.isEmpty ? nil : events.map(\.event)
     }
 
-    /// The history after position `sequence`, oldest first.
-    private func since(_ sequence: UInt64) -> ArraySlice<(author: MemberID, entry: HistoryEntry)> {
-        history[(history.lastIndex { $0.entry.sequence <= sequence }.map { $0 + 1 } ?? 0)...]
+    /// The entries after position `sequence`, oldest first.
+    private func since(_ sequence: UInt64) -> ArraySlice<HouseholdEntry> {
+        entries[(entries.lastIndex { $0.sequence <= sequence }.map { $0 + 1 } ?? 0)...]
     }
 
     /// What `entry` (an offline change `mark` says was decided at its base, on `before`)
@@ -351,10 +372,10 @@ extension MemberDirectory {
     private func overrides(of me: MemberID, by entry: HouseholdEntry, mark: ReplayMark, before: GiftList)
         -> [(sequence: UInt64, change: OverriddenChange)]
     {
-        let own = since(mark.base).filter { author, past in
-            author == me && !(author == entry.author && marks[past.sequence]?.base == mark.base)
+        let own = since(mark.base).filter { past in
+            past.author == me && !(past.author == entry.author && past.replayed?.base == mark.base)
         }
-        let undone = GiftList.overridden(own: own.compactMap(\.entry.event), by: [entry.event], state: before)
+        let undone = GiftList.overridden(own: own.map(\.event), by: [entry.event], state: before)
         return undone.map { (sequence: entry.sequence, change: $0) }
     }
 }
