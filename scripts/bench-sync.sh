@@ -17,6 +17,8 @@
 #    of FRAME_BYTES and the device's posted head), median of 500, against a bare prepared
 #    INSERT … COMMIT of the same bytes into a table shaped like gk_frames in the same
 #    database (pgbench -M prepared, median of 500). Bound: ≤ 2 ×. Best of 3 runs each.
+#    Beside it, no bound of its own: the same appends' CPU time in the service process and in
+#    PostgreSQL's processes (/proc), against PostgreSQL's CPU time for a bare insert.
 # 2. cursor: a device's `giftkeeper sync` after another device's one `add`, on a journal of
 #    SMALL_FRAMES and of LARGE_FRAMES frames: the bytes on the wire (a counting relay,
 #    scripts/bench/count-relay.py) and the rows the service's statements returned, blocks

@@ -102,30 +102,48 @@ struct AppendCostCommand: AsyncParsableCommand {
     @Option(help: "Appends timed (after 50 not timed).")
     var count = 500
 
+    @Option(help: "The service process's id: its CPU time a request is printed (from /proc).")
+    var servicePid: Int32?
+
+    @Option(help: "The database's postmaster's id: the CPU time of it and its children a request is printed.")
+    var postmasterPid: Int32?
+
     func run() async throws {
         try Sodium.ensureInitialized()
         let service = ServiceClient(caFile: options.caFile)
         let device = try Device(service: service, origin: options.origins[0], node: 0, journalID: try randomBytes(count: 16))
         try await device.enrol()
         try await device.createJournal()
+        let cpu = ProcessCPU(service: servicePid, postmaster: postmasterPid)
         var times: [Double] = []
+        var appendsStarted = cpu.sample()
         for index in 0..<(50 + count) {
             let frame = Data(try randomBytes(count: options.frameBytes))
+            if index == 50 { appendsStarted = cpu.sample() }
             let start = ContinuousClock.now
             guard try await device.append(frame) else { throw BenchError("an append of a lone device conflicted") }
             if index >= 50 { times.append((ContinuousClock.now - start).milliseconds * 1_000) }
         }
+        let appendsCPU = cpu.sample() - appendsStarted
         // The same requests' cost without a commit to flush: a cursor read that finds nothing new.
         var reads: [Double] = []
+        let readsStarted = cpu.sample()
         for _ in 0..<count {
             let start = ContinuousClock.now
             try await device.read()
             reads.append((ContinuousClock.now - start).milliseconds * 1_000)
         }
+        let readsCPU = cpu.sample() - readsStarted
         print("append_count=\(times.count)")
         print("append_p50_us=\(format(quantile(times, 0.5)))")
         print("append_mean_us=\(format(times.reduce(0, +) / Double(times.count)))")
         print("read_p50_us=\(format(quantile(reads, 0.5)))")
+        // CPU time a request (µs), over all the timed ones: the bench client, the service, the database.
+        for (name, spent) in [("append", appendsCPU), ("read", readsCPU)] {
+            print("\(name)_client_cpu_us=\(format(spent.client * 1e6 / Double(count)))")
+            print("\(name)_service_cpu_us=\(format(spent.service * 1e6 / Double(count)))")
+            print("\(name)_database_cpu_us=\(format(spent.database * 1e6 / Double(count)))")
+        }
         try await service.shutdown()
     }
 }

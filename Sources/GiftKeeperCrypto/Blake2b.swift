@@ -47,4 +47,18 @@ public enum Blake2b {
             key.withUnsafeBytes { k in hash(b, key: k) }
         }
     }
+
+    /// Whether `tag` (public bytes, at most 32) is the first `tag.count` bytes of the keyed
+    /// BLAKE2b-256 of `bytes` under the secret `key`, compared in constant time; no array is
+    /// made (a household member's device checks one or more tags of every frame).
+    public static func macPrefixMatches(_ bytes: UnsafeRawBufferPointer, key: SecureBytes, tag: UnsafeRawBufferPointer) -> Bool {
+        guard key.count >= SodiumConstant.genericHashKeyBytesMin, key.count <= SodiumConstant.genericHashKeyBytesMax,
+            !tag.isEmpty, tag.count <= digestLength
+        else { return false }
+        let sodium = LibSodium.readyOrTrap
+        return withUnsafeTemporaryAllocation(byteCount: digestLength, alignment: 8) { digest in
+            key.withUnsafeBytes { k in hash(bytes, key: k, into: digest) }
+            return sodium.equal(UnsafeRawBufferPointer(digest).uint8Pointer, tag.uint8Pointer, count: tag.count)
+        }
+    }
 }

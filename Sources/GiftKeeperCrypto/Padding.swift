@@ -22,4 +22,10 @@ public enum Padding {
         guard blockSize > 0, !padded.isEmpty, padded.count % blockSize == 0 else { return nil }
         return padded.withUnsafeBytes { LibSodium.readyOrTrap.unpad($0, blockSize: blockSize) }
     }
+
+    /// ``unpaddedLength(_:blockSize:)-([UInt8],_)`` of bytes where they lie (an opened frame's tail).
+    public static func unpaddedLength(_ padded: UnsafeRawBufferPointer, blockSize: Int) -> Int? {
+        guard blockSize > 0, !padded.isEmpty, padded.count % blockSize == 0 else { return nil }
+        return LibSodium.readyOrTrap.unpad(padded, blockSize: blockSize)
+    }
 }

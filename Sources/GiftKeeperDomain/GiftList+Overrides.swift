@@ -99,7 +99,7 @@ extension PresentChangeValue {
 
 extension OverriddenChange.Kind {
     /// Whether both are about the same field of a present (a later one replaces the earlier).
-    func sameField(as other: OverriddenChange.Kind) -> Bool {
+    public func sameField(as other: OverriddenChange.Kind) -> Bool {
         switch (self, other) {
         case (.replaced(let mine, _), .replaced(let theirs, _)): mine.sameField(as: theirs)
         case (.removed(let mine), .removed(let theirs)): mine.sameField(as: theirs)

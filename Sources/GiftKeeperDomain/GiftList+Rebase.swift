@@ -43,6 +43,21 @@ extension GiftList {
         var wishes: [WishID: WishID] = [:]
 
         public init() {}
+
+        /// Takes on the ids a rebase gave `pending`'s adds when it went before as `sent` (its
+        /// events as the shared journal holds them): a rebase keeps every add, in order.
+        public mutating func learn(pending: [Event], sent: [Event]) {
+            let added = sent.filter(\.body.isAdd)
+            for (mine, theirs) in zip(pending.filter(\.body.isAdd), added) {
+                switch (mine.body, theirs.body) {
+                case (.presentAdded(let old, _, _, _, _, _, _, _), .presentAdded(let new, _, _, _, _, _, _, _)) where old != new:
+                    presents[old] = new
+                case (.presentImported(let old), .presentImported(let new)) where old.id != new.id: presents[old.id] = new.id
+                case (.wishAdded(let old), .wishAdded(let new)) where old.id != new.id: wishes[old.id] = new.id
+                default: break
+                }
+            }
+        }
     }
 
     /// ``rebase(_:onto:)`` where every number up to `hiddenThrough` counts as taken though
@@ -164,6 +179,16 @@ extension EventBody {
             wishes[id].map { .wishClaimed(id: $0, claimer: claimer, present: present) } ?? self
         case .wishUnclaimed(let id, let claimer): wishes[id].map { .wishUnclaimed(id: $0, claimer: claimer) } ?? self
         default: self
+        }
+    }
+}
+
+extension EventBody {
+    /// Whether it adds a present or a wish (a rebase may give it a new id).
+    var isAdd: Bool {
+        switch self {
+        case .presentAdded, .presentImported, .wishAdded: true
+        default: false
         }
     }
 }

@@ -45,7 +45,7 @@ import Testing
         try home.alice.perform(.addPresent(recipient: "Grandma", title: "Scarf"))
         try home.alice.perform(.addPresent(recipient: "Bob", title: "Kite"))
 
-        let pending = offline.pendingChanges(after: base)
+        let pending = try offline.pendingChanges(after: base)
         #expect(pending.map(\.events.count) == [1, 1, 1])
         #expect(pending.map(\.privately) == [false, false, true])
         let told = try home.bob.replay(pending)
@@ -115,7 +115,7 @@ import Testing
         #expect(home.store.handle().head == head, "nothing sent")
         // Still his, on his device.
         #expect(Self.titles(offline) == ["Tea"])
-        #expect(offline.pendingChanges(after: base).count == 1)
+        #expect(try offline.pendingChanges(after: base).count == 1)
         try home.sync()
         #expect(Self.titles(home.alice).isEmpty && Self.titles(home.carol).isEmpty)
     }

@@ -9,28 +9,67 @@ CREATE TABLE IF NOT EXISTS bench_bound (account_id uuid NOT NULL, journal_id byt
     PRIMARY KEY (account_id, journal_id, sequence));
 CREATE SEQUENCE IF NOT EXISTS bench_bound_sequence;
 SQL
-    local frame_hex run best_service="" best_insert="" best_read="" service insert read
+    local frame_hex run best_service="" best_insert="" best_read="" service insert read postmaster cpu_before cpu_short
+    local best_service_cpu="" best_database_cpu="" best_read_service_cpu="" best_read_database_cpu="" best_insert_cpu=""
+    postmaster=$(head -1 "$GIFTKEEPER_TEST_POSTGRES_DIR/data/postmaster.pid")
     frame_hex=$(od -An -tx1 -N"$frame_bytes" /dev/urandom | tr -d ' \n')
     cat >"$work/insert.sql" <<SQL
 INSERT INTO bench_bound (account_id, journal_id, sequence, frame, device_id) VALUES ('6d1f0a8e-0000-4000-8000-000000000001',
     '\x00112233445566778899aabbccddeeff', nextval('bench_bound_sequence'), '\x$frame_hex', 1);
 SQL
     for run in 1 2 3; do
-        "$tool" append-cost --service "$node1" --ca "$GIFTKEEPER_CA_FILE" --frame-bytes "$frame_bytes" --count 500 >"$work/append-cost"
-        service=$(sed -n 's/^append_p50_us=\([0-9]*\).*/\1/p' "$work/append-cost")
-        read=$(sed -n 's/^read_p50_us=\([0-9]*\).*/\1/p' "$work/append-cost")
+        "$tool" append-cost --service "$node1" --ca "$GIFTKEEPER_CA_FILE" --frame-bytes "$frame_bytes" --count 500 \
+            --service-pid "$node1_pid" --postmaster-pid "$postmaster" >"$work/append-cost"
+        service=$(figure append_p50_us)
+        read=$(figure read_p50_us)
         best_read=$(min "$best_read" "$read")
+        best_service_cpu=$(min "$best_service_cpu" "$(figure append_service_cpu_us)")
+        best_database_cpu=$(min "$best_database_cpu" "$(figure append_database_cpu_us)")
+        best_read_service_cpu=$(min "$best_read_service_cpu" "$(figure read_service_cpu_us)")
+        best_read_database_cpu=$(min "$best_read_database_cpu" "$(figure read_database_cpu_us)")
+        echo "change run $run: $(tr '\n' ' ' <"$work/append-cost")" >&2
+        # The database's CPU an insert: that of a pgbench of 550 less that of one of 50 (the
+        # backend's start and end, and the first inserts, in both), over the 500 between.
+        cpu_before=$(cluster_cpu_us "$postmaster")
+        bare_inserts 50
+        cpu_short=$(($(cluster_cpu_us "$postmaster") - cpu_before))
         rm -f "$work"/pgbench.*
-        (cd "$work" && pgbench -n -M prepared -c 1 -t 550 -f insert.sql -l --log-prefix=pgbench \
-            -h 127.0.0.1 -p "$(port_of "${db%/*}")" -U giftkeeper giftkeeper >/dev/null 2>&1)
+        cpu_before=$(cluster_cpu_us "$postmaster")
+        bare_inserts 550 -l --log-prefix=pgbench
+        best_insert_cpu=$(min "$best_insert_cpu" $((($(cluster_cpu_us "$postmaster") - cpu_before - cpu_short) / 500)))
         insert=$(tail -n +51 "$work"/pgbench.* | awk '{ print $3 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
         best_service=$(min "$best_service" "$service")
         best_insert=$(min "$best_insert" "$insert")
     done
-    local x
+    local x server_side
     x=$(ratio "$best_service" "$best_insert")
     verdict "$(within "$best_service" "$best_insert" 2 && echo 1)" \
         "change    an append of $frame_bytes bytes through the service $best_service µs (median, TLS, warm; a cursor read finding nothing $best_read µs) vs a bare prepared INSERT+COMMIT $best_insert µs = ${x} × (bound ≤ 2 ×)"
+    # The same change's cost on the server side, in CPU time (no bound of its own: the bound
+    # above is the round trip's): the service process's and the database's, against the
+    # database's CPU for a bare insert, best of the same 3 runs.
+    server_side=$((best_service_cpu + best_database_cpu))
+    echo "change    server CPU an append: service $best_service_cpu µs + database $best_database_cpu µs = $server_side µs vs a bare insert's database CPU $best_insert_cpu µs = $(ratio "$server_side" "$best_insert_cpu") × (within 2 ×: $(within "$server_side" "$best_insert_cpu" 2 && echo yes || echo no); database alone $(ratio "$best_database_cpu" "$best_insert_cpu") ×); a cursor read finding nothing: service $best_read_service_cpu µs, database $best_read_database_cpu µs"
+}
+
+bare_inserts() {  # bare_inserts COUNT [PGBENCH OPTIONS…] — COUNT prepared INSERT+COMMITs by pgbench, one connection
+    local count=$1
+    shift
+    (cd "$work" && pgbench -n -M prepared -c 1 -t "$count" -f insert.sql "$@" \
+        -h 127.0.0.1 -p "$(port_of "${db%/*}")" -U giftkeeper giftkeeper >/dev/null 2>&1)
+}
+
+figure() {  # figure NAME — NAME's whole microseconds in append-cost's output
+    sed -n "s/^$1=\([0-9]*\).*/\1/p" "$work/append-cost"
+}
+
+cluster_cpu_us() {  # cluster_cpu_us POSTMASTER — CPU µs of PostgreSQL's processes: the postmaster with the children it reaped, and those alive
+    local pid children
+    children=$(cat /proc/"$1"/task/*/children 2>/dev/null)
+    # shellcheck disable=SC2086
+    for pid in "$1" $children; do
+        awk -v self="$([ "$pid" = "$1" ] && echo 1)" '{ sub(/.*\) /, ""); t = $12 + $13; if (self) t += $14 + $15; print t }' "/proc/$pid/stat" 2>/dev/null
+    done | awk -v hz="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.0f", s * 1e6 / hz }'
 }
 
 make_journals() {  # once: a journal of SMALL_PRESENTS and one of LARGE_PRESENTS imported, shared through the first process

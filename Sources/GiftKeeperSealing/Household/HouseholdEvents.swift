@@ -153,44 +153,58 @@ public enum HouseholdEvents {
     public static func open(
         _ frame: [UInt8], at position: FramePosition, subkeys: EpochSubkeys, roster: Roster, verifyingSignature: Bool = true
     ) throws(HouseholdFrameError) -> OpenedHouseholdEvent? {
+        try frame.withUnsafeBytes { bytes in
+            Result { () throws(HouseholdFrameError) in
+                try open(bytes, at: position, subkeys: subkeys, roster: roster, verifyingSignature: verifyingSignature)
+            }
+        }.get()
+    }
+
+    /// ``open(_:at:subkeys:roster:verifyingSignature:)`` of the frame's payload where it
+    /// lies (a store's frame, read in place): only the plaintext and the event are copied out.
+    public static func open(
+        _ frame: UnsafeRawBufferPointer, at position: FramePosition, subkeys: EpochSubkeys, roster: Roster,
+        verifyingSignature: Bool = true
+    ) throws(HouseholdFrameError) -> OpenedHouseholdEvent? {
         func refused(_ reason: HouseholdFrameError.Reason) -> HouseholdFrameError {
             HouseholdFrameError(sequence: position.sequence, reason: reason)
         }
         let headerLength = 8 + tagLength
-        guard frame.count > headerLength + tagLength, Array(frame.prefix(8)) == epochBytes(subkeys.epoch),
+        guard frame.count > headerLength + tagLength, UInt64(littleEndian: frame.loadUnaligned(as: UInt64.self)) == subkeys.epoch,
             let membership = subkeys.membership
         else { throw refused(.malformed) }
         let at = position.encoded
-        let body = Array(frame.dropLast(tagLength))
+        let body = UnsafeRawBufferPointer(rebasing: frame[..<(frame.count - tagLength)])
         // A frame this device verified before (the mark's chain hash covers it) had its membership tag checked then.
-        guard
-            !verifyingSignature
-                || (try? Blake2b.mac(at + body, key: membership)).map({
-                    constantTimeEqual(Array($0.prefix(tagLength)), Array(frame.suffix(tagLength)))
-                }) == true
-        else { throw refused(.notFromAMember) }
-        let tag = Array(frame[8..<headerLength])
-        guard
-            let key = subkeys.audiences.first(where: { key in
-                (try? Blake2b.mac(at, key: key.tag)).map { constantTimeEqual(Array($0.prefix(tagLength)), tag) } ?? false
-            })
-        else { return nil }
-        guard
-            let inner = try? AEAD.open(Array(body[headerLength...]), key: key.aead, additionalData: at + Array(body.prefix(headerLength))),
-            inner.count > MemberID.length + SigningKeyPair.signatureLength
-        else { throw refused(.doesNotOpen) }
+        if verifyingSignature {
+            let made = (at + body).withUnsafeBytes { bytes in
+                Blake2b.macPrefixMatches(bytes, key: membership, tag: UnsafeRawBufferPointer(rebasing: frame.suffix(tagLength)))
+            }
+            guard made else { throw refused(.notFromAMember) }
+        }
+        let tag = UnsafeRawBufferPointer(rebasing: frame[8..<headerLength])
+        let found = at.withUnsafeBytes { bytes in subkeys.audiences.first { Blake2b.macPrefixMatches(bytes, key: $0.tag, tag: tag) } }
+        guard let key = found else { return nil }
+        let inner: [UInt8]
+        do {
+            inner = try AEAD.open(
+                UnsafeRawBufferPointer(rebasing: body[headerLength...]), key: key.aead, additionalData: at + body[..<headerLength])
+        } catch {
+            throw refused(.doesNotOpen)
+        }
         let signatureEnd = MemberID.length + SigningKeyPair.signatureLength
-        guard let authorID = MemberID(bytes: Array(inner.prefix(MemberID.length))), let author = roster.members[authorID] else {
+        guard inner.count > signatureEnd else { throw refused(.doesNotOpen) }
+        guard let authorID = MemberID(bytes: Array(inner[..<MemberID.length])), let author = roster.members[authorID] else {
             throw refused(.authorNotMember)
         }
-        let padded = Array(inner[signatureEnd...])
-        guard let length = Padding.unpaddedLength(padded, blockSize: 64) else { throw refused(.doesNotOpen) }
-        let payload = Array(padded.prefix(length))
-        let signed = at + epochBytes(subkeys.epoch) + key.audience.encoded + payload
-        guard
-            !verifyingSignature
-                || SigningKeyPair.verify(signature: Array(inner[MemberID.length..<signatureEnd]), of: signed, publicKey: author.signing)
-        else { throw refused(.badSignature) }
+        let length = inner.withUnsafeBytes { Padding.unpaddedLength(UnsafeRawBufferPointer(rebasing: $0[signatureEnd...]), blockSize: 64) }
+        guard let length else { throw refused(.doesNotOpen) }
+        let payload = Array(inner[signatureEnd..<(signatureEnd + length)])
+        if verifyingSignature {
+            let signed = at + epochBytes(subkeys.epoch) + key.audience.encoded + payload
+            let signature = Array(inner[MemberID.length..<signatureEnd])
+            guard SigningKeyPair.verify(signature: signature, of: signed, publicKey: author.signing) else { throw refused(.badSignature) }
+        }
         return OpenedHouseholdEvent(author: authorID, audience: key.audience, payload: payload)
     }
 

@@ -235,9 +235,11 @@ package final class HouseholdMember {
     /// With `decidedAt` (the head the events were decided at: their numbers come from it),
     /// nothing is appended once the journal moved past that head, and the answer is false:
     /// the caller decides again on what came (two devices deciding at one head would take
-    /// the same number).
+    /// the same number). With `replaying`, each event carries the offline change it came from.
     @discardableResult
-    package func record(_ events: [Event], for audience: Audience, decidedAt head: JournalHead? = nil) throws(HouseholdError) -> Bool {
+    package func record(_ events: [Event], for audience: Audience, decidedAt head: JournalHead? = nil, replaying mark: ReplayMark? = nil)
+        throws(HouseholdError) -> Bool
+    {
         try catchUp()
         if !keyring.departed.isEmpty { try closeOutDepartures() }
         if audience == .everyoneBut(keyring.epochAuthor ?? id), audience != .everyoneBut(id) { try completeEpoch() }
@@ -254,9 +256,9 @@ package final class HouseholdMember {
             guard let key = keys.keys[audience] else { throw HouseholdError.notInAudience(audience) }
             for event in events {
                 let position = self.position(.householdEvent, in: batch)
+                let payload = mark.map { $0.marking(EventCodec.encode(event)) } ?? EventCodec.encode(event)
                 let frame = try HouseholdEvents.seal(
-                    EventCodec.encode(event), at: position, epoch: keyring.epoch, for: key, everyone: everyone,
-                    author: secrets.identity)
+                    payload, at: position, epoch: keyring.epoch, for: key, everyone: everyone, author: secrets.identity)
                 try batch.add(kind: .householdEvent, payload: frame)
             }
         }

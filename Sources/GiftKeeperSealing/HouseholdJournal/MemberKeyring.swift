@@ -9,6 +9,8 @@ package struct HouseholdEntry: Sendable {
     package let author: MemberID
     package let audience: Audience
     package let event: Event
+    /// Sent from its author's offline work: what it came from, and where (``ReplayMark``).
+    package var replayed: ReplayMark? = nil
 }
 
 /// What one member holds of a household's journal, and the checks every frame passes
@@ -87,7 +89,8 @@ package struct MemberKeyring {
     /// (a frame this device verified before), an event's signature is not checked again.
     /// - Returns: the event in it when it is a household event for this member.
     package mutating func takeIn(_ frame: FrameView, verifyingSignature: Bool = true) throws(HouseholdRefusal) -> HouseholdEntry? {
-        let payload = Array(frame.payload)
+        // An event is opened where it lies; the other kinds, few, are copied out.
+        let payload = frame.kind == .householdEvent ? [] : Array(frame.payload)
         let position = FramePosition(
             journalID: journalID, sequence: frame.sequence, kind: frame.kind.rawValue, previousHash: Array(frame.previousHash))
         func refused(_ reason: HouseholdRefusal.Reason) -> HouseholdRefusal {
@@ -126,22 +129,26 @@ package struct MemberKeyring {
             }
             throw refused(.lastOwnerLeaving)
         case .householdEvent:
-            let found = payload.count >= 8 ? payload.prefix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
-            guard let found else { throw refused(.malformed(.householdEvent)) }
+            guard frame.payload.count >= 8 else { throw refused(.malformed(.householdEvent)) }
+            let found = UInt64(littleEndian: frame.payload.loadUnaligned(as: UInt64.self))
             guard found == epoch, epoch > 0 else { throw refused(.wrongEpoch(found: found, current: epoch)) }
-            guard let current else { return nil }
+            // The two fields it needs, not a copy of the whole epoch at every frame.
+            guard let subkeys = current?.subkeys, let writers = current?.writers else { return nil }
             let opened: OpenedHouseholdEvent?
             do throws(HouseholdFrameError) {
                 opened = try HouseholdEvents.open(
-                    payload, at: position, subkeys: current.subkeys, roster: current.writers, verifyingSignature: verifyingSignature)
+                    frame.payload, at: position, subkeys: subkeys, roster: writers, verifyingSignature: verifyingSignature)
             } catch {
                 throw refused(.event(error.reason))
             }
             guard let opened else { return nil }
             if verifyingSignature { signaturesVerified += 1 }
+            guard let marked = ReplayMark.split(opened.payload) else { throw refused(.malformed(.householdEvent)) }
             do throws(EventDecodingError) {
-                let event = try EventCodec.decode(opened.payload)
-                return HouseholdEntry(sequence: frame.sequence, epoch: epoch, author: opened.author, audience: opened.audience, event: event)
+                let event = try EventCodec.decode(marked.event)
+                return HouseholdEntry(
+                    sequence: frame.sequence, epoch: epoch, author: opened.author, audience: opened.audience, event: event,
+                    replayed: marked.mark)
             } catch {
                 throw refused(.undecodable(error))
             }

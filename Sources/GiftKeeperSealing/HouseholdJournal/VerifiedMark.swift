@@ -1,5 +1,5 @@
 import GiftKeeperCrypto
-import GiftKeeperJournal
+package import GiftKeeperJournal
 
 /// How far a member's device verified a household's journal (docs/threat-model.md, "A
 /// household event"): `GKVERIF1` ‖ the journal id ‖ the member id ‖ the sequence number
@@ -20,7 +20,7 @@ package enum VerifiedMark {
     }
 
     /// The head in `bytes`, if this member made the mark for this journal and it was not altered.
-    static func decode(_ bytes: [UInt8], journalID: [UInt8], member: MemberSecrets) -> JournalHead? {
+    package static func decode(_ bytes: [UInt8], journalID: [UInt8], member: MemberSecrets) -> JournalHead? {
         var reader = ByteReader(bytes)
         guard bytes.count == length, reader.read(8) == magic, reader.read(16) == journalID, reader.read(16) == member.id.bytes,
             let sequence = reader.readLittleEndian(UInt64.self), let hash = reader.read(32), let mac = reader.read(32),

@@ -29,8 +29,8 @@ extension HouseholdSession {
         }
         guard let (id, unlocked) = found else { throw .household(.wrongPassword) }
         // The first pass verifies every frame and learns the name this member signed.
-        let directory = MemberDirectory()
         let initial = try initialState(name: "member", at: now())
+        let directory = MemberDirectory(initial: initial)
         let verified = try household { () throws(HouseholdError) -> HouseholdMember in
             try HouseholdMember.open(store, as: id, unlocked: unlocked, initial: initial, observer: directory.takeIn)
         }

@@ -88,22 +88,35 @@ package final class HouseholdSession {
         _ store: any FrameStore, as id: MemberID, name: String, password: SecureBytes, recoveryCode: SecureBytes? = nil,
         verifiedMark: [UInt8]? = nil, unlocked: UnlockedWrap? = nil, now: @escaping @Sendable () -> Timestamp
     ) throws(HouseholdSessionError) -> HouseholdSession {
-        try start(name: name, now: now, catchingUp: true) { initial, observer throws(HouseholdError) -> HouseholdMember in
+        try start(name: name, now: now, catchingUp: true, me: id) { initial, observer throws(HouseholdError) -> HouseholdMember in
             try HouseholdMember.open(
                 store, as: id, password: password, recoveryCode: recoveryCode, verifiedMark: verifiedMark, unlocked: unlocked,
                 initial: initial, observer: observer)
         }
     }
 
+    /// This member's changes that another's offline change, after position `sequence`,
+    /// overrode (SPEC §12: told to the device whose change lost), each field once, with what won last.
+    package func overridden(after sequence: UInt64) -> [OverriddenChange] {
+        var found: [OverriddenChange] = []
+        for (at, change) in directory.overridden where at > sequence {
+            found.removeAll { $0.id == change.id && $0.kind.sameField(as: change.kind) }
+            found.append(change)
+        }
+        return found
+    }
+
     /// A session of the member `makeMember` signs in or up, from the initial state of
     /// `name` (signed in), with a directory told of every entry they fold in.
     private static func start(
-        name: String, now: @escaping @Sendable () -> Timestamp, catchingUp: Bool,
+        name: String, now: @escaping @Sendable () -> Timestamp, catchingUp: Bool, me: MemberID? = nil,
         _ makeMember: (GiftList, @escaping (HouseholdEntry, GiftList) -> Void) throws(HouseholdError) -> HouseholdMember
     ) throws(HouseholdSessionError) -> HouseholdSession {
-        let directory = MemberDirectory()
         let initial = try initialState(name: name, at: now())
+        let directory = MemberDirectory(initial: initial)
+        directory.me = me
         let member = try household { () throws(HouseholdError) -> HouseholdMember in try makeMember(initial, directory.takeIn) }
+        directory.me = member.id
         let session = HouseholdSession(member: member, name: name, directory: directory, now: now)
         if catchingUp { try session.catchUp() }
         return session
@@ -137,6 +150,7 @@ package final class HouseholdSession {
     /// everyone if they have not in this epoch, with what SPEC §13 re-publishes for a new
     /// epoch (``republished``).
     package func catchUp() throws(HouseholdSessionError) {
+        directory.me = id
         try Self.household { () throws(HouseholdError) in try member.catchUp() }
         directory.renew(member.keyring.successors)
         guard member.keyring.isMember, directory.signed[id] != member.keyring.epoch else { return }
@@ -272,16 +286,43 @@ package final class HouseholdSession {
 
 /// Members' names as they signed them: the first `accountCreated` each member wrote for
 /// everyone, unless another member signed that name (folded) first; the last epoch each
-/// member signed one in; and the history of what this member could open, by author.
+/// member signed one in; and what this member could open, by author, with its history.
 final class MemberDirectory {
     private(set) var names: [MemberID: String] = [:]
     private(set) var signed: [MemberID: UInt64] = [:]
-    private(set) var history: [(author: MemberID, entry: HistoryEntry)] = []
-    /// The audience of each event opened, by position (offline work is replayed for it).
-    private(set) var audiences: [UInt64: Audience] = [:]
+    /// Every entry this member opened, in order (with its audience: offline work is replayed
+    /// for it, and its ``ReplayMark`` when it is a replayed change).
+    private(set) var entries: [HouseholdEntry] = []
+    /// The history of the first `built.count` entries, and the state after them, folded from
+    /// the member's initial state: made when `history`, `--as-of`, `audit` or the shell's
+    /// news first ask for it, not at sign-in (each entry's history keeps what it changed).
+    private var built: [(author: MemberID, entry: HistoryEntry)] = []
+    private var builtState: GiftList
+    private let initial: GiftList
+    /// This member (nil while signing up): whose changes a replayed one may override.
+    var me: MemberID?
+    /// This member's changes that another's offline change overrode, by the position of the
+    /// event that did (``GiftList/overridden(own:by:state:)``).
+    private(set) var overridden: [(sequence: UInt64, change: OverriddenChange)] = []
     private var taken: Set<String> = []
     /// Ids a member's `passwd` renewed, with the id that follows each.
     private var successors: [MemberID: MemberID] = [:]
+
+    /// A directory of a member who starts from `initial` (the state their fold starts from).
+    init(initial: GiftList) {
+        self.initial = initial
+        builtState = initial
+    }
+
+    /// The history of what this member opened, oldest first, by author: each entry with what
+    /// it changed, as the fold had it before the entry (the same fold, from the same start).
+    var history: [(author: MemberID, entry: HistoryEntry)] {
+        for entry in entries[built.count...] {
+            built.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: builtState)))
+            builtState.apply(entry.event)
+        }
+        return built
+    }
 
     /// The names of members as they are now: without the ids a `passwd` renewed.
     var current: [MemberID: String] { names.filter { successors[$0.key] == nil } }
@@ -295,15 +336,46 @@ final class MemberDirectory {
         }
     }
 
+    /// Notes `entry`, opened, folded on `before` (the member's observer; the history folds its
+    /// own states, when asked; `before` tells what a replayed change overrode).
     func takeIn(_ entry: HouseholdEntry, before: GiftList) {
         // A member that folds the journal again from its start (a chain that is not the one
         // it verified) hands the same entries over again: they replace those kept.
-        while let last = history.last, last.entry.sequence >= entry.sequence { history.removeLast() }
-        history.append((entry.author, HistoryEntry(sequence: entry.sequence, event: entry.event, isReported: false, before: before)))
-        audiences[entry.sequence] = entry.audience
+        while let last = entries.last, last.sequence >= entry.sequence { entries.removeLast() }
+        if built.count > entries.count { (built, builtState) = ([], initial) }
+        overridden.removeAll { $0.sequence >= entry.sequence }
+        if let mark = entry.replayed, let me { overridden += overrides(of: me, by: entry, mark: mark, before: before) }
+        entries.append(entry)
         guard case .accountCreated(let name) = entry.event.body, entry.audience == .everyone else { return }
         signed[entry.author] = max(signed[entry.author] ?? 0, entry.epoch)
         guard names[entry.author] == nil, taken.insert(TextFolding.key(name)).inserted else { return }
         names[entry.author] = name
+    }
+}
+
+extension MemberDirectory {
+    /// The events `author` sent from the offline change `mark` names, in order; nil when
+    /// none reached the journal.
+    func sent(_ mark: ReplayMark, by author: MemberID) -> [Event]? {
+        let events = since(mark.base).filter { $0.author == author && $0.replayed?.origin == mark.origin }
+        return events.isEmpty ? nil : events.map(\.event)
+    }
+
+    /// The entries after position `sequence`, oldest first.
+    private func since(_ sequence: UInt64) -> ArraySlice<HouseholdEntry> {
+        entries[(entries.lastIndex { $0.sequence <= sequence }.map { $0 + 1 } ?? 0)...]
+    }
+
+    /// What `entry` (an offline change `mark` says was decided at its base, on `before`)
+    /// overrode of `me`'s changes after that base: theirs it never saw. The events of its own
+    /// replay (one author, one base) are not another's.
+    private func overrides(of me: MemberID, by entry: HouseholdEntry, mark: ReplayMark, before: GiftList)
+        -> [(sequence: UInt64, change: OverriddenChange)]
+    {
+        let own = since(mark.base).filter { past in
+            past.author == me && !(past.author == entry.author && past.replayed?.base == mark.base)
+        }
+        let undone = GiftList.overridden(own: own.map(\.event), by: [entry.event], state: before)
+        return undone.map { (sequence: entry.sequence, change: $0) }
     }
 }

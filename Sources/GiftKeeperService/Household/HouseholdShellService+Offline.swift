@@ -20,14 +20,15 @@ extension HouseholdShellService {
         let before = headSequence
         try refresh()
         report.received = Int(headSequence - before)
-        report.resolutions = replayed
-        replayed = []
+        (report.resolutions, report.overridden) = (replayed, overridden)
+        (replayed, overridden) = ([], [])
         return report
     }
 
-    /// Offline: tries the service again (the shell's idle look).
+    /// Offline: tries the service again (the shell's idle look); online, tells what another
+    /// member's offline change overrode of this member's.
     public func syncIfNeeded() throws(ServiceError) -> SyncReport? {
-        offlineSince == nil && replayed.isEmpty ? nil : try sync(restoringServer: false)
+        offlineSince == nil && replayed.isEmpty && overridden.isEmpty ? nil : try sync(restoringServer: false)
     }
 
     /// Where a device keeps its copy of the household's frames and its offline work.
@@ -72,8 +73,7 @@ extension HouseholdShellService {
         // Removed meanwhile: nothing to send to, ever (told at the sign-in).
         guard let password = since.password else { return 0 }
         let online = try open(try openStore(password), password: password)
-        let sent = pending.pendingChanges(after: since.base).count
-        try send(from: pending, after: since.base, to: online, offline)
+        let sent = try send(from: pending, after: since.base, to: online, offline)
         password.wipe()
         (session, offlineSince, undoable, redoable) = (online, nil, [], [])
         toldThrough = online.member.store.head.sequence
@@ -82,10 +82,18 @@ extension HouseholdShellService {
         return sent
     }
 
+    /// Where this device last verified the journal for `session`'s member (the mark kept
+    /// beside its copy, before the sign-in keeps it again): what another member's offline
+    /// change overrode after it is told at the sign-in's sync.
+    func markedThrough(_ session: HouseholdSession) -> UInt64? {
+        let journalID = session.member.store.header.journalID
+        return copy?.mark().flatMap { VerifiedMark.decode($0, journalID: journalID, member: session.member.secrets) }?.sequence
+    }
+
     /// The changes waiting here (offline).
     var unsentChanges: Int {
         guard let session, let since = offlineSince else { return 0 }
-        return session.pendingChanges(after: since.base).count
+        return (try? session.pendingChanges(after: since.base).count) ?? 0
     }
 
     private func open(_ store: any FrameStore, password: SecureBytes, unlocked: UnlockedWrap? = nil) throws(ServiceError)
@@ -102,10 +110,8 @@ extension HouseholdShellService {
     /// and the shared head its pending work follows.
     private func openPending(_ offline: OfflineWork, password: SecureBytes) throws(ServiceError) -> (HouseholdSession, UInt64) {
         let (store, base) = try Self.reaching { () throws -> (any FrameStore, UInt64) in
-            guard let opened = try HouseholdOffline.open(copy: offline.copy, pending: offline.pending),
-                let shared = try HouseholdOffline.base(pending: opened, copy: offline.copy)
-            else { throw ServiceError(.noRemote) }
-            return (opened, shared)
+            guard let opened = try HouseholdOffline.open(copy: offline.copy, pending: offline.pending) else { throw ServiceError(.noRemote) }
+            return opened
         }
         return (try open(store, password: password), base)
     }
@@ -133,12 +139,14 @@ extension HouseholdShellService {
         return session
     }
 
-    /// Sends `pending`'s changes after `base` to `online`; the pending file is forgotten once
-    /// they are all there. A member removed meanwhile keeps them (nothing sent).
+    /// Sends `pending`'s changes after `base` to `online` (none twice: ``HouseholdSession/replay(_:)``);
+    /// the pending file is forgotten once they are all there; answers how many there were. A
+    /// member removed meanwhile keeps them (nothing sent).
+    @discardableResult
     private func send(from pending: HouseholdSession, after base: UInt64, to online: HouseholdSession, _ offline: OfflineWork)
-        throws(ServiceError)
+        throws(ServiceError) -> Int
     {
-        let changes = pending.pendingChanges(after: base)
+        let changes = try Self.household { () throws(HouseholdSessionError) in try pending.pendingChanges(after: base) }
         do {
             replayed += try online.replay(changes)
         } catch .household(.notAMember) {
@@ -147,6 +155,7 @@ extension HouseholdShellService {
             throw ServiceError(household: error)
         }
         HouseholdOffline.discard(offline.pending)
+        return changes.count
     }
 
     /// Whether `error` leaves the member to work from the device's copy: the service away,

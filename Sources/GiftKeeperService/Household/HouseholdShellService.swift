@@ -50,6 +50,8 @@ public final class HouseholdShellService: ShellService {
     var offlineSince: (base: UInt64, password: SecureBytes?)?
     /// What sending offline work changed, told by the next sync.
     var replayed: [Resolution] = []
+    /// This member's changes that another's offline change overrode, told by the next sync.
+    var overridden: [OverriddenChange] = []
     /// Signed in from the device's copy because the member was removed while offline.
     var removedWhileOffline = false
 
@@ -159,6 +161,7 @@ public final class HouseholdShellService: ShellService {
         }
         session = opened
         toldThrough = opened.member.store.head.sequence
+        overridden += opened.overridden(after: markedThrough(opened) ?? toldThrough)
         keptAt = nil
         keepCopy()
         let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
@@ -219,6 +222,7 @@ public final class HouseholdShellService: ShellService {
         // Most looks find nothing new: the history is read only when the journal moved.
         guard head > told else { return }
         toldThrough = head
+        overridden += session.overridden(after: told)
         let news = session.history.reversed().prefix { $0.entry.sequence > told }.reversed().compactMap { Self.signed($0.author, $0.entry) }
         if !news.isEmpty { onChangesElsewhere?(news) }
     }
