@@ -97,6 +97,9 @@ extension HouseholdEndToEndTests {
         #expect(cloned.status == 0, "\(cloned)")
         let renewed = try await run(bob, ["passwd"], input: "bob-secret\nbob-new-secret\nbob-new-secret\n")
         #expect(renewed.status == 0, "\(renewed)")
+        // The phone knows only the old password: a change there is refused, saying what to do.
+        let stale = try await plain(phone, ["add", "Grandma", "Stale"], input: "bob-secret\n")
+        #expect(stale.status == 1 && stale.stderr.contains("changed on another device"), "\(stale)")
 
         for path in [phone.record, phone.record + ".frames", phone.sandbox.state + "/giftkeeper/devices"] {
             try FileManager.default.removeItem(atPath: path)

@@ -83,7 +83,9 @@ package enum HouseholdWords {
 
     package static let passwordsDiffer = "The two passwords differ; nothing was made."
     package static let notAdmitted =
-        "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), or removed."
+        "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), "
+        + "or removed; or your password was changed on another device (then add this one again: 'household device add' there, "
+        + "'household clone ADDRESS' here into a new record)."
     /// Said to a member removed while offline (SPEC §13): what they did offline stays theirs.
     package static func keptOffline(changes: Int) -> String {
         let what = changes == 1 ? "your change made offline stays" : "your \(changes) changes made offline stay"
