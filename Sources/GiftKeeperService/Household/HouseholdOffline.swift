@@ -31,10 +31,8 @@ package enum HouseholdOffline {
     /// replaced) every position of both is compared.
     package static func base(pending: any FrameStore, copy: any FrameStore) throws -> UInt64 {
         if try hash(in: pending, at: copy.head.sequence) == copy.head.hash { return copy.head.sequence }
-        // hashes[k]: the copy's chain hash at position k.
-        var hashes: [[UInt8]] = []
-        try copy.read(after: 0, progress: nil) { hashes.append(Array($0.previousHash)) }
-        hashes.append(copy.head.hash)
+        // hashes[k]: the copy's chain hash at position k (``chainHashes(_:)`` from position 1).
+        let hashes = [copy.header.genesisHash] + (try chainHashes(copy))
         func same(_ sequence: UInt64, _ hash: [UInt8]) -> Bool {
             sequence < hashes.count && hashes[Int(sequence)] == hash
         }
