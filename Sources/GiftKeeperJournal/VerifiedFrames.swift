@@ -28,9 +28,12 @@ public struct VerifiedFrames: Sendable {
         return (bytes, try header(bytes, path: path))
     }
 
-    /// Decodes and checks a stored header (its hash included).
+    /// Decodes and checks a stored header (its hash included): exactly a header's bytes, so
+    /// that one accepted is its own encoding (a file's header is followed by its frames; this
+    /// one, as a service sends it, by nothing).
     public static func header(_ bytes: [UInt8], path: String) throws(JournalError) -> JournalHeader {
-        try bytes.withBytes { buffer throws(JournalError) in try Journal.decodeHeader(buffer, path: path) }
+        guard bytes.count == JournalFormat.headerSize else { throw JournalError(.notAJournal, path: path) }
+        return try bytes.withBytes { buffer throws(JournalError) in try Journal.decodeHeader(buffer, path: path) }
     }
 
     /// Takes in `frames`, the ones after ``head`` in order: each must be one whole frame
