@@ -8,14 +8,31 @@ CREATE TABLE IF NOT EXISTS bench_bound (account_id uuid NOT NULL, journal_id byt
     frame bytea NOT NULL, device_id bigint NOT NULL, received_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (account_id, journal_id, sequence));
 CREATE SEQUENCE IF NOT EXISTS bench_bound_sequence;
+INSERT INTO gk_accounts (id) VALUES ('6d1f0a8e-0000-4000-8000-000000000002') ON CONFLICT DO NOTHING;
+INSERT INTO gk_journals (account_id, id, header, head_sequence, head_hash) VALUES ('6d1f0a8e-0000-4000-8000-000000000002',
+    '\x00112233445566778899aabbccddee02', '\x00', 0, '\x0000000000000000000000000000000000000000000000000000000000000000')
+    ON CONFLICT DO NOTHING;
+CREATE SEQUENCE IF NOT EXISTS bench_append_sequence;
+GRANT USAGE ON SEQUENCE bench_append_sequence TO giftkeeper_serve;
 SQL
     local frame_hex run best_service="" best_insert="" best_read="" service insert read postmaster cpu_before cpu_short
     local best_service_cpu="" best_database_cpu="" best_read_service_cpu="" best_read_database_cpu="" best_insert_cpu=""
+    local best_statement="" zeros=0000000000000000000000000000000000000000000000000000000000000000
     postmaster=$(head -1 "$GIFTKEEPER_TEST_POSTGRES_DIR/data/postmaster.pid")
     frame_hex=$(od -An -tx1 -N"$frame_bytes" /dev/urandom | tr -d ' \n')
     cat >"$work/insert.sql" <<SQL
 INSERT INTO bench_bound (account_id, journal_id, sequence, frame, device_id) VALUES ('6d1f0a8e-0000-4000-8000-000000000001',
     '\x00112233445566778899aabbccddeeff', nextval('bench_bound_sequence'), '\x$frame_hex', 1);
+SQL
+    # The statement an append runs, alone: gk_append as the serve role (row-level security on),
+    # one frame of the same bytes after the head and a posted head of a device record's size,
+    # with no service, TLS or HTTP in front (a bench account of its own; the head hash stays
+    # zero, so each call's base is the one before's new head).
+    cat >"$work/append.sql" <<SQL
+SELECT r.* FROM (SELECT nextval('bench_append_sequence') - 1 AS h) s, LATERAL gk_append(
+    '6d1f0a8e-0000-4000-8000-000000000002'::uuid, '\x00112233445566778899aabbccddee02'::bytea, s.h, '\x$zeros'::bytea,
+    s.h + 1, '\x$zeros'::bytea, ARRAY['\x$frame_hex'::bytea], 1, '\x00112233445566778899aabbccddeeff'::bytea,
+    '\x$zeros$zeros$zeros'::bytea, 1000000000) r;
 SQL
     for run in 1 2 3; do
         "$tool" append-cost --service "$node1" --ca "$GIFTKEEPER_CA_FILE" --frame-bytes "$frame_bytes" --count 500 \
@@ -40,11 +57,17 @@ SQL
         insert=$(tail -n +51 "$work"/pgbench.* | awk '{ print $3 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
         best_service=$(min "$best_service" "$service")
         best_insert=$(min "$best_insert" "$insert")
+        rm -f "$work"/pgbench.*
+        (cd "$work" && pgbench -n -M prepared -c 1 -t 550 -f append.sql -l --log-prefix=pgbench \
+            -h 127.0.0.1 -p "$(port_of "${db%/*}")" -U giftkeeper_serve giftkeeper >/dev/null 2>&1)
+        best_statement=$(min "$best_statement" "$(tail -n +51 "$work"/pgbench.* | awk '{ print $3 }' | sort -n |
+            awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')")
     done
     local x server_side
     x=$(ratio "$best_service" "$best_insert")
     verdict "$(within "$best_service" "$best_insert" 2 && echo 1)" \
         "change    an append of $frame_bytes bytes through the service $best_service µs (median, TLS, warm; a cursor read finding nothing $best_read µs) vs a bare prepared INSERT+COMMIT $best_insert µs = ${x} × (bound ≤ 2 ×)"
+    echo "change    the append's statement alone (gk_append as the serve role, no service in front) $best_statement µs = $(ratio "$best_statement" "$best_insert") × the bare insert (no bound: what any transport adds to)"
     # The same change's cost on the server side, in CPU time (no bound of its own: the bound
     # above is the round trip's): the service process's and the database's, against the
     # database's CPU for a bare insert, best of the same 3 runs.
