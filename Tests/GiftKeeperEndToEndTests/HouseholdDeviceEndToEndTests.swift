@@ -124,10 +124,12 @@ extension HouseholdEndToEndTests {
     )
     func phoneCarriedOverAfterPasswd() async throws {
         let (alice, bob, _) = try await household()
-        let phone = try Member("bob-new-secret")
-        let address = try await run(bob, ["device", "add"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let cloned = try await clone(phone, address, password: "bob-secret")
-        #expect(cloned.status == 0, "\(cloned)")
+        let (phone, tablet) = (try Member("bob-new-secret"), try Member("bob-new-secret"))
+        for device in [phone, tablet] {
+            let address = try await run(bob, ["device", "add"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let cloned = try await clone(device, address, password: "bob-secret")
+            #expect(cloned.status == 0, "\(cloned)")
+        }
         let renewed = try await run(bob, ["passwd"], input: "bob-secret\nbob-new-secret\nbob-new-secret\n")
         #expect(renewed.status == 0, "\(renewed)")
         for (recipient, title) in [("Grandma", "Scarf"), ("Bob", "Telescope")] {
@@ -153,5 +155,10 @@ extension HouseholdEndToEndTests {
         #expect(old.status == 3 && !old.stdout.contains("Scarf"), "\(old)")
         let members = try await run(phone, ["members"])
         #expect(members.status == 0 && members.stdout.contains("Bob  (you)"), "\(members)")
+        // The tablet, in the shell: the prompt after the old password takes the new one.
+        let shell = try await plain(tablet, [], input: "login\nbob-secret\nbob-new-secret\nlist\n")
+        #expect(shell.status == 0 && shell.stdout.contains("Kite") && !shell.stdout.contains("Telescope"), "\(shell)")
+        let tablets = try await plain(tablet, ["list"])
+        #expect(tablets.status == 0 && Self.row(of: tablets.stdout, holding: ["Grandma", "Scarf"]), "\(tablets)")
     }
 }
