@@ -106,6 +106,9 @@ public struct ServiceError: Error, Sendable {
         case householdKeptOffline(changes: Int)
         /// A command a household's shell does not have (``HouseholdShellService``).
         case notInAHousehold(command: String)
+        /// After the member's `passwd` on another device, the password given for it opens no
+        /// renewal of this device's identity (`opened`: it opened another member's).
+        case householdRenewalNotOpened(opened: Bool)
     }
 
     public let code: Code
@@ -168,6 +171,8 @@ public struct ServiceError: Error, Sendable {
             return 2
         case .householdKeptOffline:
             return 1
+        case .householdRenewalNotOpened:
+            return 3
         case .household(let refusal):
             switch refusal {
             case .refused, .notAMember, .rolledBack, .forked: return 1

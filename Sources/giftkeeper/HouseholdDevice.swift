@@ -178,6 +178,9 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
     service.desk = desk
     service.offline = .init(copy: HouseholdRecord.copyPath(path), pending: HouseholdRecord.pendingPath(path))
     service.onPasswordChange = { old, new, store, renew in try renewHouseholdKeys(at: path, old: old, new: new, store: store, renew: renew) }
+    service.carryOver = { session, old, ask throws(ServiceError) in
+        try HouseholdShellService.reaching { try carryOver(session, at: path, old: old, ask: ask, now: system.now) }
+    }
     return service
 }
 
@@ -300,9 +303,15 @@ func withHousehold(
             _ = try record.service(password: secret, sealingAlso: [recovery.secret])  // the recovery code opens this device's key too
             Console().note(HouseholdWords.recoveryCode(recovery.text))
         }
-        tellFailedLogins(at: path, name: record.name, session: session)
-        try body(session, &record, remote)
-        record.noteVerified(by: session.member, at: path, copy: copy)
+        var signedIn = session
+        if session.isRenewedElsewhere && recoveryCode == nil {  // the member's `passwd` ran on another device
+            tellFailedLogins(at: path, name: record.name, session: session)  // sealed to the old keys
+            signedIn = try carryOver(session, at: path, old: secret, ask: askRenewedPassword, now: now)
+            record = try HouseholdRecord.read(path)
+        }
+        tellFailedLogins(at: path, name: record.name, session: signedIn)
+        try body(signedIn, &record, remote)
+        record.noteVerified(by: signedIn.member, at: path, copy: copy)
         try record.write(to: path)
     }
 }

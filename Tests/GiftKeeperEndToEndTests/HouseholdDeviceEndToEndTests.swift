@@ -97,9 +97,12 @@ extension HouseholdEndToEndTests {
         #expect(cloned.status == 0, "\(cloned)")
         let renewed = try await run(bob, ["passwd"], input: "bob-secret\nbob-new-secret\nbob-new-secret\n")
         #expect(renewed.status == 0, "\(renewed)")
-        // The phone knows only the old password: a change there is refused, saying what to do.
-        let stale = try await plain(phone, ["add", "Grandma", "Stale"], input: "bob-secret\n")
-        #expect(stale.status == 1 && stale.stderr.contains("changed on another device"), "\(stale)")
+        // The phone knows the old password and asks for the new one: a wrong one changes nothing there.
+        let kept = try String(contentsOfFile: phone.record, encoding: .utf8)
+        let stale = try await plain(phone, ["add", "Grandma", "Stale"], input: "bob-secret\nnot-the-new-one\n")
+        #expect(stale.status == 3 && stale.stderr.contains("changed on another device"), "\(stale)")
+        #expect(stale.stderr.contains("opens no renewal of your keys"), "\(stale)")
+        #expect(try String(contentsOfFile: phone.record, encoding: .utf8) == kept)
 
         for path in [phone.record, phone.record + ".frames", phone.sandbox.state + "/giftkeeper/devices"] {
             try FileManager.default.removeItem(atPath: path)
@@ -114,5 +117,48 @@ extension HouseholdEndToEndTests {
         #expect(fresh.status == 0, "\(fresh)")
         let alices = try await plain(alice, ["list"])
         #expect(Self.row(of: alices.stdout, holding: ["Grandma", "Fresh"]), "\(alices)")
+    }
+
+    @Test(
+        "After Bob's passwd on his laptop his phone carries itself over: the old password, then the new one; it reads Grandma's new present, never Bob's, and writes"
+    )
+    func phoneCarriedOverAfterPasswd() async throws {
+        let (alice, bob, _) = try await household()
+        let (phone, tablet) = (try Member("bob-new-secret"), try Member("bob-new-secret"))
+        for device in [phone, tablet] {
+            let address = try await run(bob, ["device", "add"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let cloned = try await clone(device, address, password: "bob-secret")
+            #expect(cloned.status == 0, "\(cloned)")
+        }
+        let renewed = try await run(bob, ["passwd"], input: "bob-secret\nbob-new-secret\nbob-new-secret\n")
+        #expect(renewed.status == 0, "\(renewed)")
+        for (recipient, title) in [("Grandma", "Scarf"), ("Bob", "Telescope")] {
+            let added = try await plain(alice, ["add", recipient, title])
+            #expect(added.status == 0, "\(added)")
+        }
+        // The new password alone: refused there (the phone's keys are under the old one), saying what to do.
+        let early = try await plain(phone, ["list"], input: "bob-new-secret\n")
+        #expect(early.status == 3 && early.stderr.contains("sign in here once with the old one"), "\(early)")
+        // The old password, then the new one: carried over; it sees Grandma's present and never Bob's.
+        let carried = try await plain(phone, ["list"], input: "bob-secret\nbob-new-secret\n")
+        #expect(carried.status == 0 && carried.stderr.contains("changed on another device"), "\(carried)")
+        #expect(carried.stderr.contains("carried over to your new keys"), "\(carried)")
+        #expect(Self.row(of: carried.stdout, holding: ["Grandma", "Scarf"]) && !carried.stdout.contains("Telescope"), "\(carried)")
+        #expect(permissions(of: phone.record) == 0o600)
+        // Its add reaches Alice, as Bob's.
+        let kite = try await plain(phone, ["add", "Grandma", "Kite"])
+        #expect(kite.status == 0, "\(kite)")
+        let alices = try await plain(alice, ["list"])
+        #expect(Self.row(of: alices.stdout, holding: ["Grandma", "Kite"]), "\(alices)")
+        // From now on the old password opens nothing on the phone; the new one does.
+        let old = try await plain(phone, ["list"], input: "bob-secret\n")
+        #expect(old.status == 3 && !old.stdout.contains("Scarf"), "\(old)")
+        let members = try await run(phone, ["members"])
+        #expect(members.status == 0 && members.stdout.contains("Bob  (you)"), "\(members)")
+        // The tablet, in the shell: the prompt after the old password takes the new one.
+        let shell = try await plain(tablet, [], input: "login\nbob-secret\nbob-new-secret\nlist\n")
+        #expect(shell.status == 0 && shell.stdout.contains("Kite") && !shell.stdout.contains("Telescope"), "\(shell)")
+        let tablets = try await plain(tablet, ["list"])
+        #expect(tablets.status == 0 && Self.row(of: tablets.stdout, holding: ["Grandma", "Scarf"]), "\(tablets)")
     }
 }

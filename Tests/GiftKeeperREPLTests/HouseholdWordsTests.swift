@@ -20,7 +20,8 @@ import Testing
     }
 
     @Test func refusalsHaveTheirExitCodes() {
-        #expect(HouseholdWords.refusal(.household(.wrongPassword)) == ("Wrong password.", 3))
+        #expect(HouseholdWords.refusal(.household(.wrongPassword)) == (HouseholdWords.wrongPassword, 3))
+        #expect(HouseholdWords.wrongPassword.hasPrefix("Wrong password.") && HouseholdWords.wrongPassword.contains("another device"))
         #expect(HouseholdWords.refusal(.safetyNumberMismatch).code == 1)
         #expect(HouseholdWords.refusal(.household(.notAMember)).sentence.contains("not a member of this household"))
         #expect(HouseholdWords.refusal(.invitation(.ownerKeysDoNotMatch)).code == 1)

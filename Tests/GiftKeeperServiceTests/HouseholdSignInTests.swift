@@ -38,7 +38,9 @@ import Testing
         let kept = try String(contentsOfFile: HouseholdLoginReports.path(bobsRecord), encoding: .utf8)
         told = []
         for _ in 0..<2 { #expect(!signIn(Self.shell(home, home.bob, record: bobsRecord), "not-bobs")) }
-        #expect(told == [.failedAttempt(recorded: true, nextDelaySeconds: 0), .failedAttempt(recorded: true, nextDelaySeconds: 0)])
+        // Each failure recorded, and the hint that the password may have been changed on another device.
+        let failed: [LoginNotification] = [.failedAttempt(recorded: true, nextDelaySeconds: 0), .householdPasswordMayBeNew]
+        #expect(told == failed + failed)
         let reports = try String(contentsOfFile: HouseholdLoginReports.path(bobsRecord), encoding: .utf8)
         let lines = reports.split(separator: "\n")
         #expect(lines.count == 3 && reports.hasPrefix(kept) && !reports.contains("Bob"))

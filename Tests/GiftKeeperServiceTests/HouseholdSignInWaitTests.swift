@@ -28,7 +28,8 @@ import Testing
         #expect(signIn("Bob-pw"))  // the first sign-in here keeps his public key: failures are counted from then on
         told = []
         for _ in 0..<6 { #expect(!signIn("not-bobs")) }
-        #expect(told.map { if case .failedAttempt(_, let next) = $0 { next } else { -1 } } == [0, 0, 1, 2, 4, 8])
+        #expect(told.compactMap { if case .failedAttempt(_, let next) = $0 { next } else { nil } } == [0, 0, 1, 2, 4, 8])
+        #expect(told.filter { $0 == .householdPasswordMayBeNew }.count == 6)
         #expect(waits.totals == [1, 2, 4])
         #expect(waits.ticks.suffix(5) == [4, 3, 2, 1, 0])
         #expect(sleeps.delays == Array(repeating: 1, count: 7))

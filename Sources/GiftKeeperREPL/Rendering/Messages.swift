@@ -288,6 +288,8 @@ extension ServiceError {
             return HouseholdWords.keptOffline(changes: changes)
         case .notInAHousehold(let command):
             return HouseholdWords.notInAHousehold(command)
+        case .householdRenewalNotOpened(let opened):
+            return opened ? HouseholdWords.notYourRenewal : HouseholdWords.notTheNewPassword
         case .crypto(let failure):
             return "Internal failure: \(failure.words). Nothing more was written; please report this."
         case .outOfGuardedMemory(let bytes):
@@ -344,6 +346,8 @@ extension LoginNotification {
             return "⚠️  Carrying on with this journal as it is: the rollback warning will not be repeated."
         case .keptOffline(let changes):
             return "⚠️  " + HouseholdWords.keptOffline(changes: changes)
+        case .householdPasswordMayBeNew:
+            return HouseholdWords.signInOnceWithTheOld
         }
     }
 }

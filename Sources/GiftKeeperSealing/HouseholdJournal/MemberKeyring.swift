@@ -43,6 +43,9 @@ package struct MemberKeyring {
     private var active: MemberSecrets
     /// Every renewal taken in: a member's old id and the new one it announced.
     package private(set) var successors: [MemberID: MemberID] = [:]
+    /// The epoch frame that left this member out after they held the epoch before it (a
+    /// removal, or their `passwd` on another device: ``HouseholdMember/isRenewedElsewhere``).
+    package private(set) var leftOutAt: UInt64?
     let journalID: [UInt8]
     let formatVersion: UInt16
     /// The household's epoch at this point of the journal (the clear epoch numbers run 1, 2, 3…).
@@ -168,6 +171,7 @@ package struct MemberKeyring {
         let mine = chain.prefix(through: chain.firstIndex { $0.id == active.id } ?? chain.count - 1).reversed()
         guard let identity = mine.first(where: { sealed.grants[$0.id] != nil }) else {
             // Not granted: not admitted yet, or removed. Nothing of this epoch opens here.
+            if previous != nil { leftOutAt = position.sequence }
             (epoch, current) = (sealed.epoch, nil)
             return
         }

@@ -68,6 +68,13 @@ public final class HouseholdShellService: ShellService {
     /// Without it, `passwd` is refused.
     package var onPasswordChange: ((_ old: SecureBytes, _ new: SecureBytes, _ store: any FrameStore, _ renew: Renewing) throws -> Void)?
 
+    /// What carries this device over after the member's `passwd` on another device (the
+    /// device's record and key; ``HouseholdSession/carriedOver(password:now:)``): given the
+    /// old identity's session, the old password and ``askPassword``; answers the new session.
+    package var carryOver: ((HouseholdSession, _ old: SecureBytes, _ ask: (String) throws -> SecureBytes) throws(ServiceError) -> HouseholdSession)?
+    /// How the shell asks for a password with a prompt (a one-shot: the next line), set by it before it signs in.
+    package var askPassword: ((String) throws -> SecureBytes)?
+
     /// Renews the member's keys with a recovery code and a cost, appended as given; answers the new member id.
     package typealias Renewing = (SecureBytes, KDFParameters, ((FrameBatch, MemberKeys) throws -> AppendOutcome)?) throws -> MemberID
 
@@ -148,7 +155,7 @@ public final class HouseholdShellService: ShellService {
         // sign-in here make the wait before the password is checked (SPEC §1).
         guard HouseholdLoginReports.waitBeforeChecking(record: journalPath, sleep: sleep, isCancelled: isCancelled, onWaiting: onWaiting)
         else { throw ServiceError(.cancelled) }
-        let opened: HouseholdSession
+        var opened: HouseholdSession
         do throws(ServiceError) {
             opened = try signIn(password)
         } catch {
@@ -157,14 +164,23 @@ public final class HouseholdShellService: ShellService {
                 let next = loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath))
                 onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: next))
             }
+            if HouseholdLoginReports.isWrongPassword(error) { onNotification?(.householdPasswordMayBeNew) }
             throw error
+        }
+        // The member's `passwd` ran on another device: this one carries itself over (the
+        // failures recorded before were sealed to the old keys: counted with them).
+        var failed = 0
+        if opened.isRenewedElsewhere, let carryOver, let askPassword {
+            let before = opened.member.secrets.identity
+            opened = try carryOver(opened, password, askPassword)
+            (memberID, failed) = (opened.id, HouseholdLoginReports.signedIn(record: journalPath, as: before))
         }
         session = opened
         toldThrough = opened.member.store.head.sequence
         overridden += opened.overridden(after: markedThrough(opened) ?? toldThrough)
         keptAt = nil
         keepCopy()
-        let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
+        failed += HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
         if removedWhileOffline { onNotification?(.keptOffline(changes: unsentChanges)) }
     }

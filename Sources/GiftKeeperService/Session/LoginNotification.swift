@@ -27,5 +27,8 @@ public enum LoginNotification: Equatable, Sendable {
     /// A household member removed while this device was offline: their `changes` made
     /// offline stay on this device, readable, and are never sent.
     case keptOffline(changes: Int)
+    /// A wrong password for a household's record on this device: perhaps the member's new
+    /// one, after their `passwd` on another device (the old one signs in once to carry it over).
+    case householdPasswordMayBeNew
 
 }

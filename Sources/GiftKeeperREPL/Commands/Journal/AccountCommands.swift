@@ -92,6 +92,10 @@ struct LoginCommand: ShellCommand {
         }
         let password = try shell.readPassword("Password: ")
         defer { password.wipe() }
+        // A household's device asks again after its member's `passwd` elsewhere (the new password).
+        let household = service as? HouseholdShellService
+        household?.askPassword = { prompt in try shell.readPassword(prompt) }
+        defer { household?.askPassword = nil }
         try shell.checking { try service.login(password: password) }
     }
 }

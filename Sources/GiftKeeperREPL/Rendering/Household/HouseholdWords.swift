@@ -84,8 +84,8 @@ package enum HouseholdWords {
     package static let passwordsDiffer = "The two passwords differ; nothing was made."
     package static let notAdmitted =
         "You are not a member of this household: not admitted yet (the owner admits you once your safety numbers match), "
-        + "or removed; or your password was changed on another device (then add this one again: 'household device add' there, "
-        + "'household clone ADDRESS' here into a new record)."
+        + "or removed; or your password was changed on another device (then sign in here once with the old password, "
+        + "as a one-shot such as 'giftkeeper list': this device asks for the new one and carries itself over)."
     /// Said to a member removed while offline (SPEC §13): what they did offline stays theirs.
     package static func keptOffline(changes: Int) -> String {
         let what = changes == 1 ? "your change made offline stays" : "your \(changes) changes made offline stay"
@@ -155,7 +155,7 @@ package enum HouseholdWords {
     /// What a refusal of the household session says, and its exit code (SPEC §2).
     package static func refusal(_ error: HouseholdSessionError) -> (sentence: String, code: Int32) {
         switch error {
-        case .household(.wrongPassword): ("Wrong password.", 3)
+        case .household(.wrongPassword): (wrongPassword, 3)
         case .household(.notAMember): (notAdmitted, 1)
         case .household(.notAnOwner): ("Only an owner of the household may do this.", 2)
         case .household(.noKeyWrap): ("This household's journal holds no key wrap of yours.", 4)
