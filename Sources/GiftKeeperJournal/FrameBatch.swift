@@ -32,14 +32,14 @@ public struct FrameBatch: Sendable {
     public private(set) var bytes: [UInt8] = []
     private(set) var frames: [Entry] = []
 
-    /// One frame of the batch: where it starts in ``bytes`` and what it chains to.
+    /// One frame of the batch: where it starts in ``bytes``. Its hash is its last
+    /// ``JournalFormat/hashSize`` bytes, and the one before it (``base``'s for the first) is
+    /// what it chains to.
     struct Entry: Sendable {
         let sequence: UInt64
         let kind: FrameKind
         let start: Int
         let length: Int
-        let previousHash: [UInt8]
-        let hash: [UInt8]
     }
 
     /// A batch whose first frame follows `base`; `path` names the journal in errors.
@@ -51,23 +51,35 @@ public struct FrameBatch: Sendable {
     }
 
     /// The frames after `base` that were verified before, from their `bytes` back to back
-    /// and where each begins in them, up to `head`: none is hashed again (a frame's hash is
-    /// the next one's previous hash, the last one's `head`'s).
-    init(
-        verified bytes: [UInt8], after base: JournalHead, frames: [(kind: FrameKind, start: Int, previousHash: [UInt8])], head: JournalHead,
-        path: String
-    ) {
+    /// (whole frames, as a file or a ``VerifiedFrames`` holds them): none is hashed again,
+    /// each is found from the length its header gives (a frame's hash is its last bytes, the
+    /// next one's previous hash). Nil when they are not whole frames numbered on from `base`
+    /// (a file changed since it verified).
+    init?(verified bytes: [UInt8], after base: JournalHead, path: String) {
         self.init(after: base, path: path)
-        self.bytes = bytes
-        self.frames = frames.indices.map { index in
-            let (kind, start, previousHash) = frames[index]
-            let next = index + 1 < frames.count ? frames[index + 1] : nil
-            return Entry(
-                sequence: base.sequence + UInt64(index) + 1, kind: kind, start: start, length: (next?.start ?? bytes.count) - start,
-                previousHash: previousHash, hash: next?.previousHash ?? head.hash)
+        let whole = bytes.withUnsafeBytes { all in
+            var start = 0
+            while start < all.count {
+                guard all.count - start >= JournalFormat.frameOverhead,
+                    UInt64(littleEndian: all.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)) == nextSequence,
+                    let kind = FrameKind(rawValue: all[start + JournalFormat.frameCheckedSize - 1])
+                else { return false }
+                let length = JournalFormat.frameOverhead + Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: start, as: UInt32.self)))
+                guard length <= all.count - start else { return false }
+                frames.append(Entry(sequence: nextSequence, kind: kind, start: start, length: length))
+                nextSequence += 1
+                start += length
+            }
+            return true
         }
-        nextSequence = head.sequence + 1
-        previousHash = head.hash
+        guard whole else { return nil }
+        self.bytes = bytes
+        if let last = frames.last { previousHash = hash(of: last) }
+    }
+
+    /// The hash of `frame` (one of ``frames``): its last bytes.
+    private func hash(of frame: Entry) -> [UInt8] {
+        Array(bytes[frame.start + frame.length - JournalFormat.hashSize..<frame.start + frame.length])
     }
 
     /// How many frames the batch holds.
@@ -104,10 +116,7 @@ public struct FrameBatch: Sendable {
             }
         }
         bytes += hash
-        frames.append(
-            Entry(
-                sequence: nextSequence, kind: kind, start: start, length: bytes.count - start,
-                previousHash: previousHash, hash: hash))
+        frames.append(Entry(sequence: nextSequence, kind: kind, start: start, length: bytes.count - start))
         nextSequence += 1
         previousHash = hash
     }
@@ -127,12 +136,9 @@ public struct FrameBatch: Sendable {
             }
             let start = piece.bytes.count
             piece.bytes += bytes[frame.start..<frame.start + frame.length]
-            piece.frames.append(
-                Entry(
-                    sequence: frame.sequence, kind: frame.kind, start: start, length: frame.length,
-                    previousHash: frame.previousHash, hash: frame.hash))
+            piece.frames.append(Entry(sequence: frame.sequence, kind: frame.kind, start: start, length: frame.length))
             piece.nextSequence = frame.sequence + 1
-            piece.previousHash = frame.hash
+            piece.previousHash = hash(of: frame)
         }
         return pieces + [piece]
     }
@@ -144,14 +150,16 @@ public struct FrameBatch: Sendable {
 
     /// Notes every frame in `index`.
     func note(into index: inout FrameIndex) {
-        bytes.withUnsafeBytes { all in
-            for frame in frames {
-                let payloadStart = frame.start + JournalFormat.frameHeaderSize
-                let payloadEnd = frame.start + frame.length - JournalFormat.hashSize
-                frame.previousHash.withUnsafeBytes { previous in
+        base.hash.withUnsafeBytes { baseHash in
+            bytes.withUnsafeBytes { all in
+                var previous = baseHash
+                for frame in frames {
+                    let payloadStart = frame.start + JournalFormat.frameHeaderSize
+                    let payloadEnd = frame.start + frame.length - JournalFormat.hashSize
                     index.note(
                         sequence: frame.sequence, kind: frame.kind,
                         previousHash: previous, payload: UnsafeRawBufferPointer(rebasing: all[payloadStart..<payloadEnd]))
+                    previous = UnsafeRawBufferPointer(rebasing: all[payloadEnd..<frame.start + frame.length])
                 }
             }
         }
@@ -159,8 +167,11 @@ public struct FrameBatch: Sendable {
 
     /// What the frames became once written at byte `offset`.
     func appendedFrames(startingAt offset: Int) -> [AppendedFrame] {
-        frames.map { AppendedFrame(sequence: $0.sequence, kind: $0.kind, hash: $0.hash, offset: offset + $0.start) }
+        frames.map { AppendedFrame(sequence: $0.sequence, kind: $0.kind, hash: hash(of: $0), offset: offset + $0.start) }
     }
+
+    /// Where each frame starts in ``bytes``, in order.
+    var starts: [Int] { frames.map(\.start) }
 }
 
 /// What a store did with a ``FrameBatch``.

@@ -22,19 +22,16 @@ extension Journal: FrameStore {
         }
     }
 
-    /// Every frame as one batch after the genesis hash, byte for byte as the file holds them:
-    /// verified on opening, so none is hashed again (a device's copy of a household's journal,
-    /// handed to the service as the frames it knows).
+    /// Every frame as one batch after the genesis hash, byte for byte as the file holds them,
+    /// read in one piece: verified on opening, so none is hashed again (a device's copy of a
+    /// household's journal, handed to the service as the frames it knows).
     public func frames() throws -> FrameBatch {
-        var frames: [(kind: FrameKind, start: Int, previousHash: [UInt8])] = []
-        frames.reserveCapacity(frameCount)
-        try replay(from: firstBoundary, chainCheck: .trustVerifiedOnOpen, progress: nil) { frame, offset in
-            frames.append((frame.kind, offset - JournalFormat.headerSize, Array(frame.previousHash)))
-        }
         var bytes = [UInt8](repeating: 0, count: size - JournalFormat.headerSize)
         try mapIO(path) { try bytes.withUnsafeMutableBytes { buffer in try file.readFully(into: buffer, at: JournalFormat.headerSize) } }
-        return FrameBatch(
-            verified: bytes, after: JournalHead(sequence: 0, hash: header.genesisHash), frames: frames, head: head, path: path)
+        guard let batch = FrameBatch(verified: bytes, after: JournalHead(sequence: 0, hash: header.genesisHash), path: path),
+            batch.head == head
+        else { throw JournalError(.corrupt(JournalProblem(sequence: 1, offset: nil, damage: .changedWhileOpen)), path: path) }
+        return batch
     }
 
     /// A shared record lock on this byte (past any journal's end, never written) marks a

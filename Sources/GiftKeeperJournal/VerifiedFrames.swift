@@ -7,10 +7,19 @@ public struct VerifiedFrames: Sendable {
     public let path: String
     public private(set) var head: JournalHead
     public private(set) var index = FrameIndex()
+    /// Every frame's encoded bytes, back to back, in order (one buffer: a copy of 20,000
+    /// frames taken in at once is kept as it came, not split into an array each).
+    private var bytes: [UInt8] = []
+    /// Where each frame starts in ``bytes``.
+    private var starts: [Int] = []
+
     /// Each frame's encoded bytes, in order.
-    public private(set) var frames: [[UInt8]] = []
-    /// The header's size plus every frame's: the offset a frame would have in a file.
-    private var size = JournalFormat.headerSize
+    public var frames: [[UInt8]] { starts.indices.map { Array(bytes[range(of: $0)]) } }
+
+    /// Where frame `position + 1` lies in ``bytes``.
+    private func range(of position: Int) -> Range<Int> {
+        starts[position]..<(position + 1 < starts.count ? starts[position + 1] : bytes.count)
+    }
 
     public init(header: JournalHeader, path: String) {
         self.header = header
@@ -57,8 +66,8 @@ public struct VerifiedFrames: Sendable {
                     .corrupt(JournalProblem(sequence: head.sequence + 1, offset: nil, damage: .frameDoesNotVerify)),
                     path: path)
             }
-            self.frames.append(frame)
-            size += frame.count
+            starts.append(bytes.count)
+            bytes += frame
             head = JournalHead(sequence: verified, hash: Array(scanner.previousHash))
         }
     }
@@ -67,8 +76,9 @@ public struct VerifiedFrames: Sendable {
     public mutating func accept(_ batch: FrameBatch) {
         precondition(batch.base == head, "a batch is kept only on the head it was built after")
         batch.note(into: &index)
-        frames += batch.encodedFrames
-        size += batch.bytes.count
+        let offset = bytes.count
+        starts += batch.starts.map { offset + $0 }
+        if bytes.isEmpty { bytes = batch.bytes } else { bytes += batch.bytes }  // the first: shared, not copied
         head = batch.head
     }
 
@@ -76,23 +86,12 @@ public struct VerifiedFrames: Sendable {
     /// taken in as: what a copy of the journal is written from, each frame verified once
     /// already (``takeIn(_:)``) and not hashed again.
     public func storedFrames(through last: UInt64 = .max) -> FrameBatch {
-        let stored = frames.prefix(Int(min(last, UInt64(frames.count))))
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(stored.reduce(0) { $0 + $1.count })
-        var entries: [(kind: FrameKind, start: Int, previousHash: [UInt8])] = []
-        entries.reserveCapacity(stored.count)
-        var previousHash = header.genesisHash
-        for frame in stored {
-            guard let kind = FrameKind(rawValue: frame[JournalFormat.frameCheckedSize - 1]) else {
-                preconditionFailure("a verified frame's kind is one this build knows")
-            }
-            entries.append((kind, bytes.count, previousHash))
-            bytes += frame
-            previousHash = Array(frame.suffix(JournalFormat.hashSize))
+        let count = Int(min(last, UInt64(starts.count)))
+        let stored = count == starts.count ? bytes : Array(bytes[..<starts[count]])
+        guard let batch = FrameBatch(verified: stored, after: JournalHead(sequence: 0, hash: header.genesisHash), path: path) else {
+            preconditionFailure("frames verified as they were taken in are whole")
         }
-        return FrameBatch(
-            verified: bytes, after: JournalHead(sequence: 0, hash: header.genesisHash), frames: entries,
-            head: JournalHead(sequence: UInt64(stored.count), hash: previousHash), path: path)
+        return batch
     }
 
     /// Calls `body` with every frame after `sequence` up to `last`. Each was verified against
@@ -103,29 +102,31 @@ public struct VerifiedFrames: Sendable {
         after sequence: UInt64, through last: UInt64 = .max, progress: ((Int, Int) -> Void)?,
         _ body: (FrameView) throws -> Void
     ) throws {
-        let end = Int(min(last, UInt64(frames.count)))
+        let end = Int(min(last, UInt64(starts.count)))
         var position = Int(min(sequence, UInt64(end)))
-        var offset = JournalFormat.headerSize + frames.prefix(position).reduce(0) { $0 + $1.count }
-        var previousHash = position == 0 ? header.genesisHash : Array(frames[position - 1].suffix(JournalFormat.hashSize))
-        while position < end {
-            let frame = frames[position]
-            try frame.withUnsafeBytes { bytes in
-                guard let kind = FrameKind(rawValue: bytes[JournalFormat.frameCheckedSize - 1]) else {
-                    throw JournalError(
-                        .corrupt(JournalProblem(sequence: UInt64(position + 1), offset: nil, damage: .frameDoesNotVerify)), path: path)
-                }
-                try previousHash.withUnsafeBytes { previous in
+        let size = JournalFormat.headerSize + bytes.count
+        try header.genesisHash.withUnsafeBytes { genesis in
+            try bytes.withUnsafeBytes { all in
+                // The hash a frame chains to: the last bytes of the one before it.
+                var previousHash =
+                    position == 0 ? genesis : UnsafeRawBufferPointer(rebasing: all[range(of: position - 1).suffix(JournalFormat.hashSize)])
+                while position < end {
+                    let frame = range(of: position)
+                    guard let kind = FrameKind(rawValue: all[frame.lowerBound + JournalFormat.frameCheckedSize - 1]) else {
+                        throw JournalError(
+                            .corrupt(JournalProblem(sequence: UInt64(position + 1), offset: nil, damage: .frameDoesNotVerify)), path: path)
+                    }
                     try body(
                         FrameView(
                             sequence: UInt64(position + 1), kind: kind,
-                            payload: UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize..<bytes.count - JournalFormat.hashSize]),
-                            previousHash: previous))
+                            payload: UnsafeRawBufferPointer(
+                                rebasing: all[(frame.lowerBound + JournalFormat.frameHeaderSize)..<(frame.upperBound - JournalFormat.hashSize)]),
+                            previousHash: previousHash))
+                    previousHash = UnsafeRawBufferPointer(rebasing: all[frame.suffix(JournalFormat.hashSize)])
+                    position += 1
+                    progress?(JournalFormat.headerSize + frame.upperBound, size)
                 }
             }
-            previousHash = Array(frame.suffix(JournalFormat.hashSize))
-            position += 1
-            offset += frame.count
-            progress?(offset, size)
         }
     }
 }

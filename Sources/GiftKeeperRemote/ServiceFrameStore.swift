@@ -40,6 +40,9 @@ public final class ServiceFrameStore: SharedFrameStore {
     private var liveStarted = false
     /// The live changes' count when this handle last read.
     private var heardChanges = 0
+    /// Whether a wait starts the live socket (a shell, which waits at its prompt); a one-shot,
+    /// which only catches up once, reads with its cursor alone (``ServiceRemote/listensForChanges``).
+    var listens = true
 
     /// Asked this often (ms) while a shell waits at its prompt without the live socket.
     static let pollInterval = 1_000
@@ -131,7 +134,7 @@ public final class ServiceFrameStore: SharedFrameStore {
 
     public func waitForFrames(after sequence: UInt64, milliseconds: Int) throws(JournalError) -> Bool {
         guard !isUnusable else { throw JournalError(.unusable, path: name) }
-        if !liveStarted { liveStarted = connection.startLive(live, journalID: journalID) }
+        if listens, !liveStarted { liveStarted = connection.startLive(live, journalID: journalID) }
         let start = ContinuousClock.now
         while true {
             if sequence < head.sequence { return true }
@@ -304,6 +307,10 @@ public final class ServiceFrameStore: SharedFrameStore {
 public final class ServiceRemote: RemoteLocation {
     let connection: ServiceConnection
     public var description: String { connection.name }
+    /// Whether the journals opened here start the service's live socket at their first wait
+    /// (``LiveChanges``): a shell's do; a one-shot's, which read once and end, need not (a
+    /// catch-up is then a cursor read, as without the socket).
+    public var listensForChanges = true
 
     /// The service at `url` (``ServiceAddress``); this device's key for it is kept in
     /// `stateDirectory`, and the service knows the device as `deviceName`.
@@ -321,11 +328,16 @@ public final class ServiceRemote: RemoteLocation {
     }
 
     public func open(journalID: [UInt8]) throws(JournalError) -> (any SharedFrameStore)? {
-        try ServiceFrameStore.open(connection: connection, journalID: journalID)
+        listening(try ServiceFrameStore.open(connection: connection, journalID: journalID))
     }
 
     public func open(journalID: [UInt8], known: FrameBatch) throws(JournalError) -> (any SharedFrameStore)? {
-        try ServiceFrameStore.open(connection: connection, journalID: journalID, known: known)
+        listening(try ServiceFrameStore.open(connection: connection, journalID: journalID, known: known))
+    }
+
+    private func listening(_ store: ServiceFrameStore?) -> ServiceFrameStore? {
+        store?.listens = listensForChanges
+        return store
     }
 
     public func create(header: JournalHeader) throws(JournalError) -> any SharedFrameStore {

@@ -137,10 +137,11 @@ func householdDeviceCopy(at path: String, hand: CopyAtHand) -> HouseholdShellSer
 }
 
 /// The shell's session for `journalPath`: a household member's when it is a household's
-/// record on this device, else a person's journal.
+/// record on this device, else a person's journal. `listening`: whether a household's
+/// journal starts the service's live socket (a shell's; a one-shot's need not).
 /// - Throws: a record that cannot be used yet (not admitted).
-func shellService(journalPath: String, environment: ServiceEnvironment) throws(ServiceError) -> any ShellService {
-    if let household = try householdShellService(at: journalPath) { return household }
+func shellService(journalPath: String, environment: ServiceEnvironment, listening: Bool = true) throws(ServiceError) -> any ShellService {
+    if let household = try householdShellService(at: journalPath, listening: listening) { return household }
     return GiftKeeperService(journalPath: journalPath, environment: environment)
 }
 
@@ -148,8 +149,8 @@ func shellService(journalPath: String, environment: ServiceEnvironment) throws(S
 /// `{`; a journal never does): the member signs in through the service, online
 /// (``HouseholdShellService``), reading from it only the frames after the device's copy,
 /// and verifying only those after its mark. Nil for anything else (a person's journal, or
-/// nothing yet).
-func householdShellService(at path: String) throws(ServiceError) -> HouseholdShellService? {
+/// nothing yet). `listening`: ``ServiceRemote/listensForChanges``.
+func householdShellService(at path: String, listening: Bool = true) throws(ServiceError) -> HouseholdShellService? {
     guard let bytes = PrivateFiles.readSmallFile(path), bytes.first == UInt8(ascii: "{"),
         let record = try? HouseholdRecord.read(path)
     else { return nil }
@@ -168,6 +169,7 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
             // This device's key for the service is sealed under the member's password, and
             // under their member key (the wrap the copy opened, `hand`).
             let remote = try record.service(password: password, unlocked: hand.unlocked)
+            remote.listensForChanges = listening
             desk.remote = remote
             guard let store = try HouseholdCopy.open(remote, journalID: record.id, copy: hand.copy) else {
                 throw ServiceError(.household(.notAMember))
@@ -274,6 +276,7 @@ func withHousehold(
             Console().error(HouseholdWords.wrongRecoveryCode)
             throw ExitCode(3)
         }
+        remote.listensForChanges = false  // a command catches up, then ends: no live socket
         guard let store = try HouseholdCopy.open(remote, journalID: record.id, copy: copy) else {
             throw HouseholdSessionError.household(.notAMember)
         }

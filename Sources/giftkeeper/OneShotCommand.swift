@@ -113,6 +113,6 @@ func oneShotSession(
     let input = TerminalSession.makeREPLInput()
     let passwords = try passwordFile.map { try PasswordFile.open($0) } ?? input.passwords
     return REPLSession(
-        service: try shellService(journalPath: journalPath, environment: environment), editor: input.editor,
+        service: try shellService(journalPath: journalPath, environment: environment, listening: false), editor: input.editor,
         passwords: passwords, isInteractive: TerminalSession.isStandardInputTerminal, console: console)
 }

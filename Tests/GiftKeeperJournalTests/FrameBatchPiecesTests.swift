@@ -53,4 +53,55 @@ import Testing
         let heads = { (batch: FrameBatch) in batch.pieces(maximumFrames: 1, maximumBytes: .max).map(\.head) }
         #expect(heads(read) == heads(written))
     }
+
+    @Test("A journal changed under it after it opened hands out no batch: a frame's length or number not as verified is refused")
+    func journalChangedAfterOpeningIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        for (name, patch) in [("length", 0), ("sequence", 4)] {
+            let path = directory.file("\(name).journal")
+            let bytes = try makeJournal(at: path, payloads: payloads(sizes: [40, 70, 10]))
+            let journal = try Journal.open(at: path, access: .readOnly)
+            // Frame 2's length or sequence number, changed by something ignoring the lock.
+            let second = frameRanges(bytes)[1].lowerBound
+            try patchByte(path, at: second + patch, to: bytes[second + patch] &+ 1)
+            let error = caught(JournalError.self) { _ = try journal.frames() }
+            #expect(error?.code == .corrupt(JournalProblem(sequence: 1, offset: nil, damage: .changedWhileOpen)), "\(name)")
+        }
+    }
+
+    @Test("Frames kept as one buffer read as they came: taken in one by one or as a whole copy, the same payloads, chain and stored bytes")
+    func verifiedFramesReadAsTakenIn() throws {
+        var random = TestRandom()
+        let header = try VerifiedFrames.newHeader(journalID: Array(repeating: 9, count: 16), path: "test", household: true).header
+        let genesis = JournalHead(sequence: 0, hash: header.genesisHash)
+        var batch = FrameBatch(after: genesis, path: "test")
+        for _ in 0..<40 {
+            let payload = (0..<Int.random(in: 0...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            try batch.add(kind: .householdEvent, payload: payload)
+        }
+        var oneByOne = VerifiedFrames(header: header, path: "test")
+        try oneByOne.takeIn(batch.encodedFrames)
+        var whole = VerifiedFrames(header: header, path: "test")
+        whole.accept(batch)
+        let read = { (frames: VerifiedFrames, after: UInt64) throws -> [[UInt8]] in
+            var seen: [[UInt8]] = []
+            try frames.read(after: after, progress: nil) { frame in
+                seen.append([UInt8(frame.sequence)] + Array(frame.previousHash) + Array(frame.payload))
+            }
+            return seen
+        }
+        // What each frame chains to and carries, from the batch that made them.
+        let pieces = batch.pieces(maximumFrames: 1, maximumBytes: .max)
+        let expected = pieces.map { piece in
+            [UInt8(piece.head.sequence)] + piece.base.hash + Array(piece.bytes[21..<(piece.bytes.count - 32)])
+        }
+        for after in [0, 1, 17, 39, 40] {
+            #expect(try read(oneByOne, UInt64(after)) == Array(expected.dropFirst(after)), "after \(after)")
+            #expect(try read(whole, UInt64(after)) == Array(expected.dropFirst(after)), "after \(after)")
+            let stored = whole.storedFrames(through: UInt64(after))
+            #expect(stored.bytes == pieces.prefix(after).flatMap(\.bytes) && stored.head == (pieces.prefix(after).last?.head ?? genesis))
+        }
+        #expect(oneByOne.frames == batch.encodedFrames && whole.frames == batch.encodedFrames)
+        #expect(oneByOne.head == batch.head && whole.head == batch.head && oneByOne.index == whole.index)
+    }
 }

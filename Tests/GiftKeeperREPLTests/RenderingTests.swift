@@ -32,6 +32,9 @@ import Testing
         #expect(TerminalText.width("祖母") == 4)
         #expect(TerminalText.width("🎁") == 2)
         #expect(TerminalText.width("👨‍👩‍👧") == 2)
+        // ASCII counts a column a byte, as a character each; CR LF is one character, one column.
+        #expect(TerminalText.width("Blue scarf, size M") == "Blue scarf, size M".count)
+        #expect(TerminalText.width("a\r\nb") == 3 && TerminalText.width("a\tb") == 3)
         let table = TableRenderer(columns: [.init("WHO"), .init("N", alignment: .right)], showsRule: false)
         #expect(
             table.renderLines([["祖母", "1"], ["🎁x", "22"], ["ab", "3"]]) == [

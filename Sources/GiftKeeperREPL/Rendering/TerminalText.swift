@@ -6,7 +6,10 @@ public enum TerminalText {
     /// wide/full-width characters and emoji. Approximate (no `wcwidth` tables), but never
     /// counts bytes or scalars, so combining marks and ZWJ sequences don't break alignment.
     public static func width(_ text: String) -> Int {
-        text.reduce(0) { $0 + width(of: $1) }
+        // Most cells are ASCII: a column a byte, counted without breaking the text into
+        // characters (a CR joins the LF after it into one character, so it takes that path).
+        if text.allUTF8Bytes({ $0 < 0x7F && $0 != 0x0D }) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
     }
 
     /// `text` with control characters (C0, DEL, C1 — including ESC, so no terminal

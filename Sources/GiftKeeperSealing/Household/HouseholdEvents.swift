@@ -15,11 +15,18 @@ public struct FramePosition: Hashable, Sendable {
     }
 
     var encoded: [UInt8] {
-        var bytes = Array("GKFRAME1".utf8) + journalID
+        // One array, made once: every event a member opens builds it.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.domain.count + journalID.count + 9 + previousHash.count)
+        bytes += Self.domain
+        bytes += journalID
         bytes.appendLittleEndian(sequence)
         bytes.append(kind)
-        return bytes + previousHash
+        bytes += previousHash
+        return bytes
     }
+
+    private static let domain = Array("GKFRAME1".utf8)
 }
 
 /// The keys a member holds of one epoch: each audience's, by audience.
