@@ -49,7 +49,8 @@ struct HouseholdRecord: Codable {
         do {
             try PrivateFiles.replace(path, with: Array(try encoder.encode(self)))
         } catch {
-            throw failure(error)
+            let io = error as? SystemCallError  // said as the I/O failure it is, with the path
+            throw failure(io.map { JournalError(.io(operation: $0.operation, errno: $0.errno), path: path) as any Error } ?? error)
         }
     }
 
