@@ -30,6 +30,8 @@ struct HouseholdRecord: Codable {
     var kdf: String
     var invitations: [String] = []
     var verified: String?
+    /// The name of this record's own key for the service, when the device held one for it already.
+    var deviceKey: String?
 
     /// Where this device keeps its copy of the journal's frames, beside the record at `path`.
     static func copyPath(_ path: String) -> String { path + ".frames" }
@@ -72,13 +74,20 @@ struct HouseholdRecord: Codable {
     func service(password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil, unlocked: UnlockedWrap? = nil)
         throws -> ServiceRemote
     {
-        guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
-            throw failure(ServiceError(.noRemote))
-        }
+        let remote = try account()
         try remote.useDeviceKey(
             DeviceKeyAccess(
                 epochs: unlocked.map { [$0.deviceKeyEpoch] } ?? [], password: password, parameters: parameters, sealingAlso: sealingAlso,
                 dropping: dropping, keepsOwnSeals: true))
+        return remote
+    }
+
+    /// The service, as this device's account there (this record's key, if it has its own), the key not opened yet.
+    func account() throws -> ServiceRemote {
+        guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
+            throw failure(ServiceError(.noRemote))
+        }
+        if let deviceKey { remote.useKey(named: deviceKey) }
         return remote
     }
 

@@ -70,10 +70,12 @@ struct HouseholdDeviceRemove: ParsableCommand {
 /// member's, with their password: its key for the service is enrolled with the address's
 /// one-time code, the household's frames read and verified as at a first sign-in, and the
 /// record written (0600) with the copy and the verified mark; the device's key is sealed
-/// under the password and under the member's key. A clone that fails once the code is spent
-/// (a wrong password, exit 3; the service gone, a frame refused, the record not writable,
-/// Ctrl-C) keeps nothing: the device it enrolled is removed from the account (or, the
-/// service out of reach, a line says how), its key and anything written at `PATH` deleted.
+/// under the password and under the member's key. A device that holds a key for the service
+/// already (another record's, another account's) gets a second one, this record's own.
+/// A clone that fails once the code is spent (a wrong password, exit 3; the service gone, a
+/// frame refused, the record not writable, Ctrl-C) keeps nothing: the device it enrolled is
+/// removed from the account (or, the service out of reach, a line says how), its key and
+/// anything written at `PATH` deleted.
 struct HouseholdClone: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clone", abstract: "Make this device one more of yours in a household, with the address 'household device add' showed.")
@@ -96,7 +98,9 @@ struct HouseholdClone: ParsableCommand {
             try reportingFailures {
                 let secret = try path.password.readPassword()
                 defer { secret.wipe() }
-                // A new key for this device, enrolled in the member's account with the code.
+                // A new key for this device, enrolled in the member's account with the code: a
+                // key of this record's own when the device holds one for the service already.
+                if try record.account().hasDeviceKey { record.deviceKey = hexString(try randomBytes(count: 8)) }
                 let remote = try record.service(password: secret)
                 undone.remote = remote.hasDeviceKey ? nil : remote
                 try CommandInterruption.whileRunning {

@@ -5,7 +5,7 @@ import Testing
 
 /// `household clone`'s edges through giftkeeper-server (docs/households.md "Adding a
 /// device"): a clone that fails once its code is spent keeps nothing, on the device or in
-/// the account.
+/// the account; a device that holds a key for the service already clones beside it.
 extension HouseholdEndToEndTests {
     /// The key files `device` holds for services.
     static func deviceKeys(_ device: Member) -> [String] {
@@ -44,5 +44,26 @@ extension HouseholdEndToEndTests {
         #expect(cloned.status == 0 && cloned.stdout.contains("This device is Bob's now"), "\(cloned)")
         #expect(Self.deviceKeys(phone).count == 1)
         #expect(try await devices(bob, record: bob.record, password: "bob-secret").count == 2)
+    }
+
+    @Test("A device holding a key for the service in another account (Carol's) clones Bob's household beside it, with a key of its own")
+    func aCloneBesideAnotherAccountsKey() async throws {
+        let (alice, bob, carol) = try await household()
+        let scarf = try await plain(alice, ["add", "Grandma", "Scarf"])
+        #expect(scarf.status == 0, "\(scarf)")
+        let address = try await run(bob, ["device", "add"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bobs = carol.sandbox.root + "/bobs.gk"
+        let cloned = try await carol.sandbox.run(
+            ["household", "clone", address, "--journal", bobs, "--kdf", "interactive"], input: "bob-secret\n", environment: trust)
+        #expect(cloned.status == 0 && cloned.stdout.contains("This device is Bob's now"), "\(cloned)")
+        #expect(Self.deviceKeys(carol).count == 2, "Carol's key and the record's own")
+
+        let bobsDevices = try await devices(carol, record: bobs, password: "bob-secret")
+        #expect(bobsDevices.count == 2 && Self.row(of: bobsDevices.joined(separator: "\n"), holding: ["(this device)"]), "\(bobsDevices)")
+        #expect(try await devices(carol, record: carol.record, password: "carol-pw").count == 1, "Carol's account as it was")
+        let list = try await carol.sandbox.run(["list", "--journal", bobs], input: "bob-secret\n", environment: trust)
+        #expect(list.status == 0 && Self.row(of: list.stdout, holding: ["Grandma", "Scarf"]), "\(list)")
+        let carols = try await plain(carol, ["list"])
+        #expect(carols.status == 0 && Self.row(of: carols.stdout, holding: ["Grandma", "Scarf"]), "\(carols)")
     }
 }
