@@ -194,9 +194,29 @@ import Testing
         #expect(overridden.map(\.id) == [tea])
         #expect(overridden.map(\.title) == ["Tea"])
         #expect(overridden.map(\.kind) == [.replaced(yours: .field(.notes("Alice's")), winning: .field(.notes("Bob's")))])
+        #expect(overridden.map(\.winner) == [.member("Bob")], "the signature names whose change won")
         #expect(home.carol.overridden(after: told.carol).isEmpty, "Carol's occasion stands")
         #expect(home.bob.overridden(after: base).isEmpty, "his own")
         #expect(home.alice.state.presents[tea]?.notes == "Bob's")
+    }
+
+    @Test func anEditAnotherDeviceOfTheSameMemberOverrodeIsToldAsTheirs() throws {
+        let home = try Household()
+        try home.alice.perform(.addPresent(recipient: "Grandma", title: "Tea"))
+        try home.sync()
+        let tea = try #require(home.bob.state.presents.values.first?.id)
+        let (offline, base) = try Self.offline(home, clock: Ticking())
+        try offline.perform(.editPresent(id: tea, changes: [.notes("from the laptop")]))
+        // Bob's phone, online, sets the notes after the head his laptop worked from.
+        let phone = try Self.online(home, over: home.store.handle())
+        try phone.perform(.editPresent(id: tea, changes: [.notes("from the phone")]))
+        let told = phone.member.store.head.sequence
+
+        _ = try home.bob.replay(try offline.pendingChanges(after: base))
+        try phone.catchUp()
+        let overridden = phone.overridden(after: told)
+        #expect(overridden.map(\.kind) == [.replaced(yours: .field(.notes("from the phone")), winning: .field(.notes("from the laptop")))])
+        #expect(overridden.map(\.winner) == [.yourOtherDevice])
     }
 
     @Test func theShellTellsItAtItsNextSyncOnce() throws {
