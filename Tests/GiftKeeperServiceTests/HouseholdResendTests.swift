@@ -93,6 +93,31 @@ import Testing
         try HouseholdSession.open(store, as: home.bob.id, name: "Bob", password: try password("Bob"), now: Household.now)
     }
 
+    /// A household with Grandma's "Tea" (its id), and Alice's device: its copy keeps her
+    /// verified mark only (in memory); each of her shells there reads the household's journal.
+    final class AlicesDevice {
+        let home: Household
+        let tea: PresentID
+        private var mark: [UInt8]?
+        private let directory: TemporaryDirectory
+
+        init() throws {
+            home = try Household()
+            try home.alice.perform(.addPresent(recipient: "Grandma", title: "Tea"))
+            try home.sync()
+            tea = try #require(home.bob.state.presents.values.first?.id)
+            directory = try TemporaryDirectory()
+        }
+
+        func shell() -> HouseholdShellService {
+            let copy = HouseholdShellService.DeviceCopy(
+                mark: { [unowned self] in self.mark }, keep: { [unowned self] in self.mark = try? $0.verifiedMark() })
+            return HouseholdShellService(
+                journalPath: directory.file("alice.gk"), member: home.alice.id, name: "Alice", now: Household.now, server: nil, copy: copy,
+                openStore: { [store = home.store] _ in store.handle() })
+        }
+    }
+
     static func titles(_ session: HouseholdSession) -> [String] { session.state.presents.values.map(\.title).sorted() }
 
     @Test("A connection lost after k of n offline changes went, or with an answer lost, never sends one twice")
@@ -241,6 +266,26 @@ import Testing
         #expect(try alice.syncIfNeeded() == nil, "told once")
     }
 
+    @Test func aShellThatEndsWithoutSigningOutAfterTellingItDoesNotTellItAgain() throws {
+        let device = try AlicesDevice()
+        let (home, tea) = (device.home, device.tea)
+        let alice = device.shell()
+        try alice.login(password: try Self.password("Alice"))
+        let (offline, base) = try Self.offline(home, clock: Ticking())
+        try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
+        try alice.perform(.editPresent(id: tea, changes: [.notes("Alice's")]))
+        _ = try home.bob.replay(try offline.pendingChanges(after: base))
+        try alice.refresh()
+        let report = try #require(try alice.syncIfNeeded())
+        #expect(report.overridden.map(\.winner) == [.member("Bob")])
+
+        // Alice's shell ends there, never signing out (killed); her next one does not tell it again.
+        let next = device.shell()
+        try next.login(password: try Self.password("Alice"))
+        #expect(try next.syncIfNeeded() == nil, "told once, before the crash")
+        try next.signOut()
+    }
+
     @Test func aPayloadWithoutAMarkReadsAsItAlwaysDidAndOneCutShortIsRefused() throws {
         let event = EventCodec.encode(Event(at: Household.now(), .presentRemoved(id: try #require(PresentID(number: 3)))))
         let plain = try #require(ReplayMark.split(event))
@@ -272,16 +317,9 @@ import Testing
     }
 
     @Test func aDeviceSignedOutWhenTheChangeCameIsToldAtItsNextSignInOnce() throws {
-        let home = try Household()
-        try home.alice.perform(.addPresent(recipient: "Grandma", title: "Tea"))
-        try home.sync()
-        let tea = try #require(home.bob.state.presents.values.first?.id)
-        var mark: [UInt8]?
-        let copy = HouseholdShellService.DeviceCopy(mark: { mark }, keep: { mark = try? $0.verifiedMark() })
-        let directory = try TemporaryDirectory()
-        let alice = HouseholdShellService(
-            journalPath: directory.file("alice.gk"), member: home.alice.id, name: "Alice", now: Household.now, server: nil, copy: copy,
-            openStore: { [store = home.store] _ in store.handle() })
+        let device = try AlicesDevice()
+        let (home, tea) = (device.home, device.tea)
+        let alice = device.shell()
         try alice.login(password: try Self.password("Alice"))
         let (offline, base) = try Self.offline(home, clock: Ticking())
         try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
