@@ -116,6 +116,17 @@ import Testing
                 journalPath: directory.file("alice.gk"), member: home.alice.id, name: "Alice", now: Household.now, server: nil, copy: copy,
                 openStore: { [store = home.store] _ in store.handle() })
         }
+
+        /// A shell of Alice's, signed in, her notes on "Tea" set after the head Bob's offline
+        /// copy set his from; `send` sends Bob's.
+        func aliceEditsAfterBobOffline() throws -> (alice: HouseholdShellService, send: () throws -> Void) {
+            let alice = shell()
+            try alice.login(password: try HouseholdResendTests.password("Alice"))
+            let (offline, base) = try HouseholdResendTests.offline(home, clock: Ticking())
+            try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
+            try alice.perform(.editPresent(id: tea, changes: [.notes("Alice's")]))
+            return (alice, { [home] in _ = try home.bob.replay(try offline.pendingChanges(after: base)) })
+        }
     }
 
     static func titles(_ session: HouseholdSession) -> [String] { session.state.presents.values.map(\.title).sorted() }
@@ -268,13 +279,8 @@ import Testing
 
     @Test func aShellThatEndsWithoutSigningOutAfterTellingItDoesNotTellItAgain() throws {
         let device = try AlicesDevice()
-        let (home, tea) = (device.home, device.tea)
-        let alice = device.shell()
-        try alice.login(password: try Self.password("Alice"))
-        let (offline, base) = try Self.offline(home, clock: Ticking())
-        try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
-        try alice.perform(.editPresent(id: tea, changes: [.notes("Alice's")]))
-        _ = try home.bob.replay(try offline.pendingChanges(after: base))
+        let (alice, send) = try device.aliceEditsAfterBobOffline()
+        try send()
         try alice.refresh()
         let report = try #require(try alice.syncIfNeeded())
         #expect(report.overridden.map(\.winner) == [.member("Bob")])
@@ -318,15 +324,10 @@ import Testing
 
     @Test func aDeviceSignedOutWhenTheChangeCameIsToldAtItsNextSignInOnce() throws {
         let device = try AlicesDevice()
-        let (home, tea) = (device.home, device.tea)
-        let alice = device.shell()
-        try alice.login(password: try Self.password("Alice"))
-        let (offline, base) = try Self.offline(home, clock: Ticking())
-        try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
-        try alice.perform(.editPresent(id: tea, changes: [.notes("Alice's")]))
+        let (alice, send) = try device.aliceEditsAfterBobOffline()
         try alice.signOut()
 
-        _ = try home.bob.replay(try offline.pendingChanges(after: base))
+        try send()
         try alice.login(password: try Self.password("Alice"))
         let report = try #require(try alice.syncIfNeeded())
         #expect(report.overridden.map(\.kind) == [.replaced(yours: .field(.notes("Alice's")), winning: .field(.notes("Bob's")))])
