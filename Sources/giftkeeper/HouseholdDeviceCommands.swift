@@ -32,9 +32,8 @@ struct HouseholdDeviceAdd: ParsableCommand {
 
     func run() throws {
         try withHousehold(path.journal, password: path.password) { session, record, remote in
-            let code = try remote.enrolmentAddress()
-            let address = code.address + "#" + hexString(record.id.prefix(4)) + "." + hexString(session.id.bytes.prefix(4))
-            printAlone(address, note: HouseholdWords.deviceAdded(minutes: code.seconds / 60))
+            let code = try ServiceDesk(remote, record: record, path: path.journal).deviceAddress(for: session.id)
+            printAlone(code.address, note: HouseholdWords.deviceAdded(minutes: code.seconds / 60))
         }
     }
 }
@@ -47,8 +46,8 @@ struct HouseholdDeviceList: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { _, _, remote in
-            Console().print(lines: try remote.devices().map(deviceLine))
+        try withHousehold(path.journal, password: path.password) { _, record, remote in
+            Console().print(lines: try ServiceDesk(remote, record: record, path: path.journal).deviceLines())
         }
     }
 }
@@ -62,7 +61,27 @@ struct HouseholdDeviceRemove: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { _, _, remote in Console().print(try removeDevice(id, from: remote)) }
+        try withHousehold(path.journal, password: path.password) { _, record, remote in
+            Console().print(try ServiceDesk(remote, record: record, path: path.journal).dropDevice(id))
+        }
+    }
+}
+
+/// A member's devices through the service's desk (``HouseholdDevices``): the one-shots above
+/// and the shell's `household device …` alike.
+extension ServiceDesk: HouseholdDevices {
+    func deviceAddress(for member: MemberID) throws -> (address: String, seconds: Int) {
+        let code = try account().enrolmentAddress()
+        return (code.address + "#" + hexString(record.id.prefix(4)) + "." + hexString(member.bytes.prefix(4)), code.seconds)
+    }
+
+    func deviceLines() throws -> [String] { try account().devices().map(deviceLine) }
+
+    func dropDevice(_ id: Int64) throws -> String { try removeDevice(id, from: try account()) }
+
+    private func account() throws -> ServiceRemote {
+        guard let remote else { throw ServiceError(.noRemote) }
+        return remote
     }
 }
 

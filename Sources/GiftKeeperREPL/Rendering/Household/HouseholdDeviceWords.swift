@@ -18,4 +18,8 @@ extension HouseholdWords {
     package static let cloneMayRemainListed =
         "Nothing was kept on this device, but it may still be listed in your account on the service: "
         + "on your other device, giftkeeper household device list, then giftkeeper household device remove ID."
+
+    /// The shell's prompt for `household device remove`'s device.
+    package static let deviceLabel = "Device"
+    package static let notADeviceNumber = "not a device's number ('household device list' shows them)"
 }
