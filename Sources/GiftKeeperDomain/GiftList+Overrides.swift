@@ -11,10 +11,19 @@ public struct OverriddenChange: Hashable, Sendable {
         case broughtBack
     }
 
+    /// Whose change won: another device (a person's journal), or in a household the member
+    /// who signed it (read from the signature), or another device of this member's.
+    public enum Winner: Hashable, Sendable {
+        case anotherDevice
+        case yourOtherDevice
+        case member(String)
+    }
+
     public let id: PresentID
     /// The present's title as the winning change left it (as it was, for a removal).
     public let title: String
     public let kind: Kind
+    public var winner: Winner = .anotherDevice
 }
 
 /// One field's (or the status's) value, as a change set it.

@@ -46,10 +46,11 @@ enum DeviceKey {
         case sealed([Seal])
     }
 
-    /// The key file for the service at `address` in `stateDirectory`.
-    static func path(stateDirectory: String, address: ServiceAddress) -> String {
+    /// The key file for the service at `address` in `stateDirectory`; `named`: a second key
+    /// for the same service, of one household record's (``ServiceConnection/useKey(named:)``).
+    static func path(stateDirectory: String, address: ServiceAddress, named: String? = nil) -> String {
         let name = Wire.hex(Blake2b.hash(Array(address.description.utf8)).prefix(12))
-        return stateDirectory + "/devices/" + name + ".key"
+        return stateDirectory + "/devices/" + name + (named.map { "-" + $0 } ?? "") + ".key"
     }
 
     /// What the file at `path` holds.

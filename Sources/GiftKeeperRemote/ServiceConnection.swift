@@ -21,7 +21,8 @@ import NIOSSL
 /// throwaway one).
 final class ServiceConnection {
     let address: ServiceAddress
-    private let keyPath: String?
+    private var keyPath: String?
+    private let stateDirectory: String?
     private let deviceName: String
     /// The bearer token while signed in (shared with the live-changes task).
     let token = TokenBox()
@@ -30,6 +31,7 @@ final class ServiceConnection {
 
     init(address: ServiceAddress, stateDirectory: String?, deviceName: String) {
         self.address = address
+        self.stateDirectory = stateDirectory
         keyPath = stateDirectory.map { DeviceKey.path(stateDirectory: $0, address: address) }
         self.deviceName = deviceName
         let environment = ProcessInfo.processInfo.environment
@@ -219,6 +221,14 @@ final class ServiceConnection {
         case .some(.none): return false
         default: return true
         }
+    }
+
+    /// Uses this device's second key for the service named `name` (hex digits) instead of its
+    /// first: a household record's own, enrolled in another account than the first key's.
+    func useKey(named name: String) {
+        guard !name.isEmpty, name.allSatisfy(\.isHexDigit) else { return }
+        keyPath = stateDirectory.map { DeviceKey.path(stateDirectory: $0, address: address, named: name) }
+        token.value = nil
     }
 
     /// Removes this device's key for the service from the device (a clone that kept nothing).

@@ -357,6 +357,10 @@ public final class ServiceRemote: RemoteLocation {
         try connection.useDeviceKey(access)
     }
 
+    /// Uses this device's key for the service named `name` (hex digits; made at the first
+    /// call when there is none), beside the first one: a household record's own.
+    public func useKey(named name: String) { connection.useKey(named: name) }
+
     /// Removes this device's key for the service from this device: it signs in no more.
     public func forgetDeviceKey() { connection.forgetDeviceKey() }
 

@@ -30,6 +30,8 @@ struct HouseholdRecord: Codable {
     var kdf: String
     var invitations: [String] = []
     var verified: String?
+    /// The name of this record's own key for the service, when the device held one for it already.
+    var deviceKey: String?
 
     /// Where this device keeps its copy of the journal's frames, beside the record at `path`.
     static func copyPath(_ path: String) -> String { path + ".frames" }
@@ -49,7 +51,8 @@ struct HouseholdRecord: Codable {
         do {
             try PrivateFiles.replace(path, with: Array(try encoder.encode(self)))
         } catch {
-            throw failure(error)
+            let io = error as? SystemCallError  // said as the I/O failure it is, with the path
+            throw failure(io.map { JournalError(.io(operation: $0.operation, errno: $0.errno), path: path) as any Error } ?? error)
         }
     }
 
@@ -71,13 +74,20 @@ struct HouseholdRecord: Codable {
     func service(password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil, unlocked: UnlockedWrap? = nil)
         throws -> ServiceRemote
     {
-        guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
-            throw failure(ServiceError(.noRemote))
-        }
+        let remote = try account()
         try remote.useDeviceKey(
             DeviceKeyAccess(
                 epochs: unlocked.map { [$0.deviceKeyEpoch] } ?? [], password: password, parameters: parameters, sealingAlso: sealingAlso,
                 dropping: dropping, keepsOwnSeals: true))
+        return remote
+    }
+
+    /// The service, as this device's account there (this record's key, if it has its own), the key not opened yet.
+    func account() throws -> ServiceRemote {
+        guard let open = productionEnvironment(remote: remote).remoteLocation, let remote = try open(remote) as? ServiceRemote else {
+            throw failure(ServiceError(.noRemote))
+        }
+        if let deviceKey { remote.useKey(named: deviceKey) }
         return remote
     }
 

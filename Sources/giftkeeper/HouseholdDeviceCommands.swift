@@ -32,9 +32,8 @@ struct HouseholdDeviceAdd: ParsableCommand {
 
     func run() throws {
         try withHousehold(path.journal, password: path.password) { session, record, remote in
-            let code = try remote.enrolmentAddress()
-            let address = code.address + "#" + hexString(record.id.prefix(4)) + "." + hexString(session.id.bytes.prefix(4))
-            printAlone(address, note: HouseholdWords.deviceAdded(minutes: code.seconds / 60))
+            let code = try ServiceDesk(remote, record: record, path: path.journal).deviceAddress(for: session.id)
+            printAlone(code.address, note: HouseholdWords.deviceAdded(minutes: code.seconds / 60))
         }
     }
 }
@@ -47,8 +46,8 @@ struct HouseholdDeviceList: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { _, _, remote in
-            Console().print(lines: try remote.devices().map(deviceLine))
+        try withHousehold(path.journal, password: path.password) { _, record, remote in
+            Console().print(lines: try ServiceDesk(remote, record: record, path: path.journal).deviceLines())
         }
     }
 }
@@ -62,7 +61,27 @@ struct HouseholdDeviceRemove: ParsableCommand {
     @OptionGroup var path: HouseholdPath
 
     func run() throws {
-        try withHousehold(path.journal, password: path.password) { _, _, remote in Console().print(try removeDevice(id, from: remote)) }
+        try withHousehold(path.journal, password: path.password) { _, record, remote in
+            Console().print(try ServiceDesk(remote, record: record, path: path.journal).dropDevice(id))
+        }
+    }
+}
+
+/// A member's devices through the service's desk (``HouseholdDevices``): the one-shots above
+/// and the shell's `household device …` alike.
+extension ServiceDesk: HouseholdDevices {
+    func deviceAddress(for member: MemberID) throws -> (address: String, seconds: Int) {
+        let code = try account().enrolmentAddress()
+        return (code.address + "#" + hexString(record.id.prefix(4)) + "." + hexString(member.bytes.prefix(4)), code.seconds)
+    }
+
+    func deviceLines() throws -> [String] { try account().devices().map(deviceLine) }
+
+    func dropDevice(_ id: Int64) throws -> String { try removeDevice(id, from: try account()) }
+
+    private func account() throws -> ServiceRemote {
+        guard let remote else { throw ServiceError(.noRemote) }
+        return remote
     }
 }
 
@@ -70,8 +89,12 @@ struct HouseholdDeviceRemove: ParsableCommand {
 /// member's, with their password: its key for the service is enrolled with the address's
 /// one-time code, the household's frames read and verified as at a first sign-in, and the
 /// record written (0600) with the copy and the verified mark; the device's key is sealed
-/// under the password and under the member's key. A password that opens no member's wrap
-/// keeps nothing (exit 3).
+/// under the password and under the member's key. A device that holds a key for the service
+/// already (another record's, another account's) gets a second one, this record's own.
+/// A clone that fails once the code is spent (a wrong password, exit 3; the service gone, a
+/// frame refused, the record not writable, Ctrl-C) keeps nothing: the device it enrolled is
+/// removed from the account (or, the service out of reach, a line says how), its key and
+/// anything written at `PATH` deleted.
 struct HouseholdClone: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clone", abstract: "Make this device one more of yours in a household, with the address 'household device add' showed.")
@@ -89,35 +112,87 @@ struct HouseholdClone: ParsableCommand {
         // The service as it is remembered: without the one-time code, used now.
         let remembered = String(base.prefix { $0 != "?" }.reversed().drop { $0 == "/" }.reversed())
         var record = HouseholdRecord(household: "", remote: base, journalID: "", name: "", kdf: kdf)
-        try reportingFailures {
-            let secret = try path.password.readPassword()
-            defer { secret.wipe() }
-            // A new key for this device, enrolled in the member's account with the code.
-            let remote = try record.service(password: secret)
-            let enrolling = !remote.hasDeviceKey
-            let ids = try remote.journalIDs().filter { hexString($0).hasPrefix(household.lowercased()) }
-            guard ids.count == 1, let journalID = ids.first, let store = try HouseholdCopy.open(remote, journalID: journalID, copy: nil) else {
-                Console().error(HouseholdWords.cloneNeedsHousehold)
-                throw ExitCode(1)
+        var undone = CloneUndo(path: path.journal)
+        do {
+            try reportingFailures {
+                let secret = try path.password.readPassword()
+                defer { secret.wipe() }
+                // A new key for this device, enrolled in the member's account with the code: a
+                // key of this record's own when the device holds one for the service already.
+                if try record.account().hasDeviceKey { record.deviceKey = hexString(try randomBytes(count: 8)) }
+                let remote = try record.service(password: secret)
+                undone.remote = remote.hasDeviceKey ? nil : remote
+                try CommandInterruption.whileRunning {
+                    do {
+                        try enrol(&record, remote: remote, household: household, member: member, secret: secret, remembered: remembered)
+                    } catch {
+                        undone.undo()
+                        throw error
+                    }
+                }
             }
-            let opened: (session: HouseholdSession, unlocked: UnlockedWrap)
-            do {
-                opened = try HouseholdSession.openOnNewDevice(store, memberPrefix: member, password: secret, now: productionEnvironment().now)
-            } catch HouseholdSessionError.household(.wrongPassword) where enrolling {
-                // Nothing kept: not the key this clone enrolled (sealed under that password), not its place in the account.
-                if let this = try? remote.devices().first(where: \.isCurrent) { try? remote.removeDevice(this.id) }
-                remote.forgetDeviceKey()
-                throw HouseholdSessionError.household(.wrongPassword)
-            }
-            record.remote = remembered
-            record.journalID = hexString(journalID)
-            record.member = hexString(opened.session.id.bytes)
-            record.name = opened.session.name
-            // This device's key sealed under the member's key too (a sign-in's one key derivation).
-            _ = try record.service(password: secret, unlocked: opened.unlocked)
-            record.noteVerified(by: opened.session.member, at: path.journal)
-            try record.write(to: path.journal)
-            Console().print(HouseholdWords.cloned(record.name, frames: Int(store.head.sequence), path: path.journal))
+        } catch {
+            if undone.mayRemain { Console().note(HouseholdWords.cloneMayRemainListed) }
+            throw error
         }
+    }
+
+    /// The clone's work once the password is read: the code redeemed at the first call.
+    private func enrol(
+        _ record: inout HouseholdRecord, remote: ServiceRemote, household: String, member: String, secret: SecureBytes, remembered: String
+    ) throws {
+        let ids = try remote.journalIDs().filter { hexString($0).hasPrefix(household.lowercased()) }
+        try CloneUndo.stopIfCancelled()
+        guard ids.count == 1, let journalID = ids.first, let store = try HouseholdCopy.open(remote, journalID: journalID, copy: nil) else {
+            Console().error(HouseholdWords.cloneNeedsHousehold)
+            throw ExitCode(1)
+        }
+        let opened = try HouseholdSession.openOnNewDevice(store, memberPrefix: member, password: secret, now: productionEnvironment().now)
+        try CloneUndo.stopIfCancelled()
+        record.remote = remembered
+        record.journalID = hexString(journalID)
+        record.member = hexString(opened.session.id.bytes)
+        record.name = opened.session.name
+        // This device's key sealed under the member's key too (a sign-in's one key derivation).
+        _ = try record.service(password: secret, unlocked: opened.unlocked)
+        record.noteVerified(by: opened.session.member, at: path.journal)
+        try CloneUndo.stopIfCancelled()
+        try record.write(to: path.journal)
+        Console().print(HouseholdWords.cloned(record.name, frames: Int(store.head.sequence), path: path.journal))
+    }
+}
+
+/// What a failed `household clone` undoes: the device it enrolled in the account (removed
+/// there, best effort), its key for the service, and what it wrote at the record's path.
+struct CloneUndo {
+    let path: String
+    /// The service, when this clone makes the device's key for it (nil: a key it did not make).
+    var remote: ServiceRemote?
+    /// The device may still be listed in the account: the service could not be told.
+    private(set) var mayRemain = false
+    private let written: [String]
+
+    init(path: String) {
+        self.path = path
+        written = [path, HouseholdRecord.copyPath(path), HouseholdRecord.pendingPath(path)].filter {
+            !FileManager.default.fileExists(atPath: $0)
+        }
+    }
+
+    /// Ctrl-C pressed since the clone's work began: it stops there (and is undone).
+    static func stopIfCancelled() throws {
+        if CommandInterruption.isRequested { throw ServiceError(.cancelled) }
+    }
+
+    mutating func undo() {
+        for file in written { unlink(file) }
+        guard let remote, remote.hasDeviceKey else { return }
+        // Not signed in (the code never redeemed): nothing in the account to remove.
+        do {
+            if let this = try remote.devices().first(where: \.isCurrent) { try remote.removeDevice(this.id) }
+        } catch {
+            mayRemain = true
+        }
+        remote.forgetDeviceKey()
     }
 }

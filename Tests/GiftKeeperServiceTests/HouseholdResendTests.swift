@@ -93,6 +93,42 @@ import Testing
         try HouseholdSession.open(store, as: home.bob.id, name: "Bob", password: try password("Bob"), now: Household.now)
     }
 
+    /// A household with Grandma's "Tea" (its id), and Alice's device: its copy keeps her
+    /// verified mark only (in memory); each of her shells there reads the household's journal.
+    final class AlicesDevice {
+        let home: Household
+        let tea: PresentID
+        private var mark: [UInt8]?
+        private let directory: TemporaryDirectory
+
+        init() throws {
+            home = try Household()
+            try home.alice.perform(.addPresent(recipient: "Grandma", title: "Tea"))
+            try home.sync()
+            tea = try #require(home.bob.state.presents.values.first?.id)
+            directory = try TemporaryDirectory()
+        }
+
+        func shell() -> HouseholdShellService {
+            let copy = HouseholdShellService.DeviceCopy(
+                mark: { [unowned self] in self.mark }, keep: { [unowned self] in self.mark = try? $0.verifiedMark() })
+            return HouseholdShellService(
+                journalPath: directory.file("alice.gk"), member: home.alice.id, name: "Alice", now: Household.now, server: nil, copy: copy,
+                openStore: { [store = home.store] _ in store.handle() })
+        }
+
+        /// A shell of Alice's, signed in, her notes on "Tea" set after the head Bob's offline
+        /// copy set his from; `send` sends Bob's.
+        func aliceEditsAfterBobOffline() throws -> (alice: HouseholdShellService, send: () throws -> Void) {
+            let alice = shell()
+            try alice.login(password: try HouseholdResendTests.password("Alice"))
+            let (offline, base) = try HouseholdResendTests.offline(home, clock: Ticking())
+            try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
+            try alice.perform(.editPresent(id: tea, changes: [.notes("Alice's")]))
+            return (alice, { [home] in _ = try home.bob.replay(try offline.pendingChanges(after: base)) })
+        }
+    }
+
     static func titles(_ session: HouseholdSession) -> [String] { session.state.presents.values.map(\.title).sorted() }
 
     @Test("A connection lost after k of n offline changes went, or with an answer lost, never sends one twice")
@@ -194,9 +230,29 @@ import Testing
         #expect(overridden.map(\.id) == [tea])
         #expect(overridden.map(\.title) == ["Tea"])
         #expect(overridden.map(\.kind) == [.replaced(yours: .field(.notes("Alice's")), winning: .field(.notes("Bob's")))])
+        #expect(overridden.map(\.winner) == [.member("Bob")], "the signature names whose change won")
         #expect(home.carol.overridden(after: told.carol).isEmpty, "Carol's occasion stands")
         #expect(home.bob.overridden(after: base).isEmpty, "his own")
         #expect(home.alice.state.presents[tea]?.notes == "Bob's")
+    }
+
+    @Test func anEditAnotherDeviceOfTheSameMemberOverrodeIsToldAsTheirs() throws {
+        let home = try Household()
+        try home.alice.perform(.addPresent(recipient: "Grandma", title: "Tea"))
+        try home.sync()
+        let tea = try #require(home.bob.state.presents.values.first?.id)
+        let (offline, base) = try Self.offline(home, clock: Ticking())
+        try offline.perform(.editPresent(id: tea, changes: [.notes("from the laptop")]))
+        // Bob's phone, online, sets the notes after the head his laptop worked from.
+        let phone = try Self.online(home, over: home.store.handle())
+        try phone.perform(.editPresent(id: tea, changes: [.notes("from the phone")]))
+        let told = phone.member.store.head.sequence
+
+        _ = try home.bob.replay(try offline.pendingChanges(after: base))
+        try phone.catchUp()
+        let overridden = phone.overridden(after: told)
+        #expect(overridden.map(\.kind) == [.replaced(yours: .field(.notes("from the phone")), winning: .field(.notes("from the laptop")))])
+        #expect(overridden.map(\.winner) == [.yourOtherDevice])
     }
 
     @Test func theShellTellsItAtItsNextSyncOnce() throws {
@@ -219,6 +275,21 @@ import Testing
         #expect(report.overridden.map(\.kind) == [.replaced(yours: .field(.notes("Alice's")), winning: .field(.notes("Bob's")))])
         try alice.refresh()
         #expect(try alice.syncIfNeeded() == nil, "told once")
+    }
+
+    @Test func aShellThatEndsWithoutSigningOutAfterTellingItDoesNotTellItAgain() throws {
+        let device = try AlicesDevice()
+        let (alice, send) = try device.aliceEditsAfterBobOffline()
+        try send()
+        try alice.refresh()
+        let report = try #require(try alice.syncIfNeeded())
+        #expect(report.overridden.map(\.winner) == [.member("Bob")])
+
+        // Alice's shell ends there, never signing out (killed); her next one does not tell it again.
+        let next = device.shell()
+        try next.login(password: try Self.password("Alice"))
+        #expect(try next.syncIfNeeded() == nil, "told once, before the crash")
+        try next.signOut()
     }
 
     @Test func aPayloadWithoutAMarkReadsAsItAlwaysDidAndOneCutShortIsRefused() throws {
@@ -252,23 +323,11 @@ import Testing
     }
 
     @Test func aDeviceSignedOutWhenTheChangeCameIsToldAtItsNextSignInOnce() throws {
-        let home = try Household()
-        try home.alice.perform(.addPresent(recipient: "Grandma", title: "Tea"))
-        try home.sync()
-        let tea = try #require(home.bob.state.presents.values.first?.id)
-        var mark: [UInt8]?
-        let copy = HouseholdShellService.DeviceCopy(mark: { mark }, keep: { mark = try? $0.verifiedMark() })
-        let directory = try TemporaryDirectory()
-        let alice = HouseholdShellService(
-            journalPath: directory.file("alice.gk"), member: home.alice.id, name: "Alice", now: Household.now, server: nil, copy: copy,
-            openStore: { [store = home.store] _ in store.handle() })
-        try alice.login(password: try Self.password("Alice"))
-        let (offline, base) = try Self.offline(home, clock: Ticking())
-        try offline.perform(.editPresent(id: tea, changes: [.notes("Bob's")]))
-        try alice.perform(.editPresent(id: tea, changes: [.notes("Alice's")]))
+        let device = try AlicesDevice()
+        let (alice, send) = try device.aliceEditsAfterBobOffline()
         try alice.signOut()
 
-        _ = try home.bob.replay(try offline.pendingChanges(after: base))
+        try send()
         try alice.login(password: try Self.password("Alice"))
         let report = try #require(try alice.syncIfNeeded())
         #expect(report.overridden.map(\.kind) == [.replaced(yours: .field(.notes("Alice's")), winning: .field(.notes("Bob's")))])

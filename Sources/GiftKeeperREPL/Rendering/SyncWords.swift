@@ -34,17 +34,35 @@ public enum SyncWords {
     }
 
     /// One line for a change of this device's that another device's undid, and what won:
-    /// `⇄ p1 "Lego set": your price 30.00 gave way to 35.00 from another device`.
+    /// `⇄ p1 "Lego set": your price 30.00 gave way to 35.00 from another device`; in a
+    /// household, whose change won (`… gave way to 35.00 from Bob`, `… from another device
+    /// of yours`).
     public static func overridden(_ change: OverriddenChange) -> String {
         let present = "\(change.id) \(HistoryWords.quoted(change.title))"
         switch change.kind {
         case .replaced(let yours, let winning):
-            return "⇄ \(present): your \(words(yours)) gave way to \(value(winning)) from another device"
+            return "⇄ \(present): your \(words(yours)) gave way to \(value(winning)) from \(source(change.winner))"
         case .removed(let yours):
-            return "⇄ \(present) was removed on another device after your change (\(words(yours)))"
+            return "⇄ \(present) was removed \(place(change.winner)) after your change (\(words(yours)))"
         case .broughtBack:
-            return "⇄ \(present), which you removed, was brought back by a change on another device"
+            let by = if case .member(let name) = change.winner { name + "'s change" } else { "a change " + place(change.winner) }
+            return "⇄ \(present), which you removed, was brought back by \(by)"
         }
+    }
+
+    /// `another device`, `another device of yours`, `Bob`.
+    private static func source(_ winner: OverriddenChange.Winner) -> String {
+        switch winner {
+        case .anotherDevice: "another device"
+        case .yourOtherDevice: "another device of yours"
+        case .member(let name): name
+        }
+    }
+
+    /// `on another device`, `on another device of yours`, `by Bob`.
+    private static func place(_ winner: OverriddenChange.Winner) -> String {
+        if case .member(let name) = winner { return "by " + name }
+        return "on " + source(winner)
     }
 
     /// `price 30.00`, `status bought`.

@@ -376,6 +376,15 @@ extension MemberDirectory {
             past.author == me && !(past.author == entry.author && past.replayed?.base == mark.base)
         }
         let undone = GiftList.overridden(own: own.map(\.event), by: [entry.event], state: before)
-        return undone.map { (sequence: entry.sequence, change: $0) }
+        // Who won, from the signature: this member on another device of theirs (their id, or
+        // one a `passwd` renewed: the same name), or the member who signed it.
+        let name = names[entry.author]
+        let winner: OverriddenChange.Winner =
+            entry.author == me || (name != nil && name == names[me]) ? .yourOtherDevice : name.map { .member($0) } ?? .anotherDevice
+        return undone.map { change in
+            var change = change
+            change.winner = winner
+            return (sequence: entry.sequence, change: change)
+        }
     }
 }

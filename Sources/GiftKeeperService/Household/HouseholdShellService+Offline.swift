@@ -22,6 +22,9 @@ extension HouseholdShellService {
         report.received = Int(headSequence - before)
         (report.resolutions, report.overridden) = (replayed, overridden)
         (replayed, overridden) = ([], [])
+        // What was told is marked at once: a shell that ends without signing out (a crash,
+        // a kill) does not tell it again at the next sign-in.
+        if !report.overridden.isEmpty { keepCopy() }
         return report
     }
 

@@ -152,24 +152,24 @@ package enum HouseholdMembership {
 }
 
 /// `household invite | admit NAME [--safety-number N] | remove NAME | leave | owner NAME |
-/// link PERSON MEMBER | unlink PERSON | members` in a member's open shell, as the `giftkeeper household` one-shots do them
+/// link PERSON MEMBER | unlink PERSON | members | device add|list|remove ID` in a member's open shell, as the `giftkeeper household` one-shots do them
 /// (``HouseholdMembership``). `create`, `join` and `recover` are one-shots only.
 struct HouseholdCommand: ShellCommand {
     static let configuration = CommandConfiguration(
-        commandName: "household", abstract: "In a household: invite, admit, remove, leave, owner, link, unlink, members.",
+        commandName: "household", abstract: "In a household: invite, admit, remove, leave, owner, link, unlink, members, device.",
         usage: "household invite | admit <name> [--safety-number <digits>] [--recipient <name>] | remove <name> | leave | owner <name> "
-            + "| link <person> <member> | unlink <person> | members")
+            + "| link <person> <member> | unlink <person> | members | device add | device list | device remove <id>")
     static var runsOneShot: Bool { false }
 
-    static let actions = ["invite", "admit", "remove", "leave", "owner", "link", "unlink", "members"]
+    static let actions = ["invite", "admit", "remove", "leave", "owner", "link", "unlink", "members", "device"]
     /// The actions that name a member.
     static let naming: Set<String> = ["admit", "remove", "owner"]
     /// The actions that name a person the list plans for.
     static let linking: Set<String> = ["link", "unlink"]
 
-    @Argument(help: "invite, admit, remove, leave, owner, link, unlink or members (members when omitted).") var action: String?
-    @Argument(help: "The member (admit, remove, owner), or the person (link, unlink).") var name: String?
-    @Argument(help: "link: the member the person is.") var member: String?
+    @Argument(help: "invite, admit, remove, leave, owner, link, unlink, members (when omitted) or device.") var action: String?
+    @Argument(help: "The member (admit, remove, owner), the person (link, unlink), or add, list or remove (device).") var name: String?
+    @Argument(help: "link: the member the person is; device remove: the device's number.") var member: String?
     @Option(name: .customLong("safety-number"), help: "admit: the number the joiner reads out (asked for when left out).")
     var safetyNumber: String?
     @Option(help: "admit: the name your list already plans for the newcomer under, if any.") var recipient: String?
@@ -179,6 +179,9 @@ struct HouseholdCommand: ShellCommand {
             ArgumentPrompt(\.name, "Member", after: [\.action], neededWhen: { naming.contains($0.action?.lowercased() ?? "") }),
             ArgumentPrompt(\.name, "Person", after: [\.action], neededWhen: { linking.contains($0.action?.lowercased() ?? "") }),
             ArgumentPrompt(\.member, "Member", after: [\.action, \.name], neededWhen: { $0.action?.lowercased() == "link" }),
+            ArgumentPrompt(
+                \.member, HouseholdWords.deviceLabel, after: [\.action, \.name],
+                neededWhen: { $0.action?.lowercased() == "device" && $0.name?.lowercased() == "remove" }),
             ArgumentPrompt(
                 \.safetyNumber, HouseholdWords.safetyNumberLabel, option: "--safety-number", after: [\.action, \.name],
                 neededWhen: { $0.action?.lowercased() == "admit" }),
@@ -218,6 +221,7 @@ struct HouseholdCommand: ShellCommand {
                 return [HouseholdWords.linked(name, to: member)]
             case "unlink":
                 return [HouseholdWords.unlinked(name, from: try HouseholdMembership.unlink(name, session))]
+            case "device": return try HouseholdMembership.device(self.name, id: self.member, session, desk: desk)
             default: return try HouseholdMembership.members(session, desk: desk)
             }
         }
