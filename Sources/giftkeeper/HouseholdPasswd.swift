@@ -80,3 +80,61 @@ func renewHouseholdKeys(
     Console().print(HouseholdWords.keysRenewed)
     Console().print(HouseholdWords.recoveryCode(recovery.text))
 }
+
+/// A member's recovery code: 16 random bytes, shown as hex in groups of four.
+enum RecoveryCode {
+    static func make() throws -> (secret: SecureBytes, text: String) {
+        let bytes = try randomBytes(count: 16)
+        let secret = try SecureBytes(capacity: bytes.count, count: 0)
+        for byte in bytes { secret.append(byte) }
+        let hex = hexString(bytes)
+        let text = stride(from: 0, to: hex.count, by: 4).map { String(hex.dropFirst($0).prefix(4)) }.joined(separator: "-")
+        return (secret, text)
+    }
+
+    /// The secret of a code as typed (``make()``'s text; dashes and spaces ignored, any
+    /// case), nil when it is not 32 hex digits.
+    static func parse(_ typed: SecureBytes) -> SecureBytes? {
+        guard let secret = try? SecureBytes(capacity: 16, count: 0) else { return nil }
+        var high: UInt8?
+        let read = typed.withUnsafeBytes { bytes -> Bool in
+            for byte in bytes where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
+                guard let digit = hexDigit(byte) else { return false }
+                if let first = high {
+                    guard secret.append(first << 4 | digit) else { return false }
+                    high = nil
+                } else {
+                    high = digit
+                }
+            }
+            return high == nil && secret.count == 16
+        }
+        return read ? secret : nil
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// Reads a new password twice; they must match.
+func readNewPassword(_ password: PasswordOption) throws -> SecureBytes {
+    try readNewPassword(from: try TerminalSession.makePasswordSource(passwordFile: password.passwordFile))
+}
+
+/// Reads a new password twice from `source`; they must match.
+func readNewPassword(from source: any PasswordSource) throws -> SecureBytes {
+    let first = try PasswordReader.normalized(try source.readPassword(prompt: "New password: "))
+    let second = try PasswordReader.normalized(try source.readPassword(prompt: "Repeat it: "))
+    guard first.constantTimeEquals(second) else {
+        Console().error(HouseholdWords.passwordsDiffer)
+        throw ExitCode(2)
+    }
+    try NewPassword.check(first)
+    return first
+}
