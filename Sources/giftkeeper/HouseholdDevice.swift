@@ -176,6 +176,7 @@ func householdShellService(at path: String) throws(ServiceError) -> HouseholdShe
         }
     }
     service.desk = desk
+    service.loginReports = record.loginReports
     service.offline = .init(copy: HouseholdRecord.copyPath(path), pending: HouseholdRecord.pendingPath(path))
     service.onPasswordChange = { old, new, store, renew in try renewHouseholdKeys(at: path, old: old, new: new, store: store, renew: renew) }
     return service
@@ -255,7 +256,7 @@ func withHousehold(
             Console().error(HouseholdWords.wrongRecoveryCode)
             throw ExitCode(3)
         } catch .wrongPassword {
-            HouseholdLoginReports.recordFailure(record: path, at: now())
+            HouseholdLoginReports.recordFailure(record: path, at: now(), mailbox: record.loginReports)
             throw HouseholdSessionError.household(.wrongPassword)
         } catch {
             throw HouseholdSessionError.household(error)
@@ -264,7 +265,7 @@ func withHousehold(
         do {
             remote = try record.service(password: recoveryCode ?? secret, unlocked: unlocked)
         } catch let error as JournalError where recoveryCode == nil && error.code == .unreachable(.deviceKey(.otherPassword)) {
-            HouseholdLoginReports.recordFailure(record: path, at: now())  // told at the member's next sign-in here
+            HouseholdLoginReports.recordFailure(record: path, at: now(), mailbox: record.loginReports)  // told at the next sign-in
             throw error
         } catch let error as JournalError where recoveryCode != nil {
             guard case .unreachable(.deviceKey(.otherPassword)) = error.code else { throw error }
@@ -284,7 +285,7 @@ func withHousehold(
                 Console().error(HouseholdWords.wrongRecoveryCode)
                 throw ExitCode(3)
             } catch HouseholdSessionError.household(.wrongPassword) {
-                HouseholdLoginReports.recordFailure(record: path, at: now())
+                HouseholdLoginReports.recordFailure(record: path, at: now(), mailbox: record.loginReports)
                 throw HouseholdSessionError.household(.wrongPassword)
             }
         } else {
@@ -300,7 +301,7 @@ func withHousehold(
             _ = try record.service(password: secret, sealingAlso: [recovery.secret])  // the recovery code opens this device's key too
             Console().note(HouseholdWords.recoveryCode(recovery.text))
         }
-        tellFailedLogins(at: path, name: record.name, session: session)
+        tellFailedLogins(at: path, record: record, session: session)
         try body(session, &record, remote)
         record.noteVerified(by: session.member, at: path, copy: copy)
         try record.write(to: path)

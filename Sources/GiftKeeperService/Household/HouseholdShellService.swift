@@ -133,6 +133,8 @@ public final class HouseholdShellService: ShellService {
     /// The service's side of the household's membership, for the `household` commands in
     /// the shell (``changingMembers(_:)``); nil where there is none.
     package var desk: (any HouseholdDesk)?
+    /// Where failed sign-ins are posted and taken (``HouseholdLoginReports``); nil: told on this device only.
+    package var loginReports: (any LoginReportMailbox)?
 
     public func open(access: JournalAccess) throws(ServiceError) {}
 
@@ -152,8 +154,10 @@ public final class HouseholdShellService: ShellService {
         do throws(ServiceError) {
             opened = try signIn(password)
         } catch {
-            // Told to the member at their next sign-in on this device (HouseholdLoginReports).
-            if HouseholdLoginReports.isWrongPassword(error), HouseholdLoginReports.recordFailure(record: journalPath, at: clock()) {
+            // Told to the member at their next sign-in on any of their devices (HouseholdLoginReports).
+            if HouseholdLoginReports.isWrongPassword(error),
+                HouseholdLoginReports.recordFailure(record: journalPath, at: clock(), mailbox: loginReports)
+            {
                 let next = loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath))
                 onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: next))
             }
@@ -164,7 +168,8 @@ public final class HouseholdShellService: ShellService {
         overridden += opened.overridden(after: markedThrough(opened) ?? toldThrough)
         keptAt = nil
         keepCopy()
-        let failed = HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
+        let failed = HouseholdLoginReports.signedIn(
+            record: journalPath, as: opened.member.secrets.identity, mailbox: loginReports, store: opened.member.store)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
         if removedWhileOffline { onNotification?(.keptOffline(changes: unsentChanges)) }
     }
@@ -202,7 +207,8 @@ public final class HouseholdShellService: ShellService {
             }
             memberID = session.id
             toldThrough = session.member.store.head.sequence
-            _ = HouseholdLoginReports.signedIn(record: journalPath, as: session.member.secrets.identity)  // the new key
+            _ = HouseholdLoginReports.signedIn(  // the new key, named by a new report token
+                record: journalPath, as: session.member.secrets.identity, mailbox: loginReports, store: session.member.store)
             return session.id
         }
     }
