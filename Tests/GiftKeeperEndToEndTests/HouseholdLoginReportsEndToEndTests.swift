@@ -6,7 +6,9 @@ import Testing
 /// Failed sign-ins told on a member's other devices, through giftkeeper-server (SPEC §13;
 /// docs/threat-model.md, "Failed sign-ins on a member's other devices").
 extension HouseholdEndToEndTests {
-    @Test("A wrong password on Bob's laptop is told once by his phone's next sign-in, not again, not by the laptop; Alice is told nothing")
+    @Test(
+        "A wrong password on Bob's laptop is told once by his phone's next sign-in, not again, not by the laptop; Alice is told nothing; a made-up token changes nothing"
+    )
     func failedSignInToldOnTheOtherDevice() async throws {
         let (alice, bob, _) = try await household()
         let phone = try Member("bob-secret")
@@ -38,5 +40,17 @@ extension HouseholdEndToEndTests {
         #expect(shell.status == 0 && (shell.stdout + shell.stderr).contains(once), "\(shell)")
         let laptopAgain = try await plain(bob, ["list"])
         #expect(laptopAgain.status == 0 && !laptopAgain.stderr.contains("failed attempt"), "\(laptopAgain)")
+
+        // A made-up token is refused by the service, and the wrong password is answered as
+        // before: the attempt stays on the laptop, told there, and not on the phone.
+        let logins = bob.record + ".logins"
+        let key = try #require(try String(contentsOfFile: logins, encoding: .utf8).split(separator: " ").first)
+        try (key + " " + String(repeating: "5a", count: 32) + "\n").write(toFile: logins, atomically: true, encoding: .utf8)
+        let madeUp = try await plain(bob, ["list"], input: "not-bobs\n")
+        #expect(madeUp.status == 3 && madeUp.stderr == wrong.stderr && madeUp.stdout == wrong.stdout, "\(madeUp)")
+        let phoneNothing = try await plain(phone, ["list"])
+        #expect(phoneNothing.status == 0 && !phoneNothing.stderr.contains("failed attempt"), "\(phoneNothing)")
+        let toldHere = try await plain(bob, ["list"])
+        #expect(toldHere.status == 0 && toldHere.stderr.contains(once), "\(toldHere)")
     }
 }
