@@ -130,7 +130,7 @@ final class ServiceConnection {
     }
 
     /// One request and its answer, within `deadline`.
-    private func exchange(
+    func exchange(
         _ method: HTTPMethod, _ path: String, body: Data?, token: String?, deadline: Duration, accept: String? = nil
     ) throws(JournalError) -> (status: Int, body: Data) {
         if let (until, failure) = unanswered, ContinuousClock.now < until {

@@ -8,4 +8,6 @@ struct Quotas: Sendable {
     /// Enough for a person's whole journal (SPEC §9: 20,000 events) in its first push.
     var framesPerMinute = 120_000
     var journalsPerAccount = 16
+    /// Failed sign-in reports waiting in a member's mailbox; the rest are dropped.
+    var loginReportsPerMember = 400
 }

@@ -40,6 +40,7 @@ struct SyncRoutes: Sendable {
         signedIn.get("journals/:journal/heads") { _, context in try await heads(context) }
         signedIn.put("journals/:journal/heads") { request, context in try await postHead(request, context) }
         addHouseholdRoutes(to: signedIn)
+        addLoginReportRoutes(to: router, signedIn: signedIn)
         return router
     }
 

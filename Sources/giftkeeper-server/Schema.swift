@@ -96,7 +96,8 @@ enum Schema {
             LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting('giftkeeper.account', true), '')::uuid $$
             """,
         ] + HouseholdSchema.tables + ["gk_accounts", "gk_devices", "gk_enrolments", "gk_journals", "gk_frames", "gk_heads"].flatMap(policy)
-        + HouseholdSchema.functions + functions + HouseholdSchema.revokes + cursorStatements
+        + HouseholdSchema.functions + functions + HouseholdSchema.revokes + cursorStatements + LoginReportSchema.tables
+        + LoginReportSchema.functions
 
     /// The server's epoch, as a column of a query (NULL before `migrate` made it).
     static let epoch = "(SELECT epoch FROM gk_server)"
@@ -228,7 +229,7 @@ enum Schema {
             "GRANT EXECUTE ON FUNCTION gk_recent_revocations(bigint) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_create_account(bytea, text) TO \(role)",
             "GRANT EXECUTE ON FUNCTION gk_redeem_enrolment(bytea, bytea, text) TO \(role)",
-        ] + HouseholdSchema.grants(to: role) + cursorGrants(to: role)
+        ] + HouseholdSchema.grants(to: role) + cursorGrants(to: role) + LoginReportSchema.grants(to: role)
     }
 
     /// Makes the serve role when it does not exist: it logs in, and is nothing else (no

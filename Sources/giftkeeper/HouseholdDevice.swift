@@ -188,6 +188,7 @@ func householdShellService(at path: String, listening: Bool = true) throws(Servi
         }
     }
     service.desk = desk
+    service.loginReports = record.loginReports
     service.offline = .init(copy: HouseholdRecord.copyPath(path), pending: HouseholdRecord.pendingPath(path))
     service.onPasswordChange = { old, new, store, renew in try renewHouseholdKeys(at: path, old: old, new: new, store: store, renew: renew) }
     service.carryOver = { session, old, ask throws(ServiceError) in
@@ -270,7 +271,7 @@ func withHousehold(
             Console().error(HouseholdWords.wrongRecoveryCode)
             throw ExitCode(3)
         } catch .wrongPassword {
-            HouseholdLoginReports.recordFailure(record: path, at: now())
+            HouseholdLoginReports.recordFailure(record: path, at: now(), mailbox: record.loginReports)
             throw HouseholdSessionError.household(.wrongPassword)
         } catch {
             throw HouseholdSessionError.household(error)
@@ -279,7 +280,7 @@ func withHousehold(
         do {
             remote = try record.service(password: recoveryCode ?? secret, unlocked: unlocked)
         } catch let error as JournalError where recoveryCode == nil && error.code == .unreachable(.deviceKey(.otherPassword)) {
-            HouseholdLoginReports.recordFailure(record: path, at: now())  // told at the member's next sign-in here
+            HouseholdLoginReports.recordFailure(record: path, at: now(), mailbox: record.loginReports)  // told at the next sign-in
             throw error
         } catch let error as JournalError where recoveryCode != nil {
             guard case .unreachable(.deviceKey(.otherPassword)) = error.code else { throw error }
@@ -300,7 +301,7 @@ func withHousehold(
                 Console().error(HouseholdWords.wrongRecoveryCode)
                 throw ExitCode(3)
             } catch HouseholdSessionError.household(.wrongPassword) {
-                HouseholdLoginReports.recordFailure(record: path, at: now())
+                HouseholdLoginReports.recordFailure(record: path, at: now(), mailbox: record.loginReports)
                 throw HouseholdSessionError.household(.wrongPassword)
             }
         } else {
@@ -318,11 +319,11 @@ func withHousehold(
         }
         var signedIn = session
         if session.isRenewedElsewhere && recoveryCode == nil {  // the member's `passwd` ran on another device
-            tellFailedLogins(at: path, name: record.name, session: session)  // sealed to the old keys
+            tellFailedLogins(at: path, record: record, session: session)  // sealed to the old keys
             signedIn = try carryOver(session, at: path, old: secret, ask: askRenewedPassword, now: now)
             record = try HouseholdRecord.read(path)
         }
-        tellFailedLogins(at: path, name: record.name, session: signedIn)
+        tellFailedLogins(at: path, record: record, session: signedIn)
         try body(signedIn, &record, remote)
         record.noteVerified(by: signedIn.member, at: path, copy: copy)
         try record.write(to: path)

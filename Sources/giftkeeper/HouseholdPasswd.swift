@@ -24,11 +24,13 @@ struct HouseholdPasswd: ParsableCommand {
             defer { old.wipe() }
             try withHousehold(path.journal, password: path.password, current: old) { session, record, _ in
                 let new = try readNewPassword(from: try TerminalSession.makePasswordSource(passwordFile: nil))
+                let reports = record.loginReports
                 defer { new.wipe() }
                 try renewHouseholdKeys(&record, at: path.journal, old: old, new: new, store: session.member.store) {
                     code, parameters, appending in
                     try session.renewKeys(new, recoveryCode: code, parameters: parameters, appending: appending)
-                    _ = HouseholdLoginReports.signedIn(record: path.journal, as: session.member.secrets.identity)  // the new key
+                    _ = HouseholdLoginReports.signedIn(  // the new key, named by a new report token
+                        record: path.journal, as: session.member.secrets.identity, mailbox: reports, store: session.member.store)
                     return session.id
                 }
             }
@@ -37,11 +39,13 @@ struct HouseholdPasswd: ParsableCommand {
 }
 
 /// The failed sign-ins to the household recorded on this device since the member's last
-/// sign-in here (``HouseholdLoginReports``), told on standard error as a person's one-shot tells them.
-func tellFailedLogins(at path: String, name: String, session: HouseholdSession) {
-    let failed = HouseholdLoginReports.signedIn(record: path, as: session.member.secrets.identity)
+/// sign-in here, and those in the member's mailbox on the service (posted from their other
+/// devices; ``HouseholdLoginReports``), told on standard error as a person's one-shot tells them.
+func tellFailedLogins(at path: String, record: HouseholdRecord, session: HouseholdSession) {
+    let failed = HouseholdLoginReports.signedIn(
+        record: path, as: session.member.secrets.identity, mailbox: record.loginReports, store: session.member.store)
     guard failed > 0 else { return }
-    Console().note(LoginNotification.signedIn(name: name, failedAttempts: failed, previousVisit: nil).sentence)
+    Console().note(LoginNotification.signedIn(name: record.name, failedAttempts: failed, previousVisit: nil).sentence)
 }
 
 /// `passwd` in a household on this device, in the shell and as a one-shot: this device's

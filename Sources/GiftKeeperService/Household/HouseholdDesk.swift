@@ -29,3 +29,18 @@ package protocol HouseholdDesk: AnyObject {
     /// that makes the change with them, or as any frames where there is none.
     func append(_ step: MembershipStep, batch: FrameBatch, to store: any FrameStore) throws -> AppendOutcome
 }
+
+extension ServiceError {
+    /// A household session's refusal as the shell's error.
+    init(household error: HouseholdSessionError) {
+        switch error {
+        case .domain(let domain): self.init(.domain(domain))
+        case .household(.wrongPassword): self.init(.wrongPassword(recorded: false))
+        case .household(.sealing(let sealing)): self.init(sealing: sealing)
+        case .household(.busy): self.init(.changedElsewhere)
+        case .household(let refusal): self.init(.household(refusal))
+        case .nameTaken(let name): self.init(.householdNameTaken(name))
+        case .invitation, .safetyNumberMismatch: self.init(.household(.notAMember))
+        }
+    }
+}

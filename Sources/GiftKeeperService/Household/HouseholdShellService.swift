@@ -140,6 +140,8 @@ public final class HouseholdShellService: ShellService {
     /// The service's side of the household's membership, for the `household` commands in
     /// the shell (``changingMembers(_:)``); nil where there is none.
     package var desk: (any HouseholdDesk)?
+    /// Where failed sign-ins are posted and taken (``HouseholdLoginReports``); nil: told on this device only.
+    package var loginReports: (any LoginReportMailbox)?
 
     public func open(access: JournalAccess) throws(ServiceError) {}
 
@@ -159,8 +161,10 @@ public final class HouseholdShellService: ShellService {
         do throws(ServiceError) {
             opened = try signIn(password)
         } catch {
-            // Told to the member at their next sign-in on this device (HouseholdLoginReports).
-            if HouseholdLoginReports.isWrongPassword(error), HouseholdLoginReports.recordFailure(record: journalPath, at: clock()) {
+            // Told to the member at their next sign-in on any of their devices (HouseholdLoginReports).
+            if HouseholdLoginReports.isWrongPassword(error),
+                HouseholdLoginReports.recordFailure(record: journalPath, at: clock(), mailbox: loginReports)
+            {
                 let next = loginDelay(afterFailures: HouseholdLoginReports.pending(record: journalPath))
                 onNotification?(.failedAttempt(recorded: true, nextDelaySeconds: next))
             }
@@ -180,7 +184,8 @@ public final class HouseholdShellService: ShellService {
         overridden += opened.overridden(after: markedThrough(opened) ?? toldThrough)
         keptAt = nil
         keepCopy()
-        failed += HouseholdLoginReports.signedIn(record: journalPath, as: opened.member.secrets.identity)
+        failed += HouseholdLoginReports.signedIn(
+            record: journalPath, as: opened.member.secrets.identity, mailbox: loginReports, store: opened.member.store)
         onNotification?(.signedIn(name: name, failedAttempts: failed, previousVisit: nil))
         if removedWhileOffline { onNotification?(.keptOffline(changes: unsentChanges)) }
     }
@@ -218,7 +223,8 @@ public final class HouseholdShellService: ShellService {
             }
             memberID = session.id
             toldThrough = session.member.store.head.sequence
-            _ = HouseholdLoginReports.signedIn(record: journalPath, as: session.member.secrets.identity)  // the new key
+            _ = HouseholdLoginReports.signedIn(  // the new key, named by a new report token
+                record: journalPath, as: session.member.secrets.identity, mailbox: loginReports, store: session.member.store)
             return session.id
         }
     }
@@ -376,21 +382,6 @@ public final class HouseholdShellService: ShellService {
             return try body()
         } catch {
             throw ServiceError(household: error)
-        }
-    }
-}
-
-extension ServiceError {
-    /// A household session's refusal as the shell's error.
-    init(household error: HouseholdSessionError) {
-        switch error {
-        case .domain(let domain): self.init(.domain(domain))
-        case .household(.wrongPassword): self.init(.wrongPassword(recorded: false))
-        case .household(.sealing(let sealing)): self.init(sealing: sealing)
-        case .household(.busy): self.init(.changedElsewhere)
-        case .household(let refusal): self.init(.household(refusal))
-        case .nameTaken(let name): self.init(.householdNameTaken(name))
-        case .invitation, .safetyNumberMismatch: self.init(.household(.notAMember))
         }
     }
 }
