@@ -59,7 +59,7 @@ SQL
         best_insert=$(min "$best_insert" "$insert")
         rm -f "$work"/pgbench.*
         (cd "$work" && pgbench -n -M prepared -c 1 -t 550 -f append.sql -l --log-prefix=pgbench \
-            -h 127.0.0.1 -p "$(port_of "${db%/*}")" -U giftkeeper_serve giftkeeper >/dev/null 2>&1)
+            -h 127.0.0.1 -p "$(port_of "${db%/*}")" -U giftkeeper_serve giftkeeper >"$work/append-statement.log" 2>&1) || { cat "$work/append-statement.log" >&2; exit 1; }
         best_statement=$(min "$best_statement" "$(tail -n +51 "$work"/pgbench.* | awk '{ print $3 }' | sort -n |
             awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')")
     done
