@@ -137,24 +137,40 @@ final class ServiceConnection {
             throw JournalError(.unreachable(failure), path: name)
         }
         do {
-            var headers = HTTPHeaders()
-            if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
-            if body != nil { headers.add(name: "Content-Type", value: "application/json") }
-            if let accept { headers.add(name: "Accept", value: accept) }
-            var request = try HTTPClient.Request(
-                url: address.description + path, method: method, headers: headers, body: body.map { .data($0) })
-            request.tlsConfiguration = tls
-            let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
-            let response = try sharedClient.execute(request: request, deadline: .now() + .nanoseconds(nanoseconds))
-                .wait()
-            let bytes = response.body.map { Data($0.readableBytesView) } ?? Data()
-            unanswered = nil
-            return (Int(response.status.code), bytes)
+            return try answer(start(method, path, body: body, token: token, deadline: deadline, accept: accept), deadline: deadline)
         } catch {
-            let failure = failure(error, deadline: deadline)
-            unanswered = (ContinuousClock.now + Self.quietAfterFailure, failure)
-            throw JournalError(.unreachable(failure), path: name)
+            throw unreachable(error, deadline: deadline)
         }
+    }
+
+    /// `method path` sent, its answer not waited for.
+    private func start(
+        _ method: HTTPMethod, _ path: String, body: Data?, token: String?, deadline: Duration, accept: String? = nil
+    ) throws -> EventLoopFuture<HTTPClient.Response> {
+        var headers = HTTPHeaders()
+        if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        if let accept { headers.add(name: "Accept", value: accept) }
+        var request = try HTTPClient.Request(
+            url: address.description + path, method: method, headers: headers, body: body.map { .data($0) })
+        request.tlsConfiguration = tls
+        let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+        return sharedClient.execute(request: request, deadline: .now() + .nanoseconds(nanoseconds))
+    }
+
+    /// The answer of a request ``start(_:_:body:token:deadline:accept:)`` sent, waited for
+    /// (within the deadline it was sent with).
+    private func answer(_ sent: EventLoopFuture<HTTPClient.Response>, deadline: Duration) throws -> (status: Int, body: Data) {
+        let response = try sent.wait()
+        unanswered = nil
+        return (Int(response.status.code), response.body.map { Data($0.readableBytesView) } ?? Data())
+    }
+
+    /// A request that got no answer, remembered for ``quietAfterFailure`` and worded.
+    private func unreachable(_ error: any Error, deadline: Duration) -> JournalError {
+        let failure = failure(error, deadline: deadline)
+        unanswered = (ContinuousClock.now + Self.quietAfterFailure, failure)
+        return JournalError(.unreachable(failure), path: name)
     }
 
     /// After a request got no answer, how long the next ones fail at once with the same
@@ -316,9 +332,36 @@ final class ServiceConnection {
         token.value = session.token
     }
 
+    /// A challenge asked for ahead (``askChallengeAhead()``), and when.
+    private var challengeAhead: (sent: EventLoopFuture<HTTPClient.Response>, at: ContinuousClock.Instant)?
+
+    /// Asks the service for a challenge now and does not wait: the connection and its TLS
+    /// handshake are made while the caller derives the key that opens this device's key (the
+    /// sign-in's first answer is there when it is needed). Nothing secret is sent; a
+    /// challenge is the service's MAC of a time, kept nowhere.
+    func askChallengeAhead() {
+        guard challengeAhead == nil, token.value == nil, unanswered == nil,
+            let sent = try? start(.POST, Route.challenge, body: nil, token: nil, deadline: deadline)
+        else { return }
+        challengeAhead = (sent, .now)
+    }
+
+    /// The service's challenge: the one asked ahead when it is fresh (half its minute's
+    /// life left at least), a new one otherwise.
+    private func challenge() throws(JournalError) -> (status: Int, body: Data) {
+        guard let ahead = challengeAhead else { return try exchange(.POST, Route.challenge, body: nil, token: nil, deadline: deadline) }
+        challengeAhead = nil
+        guard ContinuousClock.now - ahead.at < .seconds(30) else { return try challenge() }
+        do {
+            return try answer(ahead.sent, deadline: deadline)
+        } catch {
+            throw unreachable(error, deadline: deadline)
+        }
+    }
+
     /// A proof of `key`: the service's fresh challenge, signed.
     private func prove(_ key: SigningKeyPair) throws(JournalError) -> DeviceProof {
-        let answer = try exchange(.POST, Route.challenge, body: nil, token: nil, deadline: deadline)
+        let answer = try challenge()
         try check(answer.status, answer.body)
         guard let challenge = try? JSONDecoder().decode(Challenge.self, from: answer.body), challenge.nonce.count == 32 else {
             throw JournalError(.unreachable(.unexpectedAnswer), path: name)

@@ -361,6 +361,10 @@ public final class ServiceRemote: RemoteLocation {
     /// call when there is none), beside the first one: a household record's own.
     public func useKey(named name: String) { connection.useKey(named: name) }
 
+    /// Asks the service for the sign-in's challenge now, not waiting for it: the connection
+    /// is made while the caller derives its keys (``ServiceConnection/askChallengeAhead()``).
+    public func askChallengeAhead() { connection.askChallengeAhead() }
+
     /// Removes this device's key for the service from this device: it signs in no more.
     public func forgetDeviceKey() { connection.forgetDeviceKey() }
 

@@ -71,10 +71,12 @@ struct HouseholdRecord: Codable {
     /// `dropping`: a secret it is to open with no more (the old password after `passwd`).
     /// `unlocked`: the member's wrap, opened from the device's copy already: the key is sealed
     /// under its member key too, and opens with it (no second key derivation).
-    func service(password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil, unlocked: UnlockedWrap? = nil)
-        throws -> ServiceRemote
-    {
-        let remote = try account()
+    /// `account`: ``account()``, made already (its challenge asked ahead).
+    func service(
+        password: SecureBytes, sealingAlso: [SecureBytes] = [], dropping: SecureBytes? = nil, unlocked: UnlockedWrap? = nil,
+        account made: ServiceRemote? = nil
+    ) throws -> ServiceRemote {
+        let remote = try made ?? account()
         try remote.useDeviceKey(
             DeviceKeyAccess(
                 epochs: unlocked.map { [$0.deviceKeyEpoch] } ?? [], password: password, parameters: parameters, sealingAlso: sealingAlso,
@@ -264,6 +266,9 @@ func withHousehold(
         // too. Without a copy, that key opens with the password or recovery code itself
         // (sealed under both when they were made), and the wrap with it after.
         let copy = record.member == nil ? nil : record.copy(at: path)
+        // The service's challenge is asked for now: its connection is made during the key derivation.
+        let account = try? record.account()
+        account?.askChallengeAhead()
         let unlocked: UnlockedWrap?
         do throws(HouseholdError) {
             unlocked = try record.unlock(copy, password: secret, recoveryCode: recoveryCode)
@@ -278,7 +283,7 @@ func withHousehold(
         }
         let remote: ServiceRemote
         do {
-            remote = try record.service(password: recoveryCode ?? secret, unlocked: unlocked)
+            remote = try record.service(password: recoveryCode ?? secret, unlocked: unlocked, account: account)
         } catch let error as JournalError where recoveryCode == nil && error.code == .unreachable(.deviceKey(.otherPassword)) {
             HouseholdLoginReports.recordFailure(record: path, at: now(), mailbox: record.loginReports)  // told at the next sign-in
             throw error
