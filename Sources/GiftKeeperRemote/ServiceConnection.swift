@@ -137,7 +137,7 @@ final class ServiceConnection {
             throw JournalError(.unreachable(failure), path: name)
         }
         do {
-            return try answer(start(method, path, body: body, token: token, deadline: deadline, accept: accept), deadline: deadline)
+            return try answer(start(method, path, body: body, token: token, deadline: deadline, accept: accept))
         } catch {
             throw unreachable(error, deadline: deadline)
         }
@@ -160,7 +160,7 @@ final class ServiceConnection {
 
     /// The answer of a request ``start(_:_:body:token:deadline:accept:)`` sent, waited for
     /// (within the deadline it was sent with).
-    private func answer(_ sent: EventLoopFuture<HTTPClient.Response>, deadline: Duration) throws -> (status: Int, body: Data) {
+    private func answer(_ sent: EventLoopFuture<HTTPClient.Response>) throws -> (status: Int, body: Data) {
         let response = try sent.wait()
         unanswered = nil
         return (Int(response.status.code), response.body.map { Data($0.readableBytesView) } ?? Data())
@@ -349,11 +349,12 @@ final class ServiceConnection {
     /// The service's challenge: the one asked ahead when it is fresh (half its minute's
     /// life left at least), a new one otherwise.
     private func challenge() throws(JournalError) -> (status: Int, body: Data) {
-        guard let ahead = challengeAhead else { return try exchange(.POST, Route.challenge, body: nil, token: nil, deadline: deadline) }
-        challengeAhead = nil
-        guard ContinuousClock.now - ahead.at < .seconds(30) else { return try challenge() }
+        defer { challengeAhead = nil }
+        guard let ahead = challengeAhead, ContinuousClock.now - ahead.at < .seconds(30) else {
+            return try exchange(.POST, Route.challenge, body: nil, token: nil, deadline: deadline)
+        }
         do {
-            return try answer(ahead.sent, deadline: deadline)
+            return try answer(ahead.sent)
         } catch {
             throw unreachable(error, deadline: deadline)
         }
