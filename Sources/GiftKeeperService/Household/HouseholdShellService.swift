@@ -172,12 +172,15 @@ public final class HouseholdShellService: ShellService {
             throw error
         }
         // The member's `passwd` ran on another device: this one carries itself over (the
-        // failures recorded before were sealed to the old keys: counted with them).
+        // failures recorded before, here and in the mailbox, were sealed to the old keys:
+        // counted with them, as a one-shot's carry-over does).
         var failed = 0
         if opened.isRenewedElsewhere, let carryOver, let askPassword {
-            let before = opened.member.secrets.identity
+            let before = opened.member
             opened = try carryOver(opened, password, askPassword)
-            (memberID, failed) = (opened.id, HouseholdLoginReports.signedIn(record: journalPath, as: before))
+            memberID = opened.id
+            failed = HouseholdLoginReports.signedIn(
+                record: journalPath, as: before.secrets.identity, mailbox: loginReports, store: before.store)
         }
         session = opened
         toldThrough = opened.member.store.head.sequence
